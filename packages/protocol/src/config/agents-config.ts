@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { AgentId } from '../wire/ids.js';
+import { SafeKey } from '../wire/json.js';
+
+/** Per-tool settings of one agent (§5). */
+export const ToolSettings = z
+  .object({
+    /** When false, a second call of this tool in one model reply is not executed. */
+    allow_parallel: z.boolean().optional(),
+    /** Told to the model for each call that was not executed because of `allow_parallel: false`. */
+    parallel_message: z.string().optional(),
+  })
+  .meta({ id: 'ToolSettings' });
+export type ToolSettings = z.infer<typeof ToolSettings>;
+
+/** A tool name as agents reference it. */
+export const ToolName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'a tool name is snake_case');
+
+/** One agent (§6). */
+export const AgentDefinition = z
+  .object({
+    label: z.string().min(1),
+    description: z.string().min(1),
+    system_prompt: z.string().min(1),
+    tools: z.array(ToolName).default([]),
+    max_hops: z.int().min(1).max(100).default(10),
+    tool_settings: z.record(ToolName, ToolSettings).default({}),
+    /** Whether the project's own documentation is added to this agent's context. */
+    include_docs: z.boolean().default(false),
+  })
+  .meta({ id: 'AgentDefinition' });
+export type AgentDefinition = z.infer<typeof AgentDefinition>;
+
+/** A page field the `set_page_value` tool may set. */
+export const PageField = z
+  .object({ name: SafeKey.pipe(z.string().min(1).max(100)), label: z.string(), description: z.string().optional() })
+  .meta({ id: 'PageField' });
+export type PageField = z.infer<typeof PageField>;
+
+/**
+ * The site admin's agents config (§6): one main agent, the agents offered in the picker, and every agent's settings.
+ * Cross-references are checked here; whether each named tool exists is the server's check (it owns the tools).
+ */
+export const AgentsConfig = z
+  .object({
+    main_agent: AgentId,
+    tools: z.array(AgentId).default([]),
+    agents: z.record(AgentId, AgentDefinition),
+    page_fields: z.array(PageField).default([]),
+    /** Earlier transcript messages fed to the model on hop 1 (the current message always is). */
+    history_limit: z.int().min(0).max(1000).default(20),
+  })
+  .superRefine((config, ctx) => {
+    if (!(config.main_agent in config.agents)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['main_agent'],
+        message: `main_agent "${config.main_agent}" is not defined under agents (defined: ${Object.keys(config.agents).join(', ') || 'none'})`,
+      });
+    }
+    config.tools.forEach((id, index) => {
+      if (id === config.main_agent) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tools', index],
+          message: `"${id}" is the main agent; remove it from tools (the main agent answers when nothing is picked)`,
+        });
+      } else if (!(id in config.agents)) {
+        ctx.addIssue({ code: 'custom', path: ['tools', index], message: `tools names "${id}", which is not defined under agents` });
+      }
+    });
+  })
+  .meta({ id: 'AgentsConfig', description: 'Agents: the main agent, the picker, prompts, tools and limits.' });
+export type AgentsConfig = z.infer<typeof AgentsConfig>;

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { ComponentId, SlotName } from '../wire/ids.js';
+import { JsonValue, SafeKey } from '../wire/json.js';
+
+/** The value type of a component prop. `image` is `{src, alt}`; `text` is a multi-line string. */
+export const PropType = z.enum(['string', 'text', 'url', 'number', 'integer', 'boolean', 'image']).meta({ id: 'PropType' });
+export type PropType = z.infer<typeof PropType>;
+
+/** One prop of a catalog component: its type, constraints and help for the model. */
+export const PropDefinition = z
+  .object({
+    type: PropType,
+    title: z.string().optional(),
+    description: z.string().optional(),
+    required: z.boolean().default(false),
+    enum: z.array(z.union([z.string(), z.number()])).min(1).optional(),
+    default: JsonValue.optional(),
+    examples: z.array(JsonValue).optional(),
+  })
+  .meta({ id: 'PropDefinition' });
+export type PropDefinition = z.infer<typeof PropDefinition>;
+
+/** One slot of a catalog component: a named place for child components. */
+export const SlotDefinition = z
+  .object({
+    title: z.string().optional(),
+    description: z.string().optional(),
+    /** Component ids allowed in the slot; absent means any. */
+    allowed: z.array(ComponentId).optional(),
+  })
+  .meta({ id: 'SlotDefinition' });
+export type SlotDefinition = z.infer<typeof SlotDefinition>;
+
+/** A component of the design system the agent builds with. */
+export const CatalogComponent = z
+  .object({
+    id: ComponentId,
+    name: z.string().min(1),
+    description: z.string().min(1),
+    category: z.string().optional(),
+    props: z.record(SafeKey, PropDefinition).default({}),
+    slots: z.record(SlotName, SlotDefinition).default({}),
+  })
+  .meta({ id: 'CatalogComponent' });
+export type CatalogComponent = z.infer<typeof CatalogComponent>;
+
+/** The component catalog: every component an agent may place (the fixtures ship `catalog.yaml`). */
+export const Catalog = z
+  .object({ components: z.array(CatalogComponent).min(1) })
+  .superRefine((catalog, ctx) => {
+    const seen = new Set<string>();
+    catalog.components.forEach((component, index) => {
+      if (seen.has(component.id)) {
+        ctx.addIssue({ code: 'custom', path: ['components', index, 'id'], message: `duplicate component id "${component.id}"` });
+      }
+      seen.add(component.id);
+    });
+  })
+  .meta({ id: 'Catalog', description: 'The design system: components, their props and slots.' });
+export type Catalog = z.infer<typeof Catalog>;

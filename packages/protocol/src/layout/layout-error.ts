@@ -1,0 +1,22 @@
+/** Why the reducer refused an output (§4). */
+export type LayoutErrorCode =
+  | 'unknown_target'
+  | 'unknown_slot'
+  | 'unknown_reference'
+  | 'missing_reference'
+  | 'duplicate_uuid'
+  | 'unknown_uuid';
+
+/** An impossible operation: thrown by the reducer, which then leaves its input untouched. */
+export class LayoutError extends Error {
+  override readonly name = 'LayoutError';
+  readonly code: LayoutErrorCode;
+  /** The output that failed, when known. */
+  readonly callId: string | undefined;
+
+  constructor(code: LayoutErrorCode, message: string, callId?: string) {
+    super(message);
+    this.code = code;
+    this.callId = callId;
+  }
+}

@@ -1,0 +1,70 @@
+import type { ComponentNode, Layout } from '../wire/layout.js';
+import { parseTarget } from '../wire/layout.js';
+import { LayoutError } from './layout-error.js';
+
+/** Calls `visit` for every component of the layout, each node before its slot children. */
+export function walkLayout(layout: Layout, visit: (node: ComponentNode, parent: ComponentNode | null) => void): void {
+  const walk = (nodes: readonly ComponentNode[], parent: ComponentNode | null): void => {
+    for (const node of nodes) {
+      visit(node, parent);
+      for (const children of Object.values(node.slots ?? {})) walk(children, node);
+    }
+  };
+  for (const region of Object.values(layout.regions)) walk(region.components, null);
+}
+
+/** How many components the layout holds, slot children included. */
+export function countComponents(layout: Layout): number {
+  let count = 0;
+  walkLayout(layout, () => {
+    count += 1;
+  });
+  return count;
+}
+
+/** The first uuid that occurs twice in the layout, if any. */
+export function findDuplicateUuid(layout: Layout): string | undefined {
+  const seen = new Set<string>();
+  let duplicate: string | undefined;
+  walkLayout(layout, (node) => {
+    if (duplicate === undefined && seen.has(node.uuid)) duplicate = node.uuid;
+    seen.add(node.uuid);
+  });
+  return duplicate;
+}
+
+/** The node with this uuid, or undefined. */
+export function findComponent(layout: Layout, uuid: string): ComponentNode | undefined {
+  let found: ComponentNode | undefined;
+  walkLayout(layout, (node) => {
+    if (found === undefined && node.uuid === uuid) found = node;
+  });
+  return found;
+}
+
+/**
+ * The component list a target names: a region's components, or a parent's slot.
+ * Works on immer drafts too (it only reads and returns the array to mutate).
+ */
+export function resolveTargetList(layout: Layout, target: string, callId?: string): ComponentNode[] {
+  const parsed = parseTarget(target);
+  if (parsed.kind === 'region') {
+    const region = Object.hasOwn(layout.regions, parsed.region) ? layout.regions[parsed.region] : undefined;
+    if (!region) throw new LayoutError('unknown_target', `no region "${parsed.region}" in the layout`, callId);
+    return region.components;
+  }
+  const parent = findComponent(layout, parsed.parentUuid);
+  if (!parent) throw new LayoutError('unknown_target', `no component "${parsed.parentUuid}" for target "${target}"`, callId);
+  const slots = parent.slots ?? {};
+  const list = Object.hasOwn(slots, parsed.slot) ? slots[parsed.slot] : undefined;
+  if (!list) {
+    const known = Object.keys(slots);
+    throw new LayoutError(
+      'unknown_slot',
+      `component "${parsed.parentUuid}" (${parent.component}) has no slot "${parsed.slot}"` +
+        (known.length ? ` (slots: ${known.join(', ')})` : ' (it has no slots)'),
+      callId,
+    );
+  }
+  return list;
+}

@@ -1,0 +1,103 @@
+import { countComponents, findDuplicateUuid } from '../layout/layout-tree.js';
+import { HopError } from '../wire/errors.js';
+import { HopRequest } from '../wire/hop-request.js';
+import { PROTOCOL_VERSION } from '../wire/ids.js';
+import { LIMITS } from '../wire/limits.js';
+import { scanJson } from './scan-json.js';
+import { fieldName, isAbsent, toErrorIssues } from './zod-issues.js';
+
+/** The outcome of parsing a request: the typed request, or the error to answer with. */
+export type ParseResult = { success: true; data: HopRequest } | { success: false; error: HopError };
+
+/**
+ * Parses a hop request body that is already JSON-decoded (§3). The error names the offending field, so a server
+ * can answer "400, `request_id` is required" without re-checking anything downstream.
+ */
+export function parseHopRequest(input: unknown): ParseResult {
+  const fail = (error: HopError): ParseResult => ({ success: false, error });
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return fail(new HopError('invalid_request', 'The request body must be a JSON object.'));
+  }
+  const requestId = typeof (input as { request_id?: unknown }).request_id === 'string'
+    ? ((input as { request_id: string }).request_id)
+    : undefined;
+  const options = { requestId: requestId && /^[A-Za-z0-9._:-]{1,128}$/.test(requestId) ? requestId : undefined };
+
+  const problem = scanJson(input, LIMITS.maxJsonDepth);
+  if (problem?.kind === 'too_deep') {
+    return fail(
+      new HopError('invalid_request', `The request nests deeper than ${LIMITS.maxJsonDepth} levels at ${problem.path}.`, {
+        ...options,
+        field: problem.path,
+      }),
+    );
+  }
+  if (problem?.kind === 'forbidden_key') {
+    return fail(
+      new HopError('invalid_request', `The key "${problem.key}" is not allowed anywhere in a request (at ${problem.path}).`, {
+        ...options,
+        field: problem.path,
+      }),
+    );
+  }
+
+  // The version first: a client of another version gets one clear answer, not a list of field errors.
+  const protocol = (input as { protocol?: unknown }).protocol;
+  if (protocol === undefined) {
+    return fail(new HopError('missing_field', `protocol is required; send "${PROTOCOL_VERSION}".`, { ...options, field: 'protocol' }));
+  }
+  if (protocol !== PROTOCOL_VERSION) {
+    return fail(
+      new HopError('unsupported_protocol', `This server speaks "${PROTOCOL_VERSION}", not ${JSON.stringify(protocol)}.`, {
+        ...options,
+        field: 'protocol',
+      }),
+    );
+  }
+
+  const parsed = HopRequest.safeParse(input);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0]!;
+    const field = fieldName(first.path);
+    const issues = toErrorIssues(parsed.error);
+    if (isAbsent(input, first.path)) {
+      return fail(new HopError('missing_field', `${field} is required.`, { ...options, field, issues }));
+    }
+    return fail(new HopError('invalid_request', `${field || 'request'}: ${first.message}`, { ...options, field, issues }));
+  }
+
+  const layout = parsed.data.context.current_layout;
+  const count = countComponents(layout);
+  if (count > LIMITS.maxLayoutComponents) {
+    return fail(
+      new HopError('invalid_request', `The layout has ${count} components; the limit is ${LIMITS.maxLayoutComponents}.`, {
+        ...options,
+        field: 'context.current_layout',
+      }),
+    );
+  }
+  const duplicate = findDuplicateUuid(layout);
+  if (duplicate !== undefined) {
+    return fail(
+      new HopError('invalid_request', `The layout holds uuid "${duplicate}" twice; every component needs its own.`, {
+        ...options,
+        field: 'context.current_layout',
+      }),
+    );
+  }
+  return { success: true, data: parsed.data };
+}
+
+/** Parses a JSON text body: malformed JSON is `invalid_json`, everything else as {@link parseHopRequest}. */
+export function parseHopRequestJson(text: string): ParseResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return {
+      success: false,
+      error: new HopError('invalid_json', `The body is not valid JSON: ${(error as Error).message}`),
+    };
+  }
+  return parseHopRequest(value);
+}

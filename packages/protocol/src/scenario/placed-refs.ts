@@ -1,0 +1,46 @@
+import type { ComponentNode } from '../wire/layout.js';
+import type { ToolOutput } from '../wire/outputs.js';
+
+/**
+ * Scenario fixtures cannot know the uuids a server assigns, so they write `{{placed.N}}`: the uuid of the N-th
+ * component placed in this turn (1-based), counting every component of every `place_components` output in the
+ * order the responses list them, each node before its slot children (pre-order), slots in the node's key order.
+ */
+export const PLACED_REF = /\{\{placed\.(\d+)\}\}/g;
+
+/** The uuids placed by these outputs, in placed-reference order. */
+export function collectPlacedUuids(outputs: readonly ToolOutput[]): string[] {
+  const uuids: string[] = [];
+  const visit = (node: ComponentNode): void => {
+    uuids.push(node.uuid);
+    for (const children of Object.values(node.slots ?? {})) children.forEach(visit);
+  };
+  for (const output of outputs) {
+    if (output.type !== 'place_components') continue;
+    for (const operation of output.operations) operation.components.forEach(visit);
+  }
+  return uuids;
+}
+
+/** The component ids placed by one output, in placed-reference order. */
+export function collectPlacedComponentIds(output: ToolOutput): string[] {
+  if (output.type !== 'place_components') return [];
+  const ids: string[] = [];
+  const visit = (node: ComponentNode): void => {
+    ids.push(node.component);
+    for (const children of Object.values(node.slots ?? {})) children.forEach(visit);
+  };
+  for (const operation of output.operations) operation.components.forEach(visit);
+  return ids;
+}
+
+/** Replaces every `{{placed.N}}` in `text`; throws a readable error for a reference not placed yet. */
+export function resolvePlacedRefs(text: string, placedUuids: readonly string[]): string {
+  return text.replace(PLACED_REF, (_match, digits: string) => {
+    const uuid = placedUuids[Number(digits) - 1];
+    if (uuid === undefined) {
+      throw new RangeError(`{{placed.${digits}}} refers to a component not placed yet (${placedUuids.length} placed so far)`);
+    }
+    return uuid;
+  });
+}

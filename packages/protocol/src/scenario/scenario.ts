@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { AgentId, CallId, ComponentId, ComponentUuid } from '../wire/ids.js';
+import { JsonValue } from '../wire/json.js';
+import { PageValues } from '../wire/layout.js';
+import { ATTACHMENT_MEDIA_TYPES, ChatMessage } from '../wire/hop-request.js';
+import { FinishReason } from '../wire/hop-response.js';
+import { ApplyResult, TOOL_OUTPUT_TYPES } from '../wire/outputs.js';
+
+/**
+ * A tool call exactly as a model sends it: `arguments` is the JSON text of the input (YAML strings included).
+ * It may contain placed-component references, `{{placed.N}}` (see `placed-refs.ts`).
+ */
+export const ScenarioToolCall = z
+  .object({ id: CallId, name: z.string().min(1), arguments: z.string() })
+  .meta({ id: 'ScenarioToolCall' });
+export type ScenarioToolCall = z.infer<typeof ScenarioToolCall>;
+
+/** One scripted model reply: narration text and/or tool calls. No tool call means the model is finished. */
+export const ScenarioReply = z
+  .object({ text: z.string().default(''), tool_calls: z.array(ScenarioToolCall).default([]) })
+  .meta({ id: 'ScenarioReply' });
+export type ScenarioReply = z.infer<typeof ScenarioReply>;
+
+/**
+ * An output the hop must return, matched by `type` and `call_id`; every other field given must match too.
+ * Uuids are written symbolically as `{{placed.N}}`.
+ */
+export const ExpectedOutput = z
+  .object({
+    type: z.enum(TOOL_OUTPUT_TYPES),
+    call_id: CallId,
+    /** place_components: the component ids it places, flattened in document order (slot children included). */
+    placed: z.array(ComponentId).optional(),
+    /** place_components: the target and placement of each operation, in order. */
+    operations: z
+      .array(z.object({ target: z.string(), placement: z.enum(['above', 'below', 'inside']), reference_uuid: z.string().optional() }))
+      .optional(),
+    /** edit_components: `uuid → props`, uuids possibly symbolic. */
+    component_updates: z.record(z.string(), z.record(z.string(), JsonValue)).optional(),
+    /** set_page_value */
+    field: z.string().optional(),
+    value: JsonValue.optional(),
+  })
+  .meta({ id: 'ExpectedOutput' });
+export type ExpectedOutput = z.infer<typeof ExpectedOutput>;
+
+/** What one hop of a scripted turn must answer. */
+export const ScenarioHop = z
+  .object({
+    should_continue: z.boolean(),
+    outputs: z.array(ExpectedOutput).default([]),
+    /** The exact `progress` of this hop's response. */
+    progress: z.string(),
+    /** The final answer: only on the last hop. */
+    message: z.string().optional(),
+    finish_reason: FinishReason.optional(),
+    /** What the client reports back in the next request's `apply_results` (default: every output applied). */
+    apply_results: z.array(ApplyResult).optional(),
+  })
+  .meta({ id: 'ScenarioHop' });
+export type ScenarioHop = z.infer<typeof ScenarioHop>;
+
+/** A file the user attaches on hop 1, relative to the fixtures folder. */
+export const ScenarioAttachment = z
+  .object({ file: z.string().min(1), media_type: z.enum(ATTACHMENT_MEDIA_TYPES) })
+  .meta({ id: 'ScenarioAttachment' });
+export type ScenarioAttachment = z.infer<typeof ScenarioAttachment>;
+
+/**
+ * A scripted turn (fixtures/scenarios/*.yaml): the user's message, the model's replies in order (one per model
+ * decision), and the expected response of every hop. A scripted-mode server matches a turn to its scenario by
+ * agent and normalized user message (spec/conformance.md).
+ */
+export const Scenario = z
+  .object({
+    id: z.string().regex(/^[a-z0-9-]+$/),
+    title: z.string().min(1),
+    description: z.string().default(''),
+    /** The agent picked for the message; absent → the main agent. */
+    agent: AgentId.optional(),
+    /** The agent's `max_hops` that the expectations assume. */
+    max_hops: z.int().min(1).optional(),
+    /** Earlier messages of the conversation (hop 1's `messages` before the user message). */
+    history: z.array(ChatMessage).default([]),
+    user_message: z.string().min(1),
+    attachments: z.array(ScenarioAttachment).default([]),
+    /** The layout fixture the page starts from, relative to the fixtures folder. */
+    layout: z.string().default('layouts/empty.yaml'),
+    page: PageValues.default({}),
+    selected_component: ComponentUuid.nullable().default(null),
+    replies: z.array(ScenarioReply).min(1),
+    hops: z.array(ScenarioHop).min(1),
+  })
+  .superRefine((scenario, ctx) => {
+    const last = scenario.hops.length - 1;
+    scenario.hops.forEach((hop, index) => {
+      if (hop.should_continue !== (index < last)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['hops', index, 'should_continue'],
+          message: index < last ? 'only the last hop may end the turn' : 'the last hop must end the turn',
+        });
+      }
+      if ((hop.message !== undefined || hop.finish_reason !== undefined) !== (index === last)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['hops', index],
+          message: 'message and finish_reason belong to the last hop only, and the last hop needs both',
+        });
+      }
+    });
+  })
+  .meta({ id: 'Scenario', description: 'A scripted turn with the expected response of every hop.' });
+export type Scenario = z.infer<typeof Scenario>;

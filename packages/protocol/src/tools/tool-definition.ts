@@ -1,0 +1,47 @@
+import type { z } from 'zod';
+import type { Catalog } from '../config/catalog.js';
+import type { PageField } from '../config/agents-config.js';
+import type { CanvasDocument } from '../layout/apply-outputs.js';
+import type { ToolOutput } from '../wire/outputs.js';
+
+/** What a tool sees when it executes: the document as the browser sent it, with earlier outputs of this hop applied. */
+export interface ToolContext {
+  /** The component catalog (§5). */
+  catalog: Catalog;
+  /** The layout and page fields the tool acts on. */
+  document: CanvasDocument;
+  /** The page fields `set_page_value` may set. */
+  pageFields: readonly PageField[];
+  /** The id of the call being executed; outputs carry it. */
+  callId: string;
+  /** Makes a fresh component uuid (the server assigns every uuid, §2). */
+  newUuid: () => string;
+}
+
+/** The outcome of one tool call: a readable result for the model and, for page-changing tools, an output. */
+export interface ToolExecution {
+  /** Fed to the model before its next decision. */
+  result: string;
+  /** Sent to the browser in this hop's `outputs`. */
+  output?: ToolOutput;
+}
+
+/**
+ * One tool (§5): a name, a zod input schema, and `execute`. Backend teams add their own by writing one module of
+ * this shape. A failed validation throws {@link ToolInputError}: a readable error for the model, never an output.
+ */
+export interface ToolDefinition<Input = unknown> {
+  name: string;
+  /** Told to the model. */
+  description: string;
+  /** The JSON arguments of a call are parsed with this before `execute`. */
+  input: z.ZodType<Input>;
+  /** Whether several calls of this tool in one model reply all execute (§5); `false` for `place_components`. */
+  allowParallel: boolean;
+  execute(input: Input, context: ToolContext): ToolExecution | Promise<ToolExecution>;
+}
+
+/** A tool input the model got wrong: the message tells the model what to fix; nothing is applied. */
+export class ToolInputError extends Error {
+  override readonly name = 'ToolInputError';
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { ComponentId, ComponentUuid } from '../wire/ids.js';
+import { JsonValue } from '../wire/json.js';
+import { Placement, PlacementTarget } from '../wire/layout.js';
+
+/**
+ * The model-facing inputs of the built-in tools (§5). A model sends these as the JSON arguments of a tool call;
+ * `components` and `component_edits` are YAML strings because models write YAML more reliably than nested JSON.
+ */
+export const PlaceComponentsInput = z
+  .object({
+    operations: z
+      .array(
+        z.object({
+          target: PlacementTarget.describe('A region id such as "content", or "<parent_uuid>/<slot_name>".'),
+          placement: Placement.describe('"inside" an empty target, or "above"/"below" reference_uuid.'),
+          reference_uuid: ComponentUuid.optional().describe('Required with above/below: a component in the target.'),
+          components: z
+            .string()
+            .min(1)
+            .describe('A YAML list of single-key maps: `- component_id: {props: {...}, slots: {slot: [...]}}`.'),
+        }),
+      )
+      .min(1),
+  })
+  .meta({ id: 'PlaceComponentsInput' });
+export type PlaceComponentsInput = z.infer<typeof PlaceComponentsInput>;
+
+/** `component_edits`: a YAML map `uuid → {prop: value}` with only the changed props. */
+export const EditComponentsInput = z
+  .object({ component_edits: z.string().min(1).describe('A YAML map: `<uuid>: {prop: value}`, changed props only.') })
+  .meta({ id: 'EditComponentsInput' });
+export type EditComponentsInput = z.infer<typeof EditComponentsInput>;
+
+/** Set one page field. */
+export const SetPageValueInput = z
+  .object({ field: z.string().min(1).describe('A page field, e.g. "title".'), value: JsonValue })
+  .meta({ id: 'SetPageValueInput' });
+export type SetPageValueInput = z.infer<typeof SetPageValueInput>;
+
+/** Fetch the props and slots of catalog components. */
+export const GetComponentDetailsInput = z
+  .object({ component_ids: z.array(ComponentId).min(1).max(50) })
+  .meta({ id: 'GetComponentDetailsInput' });
+export type GetComponentDetailsInput = z.infer<typeof GetComponentDetailsInput>;

@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { ProtocolField } from './hop-request.js';
+
+/**
+ * Every error code of the protocol with its HTTP status (§ Errors of spec/hop-protocol.md).
+ * Codes are stable: clients branch on them, never on messages.
+ */
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  invalid_request: 400,
+  missing_field: 400,
+  unsupported_protocol: 400,
+  unknown_agent: 400,
+  attachment_rejected: 400,
+  csrf_invalid: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  agent_changed: 409,
+  hop_in_progress: 409,
+  hop_out_of_order: 409,
+  turn_not_found: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  internal_error: 500,
+  provider_error: 502,
+  store_unavailable: 503,
+} as const satisfies Record<string, number>;
+
+/** A stable error code. */
+export type ErrorCode = keyof typeof ERROR_STATUS;
+/** Every error code, in a stable order. */
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+/** Every error code, as a schema. */
+export const ErrorCodeSchema = z.enum(ERROR_CODES).meta({ id: 'ErrorCode' });
+
+/** One validation problem: where (a dotted path into the request) and what. */
+export const ErrorIssue = z.object({ path: z.string(), message: z.string() }).meta({ id: 'ErrorIssue' });
+export type ErrorIssue = z.infer<typeof ErrorIssue>;
+
+/** The body of every 4xx/5xx response (§3): the turn stops, the narration so far is kept. */
+export const HopErrorBody = z
+  .object({
+    status: z.literal(false),
+    should_continue: z.literal(false),
+    protocol: ProtocolField.optional(),
+    request_id: z.string().optional(),
+    progress: z.string(),
+    message: z.string(),
+    error: z.object({
+      code: ErrorCodeSchema,
+      field: z.string().optional(),
+      issues: z.array(ErrorIssue).optional(),
+    }),
+  })
+  .meta({ id: 'HopErrorBody', description: 'The body of every error response.' });
+export type HopErrorBody = z.infer<typeof HopErrorBody>;
+
+/** Options of a {@link HopError}. */
+export interface HopErrorOptions {
+  field?: string;
+  issues?: ErrorIssue[];
+  requestId?: string;
+  progress?: string;
+  cause?: unknown;
+}
+
+/** A protocol error: carries its code and HTTP status, and builds its own wire body. */
+export class HopError extends Error {
+  override readonly name = 'HopError';
+  readonly code: ErrorCode;
+  readonly field: string | undefined;
+  readonly issues: ErrorIssue[] | undefined;
+  readonly requestId: string | undefined;
+  readonly progress: string;
+
+  constructor(code: ErrorCode, message: string, options: HopErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.field = options.field;
+    this.issues = options.issues;
+    this.requestId = options.requestId;
+    this.progress = options.progress ?? '';
+  }
+
+  /** The HTTP status of this error's code. */
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+
+  /** A copy of this error carrying the turn's narration so far (kept when a hop fails mid-turn). */
+  withProgress(progress: string, requestId?: string): HopError {
+    return new HopError(this.code, this.message, {
+      field: this.field,
+      issues: this.issues,
+      requestId: requestId ?? this.requestId,
+      progress,
+      cause: this.cause,
+    });
+  }
+
+  /** The wire body of this error. */
+  toBody(): HopErrorBody {
+    const error: HopErrorBody['error'] = { code: this.code };
+    if (this.field !== undefined) error.field = this.field;
+    if (this.issues !== undefined) error.issues = this.issues;
+    const body: HopErrorBody = {
+      status: false,
+      should_continue: false,
+      protocol: 'canvas-ai/1',
+      progress: this.progress,
+      message: this.message,
+      error,
+    };
+    if (this.requestId !== undefined) body.request_id = this.requestId;
+    return body;
+  }
+
+  /** A JSON `Response` with this error's status and body. */
+  toResponse(headers?: HeadersInit): Response {
+    return Response.json(this.toBody(), { status: this.status, headers });
+  }
+}
+
+/** Whether a value is a {@link HopError} (also across package copies). */
+export function isHopError(value: unknown): value is HopError {
+  return value instanceof HopError || (value instanceof Error && value.name === 'HopError' && 'code' in value);
+}

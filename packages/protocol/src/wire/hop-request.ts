@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { AgentId, ComponentUuid, PROTOCOL_VERSION, RequestId } from './ids.js';
+import { JsonValue } from './json.js';
+import { Layout, PageValues } from './layout.js';
+import { ApplyResult } from './outputs.js';
+import { LIMITS } from './limits.js';
+
+/** One text message of the transcript. HTML progress messages are never sent. */
+export const ChatMessage = z
+  .object({
+    role: z.enum(['user', 'assistant']),
+    text: z.string().max(LIMITS.messageChars, `a message may have at most ${LIMITS.messageChars} characters`),
+  })
+  .meta({ id: 'ChatMessage' });
+export type ChatMessage = z.infer<typeof ChatMessage>;
+
+/** The host's document at request time, rebuilt from its store on every hop (§3). */
+export const HopContext = z
+  .object({
+    current_layout: Layout,
+    page: PageValues.default({}),
+    selected_component: ComponentUuid.nullable().default(null),
+    extra: JsonValue.default({}),
+  })
+  .meta({ id: 'HopContext' });
+export type HopContext = z.infer<typeof HopContext>;
+
+/** The protocol field every message carries. */
+export const ProtocolField = z.literal(PROTOCOL_VERSION);
+
+/**
+ * One hop of a turn (§3). Unknown fields are ignored; wrong types and missing required fields are rejected.
+ * `messages` is required on hop 1 (its last entry is the user's message) and ignored afterwards.
+ */
+export const HopRequest = z
+  .object({
+    protocol: ProtocolField,
+    request_id: RequestId,
+    hop: z.int().min(1).max(LIMITS.maxHopNumber),
+    messages: z.array(ChatMessage).max(LIMITS.maxMessages).optional(),
+    agent: AgentId.optional(),
+    conversation_id: RequestId.optional(),
+    context: HopContext,
+    apply_results: z.array(ApplyResult).max(LIMITS.maxOutputsPerHop).optional(),
+  })
+  .superRefine((request, ctx) => {
+    if (request.hop !== 1) return;
+    if (!request.messages || request.messages.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['messages'], message: 'messages is required on hop 1 and must not be empty' });
+      return;
+    }
+    if (request.messages.at(-1)?.role !== 'user') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['messages', request.messages.length - 1, 'role'],
+        message: 'the last message of hop 1 must be the user message (role "user")',
+      });
+    }
+  })
+  .meta({ id: 'HopRequest', description: 'One hop of a turn: one model decision.' });
+export type HopRequest = z.infer<typeof HopRequest>;
+/** A hop request as a client writes it, before defaults are filled in. */
+export type HopRequestInput = z.input<typeof HopRequest>;
+
+/** An image the user attached to hop 1 (multipart only). */
+export interface Attachment {
+  name: string;
+  mediaType: AttachmentMediaType;
+  bytes: Uint8Array;
+}
+
+/** The image types a server accepts as attachments; checked by magic bytes, not by the declared type. */
+export const ATTACHMENT_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const;
+export type AttachmentMediaType = (typeof ATTACHMENT_MEDIA_TYPES)[number];

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { AgentId, RequestId } from './ids.js';
+import { ProtocolField } from './hop-request.js';
+import { ToolOutput } from './outputs.js';
+
+/** The agent that runs the turn, as shown to the user. */
+export const AgentRef = z.object({ id: AgentId, label: z.string() }).meta({ id: 'AgentRef' });
+export type AgentRef = z.infer<typeof AgentRef>;
+
+/** Why a turn ended: the model answered, or the turn reached its agent's `max_hops`. */
+export const FinishReason = z.enum(['answer', 'max_hops']).meta({ id: 'FinishReason' });
+export type FinishReason = z.infer<typeof FinishReason>;
+
+const hopResponseFields = {
+  status: z.literal(true),
+  protocol: ProtocolField,
+  request_id: RequestId,
+  hop: z.int().min(1),
+  agent: AgentRef,
+  /** Outputs of the tools executed in this hop, in execution order. */
+  outputs: z.array(ToolOutput),
+  /** The whole turn's narration so far, paragraphs separated by a blank line; never the final answer. */
+  progress: z.string(),
+};
+
+/** A hop after which the turn goes on: the client applies the outputs and sends hop + 1. */
+export const ContinuingHopResponse = z
+  .object({ ...hopResponseFields, should_continue: z.literal(true) })
+  .meta({ id: 'ContinuingHopResponse' });
+export type ContinuingHopResponse = z.infer<typeof ContinuingHopResponse>;
+
+/** The last hop of a turn: carries the final answer and why the turn ended. */
+export const FinalHopResponse = z
+  .object({
+    ...hopResponseFields,
+    should_continue: z.literal(false),
+    message: z.string(),
+    finish_reason: FinishReason,
+  })
+  .meta({ id: 'FinalHopResponse' });
+export type FinalHopResponse = z.infer<typeof FinalHopResponse>;
+
+/** The response to a hop (HTTP 200), discriminated by `should_continue` (§3). */
+export const HopResponse = z
+  .discriminatedUnion('should_continue', [ContinuingHopResponse, FinalHopResponse])
+  .meta({ id: 'HopResponse', description: 'The response to one hop.' });
+export type HopResponse = z.infer<typeof HopResponse>;
+
+/** The response to `DELETE /api/hop/{request_id}`: idempotent, `cancelled` says whether a turn was running. */
+export const CancelResponse = z
+  .object({ status: z.literal(true), request_id: RequestId, cancelled: z.boolean() })
+  .meta({ id: 'CancelResponse' });
+export type CancelResponse = z.infer<typeof CancelResponse>;
+
+/** The response to `GET /api/token`: the CSRF token to send as the `X-CSRF-Token` header. */
+export const TokenResponse = z
+  .object({ token: z.string().min(1), header: z.literal('X-CSRF-Token') })
+  .meta({ id: 'TokenResponse' });
+export type TokenResponse = z.infer<typeof TokenResponse>;
+
+/** The response to `GET /healthz`. */
+export const HealthResponse = z
+  .object({ status: z.literal('ok'), protocol: ProtocolField })
+  .meta({ id: 'HealthResponse' });
+export type HealthResponse = z.infer<typeof HealthResponse>;

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/** The protocol version every request and response names (§ Versioning of spec/hop-protocol.md). */
+export const PROTOCOL_VERSION = 'canvas-ai/1';
+
+/** The allowed characters of ids that end up in store keys and URLs. */
+const ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
+
+/** The turn id: 1–128 characters of `[A-Za-z0-9._:-]`, the same on every hop of one turn. */
+export const RequestId = z
+  .string()
+  .min(1, 'request_id must not be empty')
+  .max(128, 'request_id must be at most 128 characters')
+  .regex(ID_PATTERN, 'request_id may only contain A-Z a-z 0-9 . _ : -')
+  .meta({ id: 'RequestId', description: 'The turn id: the same on every hop of one turn.' });
+export type RequestId = z.infer<typeof RequestId>;
+
+/** A component instance id. Assigned by the server on placement; never contains `/` (targets use it). */
+export const ComponentUuid = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(ID_PATTERN, 'a component uuid may only contain A-Z a-z 0-9 . _ : -')
+  .meta({ id: 'ComponentUuid', description: 'A component instance id, assigned by the server when it is placed.' });
+export type ComponentUuid = z.infer<typeof ComponentUuid>;
+
+/** A catalog component id such as `sdc.demo.hero`. */
+export const ComponentId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'a component id may only contain A-Z a-z 0-9 . _ : -');
+export type ComponentId = z.infer<typeof ComponentId>;
+
+/** A slot or region name: a plain identifier. */
+export const SlotName = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'a slot or region name is an identifier: letters, digits, _ and -');
+export type SlotName = z.infer<typeof SlotName>;
+
+/** An agent id from the agents config. */
+export const AgentId = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9._-]+$/, 'an agent id may only contain A-Z a-z 0-9 . _ -');
+export type AgentId = z.infer<typeof AgentId>;
+
+/** The id of one tool call, chosen by the model (or the provider); links an output to its apply result. */
+export const CallId = z.string().min(1).max(200);
+export type CallId = z.infer<typeof CallId>;

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { ComponentId, ComponentUuid, SlotName } from './ids.js';
+import { JsonObject, SafeKey, JsonValue } from './json.js';
+
+/** A component's resolved prop values, by prop name. */
+export const Props = z.record(SafeKey, JsonValue).meta({ id: 'Props' });
+export type Props = z.infer<typeof Props>;
+
+/** One component instance in the layout tree (§4). A node lists every slot it has; an empty slot is `[]`. */
+export const ComponentNode = z
+  .object({
+    uuid: ComponentUuid,
+    component: ComponentId,
+    props: Props,
+    get slots() {
+      return z.record(SlotName, z.array(ComponentNode)).optional();
+    },
+  })
+  .meta({ id: 'ComponentNode', description: 'One component instance; its slots hold child components.' });
+export type ComponentNode = z.infer<typeof ComponentNode>;
+
+/** One region of the page: an ordered list of top-level components. */
+export const Region = z.object({ components: z.array(ComponentNode) }).meta({ id: 'Region' });
+export type Region = z.infer<typeof Region>;
+
+/** The page's component tree by region id (§4). */
+export const Layout = z
+  .object({ regions: z.record(SlotName, Region) })
+  .meta({ id: 'Layout', description: 'The page layout: ordered component trees by region id.' });
+export type Layout = z.infer<typeof Layout>;
+
+/** Page-level fields (title, description, …) by field name. */
+export const PageValues = JsonObject.meta({ id: 'PageValues', description: 'Page fields such as title and description.' });
+export type PageValues = z.infer<typeof PageValues>;
+
+/**
+ * Where components go: a region id (`content`) or `<parent_uuid>/<slot_name>`.
+ * Parsed by {@link parseTarget}.
+ */
+export const PlacementTarget = z
+  .string()
+  .regex(
+    /^(?:[A-Za-z_][A-Za-z0-9_-]*|[A-Za-z0-9._:-]{1,128}\/[A-Za-z_][A-Za-z0-9_-]*)$/,
+    'a target is a region id ("content") or "<parent_uuid>/<slot_name>"',
+  )
+  .meta({ id: 'PlacementTarget' });
+export type PlacementTarget = z.infer<typeof PlacementTarget>;
+
+/** `inside` appends to the target; `above`/`below` insert next to `reference_uuid` within the target. */
+export const Placement = z.enum(['above', 'below', 'inside']).meta({ id: 'Placement' });
+export type Placement = z.infer<typeof Placement>;
+
+/** A parsed {@link PlacementTarget}. */
+export type ParsedTarget = { kind: 'region'; region: string } | { kind: 'slot'; parentUuid: string; slot: string };
+
+/** Splits a placement target into a region or a parent's slot. */
+export function parseTarget(target: string): ParsedTarget {
+  const slash = target.indexOf('/');
+  if (slash === -1) return { kind: 'region', region: target };
+  return { kind: 'slot', parentUuid: target.slice(0, slash), slot: target.slice(slash + 1) };
+}

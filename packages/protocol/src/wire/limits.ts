@@ -1,0 +1,21 @@
+/** The protocol's size limits. A server MAY be stricter; every limit is enforced before any model call. */
+export const LIMITS = {
+  /** Request body, multipart included. Over it: 413 before the body is parsed. */
+  maxBodyBytes: 32 * 1024 * 1024,
+  /** Characters of one message's text. */
+  messageChars: 20_000,
+  /** Messages in hop 1's transcript. */
+  maxMessages: 1_000,
+  /** Components in `context.current_layout`, counted through every slot. */
+  maxLayoutComponents: 20_000,
+  /** Nesting depth of any JSON in a request (objects and arrays). */
+  maxJsonDepth: 64,
+  /** Attachments on hop 1. */
+  maxAttachments: 4,
+  /** Bytes of one attachment. */
+  maxAttachmentBytes: 5 * 1024 * 1024,
+  /** The largest hop number a request may carry (a safety net; turns are bounded by `max_hops`). */
+  maxHopNumber: 1_000,
+  /** Outputs in one response, and so apply results in one request. */
+  maxOutputsPerHop: 100,
+} as const;

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { CallId, ComponentUuid } from './ids.js';
+import { JsonValue, SafeKey } from './json.js';
+import { ComponentNode, Placement, PlacementTarget, Props } from './layout.js';
+
+/** One placement of a `place_components` output, with server-assigned uuids (§5). */
+export const PlaceOperation = z
+  .object({
+    target: PlacementTarget,
+    placement: Placement,
+    reference_uuid: ComponentUuid.optional(),
+    components: z.array(ComponentNode).min(1),
+  })
+  .meta({ id: 'PlaceOperation' });
+export type PlaceOperation = z.infer<typeof PlaceOperation>;
+
+/** Place new components; apply the operations in order. */
+export const PlaceComponentsOutput = z
+  .object({
+    type: z.literal('place_components'),
+    call_id: CallId,
+    operations: z.array(PlaceOperation).min(1),
+  })
+  .meta({ id: 'PlaceComponentsOutput', description: 'Place new components (uuids already assigned by the server).' });
+export type PlaceComponentsOutput = z.infer<typeof PlaceComponentsOutput>;
+
+/** Change props of existing components: `uuid → {prop: value}`, only the changed props. */
+export const EditComponentsOutput = z
+  .object({
+    type: z.literal('edit_components'),
+    call_id: CallId,
+    component_updates: z.record(ComponentUuid, Props),
+  })
+  .meta({ id: 'EditComponentsOutput', description: 'Set props of existing components; other props stay.' });
+export type EditComponentsOutput = z.infer<typeof EditComponentsOutput>;
+
+/** Set one page-level field (title, description, …). */
+export const SetPageValueOutput = z
+  .object({
+    type: z.literal('set_page_value'),
+    call_id: CallId,
+    field: SafeKey.pipe(z.string().min(1).max(100)),
+    value: JsonValue,
+  })
+  .meta({ id: 'SetPageValueOutput', description: 'Set one page field such as the title.' });
+export type SetPageValueOutput = z.infer<typeof SetPageValueOutput>;
+
+/** A structured tool output the browser applies to its store, discriminated by `type` (§5). */
+export const ToolOutput = z
+  .discriminatedUnion('type', [PlaceComponentsOutput, EditComponentsOutput, SetPageValueOutput])
+  .meta({ id: 'ToolOutput' });
+export type ToolOutput = z.infer<typeof ToolOutput>;
+
+/** The `type` of every output a v1 host must understand. */
+export const TOOL_OUTPUT_TYPES = ['place_components', 'edit_components', 'set_page_value'] as const;
+export type ToolOutputType = ToolOutput['type'];
+
+/** What the host did with one output of the previous response; a rejection is told to the model. */
+export const ApplyResult = z
+  .object({
+    call_id: CallId,
+    status: z.enum(['applied', 'rejected']),
+    reason: z.string().max(2000).optional(),
+  })
+  .meta({ id: 'ApplyResult' });
+export type ApplyResult = z.infer<typeof ApplyResult>;
