@@ -33,3 +33,8 @@ export function finalNarration(texts: readonly string[]): { progress: string; me
   const message = (texts.at(-1) ?? '').trim();
   return { progress: stripFinalAnswer(joinNarration(texts), message), message };
 }
+
+/** The final `message` of a turn that reached its agent's `max_hops` (no model answer exists to show). */
+export function maxHopsMessage(maxHops: number): string {
+  return `I stopped after ${maxHops} steps, the most this agent may take in one turn. Send another message to continue.`;
+}
