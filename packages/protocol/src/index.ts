@@ -19,3 +19,4 @@ export * from './layout/layout-error.js';
 export * from './layout/layout-tree.js';
 export * from './layout/apply-outputs.js';
 export * from './parse/parse-hop-request.js';
+export * from './scenario/malformed-requests.js';

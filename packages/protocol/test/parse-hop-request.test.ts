@@ -1,0 +1,144 @@
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { parse } from 'yaml';
+import {
+  ERROR_STATUS,
+  LIMITS,
+  MalformedRequestTable,
+  malformedRequestBody,
+  parseHopRequest,
+  parseHopRequestJson,
+  type ComponentNode,
+} from '../src/index.js';
+
+const table = MalformedRequestTable.parse(
+  parse(readFileSync(new URL('../../../fixtures/malformed-requests.yaml', import.meta.url), 'utf8')),
+);
+
+function validRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    protocol: 'canvas-ai/1',
+    request_id: 'turn-1',
+    hop: 1,
+    messages: [{ role: 'user', text: 'Build a homepage' }],
+    context: { current_layout: { regions: { content: { components: [] } } } },
+    ...overrides,
+  };
+}
+
+describe('parseHopRequest: the malformed-request table', () => {
+  it('has at least 25 rows', () => {
+    assert.ok(table.length >= 25, `only ${table.length} rows`);
+  });
+
+  // The transport rows (content type) are the server's to check: a parser only ever sees the body.
+  for (const row of table.filter((r) => r.content_type === undefined && r.headers === undefined)) {
+    it(`rejects: ${row.name} → ${row.expect.code}${row.expect.field ? ` (${row.expect.field})` : ''}`, () => {
+      const result = parseHopRequestJson(malformedRequestBody(row));
+      assert.equal(result.success, false);
+      if (result.success) return;
+      assert.equal(result.error.code, row.expect.code, result.error.message);
+      assert.equal(result.error.status, row.expect.status);
+      assert.equal(ERROR_STATUS[result.error.code], row.expect.status);
+      if (row.expect.field !== undefined) assert.equal(result.error.field, row.expect.field);
+      const body = result.error.toBody();
+      assert.equal(body.status, false);
+      assert.equal(body.should_continue, false);
+      assert.ok(body.message.length > 0);
+    });
+  }
+});
+
+describe('parseHopRequest: size limits', () => {
+  it(`rejects a message over ${LIMITS.messageChars} characters, naming the message`, () => {
+    const result = parseHopRequest(validRequest({ messages: [{ role: 'user', text: 'x'.repeat(LIMITS.messageChars + 1) }] }));
+    assert.equal(result.success, false);
+    if (!result.success) {
+      assert.equal(result.error.code, 'invalid_request');
+      assert.equal(result.error.field, 'messages.0.text');
+    }
+  });
+
+  it(`accepts a message of exactly ${LIMITS.messageChars} characters`, () => {
+    const result = parseHopRequest(validRequest({ messages: [{ role: 'user', text: 'x'.repeat(LIMITS.messageChars) }] }));
+    assert.equal(result.success, true);
+  });
+
+  it(`rejects a layout over ${LIMITS.maxLayoutComponents} components, counted through slots`, () => {
+    const leaves: ComponentNode[] = Array.from({ length: LIMITS.maxLayoutComponents }, (_, i) => ({
+      uuid: `t${i}`,
+      component: 'sdc.demo.text',
+      props: { body: 'x' },
+    }));
+    const section: ComponentNode = { uuid: 's', component: 'sdc.demo.section', props: {}, slots: { content: leaves } };
+    const result = parseHopRequest(validRequest({ context: { current_layout: { regions: { content: { components: [section] } } } } }));
+    assert.equal(result.success, false);
+    if (!result.success) {
+      assert.equal(result.error.code, 'invalid_request');
+      assert.equal(result.error.field, 'context.current_layout');
+      assert.match(result.error.message, /20001 components/);
+    }
+  });
+
+  it('rejects JSON nested deeper than the limit without overflowing the stack', () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 100_000; i += 1) deep = { d: deep };
+    const result = parseHopRequest(validRequest({ context: { current_layout: { regions: {} }, extra: deep } }));
+    assert.equal(result.success, false);
+    if (!result.success) {
+      assert.equal(result.error.code, 'invalid_request');
+      assert.match(result.error.field ?? '', /^context\.extra(\.d)+$/);
+    }
+  });
+});
+
+describe('parseHopRequest: the tolerance rule', () => {
+  it('ignores unknown fields at every level and returns them stripped', () => {
+    const result = parseHopRequest(
+      validRequest({
+        future_field: { anything: true },
+        context: { current_layout: { regions: { content: { components: [], color: 'red' } } }, theme: 'dark' },
+      }),
+    );
+    assert.equal(result.success, true);
+    if (result.success) {
+      assert.equal('future_field' in result.data, false);
+      assert.equal('theme' in result.data.context, false);
+    }
+  });
+
+  it('fills the optional context fields with their defaults', () => {
+    const result = parseHopRequest(validRequest());
+    assert.equal(result.success, true);
+    if (result.success) {
+      assert.deepEqual(result.data.context.page, {});
+      assert.equal(result.data.context.selected_component, null);
+      assert.deepEqual(result.data.context.extra, {});
+    }
+  });
+
+  it('does not require messages after hop 1 and accepts apply_results there', () => {
+    const result = parseHopRequest(
+      validRequest({ hop: 2, messages: undefined, apply_results: [{ call_id: 'c1', status: 'rejected', reason: 'locked' }] }),
+    );
+    assert.equal(result.success, true);
+  });
+
+  it('keeps the request_id in the error when it is well-formed, so a client can correlate it', () => {
+    const result = parseHopRequest(validRequest({ hop: 0 }));
+    assert.equal(result.success, false);
+    if (!result.success) assert.equal(result.error.toBody().request_id, 'turn-1');
+  });
+
+  it('never echoes an ill-formed request_id back', () => {
+    const result = parseHopRequest(validRequest({ request_id: '<script>', hop: 0 }));
+    assert.equal(result.success, false);
+    if (!result.success) assert.equal(result.error.toBody().request_id, undefined);
+  });
+
+  it('leaves Object.prototype untouched after a __proto__ payload', () => {
+    parseHopRequestJson('{"__proto__":{"polluted":true},"protocol":"canvas-ai/1"}');
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+});
