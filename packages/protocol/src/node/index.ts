@@ -1,0 +1,3 @@
+// @canvas-ai/protocol/node: Node-only helpers (file system). Re-exports only.
+export * from './read-yaml.js';
+export * from './load-fixtures.js';

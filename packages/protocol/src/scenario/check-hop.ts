@@ -1,0 +1,117 @@
+import type { HopResponse } from '../wire/hop-response.js';
+import type { ToolOutput } from '../wire/outputs.js';
+import { collectPlacedComponentIds, collectPlacedUuids, resolvePlacedRefs } from './placed-refs.js';
+import type { ExpectedOutput, ScenarioHop } from './scenario.js';
+
+/**
+ * The differences between a hop's response and what the scenario expects, one readable sentence each
+ * ("hop 3: expected outputs [place_components call_2] but got []"); empty when the hop is as expected.
+ * `placedUuids` are the uuids placed by the turn's EARLIER hops (`collectPlacedUuids` over their outputs, in order);
+ * this response's own placements are added here, so `{{placed.N}}` may name a component placed in this hop.
+ */
+export function checkHop(expected: ScenarioHop, response: HopResponse, placedUuids: readonly string[]): string[] {
+  const prefix = `hop ${response.hop}: `;
+  const mismatches: string[] = [];
+  const differ = (what: string, want: unknown, got: unknown): void => {
+    mismatches.push(`${prefix}expected ${what} ${show(want)} but got ${show(got)}`);
+  };
+
+  if (response.should_continue !== expected.should_continue) {
+    differ('should_continue', expected.should_continue, response.should_continue);
+  }
+
+  const wantList = expected.outputs.map((output) => `${output.type} ${output.call_id}`);
+  const gotList = response.outputs.map((output) => `${output.type} ${output.call_id}`);
+  if (wantList.join('|') !== gotList.join('|')) {
+    mismatches.push(`${prefix}expected outputs [${wantList.join(', ')}] but got [${gotList.join(', ')}]`);
+  } else {
+    const placed = [...placedUuids, ...collectPlacedUuids(response.outputs)];
+    expected.outputs.forEach((want, index) => {
+      for (const problem of compareOutput(want, response.outputs[index]!, placed)) mismatches.push(`${prefix}${problem}`);
+    });
+  }
+
+  if (response.progress !== expected.progress) {
+    const at = firstDifference(expected.progress, response.progress);
+    mismatches.push(
+      `${prefix}expected progress ${show(expected.progress)} but got ${show(response.progress)} (they differ from character ${at})`,
+    );
+  }
+
+  const message = response.should_continue ? undefined : response.message;
+  const finishReason = response.should_continue ? undefined : response.finish_reason;
+  if (message !== expected.message) differ('message', expected.message, message);
+  if (finishReason !== expected.finish_reason) differ('finish_reason', expected.finish_reason, finishReason);
+  return mismatches;
+}
+
+/** The differences between one expected output and the actual output with the same type and call id. */
+function compareOutput(want: ExpectedOutput, got: ToolOutput, placed: readonly string[]): string[] {
+  const problems: string[] = [];
+  const about = `output ${got.call_id}: expected`;
+  const resolve = (text: string): string => {
+    try {
+      return resolvePlacedRefs(text, placed);
+    } catch (error) {
+      problems.push(`output ${got.call_id}: ${(error as Error).message}`);
+      return text;
+    }
+  };
+
+  if (want.placed !== undefined) {
+    const ids = collectPlacedComponentIds(got);
+    if (ids.join('|') !== want.placed.join('|')) problems.push(`${about} placed [${want.placed.join(', ')}] but got [${ids.join(', ')}]`);
+  }
+  if (want.operations !== undefined) {
+    const wantOps = want.operations.map((op) => describeOperation(resolve(op.target), op.placement, op.reference_uuid && resolve(op.reference_uuid)));
+    const gotOps = got.type === 'place_components'
+      ? got.operations.map((op) => describeOperation(op.target, op.placement, op.reference_uuid))
+      : [];
+    if (wantOps.join('|') !== gotOps.join('|')) problems.push(`${about} operations [${wantOps.join(', ')}] but got [${gotOps.join(', ')}]`);
+  }
+  if (want.component_updates !== undefined) {
+    const wantUpdates = Object.fromEntries(Object.entries(want.component_updates).map(([uuid, props]) => [resolve(uuid), props]));
+    const gotUpdates = got.type === 'edit_components' ? got.component_updates : undefined;
+    if (!sameJson(wantUpdates, gotUpdates)) problems.push(`${about} component_updates ${show(wantUpdates)} but got ${show(gotUpdates)}`);
+  }
+  if (want.field !== undefined) {
+    const field = got.type === 'set_page_value' ? got.field : undefined;
+    if (field !== want.field) problems.push(`${about} field ${show(want.field)} but got ${show(field)}`);
+  }
+  if (want.value !== undefined) {
+    const value = got.type === 'set_page_value' ? got.value : undefined;
+    if (!sameJson(want.value, value)) problems.push(`${about} value ${show(want.value)} but got ${show(value)}`);
+  }
+  return problems;
+}
+
+function describeOperation(target: string, placement: string, reference?: string): string {
+  return reference === undefined ? `${placement} ${target}` : `${placement} ${reference} in ${target}`;
+}
+
+/** Equal as JSON, whatever the key order. */
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}
+
+function show(value: unknown): string {
+  return value === undefined ? 'nothing' : JSON.stringify(value);
+}
+
+function firstDifference(a: string, b: string): number {
+  let index = 0;
+  while (index < a.length && index < b.length && a[index] === b[index]) index += 1;
+  return index;
+}
