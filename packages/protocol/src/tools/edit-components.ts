@@ -1,0 +1,68 @@
+import { findComponent } from '../layout/layout-tree.js';
+import type { Props } from '../wire/layout.js';
+import type { EditComponentsOutput } from '../wire/outputs.js';
+import { catalogIndex } from './component-spec.js';
+import { fail, isMap, kindOf, plural, quote, throwProblems } from './format.js';
+import { unknownUuidMessage } from './layout-checks.js';
+import { parseYamlData } from './parse-yaml.js';
+import type { ToolDefinition } from './tool-definition.js';
+import { EditComponentsInput } from './tool-inputs.js';
+import { checkProps } from './validate-props.js';
+
+const NAME = 'edit_components';
+
+const SHAPE = 'a YAML map of uuid → changed props, e.g.\n  hero-1:\n    heading: Fresh cookies\n    theme: dark';
+
+/**
+ * `edit_components` (§5): changes props of components already on the page. Every uuid must be in the layout and
+ * every prop must exist on that component's catalog definition and pass its type and enum checks; nothing is
+ * applied unless all edits are valid. The result says what changed, old → new.
+ */
+export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
+  name: NAME,
+  description:
+    'Change props of components already on the page. `component_edits` is a YAML map `<uuid>: {prop: value}` ' +
+    'with only the props that change; uuids come from the current layout or from earlier results.',
+  input: EditComponentsInput,
+  allowParallel: true,
+  execute(input, context) {
+    const parsed = parseYamlData(input.component_edits, 'component_edits');
+    if (!parsed.ok) fail(NAME, parsed.message);
+    const edits = parsed.value;
+    if (!isMap(edits) || Object.keys(edits).length === 0) {
+      fail(NAME, `component_edits must be ${SHAPE}\ngot ${isMap(edits) ? 'an empty map' : kindOf(edits)}`);
+    }
+    const byId = catalogIndex(context.catalog);
+    const layout = context.document.layout;
+    const problems: string[] = [];
+    const updates: Record<string, Props> = {};
+    const changes: string[] = [];
+    for (const [uuid, props] of Object.entries(edits)) {
+      const node = findComponent(layout, uuid);
+      if (!node) {
+        problems.push(`component_edits.${uuid}: ${unknownUuidMessage(layout, uuid)}`);
+        continue;
+      }
+      const definition = byId.get(node.component);
+      if (!definition) {
+        problems.push(`component_edits.${uuid}: ${uuid} is a ${node.component}, which is not in the catalog, so it cannot be edited`);
+        continue;
+      }
+      if (!isMap(props) || Object.keys(props).length === 0) {
+        problems.push(`component_edits.${uuid}: give a map of the props of ${node.component} to change; got ${isMap(props) ? 'an empty map' : kindOf(props)}`);
+        continue;
+      }
+      const checked = checkProps(definition, props, 'edit');
+      problems.push(...checked.problems.map((problem) => `component_edits.${uuid}: ${problem}`));
+      updates[uuid] = checked.props;
+      const described = Object.entries(checked.props).map(([name, value]) => {
+        const old = node.props[name];
+        return JSON.stringify(old) === JSON.stringify(value) ? `${name} ${quote(value)} (unchanged)` : `${name} ${quote(old)} → ${quote(value)}`;
+      });
+      changes.push(`- ${uuid} (${node.component}): ${described.join('; ')}`);
+    }
+    throwProblems(NAME, problems);
+    const output: EditComponentsOutput = { type: NAME, call_id: context.callId, component_updates: updates };
+    return { output, result: [`Edited ${plural(changes.length, 'component')}:`, ...changes].join('\n') };
+  },
+};

@@ -1,0 +1,155 @@
+import type { Catalog } from '../config/catalog.js';
+import type { PageField, ToolSettings } from '../config/agents-config.js';
+import { applyOutputs, type CanvasDocument } from '../layout/apply-outputs.js';
+import { LayoutError } from '../layout/layout-error.js';
+import { ToolOutput } from '../wire/outputs.js';
+import { ToolInputError, type ToolDefinition } from './tool-definition.js';
+
+/** A tool call as the model sent it: `arguments` is the JSON text of the input. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** What {@link executeToolCalls} needs besides the calls. */
+export interface ExecuteToolCallsOptions {
+  /** The tools the agent may use, by name. */
+  // tools of different input types.
+  tools: Record<string, ToolDefinition<any>>;
+  /** The agent's per-tool settings; `allow_parallel` here overrides the tool's default. */
+  toolSettings?: Record<string, ToolSettings>;
+  catalog: Catalog;
+  /** The document as the browser sent it with this hop. */
+  document: CanvasDocument;
+  pageFields: readonly PageField[];
+  /** Makes a fresh component uuid. */
+  newUuid: () => string;
+}
+
+/** The readable outcome of one call, fed to the model. `ok` is false when nothing was executed or it was refused. */
+export interface ToolCallResult {
+  call_id: string;
+  name: string;
+  content: string;
+  ok: boolean;
+}
+
+/** The outcome of running one hop's parked calls. */
+export interface ExecuteToolCallsResult {
+  /** The structured outputs, in call order, for the response's `outputs`. */
+  outputs: ToolOutput[];
+  /** One result per call, in call order. */
+  results: ToolCallResult[];
+  /** The document with every output applied: what the browser will hold after applying them. */
+  document: CanvasDocument;
+}
+
+/** Told to the model for a call skipped by `allow_parallel: false` when the agent configures no message. */
+export function defaultParallelMessage(tool: string): string {
+  return (
+    `This ${tool} call was not executed: only the first ${tool} call of a reply runs. ` +
+    `Make one consolidated ${tool} call per reply and wait for its result.`
+  );
+}
+
+/**
+ * Runs the calls the model decided in the previous hop (§2 step 2), in order: THE shared step of the reference
+ * server's hop and the msw mock. Each call sees the document with the outputs of the earlier calls applied.
+ * A call that cannot run (unknown tool, arguments that are not JSON or fail the input schema, a
+ * {@link ToolInputError}, a second call of a tool that does not allow parallel calls) becomes a readable result with
+ * `ok: false` and no output. Any other exception propagates: the hop fails.
+ */
+export async function executeToolCalls(
+  calls: ReadonlyArray<ToolCall>,
+  options: ExecuteToolCallsOptions,
+): Promise<ExecuteToolCallsResult> {
+  const outputs: ToolOutput[] = [];
+  const results: ToolCallResult[] = [];
+  let document = options.document;
+  const called = new Set<string>();
+  for (const call of calls) {
+    const refuse = (content: string): void => {
+      results.push({ call_id: call.id, name: call.name, content, ok: false });
+    };
+    const tool = Object.hasOwn(options.tools, call.name) ? options.tools[call.name] : undefined;
+    if (!tool) {
+      const names = Object.keys(options.tools);
+      refuse(`Unknown tool \`${call.name}\`. ${names.length ? `Available tools: ${names.join(', ')}.` : 'No tools are available.'}`);
+      continue;
+    }
+    const settings = options.toolSettings && Object.hasOwn(options.toolSettings, call.name) ? options.toolSettings[call.name] : undefined;
+    // Counted per call, not per success: the rule is about the shape of the model's reply.
+    if (called.has(call.name) && !(settings?.allow_parallel ?? tool.allowParallel)) {
+      refuse(settings?.parallel_message ?? defaultParallelMessage(call.name));
+      continue;
+    }
+    called.add(call.name);
+    const input = parseArguments(call, tool);
+    if (!input.ok) {
+      refuse(input.message);
+      continue;
+    }
+    let execution;
+    try {
+      execution = await tool.execute(input.value, {
+        catalog: options.catalog,
+        document,
+        pageFields: options.pageFields,
+        callId: call.id,
+        newUuid: options.newUuid,
+      });
+    } catch (error) {
+      if (!(error instanceof ToolInputError)) throw error;
+      refuse(error.message);
+      continue;
+    }
+    if (execution.output) {
+      const output = checkOutput(execution.output, call);
+      try {
+        document = applyOutputs(document, [output]);
+      } catch (error) {
+        if (!(error instanceof LayoutError)) throw error;
+        // A tool that does not check the layout itself: the model hears why, the browser gets nothing.
+        refuse(`${call.name} produced a change that cannot be applied to the page: ${error.message}`);
+        continue;
+      }
+      outputs.push(output);
+    }
+    results.push({ call_id: call.id, name: call.name, content: execution.result, ok: true });
+  }
+  return { outputs, results, document };
+}
+
+function parseArguments(
+  call: ToolCall,
+  // any tool's input.
+  tool: ToolDefinition<any>,
+): { ok: true; value: unknown } | { ok: false; message: string } {
+  let json: unknown;
+  try {
+    // Some providers send no text at all for a call without arguments.
+    json = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, message: `The arguments of ${call.name} are not valid JSON (${reason}). Send one JSON object that matches the tool's parameters.` };
+  }
+  const parsed = tool.input.safeParse(json);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issues = parsed.error.issues
+    .slice(0, 10)
+    .map((issue) => `- ${issue.path.length ? issue.path.map(String).join('.') : '(arguments)'}: ${issue.message}`);
+  return { ok: false, message: `The arguments of ${call.name} do not match its parameters:\n${issues.join('\n')}` };
+}
+
+/** An output that breaks the wire schema or names another call is a bug in the tool, not the model's mistake. */
+function checkOutput(output: ToolOutput, call: ToolCall): ToolOutput {
+  const parsed = ToolOutput.safeParse(output);
+  if (!parsed.success) {
+    throw new Error(`tool ${call.name} returned an output that breaks the ToolOutput schema: ${parsed.error.message}`);
+  }
+  if (output.call_id !== call.id) {
+    throw new Error(`tool ${call.name} returned an output for call "${output.call_id}" while executing call "${call.id}"`);
+  }
+  return output;
+}

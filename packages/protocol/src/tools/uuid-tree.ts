@@ -1,0 +1,33 @@
+import type { ComponentNode, Layout } from '../wire/layout.js';
+
+/**
+ * The layout as an indented uuid tree for the model (§5): every region, every component as `uuid component_id`,
+ * every slot by name, empty ones marked. The model reads uuids and slot names here to write targets
+ * (`<uuid>/<slot>`) and `reference_uuid`s. Example:
+ *
+ * ```
+ * region content
+ *   section-1 sdc.demo.section
+ *     slot content
+ *       text-1 sdc.demo.text
+ * region footer (empty)
+ * ```
+ */
+export function uuidTree(layout: Layout): string {
+  const lines: string[] = [];
+  const writeNodes = (nodes: readonly ComponentNode[], depth: number): void => {
+    const indent = '  '.repeat(depth);
+    for (const node of nodes) {
+      lines.push(`${indent}${node.uuid} ${node.component}`);
+      for (const [slot, children] of Object.entries(node.slots ?? {})) {
+        lines.push(`${indent}  slot ${slot}${children.length === 0 ? ' (empty)' : ''}`);
+        writeNodes(children, depth + 2);
+      }
+    }
+  };
+  for (const [region, { components }] of Object.entries(layout.regions)) {
+    lines.push(`region ${region}${components.length === 0 ? ' (empty)' : ''}`);
+    writeNodes(components, 1);
+  }
+  return lines.length === 0 ? '(the layout has no regions)' : lines.join('\n');
+}
