@@ -1,0 +1,41 @@
+import { ERROR_STATUS, type ErrorCode } from '../wire/errors.js';
+import { LIMITS } from '../wire/limits.js';
+import { ERROR_CODE_DOCS, LIMIT_DOCS } from './error-docs.js';
+
+/** Tables of spec/hop-protocol.md that are generated from the code, by section name. */
+export function generatedSections(): Record<string, string> {
+  return { 'error-codes': errorCodeTable(), limits: limitsTable() };
+}
+
+function errorCodeTable(): string {
+  const rows = (Object.keys(ERROR_STATUS) as ErrorCode[]).map(
+    (code) => `| \`${code}\` | ${ERROR_STATUS[code]} | ${ERROR_CODE_DOCS[code].when} |`,
+  );
+  return ['| code | HTTP status | when |', '|---|---|---|', ...rows].join('\n');
+}
+
+function limitsTable(): string {
+  const rows = (Object.keys(LIMITS) as Array<keyof typeof LIMITS>).map((key) => {
+    const value = LIMITS[key];
+    const shown = key.endsWith('Bytes') ? `${value.toLocaleString('en-US')} bytes (${value / 1024 / 1024} MiB)` : value.toLocaleString('en-US');
+    return `| \`${key}\` | ${shown} | ${LIMIT_DOCS[key].what} | ${LIMIT_DOCS[key].exceeded} |`;
+  });
+  return ['| limit | value | what it bounds | over it |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+/**
+ * Rewrites every generated section of a markdown text: the lines between `<!-- generated:NAME -->` and
+ * `<!-- /generated:NAME -->`. Throws when a known section's markers are missing, so a section is never dropped silently.
+ */
+export function fillGeneratedSections(markdown: string, sections: Record<string, string> = generatedSections()): string {
+  let text = markdown;
+  for (const [name, body] of Object.entries(sections)) {
+    const open = `<!-- generated:${name} (pnpm spec) -->`;
+    const close = `<!-- /generated:${name} -->`;
+    const start = text.indexOf(open);
+    const end = text.indexOf(close);
+    if (start === -1 || end === -1 || end < start) throw new Error(`hop-protocol.md lacks the markers ${open} … ${close}`);
+    text = `${text.slice(0, start + open.length)}\n${body}\n${text.slice(end)}`;
+  }
+  return text;
+}

@@ -1,0 +1,128 @@
+import type { ErrorCode } from '../wire/errors.js';
+import type { LIMITS } from '../wire/limits.js';
+
+/** The HTTP operations of the protocol, by a short name. */
+export type Operation = 'hop' | 'cancel' | 'agents' | 'token' | 'health';
+
+/** What one error code means to a client, and which operations may answer with it. */
+export interface ErrorCodeDoc {
+  /** When a server uses the code (one or two sentences for the spec's table). */
+  when: string;
+  /** The operations whose OpenAPI responses list it; empty for codes about the routing itself. */
+  operations: readonly Operation[];
+}
+
+/**
+ * The spec's words for every error code. Typed against ERROR_STATUS, so a new code does not typecheck until it is
+ * described here; `pnpm spec` then puts it in the OpenAPI document and in hop-protocol.md's table.
+ */
+export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
+  invalid_json: {
+    when: 'The body (or the `request` part of a multipart body) is not valid JSON, or is empty.',
+    operations: ['hop'],
+  },
+  invalid_request: {
+    when:
+      'The body is JSON but breaks a rule: not an object, a field of the wrong type or out of range, an id with characters ' +
+      'outside its pattern, a forbidden key (`__proto__`, `constructor`, `prototype`) anywhere, JSON nested too deep, ' +
+      'a layout over the component limit or holding a uuid twice, hop 1 whose last message is not the user\'s. ' +
+      '`field` names the first offending field.',
+    operations: ['hop', 'cancel'],
+  },
+  missing_field: {
+    when: 'A required field is absent; `field` names it (for example `request_id`, or `messages` on hop 1).',
+    operations: ['hop'],
+  },
+  unsupported_protocol: {
+    when: '`protocol` is present but is not the version this server speaks (`canvas-ai/1`).',
+    operations: ['hop'],
+  },
+  unknown_agent: {
+    when: '`agent` names neither the main agent nor an agent offered by `GET /api/agents`.',
+    operations: ['hop'],
+  },
+  attachment_rejected: {
+    when:
+      'An attachment is not a PNG, JPEG, WebP or GIF by its first bytes, is larger than the per-file limit, or there are ' +
+      'more files than allowed.',
+    operations: ['hop'],
+  },
+  csrf_invalid: {
+    when: 'The `X-CSRF-Token` header is missing, or is not the token issued by `GET /api/token` for this session.',
+    operations: ['hop', 'cancel'],
+  },
+  not_found: {
+    when: 'No endpoint at this path.',
+    operations: [],
+  },
+  method_not_allowed: {
+    when: 'The path exists but not with this HTTP method.',
+    operations: [],
+  },
+  agent_changed: {
+    when: 'A hop after the first names a different agent than the turn\'s first hop (absent means the main agent).',
+    operations: ['hop'],
+  },
+  hop_in_progress: {
+    when: 'Another hop of the same turn is still executing. Nothing changed; the client may retry the same hop later.',
+    operations: ['hop'],
+  },
+  hop_out_of_order: {
+    when:
+      'The hop number is neither the next hop of the turn nor a repeat of its latest hop (for example hop 4 after ' +
+      'hop 2, or hop 1 again for a turn that already moved on).',
+    operations: ['hop'],
+  },
+  turn_not_found: {
+    when:
+      'A hop after the first names a turn the server does not hold: never started, expired, cancelled, ended (and ' +
+      'past its replay window), failed, or started in another session.',
+    operations: ['hop'],
+  },
+  payload_too_large: {
+    when: 'The body is larger than the body limit; answered before the body is parsed.',
+    operations: ['hop'],
+  },
+  unsupported_media_type: {
+    when: 'The `Content-Type` is neither `application/json` nor `multipart/form-data`, or a hop after the first is ' +
+      'sent as multipart (later hops are JSON).',
+    operations: ['hop'],
+  },
+  internal_error: {
+    when: 'The server failed while executing the hop (a tool crashed, a bug). The turn\'s state is deleted.',
+    operations: ['hop', 'cancel', 'agents', 'token', 'health'],
+  },
+  provider_error: {
+    when: 'The model provider failed or answered something unusable. The turn\'s state is deleted.',
+    operations: ['hop'],
+  },
+  store_unavailable: {
+    when: 'The turn store cannot be reached. Nothing changed; the client may retry later.',
+    operations: ['hop', 'cancel'],
+  },
+};
+
+/** What one size limit bounds and which error exceeding it gets. */
+export interface LimitDoc {
+  what: string;
+  exceeded: string;
+}
+
+/** The spec's words for every size limit; typed against LIMITS like {@link ERROR_CODE_DOCS}. */
+export const LIMIT_DOCS: Record<keyof typeof LIMITS, LimitDoc> = {
+  maxBodyBytes: { what: 'Bytes of one request body, multipart included.', exceeded: '413 `payload_too_large`, before parsing' },
+  messageChars: { what: 'Characters of one message\'s `text`.', exceeded: '400 `invalid_request`' },
+  maxMessages: { what: 'Messages in hop 1\'s `messages`.', exceeded: '400 `invalid_request`' },
+  maxLayoutComponents: {
+    what: 'Components in `context.current_layout`, counted through every slot.',
+    exceeded: '400 `invalid_request`',
+  },
+  maxJsonDepth: { what: 'Nesting depth of objects and arrays anywhere in a request.', exceeded: '400 `invalid_request`' },
+  maxAttachments: { what: 'Attachments on hop 1.', exceeded: '400 `attachment_rejected`' },
+  maxAttachmentBytes: { what: 'Bytes of one attachment.', exceeded: '400 `attachment_rejected`' },
+  maxHopNumber: { what: 'The largest `hop` a request may carry (turns end far earlier, at `max_hops`).', exceeded: '400 `invalid_request`' },
+  maxOutputsPerHop: {
+    what: 'Outputs in one response, and so entries in one request\'s `apply_results`.',
+    exceeded: '400 `invalid_request` (a server never sends more)',
+  },
+};
