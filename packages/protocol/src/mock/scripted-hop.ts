@@ -1,0 +1,87 @@
+import type { AgentDefinition, AgentsConfig } from '../config/agents-config.js';
+import type { Catalog } from '../config/catalog.js';
+import { finalNarration, joinNarration, maxHopsMessage } from '../narration/narration.js';
+import { noScenarioAnswer, scenarioMessagesFor } from '../scenario/match-scenario.js';
+import type { Scenario } from '../scenario/scenario.js';
+import { executeToolCalls } from '../tools/execute-tool-calls.js';
+import type { ToolDefinition } from '../tools/tool-definition.js';
+import type { HopRequest } from '../wire/hop-request.js';
+import type { ContinuingHopResponse, FinishReason, HopResponse } from '../wire/hop-response.js';
+import { PROTOCOL_VERSION } from '../wire/ids.js';
+import type { ToolOutput } from '../wire/outputs.js';
+import { scriptedDecision } from './scripted-model.js';
+import type { ScriptedTurn } from './turns.js';
+
+/** What a scripted hop runs with: the data `createHandlers` was given. */
+export interface ScriptedHopSetup {
+  catalog: Catalog;
+  agents: AgentsConfig;
+  scenarios: readonly Scenario[];
+  /** Every tool the mock knows, by name; an agent gets the ones it lists. */
+  tools: Record<string, ToolDefinition<any>>;
+  newUuid: () => string;
+}
+
+/**
+ * One hop of a scripted turn, with the real semantics (§2): execute the calls parked in the previous hop against
+ * the layout this request carries (the shared `executeToolCalls`), then one model decision (the scenario's next
+ * reply), or none when the agent's max_hops is used up. Mutates `turn`; the caller stores it.
+ */
+export async function runScriptedHop(turn: ScriptedTurn, request: HopRequest, setup: ScriptedHopSetup): Promise<HopResponse> {
+  const agent = setup.agents.agents[turn.agentId]!;
+  let outputs: ToolOutput[] = [];
+  if (turn.parked.length > 0) {
+    const executed = await executeToolCalls(turn.parked, {
+      tools: toolsOf(agent, setup.tools),
+      toolSettings: agent.tool_settings,
+      catalog: setup.catalog,
+      document: { layout: request.context.current_layout, page: request.context.page },
+      pageFields: setup.agents.page_fields,
+      newUuid: setup.newUuid,
+    });
+    outputs = executed.outputs;
+    turn.outputs.push(...outputs);
+    turn.parked = [];
+  }
+
+  const base: Omit<ContinuingHopResponse, 'should_continue' | 'progress'> = {
+    status: true,
+    protocol: PROTOCOL_VERSION,
+    request_id: turn.requestId,
+    hop: request.hop,
+    agent: { id: turn.agentId, label: agent.label },
+    outputs,
+  };
+  const finish = (progress: string, message: string, finishReason: FinishReason): HopResponse => ({
+    ...base,
+    should_continue: false,
+    progress,
+    message,
+    finish_reason: finishReason,
+  });
+
+  if (turn.scenario === undefined) {
+    const answer = noScenarioAnswer(scenarioMessagesFor(setup.scenarios, turn.agentId, setup.agents.main_agent));
+    const narration = finalNarration([answer]);
+    return finish(narration.progress, narration.message, 'answer');
+  }
+  // max_hops bounds model decisions: the hop after the last allowed one only executes what it parked.
+  if (turn.decisions >= agent.max_hops) {
+    return finish(joinNarration(turn.texts), maxHopsMessage(agent.max_hops), 'max_hops');
+  }
+
+  const decision = scriptedDecision(turn.scenario, turn.decisions, turn.outputs);
+  turn.decisions += 1;
+  turn.texts.push(decision.text);
+  if (decision.calls.length === 0) {
+    const narration = finalNarration(turn.texts);
+    return finish(narration.progress, narration.message, 'answer');
+  }
+  turn.parked = decision.calls;
+  return { ...base, should_continue: true, progress: joinNarration(turn.texts) };
+}
+
+/** The tools an agent lists, among those the mock knows; a listed tool the mock lacks is an unknown tool at run time. */
+function toolsOf(agent: AgentDefinition, tools: Record<string, ToolDefinition<any>>): Record<string, ToolDefinition<any>> {
+  return Object.fromEntries(agent.tools.filter((name) => Object.hasOwn(tools, name)).map((name) => [name, tools[name]!]));
+}

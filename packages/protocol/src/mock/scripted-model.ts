@@ -1,0 +1,35 @@
+import type { ToolCall } from '../tools/execute-tool-calls.js';
+import { collectPlacedUuids, resolvePlacedRefs } from '../scenario/placed-refs.js';
+import type { Scenario } from '../scenario/scenario.js';
+import { HopError } from '../wire/errors.js';
+import type { ToolOutput } from '../wire/outputs.js';
+
+/** One model decision: its narration text and the tool calls it parks (none: the turn is answered). */
+export interface ScriptedDecision {
+  text: string;
+  calls: ToolCall[];
+}
+
+/**
+ * The scripted model: decision number `index` (0-based) of the scenario, with every `{{placed.N}}` of its call
+ * arguments resolved against the uuids the turn's outputs placed so far, as a real model reads them from results.
+ * A scenario without that reply, or naming a component not placed yet, is a broken fixture: 500 internal_error.
+ */
+export function scriptedDecision(scenario: Scenario, index: number, outputs: readonly ToolOutput[]): ScriptedDecision {
+  const reply = scenario.replies[index];
+  if (reply === undefined) {
+    throw new HopError(
+      'internal_error',
+      `Scenario "${scenario.id}" has ${scenario.replies.length} replies; the turn asked for reply ${index + 1}. Add it to the fixture.`,
+    );
+  }
+  const placed = collectPlacedUuids(outputs);
+  const calls = reply.tool_calls.map((call) => {
+    try {
+      return { id: call.id, name: call.name, arguments: resolvePlacedRefs(call.arguments, placed) };
+    } catch (error) {
+      throw new HopError('internal_error', `Scenario "${scenario.id}", reply ${index + 1}, call ${call.id}: ${(error as Error).message}.`);
+    }
+  });
+  return { text: reply.text, calls };
+}

@@ -1,0 +1,297 @@
+import { strict as assert } from 'node:assert';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { setupServer } from 'msw/node';
+import {
+  AgentsResponse,
+  CancelResponse,
+  HopErrorBody,
+  HopResponse,
+  PROTOCOL_VERSION,
+  TokenResponse,
+  applyOutputs,
+  driveScenario,
+  noScenarioAnswer,
+  type CanvasDocument,
+  type HopRequest,
+  type HopRequestInput,
+  type Scenario,
+} from '../src/index.js';
+import { createHandlers } from '../src/mock/index.js';
+import { loadFixtures } from '../src/node/index.js';
+
+const fixtures = await loadFixtures();
+const ORIGIN = 'http://mock.test';
+const ENDPOINT = `${ORIGIN}/api/hop`;
+const received: HopRequest[] = [];
+const attachmentsSeen: Array<{ requestId: string; mediaType: string; size: number }> = [];
+const server = setupServer(
+  ...createHandlers({
+    scenarios: fixtures.scenarios,
+    catalog: fixtures.catalog,
+    agents: fixtures.agents,
+    onHopRequest: (request, details) => {
+      received.push(request);
+      for (const attachment of details.attachments) {
+        attachmentsSeen.push({ requestId: request.request_id, mediaType: attachment.mediaType, size: attachment.bytes.length });
+      }
+    },
+  }),
+);
+
+before(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => server.resetHandlers());
+after(() => server.close());
+
+function scenario(id: string): Scenario {
+  const found = fixtures.scenarios.find((candidate) => candidate.id === id);
+  assert.ok(found, `scenario ${id} exists`);
+  return found;
+}
+
+/** Hop 1 of a scenario's turn, as a client would send it. */
+function firstHop(of: Scenario, requestId: string): HopRequestInput {
+  return {
+    protocol: PROTOCOL_VERSION,
+    request_id: requestId,
+    hop: 1,
+    ...(of.agent ? { agent: of.agent } : {}),
+    messages: [{ role: 'user', text: of.user_message }],
+    context: { current_layout: fixtures.layouts[of.layout]!, page: {}, selected_component: null },
+  };
+}
+
+async function post(body: unknown, endpoint = ENDPOINT): Promise<{ status: number; body: any }> {
+  const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: response.status, body: await response.json() };
+}
+
+function countTopLevelRows(document: CanvasDocument): number {
+  return document.layout.regions.content!.components.length;
+}
+
+describe('the msw mock serves every scenario', () => {
+  for (const each of fixtures.scenarios) {
+    it(`plays "${each.id}" hop by hop with zero mismatches`, async () => {
+      const run = await driveScenario(each, { endpoint: ENDPOINT, fixtures });
+      const mismatches = run.hops.flatMap((hop) => hop.mismatches);
+      assert.deepEqual(mismatches, []);
+      assert.equal(run.hops.length, each.hops.length);
+      assert.equal(run.passed, true);
+    });
+  }
+
+  it('receives the PNG of the image-attachment scenario as a multipart attachment on hop 1', async () => {
+    const run = await driveScenario(scenario('image-attachment'), { endpoint: ENDPOINT, fixtures });
+    assert.equal(run.passed, true);
+    const seen = attachmentsSeen.filter((attachment) => attachment.requestId === run.requestId);
+    assert.deepEqual(seen, [{ requestId: run.requestId, mediaType: 'image/png', size: fixtures.attachments['attachments/cookie.png']!.length }]);
+    const hero = run.document.layout.regions.content!.components[0]!;
+    assert.deepEqual(hero.props.image, { src: 'attachments/cookie.png', alt: 'A round chocolate chip cookie' });
+  });
+});
+
+describe('the cookie-shop turn', () => {
+  it('grows the page by exactly one top-level row per placing hop, chained below the previous row', async () => {
+    const shop = scenario('cookie-shop');
+    const requestId = 'cookie-shop-rows';
+    let document: CanvasDocument = { layout: structuredClone(fixtures.layouts[shop.layout]!), page: {} };
+    const rowsAfterHop: number[] = [];
+    let previousRow: string | undefined;
+    for (let hop = 1; ; hop += 1) {
+      const request: HopRequestInput = { ...firstHop(shop, requestId), hop, context: { current_layout: document.layout, page: document.page, selected_component: null } };
+      if (hop > 1) delete request.messages;
+      const { status, body } = await post(request);
+      assert.equal(status, 200);
+      const response = HopResponse.parse(body);
+      const before = countTopLevelRows(document);
+      document = applyOutputs(document, response.outputs);
+      const rows = document.layout.regions.content!.components;
+      rowsAfterHop.push(rows.length);
+      const placing = response.outputs.filter((output) => output.type === 'place_components');
+      if (placing.length > 0) {
+        assert.equal(placing.length, 1, `hop ${hop} has one placement`);
+        assert.equal(rows.length, before + 1, `hop ${hop} adds exactly one row`);
+        const operation = placing[0]!.type === 'place_components' ? placing[0]!.operations[0]! : undefined;
+        assert.equal(operation?.reference_uuid, previousRow, `hop ${hop} places below the previous row`);
+        assert.equal(rows.at(-1)!.uuid, operation?.components[0]!.uuid);
+        previousRow = rows.at(-1)!.uuid;
+      } else {
+        assert.equal(rows.length, before, `hop ${hop} adds no row`);
+      }
+      if (!response.should_continue) break;
+    }
+    assert.deepEqual(rowsAfterHop, [0, 1, 2, 3, 4, 5, 5]);
+    assert.deepEqual(
+      document.layout.regions.content!.components.map((row) => row.component),
+      ['sdc.demo.hero', 'sdc.demo.section', 'sdc.demo.two_column', 'sdc.demo.section', 'sdc.demo.footer'],
+    );
+    const bestSellers = document.layout.regions.content!.components[1]!;
+    assert.equal(bestSellers.slots?.content?.[0]?.slots?.items?.length, 3, 'the best sellers grid holds three cards');
+    assert.equal(document.page.title, 'Crumb & Co. | Fresh cookies, baked every morning');
+  });
+});
+
+describe('the mock turn rules', () => {
+  it('returns the stored response when a hop is repeated, and executes nothing twice', async () => {
+    const hero = scenario('place-hero-two-hop');
+    const hop1 = firstHop(hero, 'replay-turn');
+    const first = await post(hop1);
+    const again = await post(hop1);
+    assert.equal(first.status, 200);
+    assert.deepEqual(again, first);
+
+    const layout = fixtures.layouts[hero.layout]!;
+    const hop2 = { ...hop1, hop: 2, context: { current_layout: layout, page: {}, selected_component: null } };
+    const second = await post(hop2);
+    const secondAgain = await post(hop2);
+    assert.equal(second.status, 200);
+    assert.deepEqual(secondAgain, second, 'the same outputs, with the same server-assigned uuids');
+    assert.equal(second.body.outputs.length, 1);
+    assert.equal(second.body.should_continue, false);
+  });
+
+  it('answers 409 hop_out_of_order to a skipped hop, and the turn carries on', async () => {
+    const edit = scenario('load-then-edit');
+    const hop1 = firstHop(edit, 'skip-turn');
+    assert.equal((await post(hop1)).status, 200);
+    const skipped = await post({ ...hop1, hop: 3 });
+    assert.equal(skipped.status, 409);
+    assert.equal(HopErrorBody.parse(skipped.body).error.code, 'hop_out_of_order');
+    const next = await post({ ...hop1, hop: 2 });
+    assert.equal(next.status, 200);
+    assert.equal(next.body.hop, 2);
+  });
+
+  it('answers 409 hop_in_progress to a hop of a turn whose previous hop is still running', async () => {
+    let arrived!: () => void;
+    const firstArrived = new Promise<void>((resolve) => (arrived = resolve));
+    server.use(
+      ...createHandlers({
+        baseUrl: 'http://slow.test',
+        scenarios: fixtures.scenarios,
+        catalog: fixtures.catalog,
+        agents: fixtures.agents,
+        latencyMs: 500,
+        // Called right before the hop locks its turn, in the same tick: from here on the turn is busy.
+        onHopRequest: () => arrived(),
+      }),
+    );
+    const hop1 = firstHop(scenario('place-hero-two-hop'), 'busy-turn');
+    const running = post(hop1, 'http://slow.test/api/hop');
+    await firstArrived;
+    const concurrent = await post(hop1, 'http://slow.test/api/hop');
+    assert.equal(concurrent.status, 409);
+    assert.equal(HopErrorBody.parse(concurrent.body).error.code, 'hop_in_progress');
+    assert.equal((await running).status, 200);
+    const replayed = await post(hop1, 'http://slow.test/api/hop');
+    assert.deepEqual(replayed, await running, 'once the hop is done, a repeat replays it');
+  });
+
+  it('answers 410 turn_not_found to a later hop of a turn it does not know', async () => {
+    const hop1 = firstHop(scenario('place-hero-two-hop'), 'never-started');
+    const lost = await post({ ...hop1, hop: 2 });
+    assert.equal(lost.status, 410);
+    assert.equal(HopErrorBody.parse(lost.body).error.code, 'turn_not_found');
+  });
+
+  it('cancels a turn with DELETE, idempotently, after which its next hop is 410', async () => {
+    const hop1 = firstHop(scenario('cookie-shop'), 'cancelled-turn');
+    assert.equal((await post(hop1)).status, 200);
+    const cancel = async () => CancelResponse.parse(await (await fetch(`${ENDPOINT}/cancelled-turn`, { method: 'DELETE' })).json());
+    assert.deepEqual(await cancel(), { status: true, request_id: 'cancelled-turn', cancelled: true });
+    assert.deepEqual(await cancel(), { status: true, request_id: 'cancelled-turn', cancelled: false });
+    const next = await post({ ...hop1, hop: 2 });
+    assert.equal(next.status, 410);
+  });
+
+  it('keeps two createHandlers calls as two independent servers', async () => {
+    server.use(
+      ...createHandlers({ baseUrl: 'http://other.test', scenarios: fixtures.scenarios, catalog: fixtures.catalog, agents: fixtures.agents }),
+    );
+    const hop1 = firstHop(scenario('place-hero-two-hop'), 'shared-id');
+    assert.equal((await post(hop1, 'http://other.test/api/hop')).status, 200);
+    const unknown = await post({ ...hop1, hop: 2 });
+    assert.equal(unknown.status, 410, 'the default server never saw turn shared-id');
+    const known = await post({ ...hop1, hop: 2 }, 'http://other.test/api/hop');
+    assert.equal(known.status, 200);
+  });
+
+  it('answers a message no scenario matches with the scripted-mode explanation in one hop', async () => {
+    const { status, body } = await post({
+      protocol: PROTOCOL_VERSION,
+      request_id: 'unmatched',
+      hop: 1,
+      messages: [{ role: 'user', text: 'What is the weather like?' }],
+      context: { current_layout: fixtures.layouts['layouts/empty.yaml']! },
+    });
+    assert.equal(status, 200);
+    const response = HopResponse.parse(body);
+    assert.equal(response.should_continue, false);
+    assert.equal(response.should_continue === false && response.finish_reason, 'answer');
+    assert.equal(response.should_continue === false && response.message, noScenarioAnswer(['How do I get the assistant to change my page?']));
+    assert.equal(response.progress, '');
+  });
+
+  it('matches a scenario whatever the case and spacing of the user message', async () => {
+    const hop1 = firstHop(scenario('cookie-shop'), 'loose-match');
+    hop1.messages = [{ role: 'user', text: '  build a   HOMEPAGE for a cookie shop ' }];
+    const { body } = await post(hop1);
+    assert.equal(body.should_continue, true);
+    assert.equal(body.progress, scenario('cookie-shop').replies[0]!.text);
+  });
+
+  it('validates requests with parseHopRequest and answers the protocol error body', async () => {
+    const missing = await post({ protocol: PROTOCOL_VERSION, hop: 1, context: { current_layout: { regions: {} } } });
+    assert.equal(missing.status, 400);
+    assert.equal(HopErrorBody.parse(missing.body).error.field, 'request_id');
+    const agent = await post({ ...firstHop(scenario('cookie-shop'), 'bad-agent'), agent: 'nobody' });
+    assert.equal(agent.status, 400);
+    assert.equal(agent.body.error.code, 'unknown_agent');
+    const text = await fetch(ENDPOINT, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    assert.equal(text.status, 415);
+  });
+
+  it('refuses a change of agent within a turn with 409 agent_changed', async () => {
+    const hop1 = firstHop(scenario('place-hero-two-hop'), 'agent-switch');
+    assert.equal((await post(hop1)).status, 200);
+    const switched = await post({ ...hop1, hop: 2, agent: 'copy_editor' });
+    assert.equal(switched.status, 409);
+    assert.equal(switched.body.error.code, 'agent_changed');
+  });
+
+  it('records every valid hop request through onHopRequest, apply_results included', async () => {
+    const run = await driveScenario(scenario('place-hero-two-hop'), { endpoint: ENDPOINT, fixtures });
+    const hops = received.filter((request) => request.request_id === run.requestId);
+    assert.deepEqual(hops.map((request) => request.hop), [1, 2]);
+    assert.deepEqual(hops[1]!.apply_results, [], 'hop 1 returned no output, so hop 2 reports none');
+  });
+
+  it('lists the agents and hands out a CSRF token', async () => {
+    const agents = AgentsResponse.parse(await (await fetch(`${ORIGIN}/api/agents`)).json());
+    assert.equal(agents.main_agent.id, 'qa');
+    assert.deepEqual(agents.tools.map((agent) => agent.id), ['page_builder', 'copy_editor']);
+    const token = TokenResponse.parse(await (await fetch(`${ORIGIN}/api/token`)).json());
+    assert.equal(token.header, 'X-CSRF-Token');
+    assert.deepEqual(await (await fetch(`${ORIGIN}/healthz`)).json(), { status: 'ok', protocol: PROTOCOL_VERSION });
+  });
+});
+
+describe('the mock with requireCsrf', () => {
+  it('refuses a hop without the token with 403 and serves it with the token from /api/token', async () => {
+    server.use(
+      ...createHandlers({ baseUrl: 'http://csrf.test', scenarios: fixtures.scenarios, catalog: fixtures.catalog, agents: fixtures.agents, requireCsrf: true }),
+    );
+    const refused = await post(firstHop(scenario('qa-one-hop'), 'csrf-turn'), 'http://csrf.test/api/hop');
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error.code, 'csrf_invalid');
+    const { token } = TokenResponse.parse(await (await fetch('http://csrf.test/api/token')).json());
+    const run = await driveScenario(scenario('cookie-shop'), {
+      endpoint: 'http://csrf.test/api/hop',
+      fixtures,
+      headers: () => ({ 'X-CSRF-Token': token }),
+    });
+    assert.deepEqual(run.hops.flatMap((hop) => hop.mismatches), []);
+    const cancel = await fetch('http://csrf.test/api/hop/csrf-turn', { method: 'DELETE' });
+    assert.equal(cancel.status, 403, 'a cancel needs the token too');
+  });
+});
