@@ -1,0 +1,60 @@
+import { stringify } from 'yaml';
+import {
+  describeCatalog,
+  uuidTree,
+  walkLayout,
+  type AgentDefinition,
+  type Catalog,
+  type HopContext,
+  type PageField,
+  type Props,
+} from '@canvas-ai/protocol';
+
+/** What the system prompt of one hop is made of. */
+export interface SystemPromptInput {
+  agent: AgentDefinition;
+  catalog: Catalog;
+  /** This hop's context: applied on every hop, never stored (DESIGN §2). */
+  context: HopContext;
+  pageFields: readonly PageField[];
+  /** The project's documentation, added for agents with `include_docs`. */
+  docs: string;
+}
+
+/**
+ * The agent's system prompt for one hop: its own prompt, the catalog, the page as the browser sent it in this hop
+ * (uuid tree, props, page fields, selection, host extras), and the documentation for `include_docs` agents.
+ */
+export function buildSystemPrompt({ agent, catalog, context, pageFields, docs }: SystemPromptInput): string {
+  const sections = [agent.system_prompt.trim(), `# Catalog\n\n${describeCatalog(catalog)}`, `# The page now\n\n${describePage(context)}`];
+  if (agent.tools.includes('set_page_value') && pageFields.length > 0) {
+    sections.push(
+      `# Page fields (set_page_value)\n\n${pageFields.map((f) => `- ${f.name}: ${f.label}${f.description ? ` — ${f.description}` : ''}`).join('\n')}`,
+    );
+  }
+  if (agent.include_docs && docs.trim()) sections.push(`# Documentation\n\n${docs.trim()}`);
+  return sections.join('\n\n');
+}
+
+function describePage(context: HopContext): string {
+  const props: Record<string, Props> = {};
+  walkLayout(context.current_layout, (node) => {
+    props[node.uuid] = node.props;
+  });
+  const parts = [`Layout (uuid component_id):\n${uuidTree(context.current_layout)}`];
+  if (Object.keys(props).length > 0) parts.push(`Props by uuid:\n${yaml(props)}`);
+  parts.push(`Page values:\n${Object.keys(context.page).length > 0 ? yaml(context.page) : '(none set)'}`);
+  parts.push(
+    context.selected_component
+      ? `Selected component: ${context.selected_component} (when the user says "this", they mean it)`
+      : 'Selected component: none',
+  );
+  const extra = context.extra;
+  const hasExtra = extra !== null && !(typeof extra === 'object' && Object.keys(extra).length === 0);
+  if (hasExtra) parts.push(`From the editor:\n${yaml(extra)}`);
+  return parts.join('\n\n');
+}
+
+function yaml(value: unknown): string {
+  return stringify(value, { lineWidth: 0 }).trimEnd();
+}

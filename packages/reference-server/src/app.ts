@@ -1,0 +1,185 @@
+import { Hono, type Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import {
+  HopError,
+  isHopError,
+  LIMITS,
+  PROTOCOL_VERSION,
+  RequestId,
+  type AgentsConfig,
+  type AgentsResponse,
+  type Catalog,
+  type HealthResponse,
+  type ToolDefinition,
+  type TokenResponse,
+} from '@canvas-ai/protocol';
+import { checkAgentTools } from './agents/check-agents.js';
+import { cancelTurn } from './cancel.js';
+import { CsrfTokens } from './csrf.js';
+import { readHopRequest } from './door/read-hop-request.js';
+import { runHop, type HopDeps, type TurnTtls } from './hop.js';
+import { jsonLineLogger, type Logger } from './log.js';
+import type { ModelProvider } from './providers/model-provider.js';
+import { isSessionId, newSessionId, SESSION_COOKIE, sessionCookie } from './session.js';
+import { MemoryTurnStore } from './store/memory.js';
+import type { TurnStore } from './store/turn-store.js';
+import { createToolRegistry } from './tools/registry.js';
+
+/** Serves a static file for a request, or undefined to fall through to 404 (the demo editor, served same-origin). */
+export type StaticFiles = (request: Request) => Response | undefined | Promise<Response | undefined>;
+
+/** Options of {@link createApp}; only the config, catalog and provider are required. */
+export interface AppOptions {
+  /** The validated agents config (DESIGN §6). */
+  agents: AgentsConfig;
+  /** The component catalog. */
+  catalog: Catalog;
+  /** The model: `ScriptedProvider`, `OpenAiCompatibleProvider` or your own. */
+  provider: ModelProvider;
+  /** Where turns live between hops. Default: a bounded in-memory store. */
+  store?: TurnStore;
+  /** Tools added to the built-in ones (see "Adding a tool" in the README). */
+  tools?: readonly ToolDefinition<any>[];
+  /** The project's documentation for `include_docs` agents. Default: none. */
+  docs?: string;
+  /** Names the agents config in start-up errors. Default: "the agents config". */
+  agentsSource?: string;
+  /** The HMAC secret of CSRF tokens (≥ 16 bytes). Default: random per process (tokens die with a restart). */
+  csrfSecret?: string | Uint8Array;
+  /** Checks `X-CSRF-Token` on every state-changing request. Turn it off only behind your own auth. Default true. */
+  csrf?: boolean;
+  /**
+   * The caller's session id, for deployments with their own auth (a user id, say). Default: the
+   * `canvas_ai_session` cookie set by `GET /api/token`. Turn keys are scoped to it.
+   */
+  sessionId?: (request: Request) => string | undefined | Promise<string | undefined>;
+  /** Adds `Secure` to the session cookie (serve over HTTPS). Default false. */
+  secureCookies?: boolean;
+  /** The largest request body in bytes. Default {@link LIMITS.maxBodyBytes} (32 MB). */
+  maxBodyBytes?: number;
+  /** Store lifetimes. Defaults: turn 30 min, finished/cancelled 60 s, lock 5 min. */
+  ttl?: Partial<TurnTtls>;
+  /** Structured logs. Default: JSON lines on stdout. */
+  log?: Logger;
+  /** Makes component uuids. Default `crypto.randomUUID`. */
+  newUuid?: () => string;
+  /** Serves other GET requests (e.g. the demo editor). Default: 404. */
+  staticFiles?: StaticFiles;
+}
+
+/** A web-standard handler: mount it in any runtime that speaks `Request`/`Response`. */
+export interface CanvasAiApp {
+  fetch(request: Request): Promise<Response>;
+}
+
+const DEFAULT_TTLS: TurnTtls = { turnMs: 30 * 60_000, finishedMs: 60_000, lockMs: 5 * 60_000 };
+/** The header that carries the CSRF token. */
+export const CSRF_HEADER = 'X-CSRF-Token';
+
+/**
+ * The reference server as a `(Request) => Promise<Response>` handler: `POST /api/hop`, `GET /api/agents`,
+ * `GET /api/token`, `DELETE /api/hop/:request_id`, `GET /healthz`. Validates the agents' tools at creation (throws a
+ * `ConfigError`). Protocol errors build their own response; anything else is logged and becomes a 500.
+ */
+export function createApp(options: AppOptions): CanvasAiApp {
+  const tools = createToolRegistry(options.tools);
+  checkAgentTools(options.agents, Object.keys(tools), options.agentsSource ?? 'the agents config');
+  const log = options.log ?? jsonLineLogger();
+  const deps: HopDeps = {
+    config: options.agents,
+    catalog: options.catalog,
+    tools,
+    provider: options.provider,
+    store: options.store ?? new MemoryTurnStore(),
+    docs: options.docs ?? '',
+    log,
+    newUuid: options.newUuid ?? (() => crypto.randomUUID()),
+    ttl: { ...DEFAULT_TTLS, ...options.ttl },
+  };
+  const csrfEnabled = options.csrf ?? true;
+  const csrf = new CsrfTokens(options.csrfSecret ?? crypto.getRandomValues(new Uint8Array(32)));
+  const maxBodyBytes = options.maxBodyBytes ?? LIMITS.maxBodyBytes;
+  const secure = options.secureCookies ?? false;
+
+  /** The session of a state-changing request, CSRF-checked; a session minted here is set as a cookie. */
+  const session = async (c: Context): Promise<string> => {
+    if (options.sessionId) {
+      const id = await options.sessionId(c.req.raw);
+      if (!id) throw new HopError('csrf_invalid', 'No session: sign in first.');
+      if (csrfEnabled && !(await csrf.verify(id, c.req.header(CSRF_HEADER)))) throw csrfError();
+      return id;
+    }
+    const cookie = getCookie(c, SESSION_COOKIE);
+    if (!csrfEnabled) {
+      if (isSessionId(cookie)) return cookie;
+      const id = newSessionId();
+      c.header('Set-Cookie', sessionCookie(id, secure));
+      return id;
+    }
+    if (!isSessionId(cookie) || !(await csrf.verify(cookie, c.req.header(CSRF_HEADER)))) throw csrfError();
+    return cookie;
+  };
+
+  const app = new Hono();
+
+  app.get('/healthz', (c) => c.json({ status: 'ok', protocol: PROTOCOL_VERSION } satisfies HealthResponse));
+
+  app.get('/api/agents', (c) => {
+    const summary = (id: string) => ({ id, label: options.agents.agents[id]!.label, description: options.agents.agents[id]!.description });
+    const body: AgentsResponse = { main_agent: summary(options.agents.main_agent), tools: options.agents.tools.map(summary) };
+    return c.json(body);
+  });
+
+  app.get('/api/token', async (c) => {
+    let id = options.sessionId ? await options.sessionId(c.req.raw) : getCookie(c, SESSION_COOKIE);
+    if (!options.sessionId && !isSessionId(id)) {
+      id = newSessionId();
+      c.header('Set-Cookie', sessionCookie(id, secure));
+    }
+    if (!id) throw new HopError('csrf_invalid', 'No session: sign in first.');
+    c.header('Cache-Control', 'no-store');
+    return c.json({ token: await csrf.tokenFor(id), header: CSRF_HEADER } satisfies TokenResponse);
+  });
+
+  app.post('/api/hop', async (c) => {
+    const sessionId = await session(c);
+    const { request, attachments } = await readHopRequest(c.req.raw, maxBodyBytes);
+    return c.json(await runHop(deps, { sessionId, request, attachments }));
+  });
+
+  app.delete('/api/hop/:request_id', async (c) => {
+    const sessionId = await session(c);
+    const requestId = RequestId.safeParse(c.req.param('request_id'));
+    if (!requestId.success) {
+      throw new HopError('invalid_request', `request_id: ${requestId.error.issues[0]!.message}`, { field: 'request_id' });
+    }
+    return c.json(await cancelTurn(deps, sessionId, requestId.data));
+  });
+
+  app.all('/api/hop', () => {
+    throw new HopError('method_not_allowed', 'Send hops with POST.');
+  });
+
+  app.notFound(async (c) => {
+    if (options.staticFiles && (c.req.method === 'GET' || c.req.method === 'HEAD') && !c.req.path.startsWith('/api/')) {
+      const response = await options.staticFiles(c.req.raw);
+      if (response) return response;
+    }
+    return new HopError('not_found', `Nothing at ${c.req.method} ${c.req.path}.`).toResponse();
+  });
+
+  app.onError((error) => {
+    if (isHopError(error)) return error.toResponse();
+    log({ event: 'internal_error', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    return new HopError('internal_error', 'The server failed; the error is in its log.').toResponse();
+  });
+
+  return { fetch: async (request) => app.fetch(request) };
+}
+
+function csrfError(): HopError {
+  return new HopError(
+    'csrf_invalid',
+    `Missing or wrong ${CSRF_HEADER} header: GET /api/token with this session's cookie and send the token it returns.`,
+  );
+}

@@ -1,0 +1,89 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** The CLI's flags as data: the parser and `--help` are both made from this. */
+export const CLI_FLAGS = {
+  port: { type: 'string', default: '8787', help: 'Port to listen on (0 picks a free one).' },
+  host: { type: 'string', default: '127.0.0.1', help: 'Interface to bind; 0.0.0.0 exposes the server to the network.' },
+  agents: { type: 'string', help: 'Agents config YAML (default: fixtures/agents.yaml).' },
+  catalog: { type: 'string', help: 'Component catalog YAML (default: fixtures/catalog.yaml).' },
+  scenarios: { type: 'string', help: 'Scenario fixtures folder for the scripted provider (default: fixtures/scenarios).' },
+  provider: { type: 'string', default: 'scripted', help: 'scripted (replays scenarios, no key, no network) or openai.' },
+  static: { type: 'string', help: 'Serve the files of this folder on the same origin (e.g. a built editor).' },
+  help: { type: 'boolean', default: false, help: 'Show this help.' },
+} as const;
+
+/** The environment variables the server reads. */
+export const CLI_ENV = {
+  CANVAS_AI_OPENAI_BASE_URL: 'OpenAI-compatible base URL ending in /v1 (Ollama: http://127.0.0.1:11434/v1). Default: OpenAI.',
+  CANVAS_AI_OPENAI_API_KEY: 'API key (local servers accept any value).',
+  CANVAS_AI_OPENAI_MODEL: 'Model name, e.g. gpt-4o-mini or llama3.1 (required with --provider openai).',
+  CANVAS_AI_OPENAI_TIMEOUT_MS: 'Milliseconds one model call may take (default 120000).',
+  CANVAS_AI_SECRET: 'CSRF HMAC secret, at least 16 characters (default: random per start).',
+  CANVAS_AI_CSRF: 'Set to "off" to skip CSRF checks (only behind your own auth).',
+  CANVAS_AI_SECURE_COOKIES: 'Set to "1" to mark the session cookie Secure (HTTPS).',
+} as const;
+
+/** Parsed and checked CLI options. */
+export interface CliOptions {
+  port: number;
+  host: string;
+  agents?: string;
+  catalog?: string;
+  scenarios?: string;
+  provider: 'scripted' | 'openai';
+  static?: string;
+  help: boolean;
+}
+
+/** A command line the CLI cannot run: exit code 2 with the message and the help. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** Parses the command line; throws a {@link UsageError} naming the bad flag. */
+export function parseCliOptions(argv: readonly string[]): CliOptions {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    const options: ParseArgsConfig['options'] = Object.fromEntries(
+      Object.entries(CLI_FLAGS).map(([name, flag]) => [name, { type: flag.type, ...('default' in flag ? { default: flag.default } : {}) }]),
+    );
+    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as typeof values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a port number, not "${values.port}".`);
+  const provider = values.provider as string;
+  if (provider !== 'scripted' && provider !== 'openai') throw new UsageError(`--provider must be scripted or openai, not "${provider}".`);
+  return {
+    port,
+    host: values.host as string,
+    agents: values.agents as string | undefined,
+    catalog: values.catalog as string | undefined,
+    scenarios: values.scenarios as string | undefined,
+    provider,
+    static: values.static as string | undefined,
+    help: values.help === true,
+  };
+}
+
+/** The `--help` text, made from {@link CLI_FLAGS} and {@link CLI_ENV}. */
+export function helpText(): string {
+  const flags = Object.entries(CLI_FLAGS).map(([name, flag]) => {
+    const value = flag.type === 'string' ? ` <${name === 'provider' ? 'name' : 'value'}>` : '';
+    const fallback = 'default' in flag && flag.type === 'string' ? ` (default ${flag.default})` : '';
+    return `  --${name}${value}`.padEnd(28) + flag.help + fallback;
+  });
+  const env = Object.entries(CLI_ENV).map(([name, help]) => `  ${name.padEnd(30)}${help}`);
+  return [
+    'canvas-ai-server — the Canvas AI reference agent server (one model decision per request)',
+    '',
+    'Usage: canvas-ai-server [options]',
+    '',
+    'Options:',
+    ...flags,
+    '',
+    'Environment:',
+    ...env,
+  ].join('\n');
+}

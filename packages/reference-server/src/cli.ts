@@ -1,0 +1,56 @@
+#!/usr/bin/env -S node --import tsx
+// canvas-ai-server: the only place (with node.ts) that touches the process. Exit codes: 0 ok, 1 failure, 2 usage.
+import { createApp } from './app.js';
+import { helpText, parseCliOptions, UsageError } from './cli-options.js';
+import { loadConfig } from './config.js';
+import { jsonLineLogger } from './log.js';
+import { startServer, staticDirectory } from './node.js';
+import { openAiProviderFromEnv } from './providers/from-env.js';
+import type { ModelProvider } from './providers/model-provider.js';
+import { ScriptedProvider } from './providers/scripted.js';
+
+async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let options;
+  try {
+    options = parseCliOptions(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${error.message}\n\n${helpText()}`);
+    return 2;
+  }
+  if (options.help) {
+    console.log(helpText());
+    return 0;
+  }
+  try {
+    const config = await loadConfig({ agentsFile: options.agents, catalogFile: options.catalog, scenariosDir: options.scenarios });
+    const provider: ModelProvider = options.provider === 'openai' ? openAiProviderFromEnv(env) : new ScriptedProvider(config.scenarios);
+    const app = createApp({
+      agents: config.agents,
+      agentsSource: config.agentsFile,
+      catalog: config.catalog,
+      provider,
+      docs: config.docs,
+      csrfSecret: env.CANVAS_AI_SECRET || undefined,
+      csrf: env.CANVAS_AI_CSRF !== 'off',
+      secureCookies: env.CANVAS_AI_SECURE_COOKIES === '1',
+      log: jsonLineLogger(),
+      staticFiles: options.static ? staticDirectory(options.static) : undefined,
+    });
+    const server = await startServer(app, { port: options.port, host: options.host });
+    const scripted = provider.name === 'scripted' ? ` (scripted: ${config.scenarios.length} scenarios; --provider openai for a real model)` : '';
+    console.error(`canvas-ai-server listening on ${server.url}${scripted}`);
+    await new Promise<void>((resolve) => {
+      const stop = () => resolve();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    await server.close();
+    return 0;
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2), process.env);

@@ -1,0 +1,43 @@
+import { fileURLToPath } from 'node:url';
+import type { AgentsConfig, Catalog, Scenario } from '@canvas-ai/protocol';
+import { loadAgentsConfig, loadCatalog, loadScenarios } from '@canvas-ai/protocol/node';
+import { loadProjectDocs } from './agents/docs.js';
+
+/** The repository root (this file is packages/reference-server/src/config.ts). */
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** The shared fixtures folder: the default catalog, agents and scenarios. */
+export const FIXTURES_DIR = fileURLToPath(new URL('../../../fixtures/', import.meta.url));
+
+/** Which files the server reads at start-up. */
+export interface ConfigFiles {
+  agentsFile?: string;
+  catalogFile?: string;
+  /** Scenario fixtures for the scripted provider. */
+  scenariosDir?: string;
+  /** Where README.md and spec/hop-protocol.md are read from for `include_docs` agents. */
+  docsRoot?: string;
+}
+
+/** What the server was configured with. */
+export interface LoadedConfig {
+  agents: AgentsConfig;
+  agentsFile: string;
+  catalog: Catalog;
+  scenarios: Scenario[];
+  docs: string;
+}
+
+/**
+ * Reads and validates the config files (defaults: the repository's fixtures). Errors name the file and the key;
+ * the cross-check of agents against tools runs in `createApp`.
+ */
+export async function loadConfig(files: ConfigFiles = {}): Promise<LoadedConfig> {
+  const agentsFile = files.agentsFile ?? `${FIXTURES_DIR}agents.yaml`;
+  const [agents, catalog, scenarios, docs] = await Promise.all([
+    loadAgentsConfig(agentsFile),
+    loadCatalog(files.catalogFile ?? `${FIXTURES_DIR}catalog.yaml`),
+    loadScenarios(files.scenariosDir ?? `${FIXTURES_DIR}scenarios`),
+    loadProjectDocs(files.docsRoot ?? REPO_ROOT),
+  ]);
+  return { agents, agentsFile, catalog, scenarios, docs };
+}

@@ -1,0 +1,79 @@
+import {
+  HopError,
+  parseHopRequestJson,
+  type Attachment,
+  type HopRequest,
+  type ParseResult,
+} from '@canvas-ai/protocol';
+import { readAttachments } from './attachments.js';
+import { readBody } from './read-body.js';
+
+/** A hop request that passed the door, with hop 1's attachments. */
+export interface DoorResult {
+  request: HopRequest;
+  attachments: Attachment[];
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Everything a hop request must pass before the server looks at the turn (DESIGN §3): the content type (415), the
+ * body size (413, before parsing), the JSON or multipart body (400 naming the field), hop 1's attachments. Throws a
+ * {@link HopError}; a request refused here changes nothing.
+ */
+export async function readHopRequest(request: Request, maxBodyBytes: number): Promise<DoorResult> {
+  const contentType = request.headers.get('content-type') ?? '';
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json' && mediaType !== 'multipart/form-data') {
+    throw new HopError(
+      'unsupported_media_type',
+      `Send the hop as application/json (or multipart/form-data with attachments on hop 1), not ${JSON.stringify(contentType || 'no content type')}.`,
+      { field: 'content-type' },
+    );
+  }
+  const body = await readBody(request, maxBodyBytes);
+  if (mediaType === 'application/json') return { request: unwrap(parseJson(body)), attachments: [] };
+  return readMultipart(body, contentType);
+}
+
+function parseJson(body: Uint8Array): ParseResult {
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    return { success: false, error: new HopError('invalid_json', 'The body is not UTF-8 text.') };
+  }
+  return parseHopRequestJson(text);
+}
+
+function unwrap(result: ParseResult): HopRequest {
+  if (!result.success) throw result.error;
+  return result.data;
+}
+
+async function readMultipart(body: Uint8Array<ArrayBuffer>, contentType: string): Promise<DoorResult> {
+  let form: FormData;
+  try {
+    form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    throw new HopError('invalid_request', 'The multipart body could not be read; check its boundary and parts.');
+  }
+  const part = form.get('request');
+  if (part === null) {
+    throw new HopError('missing_field', 'A multipart hop needs a "request" part holding the hop request JSON.', { field: 'request' });
+  }
+  const text = typeof part === 'string' ? part : await part.text();
+  const request = unwrap(parseHopRequestJson(text));
+  const files = form.getAll('attachments');
+  if (files.length > 0 && request.hop !== 1) {
+    throw new HopError('attachment_rejected', 'Attachments are sent with hop 1 only; later hops are plain JSON.', {
+      field: 'attachments',
+      requestId: request.request_id,
+    });
+  }
+  try {
+    return { request, attachments: await readAttachments(files) };
+  } catch (error) {
+    throw error instanceof HopError ? error.withProgress('', request.request_id) : error;
+  }
+}

@@ -1,0 +1,320 @@
+import {
+  collectPlacedUuids,
+  executeToolCalls,
+  finalNarration,
+  HopError,
+  isHopError,
+  joinNarration,
+  maxHopsMessage,
+  PROTOCOL_VERSION,
+  type AgentDefinition,
+  type AgentsConfig,
+  type Attachment,
+  type Catalog,
+  type ContinuingHopResponse,
+  type FinalHopResponse,
+  type HopRequest,
+  type HopResponse,
+  type ToolDefinition,
+  type ToolOutput,
+} from '@canvas-ai/protocol';
+import { buildSystemPrompt } from './agents/system-prompt.js';
+import type { Logger } from './log.js';
+import type { ModelProvider, ModelReply } from './providers/model-provider.js';
+import { turnKey, type TurnStore } from './store/turn-store.js';
+import { admitHop, loadTurn } from './turn-gate.js';
+import type { ActiveTurn, FinishedTurn, ModelMessage } from './turn-state.js';
+
+type HopResponseBase = Omit<ContinuingHopResponse, 'should_continue' | 'progress'>;
+type ToolMessage = Extract<ModelMessage, { role: 'tool' }>;
+/** A turn as a hop works on it: what is stored, minus the stored response. */
+type TurnSoFar = Omit<ActiveTurn, 'kind' | 'response'>;
+
+/** How long the store keeps things, in milliseconds. */
+export interface TurnTtls {
+  /** An active turn between hops; an abandoned turn is evicted after this. */
+  turnMs: number;
+  /** A finished turn's final response (for a repeated last hop) and a cancelled turn's marker. */
+  finishedMs: number;
+  /** The per-turn lock; longer than the slowest model call. */
+  lockMs: number;
+}
+
+/** Everything a hop needs besides the request. */
+export interface HopDeps {
+  config: AgentsConfig;
+  catalog: Catalog;
+  tools: Readonly<Record<string, ToolDefinition<any>>>;
+  provider: ModelProvider;
+  store: TurnStore;
+  docs: string;
+  log: Logger;
+  newUuid: () => string;
+  ttl: TurnTtls;
+}
+
+/** A hop request that passed the door, from one session. */
+export interface HopInput {
+  sessionId: string;
+  request: HopRequest;
+  attachments: readonly Attachment[];
+}
+
+/**
+ * THE HOP (DESIGN §2): lock the turn → load it (or seed it on hop 1) → execute the calls parked in the previous hop
+ * against the layout this request carries → tell the model about rejected outputs → one model decision (none past
+ * `max_hops`) → save the turn when it goes on, keep only its final response when it ends → respond.
+ * A repeated hop gets its stored response. Any failure while executing deletes the turn and keeps the narration.
+ */
+export async function runHop(deps: HopDeps, input: HopInput): Promise<HopResponse> {
+  const { request } = input;
+  const agentId = request.agent ?? deps.config.main_agent;
+  const agent = offeredAgent(deps.config, agentId, request.request_id);
+  const key = turnKey(input.sessionId, request.request_id);
+
+  const lock = await storeCall(() => deps.store.lock(key, deps.ttl.lockMs), request.request_id);
+  if (!lock) {
+    throw new HopError('hop_in_progress', 'The previous hop of this turn is still running; wait for its response before sending the next.', {
+      requestId: request.request_id,
+    });
+  }
+  try {
+    const record = await loadTurn(deps.store, key, request.request_id);
+    const admission = admitHop(record, request, agentId);
+    if (admission.kind === 'replay') {
+      deps.log({ event: 'hop_replayed', request_id: request.request_id, hop: request.hop, agent: agentId });
+      return admission.response;
+    }
+    const turn = admission.turn ?? seedTurn(deps.config, agentId, input);
+    return await executeHop(deps, input, key, agentId, agent, turn);
+  } finally {
+    await lock.release().catch(() => undefined);
+  }
+}
+
+/** The agent a request names, if the picker offers it (the main agent or one of `tools`). */
+function offeredAgent(config: AgentsConfig, agentId: string, requestId: string): AgentDefinition {
+  const offered = agentId === config.main_agent || config.tools.includes(agentId);
+  const agent = Object.hasOwn(config.agents, agentId) ? config.agents[agentId] : undefined;
+  if (!offered || !agent) {
+    throw new HopError('unknown_agent', `There is no agent "${agentId}". Pick one of: ${[config.main_agent, ...config.tools].join(', ')} (GET /api/agents).`, {
+      field: 'agent',
+      requestId,
+    });
+  }
+  return agent;
+}
+
+/** Hop 1: the turn starts from the transcript's text — earlier messages up to `history_limit`, then the user's. */
+function seedTurn(config: AgentsConfig, agentId: string, input: HopInput): TurnSoFar {
+  const messages = input.request.messages ?? [];
+  const current = messages.at(-1)!;
+  const history = config.history_limit > 0 ? messages.slice(0, -1).slice(-config.history_limit) : [];
+  const seeded: ModelMessage[] = history.map((message) =>
+    message.role === 'user'
+      ? { role: 'user', text: message.text, attachments: [] }
+      : { role: 'assistant', text: message.text, tool_calls: [] },
+  );
+  seeded.push({
+    role: 'user',
+    text: current.text,
+    attachments: input.attachments.map((file) => ({
+      name: file.name,
+      media_type: file.mediaType,
+      data: Buffer.from(file.bytes).toString('base64'),
+    })),
+  });
+  return {
+    agent: agentId,
+    hop: 0,
+    decisions: 0,
+    user_message: current.text,
+    messages: seeded,
+    parked: [],
+    texts: [],
+    placed_uuids: [],
+  };
+}
+
+async function executeHop(
+  deps: HopDeps,
+  input: HopInput,
+  key: string,
+  agentId: string,
+  agent: AgentDefinition,
+  turn: TurnSoFar,
+): Promise<HopResponse> {
+  const { request } = input;
+  const started = Date.now();
+  const messages = [...turn.messages];
+  const texts = [...turn.texts];
+  const placed = [...turn.placed_uuids];
+  const agentTools = Object.fromEntries(agent.tools.map((name) => [name, deps.tools[name]!]));
+  let executed: Array<{ name: string; ok: boolean }> = [];
+  try {
+    // 1. The calls parked in the previous hop, against the layout the browser just sent (DESIGN §2 step 2).
+    let outputs: ToolOutput[] = [];
+    if (turn.parked.length > 0) {
+      const execution = await executeToolCalls(turn.parked, {
+        tools: agentTools,
+        toolSettings: agent.tool_settings,
+        catalog: deps.catalog,
+        document: { layout: request.context.current_layout, page: request.context.page },
+        pageFields: deps.config.page_fields,
+        newUuid: deps.newUuid,
+      });
+      outputs = execution.outputs;
+      executed = execution.results.map((result) => ({ name: result.name, ok: result.ok }));
+      for (const result of execution.results) {
+        messages.push({ role: 'tool', call_id: result.call_id, name: result.name, content: result.content });
+      }
+      placed.push(...collectPlacedUuids(outputs));
+    }
+    // 2. Outputs the browser could not apply are told to the model before its next decision.
+    const notice = rejectionNotice(request, messages);
+    if (notice) messages.push({ role: 'notice', text: notice });
+
+    // 3. One model decision, unless the turn has used its hops: then the parked calls ran, and the turn ends.
+    let reply: ModelReply | undefined;
+    if (request.hop <= agent.max_hops) {
+      reply = await decide(deps, agentId, agent, request, turn, messages, placed);
+      texts.push(reply.text);
+      messages.push({ role: 'assistant', text: reply.text, tool_calls: reply.toolCalls });
+    }
+
+    const base: HopResponseBase = {
+      status: true,
+      protocol: PROTOCOL_VERSION,
+      request_id: request.request_id,
+      hop: request.hop,
+      agent: { id: agentId, label: agent.label },
+      outputs,
+    };
+    let response: HopResponse;
+    if (reply && reply.toolCalls.length > 0) {
+      const continuing: ContinuingHopResponse = { ...base, should_continue: true, progress: joinNarration(texts) };
+      response = continuing;
+      const next: ActiveTurn = {
+        kind: 'active',
+        agent: agentId,
+        user_message: turn.user_message,
+        hop: request.hop,
+        decisions: turn.decisions + 1,
+        messages,
+        parked: reply.toolCalls,
+        texts,
+        placed_uuids: placed,
+        response: continuing,
+      };
+      await persist(deps, key, request.request_id, next, deps.ttl.turnMs);
+    } else {
+      const final: FinalHopResponse = reply
+        ? { ...base, should_continue: false, ...finalNarration(texts), finish_reason: 'answer' }
+        : { ...base, should_continue: false, progress: joinNarration(texts), message: maxHopsMessage(agent.max_hops), finish_reason: 'max_hops' };
+      response = final;
+      const finished: FinishedTurn = { kind: 'finished', agent: agentId, hop: request.hop, response: final };
+      await persist(deps, key, request.request_id, finished, deps.ttl.finishedMs);
+    }
+    deps.log({
+      event: 'hop',
+      request_id: request.request_id,
+      hop: request.hop,
+      agent: agentId,
+      tools: executed.map((call) => call.name),
+      tool_errors: executed.filter((call) => !call.ok).length,
+      outputs: outputs.length,
+      duration_ms: Date.now() - started,
+      should_continue: response.should_continue,
+      ...(response.should_continue ? {} : { finish_reason: response.finish_reason }),
+    });
+    return response;
+  } catch (error) {
+    throw await failHop(deps, key, request, agentId, joinNarration(texts), error, Date.now() - started);
+  }
+}
+
+async function decide(
+  deps: HopDeps,
+  agentId: string,
+  agent: AgentDefinition,
+  request: HopRequest,
+  turn: TurnSoFar,
+  messages: readonly ModelMessage[],
+  placed: readonly string[],
+): Promise<ModelReply> {
+  const system = buildSystemPrompt({ agent, catalog: deps.catalog, context: request.context, pageFields: deps.config.page_fields, docs: deps.docs });
+  try {
+    // No abort signal from the client's connection: a hop whose response is lost still completes and is stored,
+    // so the client's retry of the same hop gets it instead of a failed turn.
+    return await deps.provider.decide({
+      agentId,
+      mainAgent: deps.config.main_agent,
+      system,
+      messages,
+      tools: agent.tools.map((name) => deps.tools[name]!),
+      turn: { userMessage: turn.user_message, decision: turn.decisions + 1, placedUuids: placed },
+    });
+  } catch (error) {
+    if (isHopError(error)) throw error;
+    throw new HopError('provider_error', `The model provider failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+  }
+}
+
+/** What to tell the model about outputs of the previous response the browser rejected, if any. */
+function rejectionNotice(request: HopRequest, messages: readonly ModelMessage[]): string | undefined {
+  const rejected = (request.apply_results ?? []).filter((result) => result.status === 'rejected');
+  if (rejected.length === 0) return undefined;
+  const toolOf = (callId: string) =>
+    messages.findLast((message): message is ToolMessage => message.role === 'tool' && message.call_id === callId)?.name ?? 'a tool';
+  const lines = rejected.map((result) => `- ${result.call_id} (${toolOf(result.call_id)}): ${result.reason?.trim() || 'no reason given'}`);
+  return (
+    'The editor could not apply these outputs, so the page does NOT contain those changes ' +
+    `(the layout in your instructions shows the page as it is):\n${lines.join('\n')}`
+  );
+}
+
+/** Saves the turn, unless it was cancelled while this hop ran (then the hop's work is dropped, 410). */
+async function persist(deps: HopDeps, key: string, requestId: string, value: ActiveTurn | FinishedTurn, ttlMs: number): Promise<void> {
+  const current = await loadTurn(deps.store, key, requestId);
+  if (current?.kind === 'cancelled') {
+    throw new HopError('turn_not_found', 'This turn was cancelled while the hop ran; its result was dropped.', { requestId });
+  }
+  await deps.store.set(key, value, ttlMs);
+}
+
+/** A failed hop: the turn is deleted so it never resumes broken; the error keeps the narration so far (DESIGN §3). */
+async function failHop(
+  deps: HopDeps,
+  key: string,
+  request: HopRequest,
+  agentId: string,
+  progress: string,
+  error: unknown,
+  durationMs: number,
+): Promise<HopError> {
+  const cancelled = isHopError(error) && error.code === 'turn_not_found';
+  if (!cancelled) await deps.store.delete(key).catch(() => undefined);
+  const hopError = isHopError(error)
+    ? error
+    : new HopError('internal_error', 'The server failed while running this hop, so the turn was stopped. Send your message again.', { cause: error });
+  deps.log({
+    event: 'hop_failed',
+    request_id: request.request_id,
+    hop: request.hop,
+    agent: agentId,
+    code: hopError.code,
+    message: hopError.message,
+    duration_ms: durationMs,
+    ...(isHopError(error) ? {} : { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+  });
+  return hopError.withProgress(progress, request.request_id);
+}
+
+/** Runs a store call; a store that cannot answer is a 503, and nothing changed. */
+export async function storeCall<T>(call: () => Promise<T>, requestId?: string): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', { requestId, cause: error });
+  }
+}

@@ -1,0 +1,15 @@
+// @canvas-ai/reference-server: mount the hop handler in any runtime, or run it on Node. Re-exports only.
+export { createApp, CSRF_HEADER, type AppOptions, type CanvasAiApp, type StaticFiles } from './app.js';
+export type { TurnTtls } from './hop.js';
+export { type TurnStore, type TurnLock, turnKey } from './store/turn-store.js';
+export { MemoryTurnStore, type MemoryTurnStoreOptions } from './store/memory.js';
+export type { ModelProvider, ModelRequest, ModelReply } from './providers/model-provider.js';
+export { ScriptedProvider, REAL_MODEL_HELP } from './providers/scripted.js';
+export { OpenAiCompatibleProvider, type OpenAiCompatibleOptions } from './providers/openai-compatible.js';
+export { openAiProviderFromEnv, type ProviderEnv } from './providers/from-env.js';
+export type { ModelMessage, StoredToolCall, StoredAttachment } from './turn-state.js';
+export { createToolRegistry, ToolInputError, type ToolContext, type ToolDefinition, type ToolExecution } from './tools/index.js';
+export { ConfigError } from './agents/config-error.js';
+export { loadConfig, FIXTURES_DIR, REPO_ROOT, type ConfigFiles, type LoadedConfig } from './config.js';
+export { startServer, staticDirectory, type RunningServer } from './node.js';
+export { jsonLineLogger, silentLogger, type Logger, type LogEntry } from './log.js';

@@ -1,0 +1,43 @@
+import type { ToolDefinition } from '@canvas-ai/protocol';
+import type { ModelMessage, StoredToolCall } from '../turn-state.js';
+
+/** One model decision to make (DESIGN §2 step 3): everything a provider needs, nothing it must remember. */
+export interface ModelRequest {
+  /** The agent running the turn. */
+  agentId: string;
+  /** The configured main agent (a scenario without `agent` belongs to it). */
+  mainAgent: string;
+  /** The system prompt of this hop (agent prompt, catalog, the page as sent in this hop, docs). */
+  system: string;
+  /** The turn's conversation so far, oldest first, ending with this hop's tool results and notices. */
+  messages: readonly ModelMessage[];
+  /** The tools the agent may call. */
+  tools: readonly ToolDefinition<any>[];
+  /** Where the turn stands. */
+  turn: {
+    /** The user's message that started the turn. */
+    userMessage: string;
+    /** Which decision of the turn this is, 1-based. */
+    decision: number;
+    /** Uuids of the components placed so far this turn, in placed-reference order. */
+    placedUuids: readonly string[];
+  };
+  /** Aborted when the hop is abandoned. */
+  signal?: AbortSignal;
+}
+
+/** The model's decision: narration text and the tool calls to park. No tool call means the model is finished. */
+export interface ModelReply {
+  text: string;
+  toolCalls: StoredToolCall[];
+}
+
+/**
+ * A model behind the hop: `scripted` (fixtures) or any OpenAI-compatible endpoint. Failures throw a
+ * `HopError('provider_error', …)` whose message says what to check; anything else thrown becomes one too.
+ */
+export interface ModelProvider {
+  /** Shown in logs and `GET /healthz`-style diagnostics. */
+  readonly name: string;
+  decide(request: ModelRequest): Promise<ModelReply>;
+}

@@ -1,0 +1,142 @@
+import OpenAI from 'openai';
+import type {
+  ChatCompletionContentPart,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import { HopError } from '@canvas-ai/protocol';
+import type { ModelMessage, StoredToolCall } from '../turn-state.js';
+import type { ModelProvider, ModelReply, ModelRequest } from './model-provider.js';
+import { toolParameters } from './tool-schemas.js';
+
+/** Where and how to reach an OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM, LM Studio …). */
+export interface OpenAiCompatibleOptions {
+  /** The model name the endpoint knows, e.g. `gpt-4o-mini` or `llama3.1`. */
+  model: string;
+  /** Base URL ending in `/v1`; absent means OpenAI's own. */
+  baseURL?: string;
+  /** The API key; local servers usually accept any. */
+  apiKey: string;
+  /** Milliseconds one model call may take before the hop fails with 502 `provider_error`. Default 120,000. */
+  timeoutMs?: number;
+  /** Retries of a failed call (connection errors, 408/409/429/5xx), as the client library does them. Default 1. */
+  maxRetries?: number;
+  /** A sampling temperature to send; absent leaves the endpoint's default. */
+  temperature?: number;
+}
+
+/**
+ * A real model through any OpenAI-compatible Chat Completions endpoint, with tool calling: tools become function
+ * definitions made from their zod schemas, tool results go back as `tool` messages, attachments as `image_url` data
+ * URLs on the user message. Every failure becomes a 502 `provider_error` saying what to check.
+ */
+export class OpenAiCompatibleProvider implements ModelProvider {
+  readonly name = 'openai';
+  readonly #client: OpenAI;
+  readonly #options: OpenAiCompatibleOptions;
+
+  constructor(options: OpenAiCompatibleOptions) {
+    this.#options = options;
+    this.#client = new OpenAI({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL,
+      timeout: options.timeoutMs ?? 120_000,
+      maxRetries: options.maxRetries ?? 1,
+    });
+  }
+
+  async decide(request: ModelRequest): Promise<ModelReply> {
+    const tools: ChatCompletionTool[] = request.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: toolParameters(tool) },
+    }));
+    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      completion = await this.#client.chat.completions.create(
+        {
+          model: this.#options.model,
+          messages: [{ role: 'system', content: request.system }, ...request.messages.map(toChatMessage)],
+          ...(tools.length > 0 ? { tools } : {}),
+          ...(this.#options.temperature !== undefined ? { temperature: this.#options.temperature } : {}),
+        },
+        { signal: request.signal },
+      );
+    } catch (error) {
+      throw this.#providerError(error);
+    }
+    const message = completion.choices?.[0]?.message;
+    if (!message) {
+      throw new HopError('provider_error', `The model endpoint answered without a choice; check that "${this.#options.model}" is a chat model.`);
+    }
+    const toolCalls: StoredToolCall[] = [];
+    for (const [index, call] of (message.tool_calls ?? []).entries()) {
+      if (call.type !== 'function') continue;
+      // Some local servers omit call ids; the hop needs one per call to link outputs and apply results.
+      toolCalls.push({ id: call.id || `call_${request.turn.decision}_${index + 1}`, name: call.function.name, arguments: call.function.arguments ?? '' });
+    }
+    return { text: message.content ?? '', toolCalls };
+  }
+
+  #providerError(error: unknown): HopError {
+    const where = this.#options.baseURL ?? 'https://api.openai.com/v1';
+    if (error instanceof OpenAI.APIConnectionTimeoutError) {
+      return new HopError('provider_error', `The model at ${where} did not answer within ${this.#options.timeoutMs ?? 120_000} ms.`, { cause: error });
+    }
+    if (error instanceof OpenAI.APIUserAbortError) {
+      return new HopError('provider_error', 'The model call was aborted.', { cause: error });
+    }
+    if (error instanceof OpenAI.APIConnectionError) {
+      return new HopError('provider_error', `Could not reach the model at ${where}; check CANVAS_AI_OPENAI_BASE_URL and that the server runs.`, {
+        cause: error,
+      });
+    }
+    if (error instanceof OpenAI.APIError) {
+      const hint =
+        error.status === 401 || error.status === 403
+          ? ' Check CANVAS_AI_OPENAI_API_KEY.'
+          : error.status === 404
+            ? ` Check CANVAS_AI_OPENAI_MODEL ("${this.#options.model}") and the base URL.`
+            : '';
+      return new HopError('provider_error', `The model endpoint answered ${error.status ?? 'an error'}: ${firstLine(error.message)}.${hint}`, {
+        cause: error,
+      });
+    }
+    return new HopError('provider_error', `The model call failed: ${firstLine((error as Error)?.message ?? String(error))}`, { cause: error });
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.slice(0, 300);
+}
+
+/** One provider-neutral message in the Chat Completions wire format. */
+function toChatMessage(message: ModelMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'user': {
+      if (message.attachments.length === 0) return { role: 'user', content: message.text };
+      const content: ChatCompletionContentPart[] = [{ type: 'text', text: message.text }];
+      for (const attachment of message.attachments) {
+        content.push({ type: 'image_url', image_url: { url: `data:${attachment.media_type};base64,${attachment.data}` } });
+      }
+      return { role: 'user', content };
+    }
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.text || null,
+        ...(message.tool_calls.length > 0
+          ? {
+              tool_calls: message.tool_calls.map((call) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
+          : {}),
+      };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.call_id, content: message.content };
+    case 'notice':
+      return { role: 'user', content: `[Editor notice] ${message.text}` };
+  }
+}

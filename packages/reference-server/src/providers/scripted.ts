@@ -1,0 +1,63 @@
+import {
+  HopError,
+  matchScenario,
+  noScenarioAnswer,
+  resolvePlacedRefs,
+  scenarioMessagesFor,
+  type Scenario,
+} from '@canvas-ai/protocol';
+import type { ModelProvider, ModelReply, ModelRequest } from './model-provider.js';
+
+/** How to switch from the scripted provider to a real model; told to anyone whose message matches no scenario. */
+export const REAL_MODEL_HELP =
+  'To talk to a real model, start the server with `--provider openai` and set CANVAS_AI_OPENAI_MODEL, ' +
+  'CANVAS_AI_OPENAI_API_KEY and, for a server other than OpenAI (Ollama, vLLM, LM Studio …), CANVAS_AI_OPENAI_BASE_URL.';
+
+/**
+ * The default provider: replays scenario fixtures deterministically, no key, no network. The turn's scenario is
+ * chosen by agent and normalized user message; decision N returns reply N, with `{{placed.N}}` resolved against
+ * the uuids this server assigned earlier in the turn.
+ */
+export class ScriptedProvider implements ModelProvider {
+  readonly name = 'scripted';
+  readonly #scenarios: readonly Scenario[];
+
+  constructor(scenarios: readonly Scenario[]) {
+    this.#scenarios = scenarios;
+  }
+
+  async decide(request: ModelRequest): Promise<ModelReply> {
+    const scenario = matchScenario(this.#scenarios, {
+      agent: request.agentId,
+      userMessage: request.turn.userMessage,
+      mainAgent: request.mainAgent,
+    });
+    if (!scenario) return { text: this.#noScenarioAnswer(request), toolCalls: [] };
+
+    const reply = scenario.replies[request.turn.decision - 1];
+    if (!reply) {
+      throw new HopError(
+        'provider_error',
+        `Scenario "${scenario.id}" has ${scenario.replies.length} replies; decision ${request.turn.decision} has none to replay.`,
+      );
+    }
+    try {
+      return {
+        text: reply.text,
+        toolCalls: reply.tool_calls.map((call) => ({
+          id: call.id,
+          name: call.name,
+          arguments: resolvePlacedRefs(call.arguments, request.turn.placedUuids),
+        })),
+      };
+    } catch (error) {
+      throw new HopError('provider_error', `Scenario "${scenario.id}" reply ${request.turn.decision}: ${(error as Error).message}`);
+    }
+  }
+
+  /** The shared scripted-mode answer, plus this server's own switch to a real model. */
+  #noScenarioAnswer(request: ModelRequest): string {
+    const known = scenarioMessagesFor(this.#scenarios, request.agentId, request.mainAgent);
+    return `${noScenarioAnswer(known)}\n\n${REAL_MODEL_HELP}`;
+  }
+}

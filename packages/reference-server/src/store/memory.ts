@@ -1,0 +1,106 @@
+import type { TurnLock, TurnStore } from './turn-store.js';
+
+/** Bounds and clock of a {@link MemoryTurnStore}. */
+export interface MemoryTurnStoreOptions {
+  /** Most values kept at once; the least recently used one is evicted first. Default 10,000. */
+  maxEntries?: number;
+  /** Most characters of serialized JSON kept at once (attachments make turns large). Default 512 M. */
+  maxBytes?: number;
+  /** The clock, in milliseconds; tests pass their own to expire entries without waiting. */
+  now?: () => number;
+}
+
+interface Entry {
+  json: string;
+  expiresAt: number;
+}
+
+/**
+ * The default turn store: one process's memory, bounded by entry count and bytes (LRU) and by TTL, so abandoned
+ * turns cannot grow it without limit. Values are stored as JSON text, as a shared store would hold them, so no caller
+ * ever aliases a stored object.
+ */
+export class MemoryTurnStore implements TurnStore {
+  readonly #entries = new Map<string, Entry>();
+  readonly #locks = new Map<string, { token: symbol; expiresAt: number }>();
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  readonly #now: () => number;
+  #bytes = 0;
+
+  constructor(options: MemoryTurnStoreOptions = {}) {
+    this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#maxBytes = options.maxBytes ?? 512 * 1024 * 1024;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** How many values are held now (expired ones included until they are swept). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  async get(key: string): Promise<unknown> {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= this.#now()) {
+      this.#remove(key);
+      return undefined;
+    }
+    // Re-insert: a Map iterates in insertion order, so the first key is always the least recently used.
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return JSON.parse(entry.json) as unknown;
+  }
+
+  async set(key: string, value: unknown, ttlMs: number): Promise<void> {
+    const json = JSON.stringify(value);
+    if (json === undefined) throw new TypeError('the turn store holds JSON values only');
+    this.#remove(key);
+    this.#entries.set(key, { json, expiresAt: this.#now() + ttlMs });
+    this.#bytes += json.length;
+    this.#evict();
+  }
+
+  async delete(key: string): Promise<void> {
+    this.#remove(key);
+  }
+
+  async lock(key: string, ttlMs: number): Promise<TurnLock | undefined> {
+    const now = this.#now();
+    const held = this.#locks.get(key);
+    if (held && held.expiresAt > now) return undefined;
+    this.#sweepLocks(now);
+    const token = Symbol(key);
+    this.#locks.set(key, { token, expiresAt: now + ttlMs });
+    return {
+      release: async () => {
+        // Only the holder that took it may release it: an expired lock may have been taken over since.
+        if (this.#locks.get(key)?.token === token) this.#locks.delete(key);
+      },
+    };
+  }
+
+  #remove(key: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#entries.delete(key);
+    this.#bytes -= entry.json.length;
+  }
+
+  #evict(): void {
+    const now = this.#now();
+    for (const [key, entry] of this.#entries) {
+      if (entry.expiresAt <= now) this.#remove(key);
+    }
+    for (const key of this.#entries.keys()) {
+      if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
+      this.#remove(key);
+    }
+  }
+
+  #sweepLocks(now: number): void {
+    for (const [key, lock] of this.#locks) {
+      if (lock.expiresAt <= now) this.#locks.delete(key);
+    }
+  }
+}

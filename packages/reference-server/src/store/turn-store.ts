@@ -1,0 +1,29 @@
+/**
+ * The turn store (DESIGN §7): the only state a server keeps between hops. Values are JSON-serializable, so the same
+ * interface fits an in-process map and a shared store such as Redis (several instances serve one turn's hops).
+ */
+
+/** A held per-turn lock; release it when the hop is done (releasing a lock that expired or was taken over is a no-op). */
+export interface TurnLock {
+  release(): Promise<void>;
+}
+
+/** Where turns live between hops. Keys are `${sessionId}:${request_id}`, so one session never sees another's turn. */
+export interface TurnStore {
+  /** The value stored under `key`, or undefined when absent or expired. */
+  get(key: string): Promise<unknown>;
+  /** Stores a JSON-serializable value under `key` for `ttlMs` milliseconds (replacing any earlier value). */
+  set(key: string, value: unknown, ttlMs: number): Promise<void>;
+  /** Removes `key`; removing an absent key is not an error. */
+  delete(key: string): Promise<void>;
+  /**
+   * Takes the lock of `key` for at most `ttlMs` (so a crashed holder cannot block the turn forever).
+   * Resolves undefined when another holder has it: the caller answers 409 `hop_in_progress`.
+   */
+  lock(key: string, ttlMs: number): Promise<TurnLock | undefined>;
+}
+
+/** The store key of a turn: scoped to the caller's session (DESIGN §7). */
+export function turnKey(sessionId: string, requestId: string): string {
+  return `${sessionId}:${requestId}`;
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import {
+  AgentId,
+  ATTACHMENT_MEDIA_TYPES,
+  CallId,
+  ContinuingHopResponse,
+  FinalHopResponse,
+} from '@canvas-ai/protocol';
+
+/** A tool call as the model sent it; parked until the next hop executes it (DESIGN §2). */
+export const StoredToolCall = z.object({ id: CallId, name: z.string(), arguments: z.string() });
+export type StoredToolCall = z.infer<typeof StoredToolCall>;
+
+/** An image attached to hop 1, kept in the turn so later (JSON-only) hops still show it to the model. */
+export const StoredAttachment = z.object({
+  name: z.string(),
+  media_type: z.enum(ATTACHMENT_MEDIA_TYPES),
+  /** The bytes, base64. */
+  data: z.string(),
+});
+export type StoredAttachment = z.infer<typeof StoredAttachment>;
+
+/**
+ * One entry of the model's conversation, provider-neutral. `notice` is what the server tells the model on the
+ * editor's behalf (a rejected output); providers send it as a user message.
+ */
+export const ModelMessage = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('user'), text: z.string(), attachments: z.array(StoredAttachment).default([]) }),
+  z.object({ role: z.literal('assistant'), text: z.string(), tool_calls: z.array(StoredToolCall) }),
+  z.object({ role: z.literal('tool'), call_id: z.string(), name: z.string(), content: z.string() }),
+  z.object({ role: z.literal('notice'), text: z.string() }),
+]);
+export type ModelMessage = z.infer<typeof ModelMessage>;
+
+/**
+ * A turn that goes on: everything the next hop needs to resume it. The context (layout, page, selection, extra,
+ * catalog) is not here: every hop brings its own.
+ */
+export const ActiveTurn = z.object({
+  kind: z.literal('active'),
+  agent: AgentId,
+  /** The last hop answered. */
+  hop: z.int().min(1),
+  /** Model decisions made so far in this turn. */
+  decisions: z.int().min(0),
+  /** The user's message that started the turn (the scripted provider matches scenarios on it). */
+  user_message: z.string(),
+  messages: z.array(ModelMessage),
+  /** Calls the model decided in the last hop; the next hop executes them. */
+  parked: z.array(StoredToolCall),
+  /** Every text the model produced this turn, in order: the narration. */
+  texts: z.array(z.string()),
+  /** Uuids of every component placed this turn, in placed-reference order. */
+  placed_uuids: z.array(z.string()),
+  /** The last hop's response, for a repeated request. */
+  response: ContinuingHopResponse,
+});
+export type ActiveTurn = z.infer<typeof ActiveTurn>;
+
+/** A turn that ended: only its final response is kept, briefly, so a lost response can be fetched again. */
+export const FinishedTurn = z.object({
+  kind: z.literal('finished'),
+  agent: AgentId,
+  hop: z.int().min(1),
+  response: FinalHopResponse,
+});
+export type FinishedTurn = z.infer<typeof FinishedTurn>;
+
+/** A turn the user cancelled: kept briefly so a hop still running, or arriving late, cannot revive it. */
+export const CancelledTurn = z.object({ kind: z.literal('cancelled'), hop: z.int().min(0) });
+export type CancelledTurn = z.infer<typeof CancelledTurn>;
+
+/** Whatever the store holds for a turn, zod-validated on load. */
+export const TurnRecord = z.discriminatedUnion('kind', [ActiveTurn, FinishedTurn, CancelledTurn]);
+export type TurnRecord = z.infer<typeof TurnRecord>;

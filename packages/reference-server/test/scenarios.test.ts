@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  applyOutputs,
+  collectPlacedUuids,
+  driveScenario,
+  findComponent,
+  HopResponse,
+  type CanvasDocument,
+  type Scenario,
+} from '@canvas-ai/protocol';
+import { openSession, sharedFixtures, startTestServer, type TestServer } from './support/harness.js';
+
+// Every scenario fixture, played over real HTTP against the real app (scripted provider, memory store), one
+// request per hop, as the widget would: driveScenario builds each request from the document it keeps.
+const fixtures = await sharedFixtures();
+
+describe('every scenario fixture, driven through the HTTP server', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+
+  for (const scenario of fixtures.scenarios) {
+    it(`plays "${scenario.id}" hop by hop as the fixture expects`, async () => {
+      const session = await openSession(server);
+      const logsBefore = server.logs.length;
+      const run = await driveScenario(scenario, { endpoint: server.hopUrl, fixtures, headers: () => session.headers() });
+      assert.deepEqual(
+        run.hops.flatMap((hop) => hop.mismatches),
+        [],
+        'every hop matches the fixture',
+      );
+      assert.equal(run.passed, true);
+      assert.equal(run.hops.length, scenario.hops.length);
+
+      const responses = run.hops.map((hop) => HopResponse.parse(hop.body));
+      assertHopSemantics(scenario, responses);
+      assertEditsAndReferencesUseRealUuids(scenario, responses);
+
+      const hopLogs = server.logs.slice(logsBefore).filter((entry) => entry.event === 'hop' && entry.request_id === run.requestId);
+      assert.deepEqual(
+        hopLogs.map((entry) => [entry.hop, entry.should_continue]),
+        responses.map((response) => [response.hop, response.should_continue]),
+        'one structured log line per hop',
+      );
+    });
+  }
+
+  it('places the next row below the previous one by the uuid the server assigned (cookie-shop)', async () => {
+    const scenario = fixtures.scenarios.find((s) => s.id === 'cookie-shop')!;
+    const session = await openSession(server);
+    const run = await driveScenario(scenario, { endpoint: server.hopUrl, fixtures, headers: () => session.headers() });
+    const responses = run.hops.map((hop) => HopResponse.parse(hop.body));
+    const heroUuid = collectPlacedUuids(responses[1]!.outputs)[0]!;
+    assert.match(heroUuid, /^[0-9a-f-]{36}$/, 'the server assigned a uuid');
+    const next = responses[2]!.outputs[0]!;
+    assert.equal(next.type, 'place_components');
+    assert.equal(next.type === 'place_components' && next.operations[0]!.reference_uuid, heroUuid);
+    const regions = run.document.layout.regions.content!.components.map((node) => node.component);
+    assert.deepEqual(regions, ['sdc.demo.hero', 'sdc.demo.section', 'sdc.demo.two_column', 'sdc.demo.section', 'sdc.demo.footer']);
+    assert.equal(run.document.page.title, 'Crumb & Co. | Fresh cookies, baked every morning');
+  });
+
+  it('recovers from an invalid placement: no output in the failing hop, the corrected one next (validation-error-recovery)', async () => {
+    const scenario = fixtures.scenarios.find((s) => s.id === 'validation-error-recovery')!;
+    const session = await openSession(server);
+    const run = await driveScenario(scenario, { endpoint: server.hopUrl, fixtures, headers: () => session.headers() });
+    const responses = run.hops.map((hop) => HopResponse.parse(hop.body));
+    assert.deepEqual(responses[1]!.outputs, [], 'the invalid placement yields no output');
+    const log = server.logs.find((entry) => entry.event === 'hop' && entry.request_id === run.requestId && entry.hop === 2)!;
+    assert.deepEqual(log.tools, ['place_components']);
+    assert.equal(log.tool_errors, 1, 'the call ran and was refused');
+    assert.equal(responses[2]!.outputs[0]!.call_id, 'call_fixed');
+    assert.equal(run.document.layout.regions.content!.components[0]!.props.theme, 'dark');
+  });
+});
+
+/** The hop rules every scenario must show, stated independently of the fixture's expectations. */
+function assertHopSemantics(scenario: Scenario, responses: HopResponse[]): void {
+  const maxHops = scenario.max_hops ?? Infinity;
+  responses.forEach((response, index) => {
+    const hop = index + 1;
+    const reply = scenario.replies[index];
+    // should_continue mirrors whether the model finished: a reply with tool calls goes on, unless over max_hops.
+    const modelContinues = hop <= maxHops && reply !== undefined && reply.tool_calls.length > 0;
+    assert.equal(response.should_continue, modelContinues, `hop ${hop}: should_continue mirrors the model`);
+
+    // A tool decided in hop N yields its output in hop N+1, never before.
+    const decidedBefore = new Set(index === 0 ? [] : scenario.replies[index - 1]!.tool_calls.map((call) => call.id));
+    for (const output of response.outputs) {
+      assert.ok(decidedBefore.has(output.call_id), `hop ${hop}: output ${output.call_id} was decided in hop ${hop - 1}`);
+    }
+    if (hop === 1) assert.deepEqual(response.outputs, [], 'hop 1 has nothing parked to execute');
+
+    // Narration accumulates: each hop's progress extends the previous one.
+    if (index > 0) {
+      assert.ok(response.progress.startsWith(responses[index - 1]!.progress), `hop ${hop}: progress accumulates`);
+    }
+  });
+  const last = responses.at(-1)!;
+  assert.equal(last.should_continue, false);
+  if (!last.should_continue && last.finish_reason === 'answer') {
+    const answer = scenario.replies[responses.length - 1]!.text.trim();
+    assert.equal(last.message, answer, 'the final answer comes back as message');
+    if (answer) assert.ok(!last.progress.includes(answer), 'the final answer is not repeated in progress');
+  }
+}
+
+/** Edits name uuids that exist when they are applied; placements reference uuids on the page. */
+function assertEditsAndReferencesUseRealUuids(scenario: Scenario, responses: HopResponse[]): void {
+  let document: CanvasDocument = { layout: structuredClone(fixtures.layouts[scenario.layout]!), page: structuredClone(scenario.page) };
+  for (const response of responses) {
+    for (const output of response.outputs) {
+      if (output.type === 'edit_components') {
+        for (const uuid of Object.keys(output.component_updates)) {
+          assert.ok(findComponent(document.layout, uuid), `edit of ${uuid}: the component is on the page`);
+        }
+      }
+      if (output.type === 'place_components') {
+        for (const operation of output.operations) {
+          if (operation.reference_uuid) {
+            assert.ok(findComponent(document.layout, operation.reference_uuid), `reference ${operation.reference_uuid} is on the page`);
+          }
+        }
+      }
+      document = applyOutputs(document, [output]);
+    }
+  }
+}
