@@ -45,7 +45,7 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
       }
       const definition = byId.get(node.component);
       if (!definition) {
-        problems.push(`component_edits.${uuid}: ${uuid} is a ${node.component}, which is not in the catalog, so it cannot be edited`);
+        problems.push(`component_edits.${uuid}: ${uuid} is a \`${node.component}\`, a component the catalog does not have, so it cannot be edited`);
         continue;
       }
       if (!isMap(props) || Object.keys(props).length === 0) {

@@ -30,7 +30,8 @@ export function parseYamlData(text: string, field: string): YamlParseResult {
     return fail(`\`${field}\` is ${text.length} characters long; at most ${YAML_LIMITS.maxChars} are accepted. Split the work into several calls.`);
   }
   // stringKeys: `1e5:` stays the key "1e5" instead of becoming 100000; complex keys become errors.
-  const document = parseDocument(text, { stringKeys: true, uniqueKeys: true, prettyErrors: false, logLevel: 'silent' });
+  // logLevel 'error', not 'silent': silent also drops the "several documents" error.
+  const document = parseDocument(text, { stringKeys: true, uniqueKeys: true, prettyErrors: true, logLevel: 'error' });
   const problem = document.errors[0] ?? document.warnings[0];
   if (problem) {
     const where = problem.linePos?.[0] ? ` (line ${problem.linePos[0].line}, column ${problem.linePos[0].col})` : '';

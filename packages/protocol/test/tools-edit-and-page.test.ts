@@ -1,0 +1,102 @@
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import { applyOutputs, editComponentsTool, findComponent, setPageValueTool } from '../src/index.js';
+import { contextOf, documentOf, nestedLayout, refusal, run } from './tools-fixtures.js';
+
+const edit = (component_edits: string) => ({ component_edits });
+
+describe('edit_components', () => {
+  it('outputs only the given props per uuid and says what changed, old → new', async () => {
+    const { output, result } = await run(
+      editComponentsTool,
+      edit('hero-1:\n  heading: Fresh every morning\n  theme: dark\ncard-2: {price: "$3.25", body: Chewy.}'),
+    );
+    assert.deepEqual(output, {
+      type: 'edit_components',
+      call_id: 'call-1',
+      component_updates: {
+        'hero-1': { heading: 'Fresh every morning', theme: 'dark' },
+        'card-2': { price: '$3.25', body: 'Chewy.' },
+      },
+    });
+    assert.equal(
+      result,
+      'Edited 2 components:\n' +
+        "- hero-1 (sdc.demo.hero): heading 'Crumb & Co.' → 'Fresh every morning'; theme 'brand' → 'dark'\n" +
+        "- card-2 (sdc.demo.card): price '$3.00' → '$3.25'; body (unset) → 'Chewy.'",
+    );
+    const after = applyOutputs(documentOf(), [output!]);
+    assert.equal(findComponent(after.layout, 'hero-1')?.props.theme, 'dark');
+    assert.equal(findComponent(after.layout, 'hero-1')?.props.subheading, 'Cookies baked this morning.');
+  });
+
+  it('says when a value is unchanged', async () => {
+    const { result } = await run(editComponentsTool, edit('card-1: {title: Chocolate chip}'));
+    assert.ok(result.endsWith("title 'Chocolate chip' (unchanged)"));
+  });
+
+  it('allows parallel calls', () => {
+    assert.equal(editComponentsTool.allowParallel, true);
+  });
+
+  it('refuses a uuid that is not in the layout, suggesting close ones', async () => {
+    await refusal(editComponentsTool, edit('card-3: {title: Snickerdoodle}'), [
+      'component_edits.card-3: no component with uuid `card-3` in the layout; did you mean `card-1` or `card-2`?',
+    ]);
+  });
+
+  it('refuses a prop the component does not have', async () => {
+    await refusal(editComponentsTool, edit('text-1: {text: Hello}'), ['sdc.demo.text has no prop `text`', 'Its props are: body, size.']);
+  });
+
+  it('refuses a value of the wrong type or outside the enum', async () => {
+    await refusal(editComponentsTool, edit('grid-1: {columns: 5}\nfooter-1: {show_social: "no"}'), [
+      '2 problems',
+      'component_edits.grid-1: prop `columns` of sdc.demo.grid must be one of 2, 3, 4; got 5',
+      'component_edits.footer-1: prop `show_social` of sdc.demo.footer must be a boolean',
+    ]);
+  });
+
+  it('is all or nothing: one bad edit refuses the whole call', async () => {
+    await refusal(editComponentsTool, edit('hero-1: {heading: Fine}\ncard-1: {title: 7}'), ['prop `title` of sdc.demo.card must be a string']);
+  });
+
+  it('refuses YAML that is not a map of uuid → props', async () => {
+    await refusal(editComponentsTool, edit('- hero-1: {heading: Hi}'), ['component_edits must be a YAML map of uuid → changed props', 'got a list']);
+    await refusal(editComponentsTool, edit('hero-1: Hi'), ['component_edits.hero-1: give a map of the props of sdc.demo.hero to change; got a string']);
+    await refusal(editComponentsTool, edit('hero-1: {heading: [Hi'), ['`component_edits` is not valid YAML']);
+  });
+
+  it('refuses a component of the layout that is not in the catalog', async () => {
+    const layout = structuredClone(nestedLayout);
+    layout.regions.content!.components.push({ uuid: 'legacy-1', component: 'old.banner', props: {} });
+    await refusal(editComponentsTool, edit('legacy-1: {title: x}'), ['legacy-1 is a `old.banner`, a component the catalog does not have'], contextOf(documentOf(layout)));
+  });
+});
+
+describe('set_page_value', () => {
+  it('outputs the field and value and confirms with the old value', async () => {
+    const { output, result } = await run(setPageValueTool, { field: 'title', value: 'Crumb & Co. | Cookies' });
+    assert.deepEqual(output, { type: 'set_page_value', call_id: 'call-1', field: 'title', value: 'Crumb & Co. | Cookies' });
+    assert.equal(result, "Set Page title (`title`) to 'Crumb & Co. | Cookies' (it was 'Crumb & Co.').");
+  });
+
+  it('confirms a field that was not set before', async () => {
+    const { result } = await run(setPageValueTool, { field: 'description', value: 'Cookies.' });
+    assert.ok(result.endsWith('(it was not set before).'));
+  });
+
+  it('refuses an unknown field and says which exist', async () => {
+    await refusal(setPageValueTool, { field: 'slug', value: 'cookies' }, [
+      'the page has no field `slug`; the fields you can set are: title (Page title), description (Meta description)',
+    ]);
+  });
+
+  it('refuses a value that is not a string', async () => {
+    await refusal(setPageValueTool, { field: 'title', value: { text: 'x' } }, ['the value of `title` must be a string; got a map']);
+  });
+
+  it('says so when the site configures no page fields', async () => {
+    await refusal(setPageValueTool, { field: 'title', value: 'x' }, ['no page fields are configured'], { ...contextOf(), pageFields: [] });
+  });
+});
