@@ -122,6 +122,13 @@ describe('executeToolCalls', () => {
     assert.deepEqual(run.outputs, []);
   });
 
+  it('refuses arguments nested too deeply before the schema walks them', async () => {
+    const deep = `{"field": "title", "value": ${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    const run = await executeToolCalls([call('c1', 'set_page_value', deep)], options());
+    assert.equal(run.results[0]!.ok, false);
+    assert.match(run.results[0]!.content, /^The arguments of set_page_value nest deeper than 64 levels/);
+  });
+
   it('answers arguments that fail the input schema with the fields at fault', async () => {
     const run = await executeToolCalls(
       [call('c1', 'place_components', { operations: [{ target: 'content', placement: 'beside', components: '- sdc.demo.grid:' }] })],

@@ -19,7 +19,7 @@ export interface ComponentSpec {
 /** How one list item must look, shown to the model when it writes something else. */
 const ITEM_SHAPE =
   'each item must be a single-key map `component_id: {props: {...}, slots: {slot_name: [...]}}`, e.g.\n' +
-  '  - sdc.demo.heading:\n      props: {text: Hello}';
+  '  - <component_id>:\n      props: {<prop>: <value>}\n      slots: {<slot>: [<components in the same format>]}';
 
 /** Finds catalog components by id. */
 export function catalogIndex(catalog: Catalog): Map<string, CatalogComponent> {

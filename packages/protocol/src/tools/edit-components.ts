@@ -11,7 +11,7 @@ import { checkProps } from './validate-props.js';
 
 const NAME = 'edit_components';
 
-const SHAPE = 'a YAML map of uuid → changed props, e.g.\n  hero-1:\n    heading: Fresh cookies\n    theme: dark';
+const SHAPE = 'a YAML map of uuid → changed props, e.g.\n  <uuid>:\n    <prop>: <new value>';
 
 /**
  * `edit_components` (§5): changes props of components already on the page. Every uuid must be in the layout and

@@ -2,6 +2,8 @@ import type { Catalog } from '../config/catalog.js';
 import type { PageField, ToolSettings } from '../config/agents-config.js';
 import { applyOutputs, type CanvasDocument } from '../layout/apply-outputs.js';
 import { LayoutError } from '../layout/layout-error.js';
+import { scanJson } from '../parse/scan-json.js';
+import { LIMITS } from '../wire/limits.js';
 import { ToolOutput } from '../wire/outputs.js';
 import { ToolInputError, type ToolDefinition } from './tool-definition.js';
 
@@ -133,6 +135,12 @@ function parseArguments(
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { ok: false, message: `The arguments of ${call.name} are not valid JSON (${reason}). Send one JSON object that matches the tool's parameters.` };
+  }
+  // Checked before the schema walks it: hostile nesting must not overflow the stack and fail the hop.
+  const problem = scanJson(json, LIMITS.maxJsonDepth);
+  if (problem) {
+    const what = problem.kind === 'too_deep' ? `nest deeper than ${LIMITS.maxJsonDepth} levels` : `use the forbidden key "${problem.key}"`;
+    return { ok: false, message: `The arguments of ${call.name} ${what} (at ${problem.path}).` };
   }
   const parsed = tool.input.safeParse(json);
   if (parsed.success) return { ok: true, value: parsed.data };
