@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { HopResponse, type Layout } from '@canvas-ai/protocol';
+import { ScriptedProvider } from '../src/providers/scripted.js';
+import { firstHop, laterHop, openSession, sharedFixtures, startTestServer, type TestServer } from './support/harness.js';
+import { RecordingProvider } from './support/providers.js';
+
+const fixtures = await sharedFixtures();
+const COOKIE_SHOP = 'Build a homepage for a cookie shop';
+const EMPTY: Layout = { regions: { content: { components: [] } } };
+
+describe('what the model is told', () => {
+  let server: TestServer;
+  let model: RecordingProvider;
+  before(async () => {
+    model = new RecordingProvider(new ScriptedProvider(fixtures.scenarios));
+    server = await startTestServer({ provider: model, docs: '## README.md\n\nCanvas AI DOCS SENTINEL' });
+  });
+  after(() => server.close());
+
+  it('seeds hop 1 from the transcript text within history_limit, and never re-seeds later hops', async () => {
+    const session = await openSession(server);
+    const id = `seed-${crypto.randomUUID()}`;
+    const history = Array.from({ length: 30 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', text: `old ${i}` }));
+    const start = model.requests.length;
+    await session.hop({ ...firstHop(id, COOKIE_SHOP, { agent: 'page_builder' }), messages: [...history, { role: 'user', text: COOKIE_SHOP }] });
+    const hop1 = await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+    assert.equal(hop1.status, 200);
+    const [first, second] = model.requests.slice(start);
+    const firstTexts = first!.messages.map((message) => ('text' in message ? message.text : ''));
+    assert.equal(first!.messages.length, fixtures.agents.history_limit + 1, 'history_limit earlier messages, then the user message');
+    assert.equal(firstTexts[0], 'old 10');
+    assert.equal(firstTexts.at(-1), COOKIE_SHOP);
+    const userMessages = second!.messages.filter((message) => message.role === 'user' && message.text === COOKIE_SHOP);
+    assert.equal(userMessages.length, 1, 'the user message is not duplicated on hop 2');
+    assert.deepEqual(
+      second!.messages.slice(-2).map((message) => message.role),
+      ['assistant', 'tool'],
+      'hop 2 appends the decision and the result of the parked call',
+    );
+  });
+
+  it('gives the model the readable result of each parked call, with the uuid the server assigned', async () => {
+    const session = await openSession(server);
+    const id = `result-${crypto.randomUUID()}`;
+    const start = model.requests.length;
+    await session.hop(firstHop(id, COOKIE_SHOP, { agent: 'page_builder' }));
+    const hop2 = HopResponse.parse((await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }))).body);
+    const output = hop2.outputs[0]!;
+    const uuid = output.type === 'place_components' ? output.operations[0]!.components[0]!.uuid : '';
+    const toolMessage = model.requests[start + 1]!.messages.at(-1)!;
+    assert.equal(toolMessage.role, 'tool');
+    assert.ok(toolMessage.role === 'tool' && toolMessage.content.includes(uuid), 'the result names the assigned uuid');
+  });
+
+  it('applies the context of every hop to the prompt and stores none of it', async () => {
+    const session = await openSession(server);
+    const id = `context-${crypto.randomUUID()}`;
+    const start = model.requests.length;
+    await session.hop(firstHop(id, COOKIE_SHOP, { agent: 'page_builder', context: { current_layout: EMPTY, extra: { note: 'EXTRA-ONE' } } }));
+    const layout: Layout = {
+      regions: {
+        header: { components: [{ uuid: 'host-made-1', component: 'sdc.demo.text', props: { body: 'Typed by the user meanwhile' } }] },
+        content: { components: [] },
+      },
+    };
+    const hop2 = await session.hop(laterHop(id, 2, layout, { agent: 'page_builder', context: { current_layout: layout, page: { title: 'PAGE-TWO' }, selected_component: 'host-made-1' } }));
+    assert.equal(hop2.status, 200);
+    const [one, two] = model.requests.slice(start).map((request) => request.system);
+    assert.match(one!, /EXTRA-ONE/);
+    assert.match(one!, /sdc\.demo\.hero \(Hero\)/, 'the catalog is in the prompt');
+    assert.doesNotMatch(two!, /EXTRA-ONE/, 'the previous hop’s context is not carried over');
+    assert.match(two!, /host-made-1 sdc\.demo\.text/);
+    assert.match(two!, /Typed by the user meanwhile/);
+    assert.match(two!, /PAGE-TWO/);
+    assert.match(two!, /Selected component: host-made-1/);
+    const sessionId = session.cookie.split('=')[1]!;
+    const stored = JSON.stringify(await server.store.get(`${sessionId}:${id}`));
+    assert.ok(stored.includes('"kind":"active"'), 'the turn is stored');
+    assert.ok(!stored.includes('PAGE-TWO') && !stored.includes('EXTRA-ONE'), 'no context in the stored state');
+  });
+
+  it('tells the model about outputs the browser rejected before its next decision', async () => {
+    const session = await openSession(server);
+    const id = `rejected-${crypto.randomUUID()}`;
+    const start = model.requests.length;
+    await session.hop(firstHop(id, COOKIE_SHOP, { agent: 'page_builder' }));
+    await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+    await session.hop(
+      laterHop(id, 3, EMPTY, {
+        agent: 'page_builder',
+        apply_results: [{ call_id: 'call_1', status: 'rejected', reason: 'The editor is read-only right now.' }],
+      }),
+    );
+    const third = model.requests[start + 2]!;
+    const notice = third.messages.find((message) => message.role === 'notice');
+    assert.ok(notice && notice.role === 'notice');
+    assert.match(notice.text, /call_1 \(place_components\): The editor is read-only right now\./);
+    assert.ok(!model.requests[start + 1]!.messages.some((message) => message.role === 'notice'), 'no notice when all was applied');
+  });
+
+  it('adds the project documentation to the prompt of include_docs agents only', async () => {
+    const session = await openSession(server);
+    const start = model.requests.length;
+    await session.hop(firstHop(`docs-${crypto.randomUUID()}`, 'How do I get the assistant to change my page?'));
+    await session.hop(firstHop(`docs-${crypto.randomUUID()}`, COOKIE_SHOP, { agent: 'page_builder' }));
+    const [qa, builder] = model.requests.slice(start);
+    assert.match(qa!.system, /DOCS SENTINEL/);
+    assert.deepEqual(qa!.tools, []);
+    assert.doesNotMatch(builder!.system, /DOCS SENTINEL/);
+    assert.deepEqual(builder!.tools, ['get_component_details', 'place_components', 'edit_components', 'set_page_value']);
+  });
+});

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Layout } from '@canvas-ai/protocol';
+import { firstHop, laterHop, openSession, startTestServer, type TestServer } from './support/harness.js';
+
+const HERO = 'Add a hero for my bakery, Crumb & Co.';
+const EMPTY: Layout = { regions: { content: { components: [] } } };
+
+describe('sessions and CSRF over HTTP', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+
+  async function post(headers: Record<string, string>, body: unknown) {
+    const reply = await fetch(server.hopUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    return { status: reply.status, body: (await reply.json()) as any };
+  }
+
+  it('gives a token bound to an HttpOnly, SameSite=Lax session cookie', async () => {
+    const reply = await fetch(`${server.url}/api/token`);
+    const cookie = reply.headers.get('set-cookie') ?? '';
+    assert.match(cookie, /^canvas_ai_session=[A-Za-z0-9_-]{43}; /);
+    assert.match(cookie, /HttpOnly/);
+    assert.match(cookie, /SameSite=Lax/);
+    const body = (await reply.json()) as any;
+    assert.equal(body.header, 'X-CSRF-Token');
+    assert.ok(body.token.length > 20);
+  });
+
+  it('returns the same token for the same session and keeps its cookie', async () => {
+    const session = await openSession(server);
+    const again = await fetch(`${server.url}/api/token`, { headers: { cookie: session.cookie } });
+    assert.equal(again.headers.get('set-cookie'), null);
+    assert.equal(((await again.json()) as any).token, session.token);
+  });
+
+  it('refuses a hop without a token, with a wrong token, or with another session’s token (403), before any model call', async () => {
+    const alice = await openSession(server);
+    const bob = await openSession(server);
+    const body = firstHop(`csrf-${crypto.randomUUID()}`, HERO, { agent: 'page_builder' });
+    const hopsBefore = server.logs.filter((entry) => entry.event === 'hop').length;
+    for (const headers of [
+      { cookie: alice.cookie },
+      { cookie: alice.cookie, 'x-csrf-token': 'forged' },
+      { cookie: alice.cookie, 'x-csrf-token': bob.token },
+      { 'x-csrf-token': alice.token },
+      {},
+    ]) {
+      const reply = await post(headers, body);
+      assert.equal(reply.status, 403);
+      assert.equal(reply.body.error.code, 'csrf_invalid');
+    }
+    assert.equal(server.logs.filter((entry) => entry.event === 'hop').length, hopsBefore, 'nothing executed');
+    assert.equal((await post(alice.headers(), body)).status, 200, 'the right token works');
+  });
+
+  it('refuses a cancel without the token (403) and the turn carries on', async () => {
+    const session = await openSession(server);
+    const id = `csrf-cancel-${crypto.randomUUID()}`;
+    await session.hop(firstHop(id, HERO, { agent: 'page_builder' }));
+    const reply = await fetch(`${server.url}/api/hop/${id}`, { method: 'DELETE', headers: { cookie: session.cookie } });
+    assert.equal(reply.status, 403);
+    assert.equal((await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }))).status, 200);
+  });
+
+  it('never lets one session resume or cancel another session’s turn', async () => {
+    const alice = await openSession(server);
+    const mallory = await openSession(server);
+    const id = `shared-id-${crypto.randomUUID()}`;
+    await alice.hop(firstHop(id, HERO, { agent: 'page_builder' }));
+
+    const resume = await mallory.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+    assert.equal(resume.status, 410, 'the turn does not exist in another session');
+    const replay = await mallory.hop(firstHop(id, HERO, { agent: 'page_builder' }));
+    assert.equal(replay.status, 200, 'the same request_id starts a separate turn in another session');
+    assert.equal((await mallory.cancel(id)).body.cancelled, true, 'it cancels only its own turn');
+
+    const hop2 = await alice.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+    assert.equal(hop2.status, 200, "alice's turn is untouched");
+    assert.equal(hop2.body.outputs.length, 1);
+  });
+});
+
+describe('the other endpoints', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+
+  it('GET /healthz says ok and the protocol', async () => {
+    const reply = await fetch(`${server.url}/healthz`);
+    assert.deepEqual(await reply.json(), { status: 'ok', protocol: 'canvas-ai/1' });
+  });
+
+  it('GET /api/agents lists the main agent and the picker’s agents', async () => {
+    const body = (await (await fetch(`${server.url}/api/agents`)).json()) as any;
+    assert.equal(body.main_agent.id, 'qa');
+    assert.deepEqual(body.tools.map((agent: { id: string }) => agent.id), ['page_builder', 'copy_editor']);
+    assert.equal(body.tools[0].label, 'Page builder');
+  });
+
+  it('answers an unknown path with 404 and GET /api/hop with 405, in the error format', async () => {
+    const missing = await fetch(`${server.url}/api/nothing`);
+    assert.equal(missing.status, 404);
+    assert.equal(((await missing.json()) as any).error.code, 'not_found');
+    const wrongMethod = await fetch(server.hopUrl);
+    assert.equal(wrongMethod.status, 405);
+    assert.equal(((await wrongMethod.json()) as any).error.code, 'method_not_allowed');
+  });
+
+  it('answers a message no scenario knows in one hop, saying it is scripted and how to configure a real model', async () => {
+    const session = await openSession(server);
+    const reply = await session.hop(firstHop('unknown-1', 'What is the weather today?'));
+    assert.equal(reply.status, 200);
+    assert.equal(reply.body.should_continue, false);
+    assert.equal(reply.body.finish_reason, 'answer');
+    assert.match(reply.body.message, /scripted/);
+    assert.match(reply.body.message, /How do I get the assistant to change my page\?/, 'lists what it knows');
+    assert.match(reply.body.message, /CANVAS_AI_OPENAI_MODEL/);
+    assert.equal(reply.body.progress, '');
+  });
+
+  it('serves static files through the optional handler, and still 404s the rest', async () => {
+    const own = await startTestServer({
+      staticFiles: (request) => (new URL(request.url).pathname === '/' ? new Response('<h1>editor</h1>', { headers: { 'content-type': 'text/html' } }) : undefined),
+    });
+    try {
+      assert.equal(await (await fetch(`${own.url}/`)).text(), '<h1>editor</h1>');
+      assert.equal((await fetch(`${own.url}/missing.js`)).status, 404);
+    } finally {
+      await own.close();
+    }
+  });
+});
