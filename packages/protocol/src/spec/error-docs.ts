@@ -25,12 +25,15 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
     when:
       'The body is JSON but breaks a rule: not an object, a field of the wrong type or out of range, an id with characters ' +
       'outside its pattern, a forbidden key (`__proto__`, `constructor`, `prototype`) anywhere, JSON nested too deep, ' +
-      'a layout over the component limit or holding a uuid twice, hop 1 whose last message is not the user\'s. ' +
+      'a layout over the component limit or holding a uuid twice, hop 1 whose last message is not the user\'s, a ' +
+      'multipart body that cannot be read. ' +
       '`field` names the first offending field.',
     operations: ['hop', 'cancel'],
   },
   missing_field: {
-    when: 'A required field is absent; `field` names it (for example `request_id`, or `messages` on hop 1).',
+    when:
+      'A required field is absent; `field` names it (for example `request_id`, `messages` on hop 1, or the `request` ' +
+      'part of a multipart body).',
     operations: ['hop'],
   },
   unsupported_protocol: {
@@ -43,13 +46,15 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   },
   attachment_rejected: {
     when:
-      'An attachment is not a PNG, JPEG, WebP or GIF by its first bytes, is larger than the per-file limit, or there are ' +
-      'more files than allowed.',
+      'An attachment is not a PNG, JPEG, WebP or GIF by its first bytes, or is larger than the per-file limit; there ' +
+      'are more files than allowed; or attachments come with a hop other than 1.',
     operations: ['hop'],
   },
   csrf_invalid: {
-    when: 'The `X-CSRF-Token` header is missing, or is not the token issued by `GET /api/token` for this session.',
-    operations: ['hop', 'cancel'],
+    when:
+      'The `X-CSRF-Token` header is missing, or is not the token `GET /api/token` issued for this session; or the ' +
+      'request has no session at all.',
+    operations: ['hop', 'cancel', 'token'],
   },
   not_found: {
     when: 'No endpoint at this path.',
@@ -84,8 +89,7 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
     operations: ['hop'],
   },
   unsupported_media_type: {
-    when: 'The `Content-Type` is neither `application/json` nor `multipart/form-data`, or a hop after the first is ' +
-      'sent as multipart (later hops are JSON).',
+    when: 'The `Content-Type` is neither `application/json` nor `multipart/form-data`.',
     operations: ['hop'],
   },
   internal_error: {
