@@ -1,0 +1,50 @@
+import { PROTOCOL_VERSION, type ApplyResult, type ChatMessage, type HopRequest, type JsonValue, type Layout, type PageValues } from '@canvas-ai/protocol';
+
+/**
+ * The host's document at request time: what `getLayout()` returns. A protocol `CanvasDocument` (`{layout, page}`)
+ * already is one.
+ */
+export interface HostDocument {
+  layout: Layout;
+  page?: PageValues;
+  /** The uuid of the component selected in the editor, if any. */
+  selectedComponent?: string | null;
+  /** Host-specific JSON passed through to the agent's prompts. */
+  extra?: JsonValue;
+}
+
+/** What one hop request is built from. */
+export interface BuildHopRequestInput {
+  requestId: string;
+  hop: number;
+  /** The transcript; sent on hop 1 only. */
+  messages: readonly ChatMessage[];
+  document: HostDocument;
+  agent?: string | undefined;
+  conversationId?: string | undefined;
+  /** What the host did with the previous hop's outputs; sent from hop 2 on. */
+  applyResults?: readonly ApplyResult[] | undefined;
+}
+
+/**
+ * Builds one hop's request object (§3), once, before it is serialized per transport. Optional fields are left
+ * out rather than set to `undefined`, so no serializer can turn them into `"undefined"`.
+ */
+export function buildHopRequest(input: BuildHopRequestInput): HopRequest {
+  const request: HopRequest = {
+    protocol: PROTOCOL_VERSION,
+    request_id: input.requestId,
+    hop: input.hop,
+    context: {
+      current_layout: input.document.layout,
+      page: input.document.page ?? {},
+      selected_component: input.document.selectedComponent ?? null,
+      extra: input.document.extra ?? {},
+    },
+  };
+  if (input.hop === 1) request.messages = [...input.messages];
+  if (input.agent !== undefined) request.agent = input.agent;
+  if (input.conversationId !== undefined) request.conversation_id = input.conversationId;
+  if (input.hop > 1 && input.applyResults !== undefined) request.apply_results = [...input.applyResults];
+  return request;
+}

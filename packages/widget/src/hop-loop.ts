@@ -1,0 +1,238 @@
+/**
+ * THE CLIENT LOOP (DESIGN §2, §8): one turn is `do { hop } while (response.should_continue && !turn.stopped)`.
+ * Framework-free on purpose: no Lit, no DOM beyond fetch/FormData/AbortController, so a React or Vue host runs
+ * turns with it directly and `<canvas-ai-chat>` is only a view over it.
+ */
+import type { ApplyResult, ChatMessage, FinalHopResponse, HopRequest, HopResponse, ToolOutput } from '@canvas-ai/protocol';
+import { buildHopRequest, type HostDocument } from './build-request.js';
+import { newId } from './ids.js';
+import { readHopResponse } from './read-response.js';
+import { serializeHopRequest } from './serialize-request.js';
+import { TurnError } from './turn-error.js';
+
+/** The client's safety net against a server that never ends a turn; the server's `max_hops` is the real bound. */
+export const DEFAULT_MAX_HOPS = 50;
+
+/** The header that carries the CSRF token on every hop and cancel. */
+export const CSRF_HEADER = 'X-CSRF-Token';
+
+/** Applies one hop's outputs to the host's store; what it returns becomes the next request's `apply_results`. */
+export type ApplyOutputsHook = (
+  outputs: ToolOutput[],
+  response: HopResponse,
+) => ApplyResult[] | void | Promise<ApplyResult[] | void>;
+
+/** Reads the host's document at the start of a hop. Called on every hop: never cache its result. */
+export type GetLayoutHook = () => HostDocument | Promise<HostDocument>;
+
+/** A CSRF token, or a function that yields one per request. */
+export type CsrfTokenSource = string | (() => string | undefined | Promise<string | undefined>);
+
+/** What a hop reports once its outputs are applied. */
+export interface HopReport {
+  requestId: string;
+  hop: number;
+  request: HopRequest;
+  response: HopResponse;
+  /** What `applyOutputs` returned for this hop's outputs (sent with the next hop). */
+  applyResults: ApplyResult[] | undefined;
+}
+
+/** Options of {@link startTurn}. */
+export interface TurnOptions {
+  /** The hop URL, e.g. `/api/hop`. Cancels go to `<endpoint>/<request_id>` unless {@link cancelUrl} says otherwise. */
+  endpoint: string;
+  /** The transcript, the user's new message last (sent on hop 1). */
+  messages: readonly ChatMessage[];
+  getLayout: GetLayoutHook;
+  applyOutputs?: ApplyOutputsHook | undefined;
+  /** Files the user attached: hop 1 then goes as multipart. */
+  attachments?: readonly Blob[] | undefined;
+  /** The agent picked for this message; absent → the server's main agent. */
+  agent?: string | undefined;
+  conversationId?: string | undefined;
+  /** The turn id; default a random one. */
+  requestId?: string | undefined;
+  csrfToken?: CsrfTokenSource | undefined;
+  credentials?: RequestCredentials | undefined;
+  /** Default {@link DEFAULT_MAX_HOPS}. */
+  maxHops?: number | undefined;
+  fetch?: typeof fetch | undefined;
+  cancelUrl?: ((requestId: string) => string) | undefined;
+  /** Aborting it stops the turn, like {@link Turn.stop}. */
+  signal?: AbortSignal | undefined;
+  /** Called after each hop's outputs were applied. */
+  onHop?: ((report: HopReport) => void) | undefined;
+}
+
+/** How a turn ended. */
+export type TurnResult =
+  | { status: 'done'; requestId: string; hops: number; response: FinalHopResponse }
+  | { status: 'stopped'; requestId: string; hops: number; lastResponse: HopResponse | undefined }
+  | { status: 'error'; requestId: string; hops: number; error: TurnError; lastResponse: HopResponse | undefined };
+
+/** A running turn. */
+export interface Turn {
+  readonly requestId: string;
+  /** Set by {@link stop}; checked before every hop. */
+  readonly stopped: boolean;
+  /** Settles when the turn ends; never rejects. */
+  readonly result: Promise<TurnResult>;
+  /** Stops the turn: no request is sent after it, the in-flight hop is aborted, and the server is told (DELETE). */
+  stop(): void;
+}
+
+/** Starts a turn and returns its handle at once. */
+export function startTurn(options: TurnOptions): Turn {
+  const requestId = options.requestId ?? newId();
+  const fetchImpl = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+  const maxHops = options.maxHops ?? DEFAULT_MAX_HOPS;
+  let stopped = false;
+  let ended = false;
+  let posted = false;
+  let cancelled = false;
+  let inFlight: AbortController | undefined;
+
+  const csrfHeaders = async (hop: number): Promise<Record<string, string>> => {
+    const source = options.csrfToken;
+    if (source === undefined) return {};
+    let token: string | undefined;
+    try {
+      token = typeof source === 'string' ? source : await source();
+    } catch (error) {
+      throw new TurnError('token', `Could not get a CSRF token: ${messageOf(error)}`, { hop, cause: error });
+    }
+    return token ? { [CSRF_HEADER]: token } : {};
+  };
+
+  // Idempotent, best effort: the turn is over for this client either way. keepalive lets it outlive a closing page.
+  const cancelOnServer = (): void => {
+    if (!posted || cancelled) return;
+    cancelled = true;
+    const url = options.cancelUrl?.(requestId) ?? `${options.endpoint.replace(/\/+$/, '')}/${encodeURIComponent(requestId)}`;
+    void csrfHeaders(0)
+      .catch(() => ({}))
+      .then((headers) => fetchImpl(url, { method: 'DELETE', headers, credentials: options.credentials ?? 'same-origin', keepalive: true }))
+      .catch(() => undefined);
+  };
+
+  const stop = (): void => {
+    if (stopped || ended) return;
+    stopped = true;
+    inFlight?.abort();
+    cancelOnServer();
+  };
+
+  // One POST, retried once with the same hop number when the fetch itself rejects (the server replays a hop it
+  // already ran, so the retry is safe). HTTP errors are answers, not network failures: they are never retried.
+  const sendHop = async (request: HopRequest, attachments: readonly Blob[]): Promise<HopResponse> => {
+    const { body, headers } = serializeHopRequest(request, attachments);
+    for (let attempt = 1; ; attempt += 1) {
+      const controller = new AbortController();
+      inFlight = controller;
+      try {
+        const init: RequestInit = {
+          method: 'POST',
+          body,
+          headers: { ...headers, ...(await csrfHeaders(request.hop)) },
+          credentials: options.credentials ?? 'same-origin',
+          signal: controller.signal,
+        };
+        if (stopped) throw new StoppedSignal();
+        posted = true;
+        let response: Response;
+        try {
+          response = await fetchImpl(options.endpoint, init);
+        } catch (error) {
+          if (stopped) throw new StoppedSignal();
+          if (attempt < 2) continue;
+          throw new TurnError('network', `The server could not be reached (hop ${request.hop}, tried twice): ${messageOf(error)}`, {
+            hop: request.hop,
+            cause: error,
+          });
+        }
+        const hopResponse = await readHopResponse(response, request);
+        if (stopped) throw new StoppedSignal();
+        return hopResponse;
+      } catch (error) {
+        if (stopped) throw new StoppedSignal();
+        throw error;
+      } finally {
+        inFlight = undefined;
+      }
+    }
+  };
+
+  const callHost = async <T>(name: string, hop: number, call: () => T | Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      throw new TurnError('host', `The page's ${name} failed on hop ${hop}: ${messageOf(error)}`, { hop, cause: error });
+    }
+  };
+
+  const run = async (): Promise<TurnResult> => {
+    let hop = 0;
+    let last: HopResponse | undefined;
+    let applyResults: ApplyResult[] | undefined;
+    try {
+      do {
+        if (stopped) break;
+        hop += 1;
+        if (hop > maxHops) {
+          throw new TurnError('too_many_hops', `The server kept the turn going past ${maxHops} steps, so it was stopped.`, { hop });
+        }
+        const document = await callHost('getLayout', hop, () => options.getLayout());
+        if (stopped) break;
+        const request = buildHopRequest({
+          requestId,
+          hop,
+          messages: options.messages,
+          document,
+          agent: options.agent,
+          conversationId: options.conversationId,
+          applyResults,
+        });
+        const response = await sendHop(request, hop === 1 ? options.attachments ?? [] : []);
+        last = response;
+        const returned = await callHost('applyOutputs', hop, () => options.applyOutputs?.(response.outputs, response));
+        applyResults = Array.isArray(returned) ? returned : undefined;
+        options.onHop?.({ requestId, hop, request, response, applyResults });
+      } while (last.should_continue && !stopped);
+    } catch (error) {
+      if (error instanceof StoppedSignal || stopped) return { status: 'stopped', requestId, hops: hop, lastResponse: last };
+      // A turn that ends without its answer is abandoned: tell the server so it drops the turn's state.
+      cancelOnServer();
+      const turnError = error instanceof TurnError ? error : new TurnError('host', messageOf(error), { hop, cause: error });
+      return { status: 'error', requestId, hops: hop, error: turnError, lastResponse: last };
+    } finally {
+      ended = true;
+    }
+    if (last && !last.should_continue) return { status: 'done', requestId, hops: hop, response: last };
+    return { status: 'stopped', requestId, hops: hop, lastResponse: last };
+  };
+
+  if (options.signal?.aborted) stopped = true;
+  options.signal?.addEventListener('abort', stop, { once: true });
+  const result = run();
+  return {
+    requestId,
+    get stopped() {
+      return stopped;
+    },
+    result,
+    stop,
+  };
+}
+
+/** Runs a whole turn; stop it with `options.signal`. */
+export function runTurn(options: TurnOptions): Promise<TurnResult> {
+  return startTurn(options).result;
+}
+
+/** Thrown inside the loop once the turn is stopped, so every await point unwinds the same way. */
+class StoppedSignal extends Error {}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,44 @@
+import type { ErrorCode, HopErrorBody } from '@canvas-ai/protocol';
+
+/**
+ * Why a turn ended without its answer:
+ * - `network`: the fetch rejected twice (the hop was retried once);
+ * - `http`: the server answered 4xx/5xx (`code` and `body` hold its protocol error when it sent one);
+ * - `server`: HTTP 200 with `status: false`;
+ * - `invalid_response`: the response does not follow the protocol schema;
+ * - `too_many_hops`: the client's safety net (`maxHops`) ended a turn the server kept going;
+ * - `host`: the host's `getLayout` or `applyOutputs` threw;
+ * - `token`: the CSRF token could not be obtained.
+ */
+export type TurnErrorKind = 'network' | 'http' | 'server' | 'invalid_response' | 'too_many_hops' | 'host' | 'token';
+
+/** Options of a {@link TurnError}. */
+export interface TurnErrorOptions {
+  hop: number;
+  status?: number;
+  body?: HopErrorBody;
+  cause?: unknown;
+}
+
+/** The error that ended a turn; `message` is written for the person chatting. */
+export class TurnError extends Error {
+  override readonly name = 'TurnError';
+  readonly kind: TurnErrorKind;
+  /** The hop that failed. */
+  readonly hop: number;
+  /** The HTTP status, for `http` errors. */
+  readonly status: number | undefined;
+  /** The protocol error code, when the server sent an error body. */
+  readonly code: ErrorCode | undefined;
+  /** The server's error body, when it sent one. */
+  readonly body: HopErrorBody | undefined;
+
+  constructor(kind: TurnErrorKind, message: string, options: TurnErrorOptions) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = kind;
+    this.hop = options.hop;
+    this.status = options.status;
+    this.body = options.body;
+    this.code = options.body?.error.code;
+  }
+}

@@ -1,0 +1,314 @@
+// The hop loop on its own: no element, no Lit, as a React or Vue host would use it.
+import { applyOutputsWithResults, type ApplyResult, type CanvasDocument, type HopResponse } from '@canvas-ai/protocol';
+import { createHandlers } from '@canvas-ai/protocol/mock';
+import { expect, waitUntil } from '@open-wc/testing';
+import { http, HttpResponse } from 'msw';
+import { runTurn, startTurn, type TurnOptions } from '../src/hop-loop.js';
+import { loadFixtures, scenario } from './support/fixtures.js';
+import { recorder } from './support/recorder.js';
+import { continuing, deferred, final, hopServer } from './support/hop-server.js';
+import { useHandlers } from './support/worker.js';
+
+const emptyDocument = (): CanvasDocument => ({ layout: { regions: { content: { components: [] } } }, page: {} });
+
+/** A host over a protocol CanvasDocument that applies outputs with the shared reducer and counts getLayout calls. */
+function reducerHost(start: CanvasDocument) {
+  const host = {
+    document: start,
+    getLayoutCalls: 0,
+    /** The layout after each hop's outputs were applied, by hop number. */
+    layoutAfterHop: new Map<number, unknown>(),
+    resultsOfHop: new Map<number, ApplyResult[]>(),
+    getLayout: () => {
+      host.getLayoutCalls += 1;
+      return host.document;
+    },
+    applyOutputs: (outputs: HopResponse['outputs'], response: HopResponse) => {
+      const { document, results } = applyOutputsWithResults(host.document, outputs);
+      host.document = document;
+      host.layoutAfterHop.set(response.hop, structuredClone(document.layout));
+      host.resultsOfHop.set(response.hop, results);
+      return results;
+    },
+  };
+  return host;
+}
+
+const baseOptions = (overrides: Partial<TurnOptions> = {}): TurnOptions => ({
+  endpoint: '/api/hop',
+  messages: [{ role: 'user', text: 'Hello' }],
+  getLayout: emptyDocument,
+  ...overrides,
+});
+
+describe('the hop loop (without the element)', () => {
+  it('plays a multi-hop scenario, each hop carrying the layout applyOutputs produced from the previous outputs', async () => {
+    const fixtures = await loadFixtures();
+    const cookieShop = await scenario('cookie-shop');
+    const record = recorder();
+    await useHandlers(record.handler, ...createHandlers({ ...fixtures, scenarios: fixtures.scenarios }));
+    const host = reducerHost({ layout: fixtures.layouts['layouts/empty.yaml']!, page: {} });
+    const hops: number[] = [];
+
+    const result = await runTurn({
+      endpoint: '/api/hop',
+      messages: [{ role: 'user', text: cookieShop.user_message }],
+      agent: cookieShop.agent,
+      getLayout: host.getLayout,
+      applyOutputs: host.applyOutputs,
+      onHop: (report) => hops.push(report.hop),
+    });
+
+    expect(result.status, JSON.stringify(result)).to.equal('done');
+    const posts = record.posts();
+    const count = cookieShop.hops.length;
+    expect(posts.map((post) => post.body.hop)).to.deep.equal(Array.from({ length: count }, (_, index) => index + 1));
+    expect(hops).to.deep.equal(posts.map((post) => post.body.hop));
+    expect(host.getLayoutCalls).to.equal(count);
+    expect(new Set(posts.map((post) => post.body.request_id)).size).to.equal(1);
+    posts.forEach((post, index) => {
+      const hop = index + 1;
+      expect(post.contentType).to.equal('application/json');
+      if (hop === 1) {
+        expect(post.body.context.current_layout).to.deep.equal(fixtures.layouts['layouts/empty.yaml']);
+        expect(post.body.messages).to.deep.equal([{ role: 'user', text: cookieShop.user_message }]);
+        expect(post.body).not.to.have.property('apply_results');
+      } else {
+        expect(post.body.context.current_layout, `layout of hop ${hop}`).to.deep.equal(host.layoutAfterHop.get(hop - 1));
+        expect(post.body.apply_results, `apply_results of hop ${hop}`).to.deep.equal(host.resultsOfHop.get(hop - 1));
+        expect(post.body).not.to.have.property('messages');
+      }
+    });
+    // The page really grew: five rows, and the title set on the last hops.
+    expect(host.document.layout.regions.content!.components).to.have.length(5);
+    expect(host.document.page.title).to.be.a('string');
+    if (result.status === 'done') expect(result.response.message).to.equal(cookieShop.hops.at(-1)!.message);
+  });
+
+  it('answers a one-hop question with one JSON request and no apply_results', async () => {
+    const fixtures = await loadFixtures();
+    const qa = await scenario('qa-one-hop');
+    const record = recorder();
+    await useHandlers(record.handler, ...createHandlers(fixtures));
+
+    const result = await runTurn(baseOptions({ messages: [{ role: 'user', text: qa.user_message }] }));
+
+    expect(result.status).to.equal('done');
+    expect(record.posts()).to.have.length(1);
+    expect(record.posts()[0]!.body).to.include.keys('protocol', 'request_id', 'hop', 'messages', 'context');
+    expect(record.posts()[0]!.body).not.to.have.any.keys('agent', 'apply_results');
+  });
+
+  it('sends hop 1 as multipart when the user attached files, and every later hop as JSON', async () => {
+    const fixtures = await loadFixtures();
+    const photo = await scenario('image-attachment');
+    const record = recorder();
+    await useHandlers(record.handler, ...createHandlers(fixtures));
+    const file = new File([fixtures.attachments['attachments/cookie.png']!.slice()], 'cookie.png', { type: 'image/png' });
+    const host = reducerHost(emptyDocument());
+
+    const result = await runTurn(
+      baseOptions({
+        messages: [{ role: 'user', text: photo.user_message }],
+        agent: photo.agent,
+        attachments: [file],
+        getLayout: host.getLayout,
+        applyOutputs: host.applyOutputs,
+      }),
+    );
+
+    expect(result.status, JSON.stringify(result)).to.equal('done');
+    const [first, ...later] = record.posts();
+    expect(first!.contentType).to.equal('multipart/form-data');
+    expect(first!.parts).to.deep.equal([{ name: 'request' }, { name: 'attachments', file: 'cookie.png' }]);
+    expect(first!.body.hop).to.equal(1);
+    expect(later).to.have.length(photo.hops.length - 1);
+    later.forEach((post) => expect(post.contentType).to.equal('application/json'));
+  });
+
+  it('never writes "undefined" or a key twice into a request', async () => {
+    const server = hopServer([continuing({ progress: 'one' }), final({ message: 'done' })]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+
+    await runTurn(baseOptions({ attachments: [new File([new Uint8Array([1])], 'a.png')], agent: undefined, conversationId: undefined }));
+
+    for (const post of record.posts()) {
+      expect(post.json).not.to.contain('undefined');
+      expect(post.json).not.to.contain('null,"request_id"');
+      const keys = [...post.json!.matchAll(/"([a-z_]+)":/g)].map((match) => match[1]);
+      const topLevel = Object.keys(post.body);
+      expect(new Set(topLevel).size).to.equal(topLevel.length);
+      expect(keys.filter((key) => key === 'request_id')).to.have.length(1);
+    }
+    expect(record.posts()[0]!.parts!.filter((part) => part.name === 'request')).to.have.length(1);
+  });
+
+  it('sends the CSRF token on every hop and on the cancel', async () => {
+    const server = hopServer([continuing({}), continuing({})]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+    const turn = startTurn(baseOptions({ csrfToken: () => 'token-123', maxHops: 2 }));
+
+    const result = await turn.result;
+
+    expect(result.status).to.equal('error');
+    await waitUntil(() => record.deletes().length === 1, 'the cancel was not sent');
+    for (const entry of [...record.posts(), ...record.deletes()]) expect(entry.headers.get('x-csrf-token')).to.equal('token-123');
+  });
+
+  it('retries a hop whose fetch rejected once, with the same hop number', async () => {
+    let failures = 0;
+    const server = hopServer([continuing({ progress: 'a' }), final({ message: 'ok' })]);
+    const record = recorder();
+    const flaky = http.post('*/api/hop', async ({ request }) => {
+      const body = (await request.clone().json()) as { hop: number };
+      if (body.hop === 2 && failures === 0) {
+        failures += 1;
+        return HttpResponse.error();
+      }
+      return undefined;
+    });
+    await useHandlers(record.handler, flaky, ...server.handlers);
+
+    const result = await runTurn(baseOptions());
+
+    expect(result.status).to.equal('done');
+    expect(record.posts().map((post) => post.body.hop)).to.deep.equal([1, 2, 2]);
+    expect(new Set(record.posts().map((post) => post.json)).size).to.equal(2);
+  });
+
+  it('gives up after the retry also fails, with a network error, and cancels the turn', async () => {
+    const server = hopServer([continuing({})]);
+    const record = recorder();
+    const down = http.post('*/api/hop', async ({ request }) => (((await request.clone().json()) as { hop: number }).hop === 2 ? HttpResponse.error() : undefined));
+    await useHandlers(record.handler, down, ...server.handlers);
+
+    const result = await runTurn(baseOptions());
+
+    expect(result.status).to.equal('error');
+    if (result.status === 'error') {
+      expect(result.error.kind).to.equal('network');
+      expect(result.error.hop).to.equal(2);
+    }
+    expect(record.posts().map((post) => post.body.hop)).to.deep.equal([1, 2, 2]);
+    await waitUntil(() => record.deletes().length === 1, 'the cancel was not sent');
+  });
+
+  it('ends the turn on an HTTP error, keeping the server code and message, without retrying', async () => {
+    const server = hopServer([
+      continuing({ progress: 'first' }),
+      () =>
+        HttpResponse.json(
+          { status: false, should_continue: false, progress: 'first', message: 'The model provider failed.', error: { code: 'provider_error' } },
+          { status: 502 },
+        ),
+    ]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+
+    const result = await runTurn(baseOptions());
+
+    expect(result.status).to.equal('error');
+    if (result.status !== 'error') return;
+    expect(result.error.kind).to.equal('http');
+    expect(result.error.status).to.equal(502);
+    expect(result.error.code).to.equal('provider_error');
+    expect(result.error.message).to.equal('The model provider failed.');
+    expect(result.lastResponse?.progress).to.equal('first');
+    expect(record.posts()).to.have.length(2);
+    await waitUntil(() => record.deletes().length === 1, 'the cancel was not sent');
+  });
+
+  it('treats status: false with HTTP 200 as an error', async () => {
+    const server = hopServer([
+      () => HttpResponse.json({ status: false, should_continue: false, progress: '', message: 'No.', error: { code: 'invalid_request' } }),
+    ]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+    const result = await runTurn(baseOptions());
+    expect(result.status === 'error' && result.error.kind).to.equal('server');
+    await waitUntil(() => record.deletes().length === 1, 'the cancel was not sent');
+  });
+
+  it('rejects a response that does not follow the protocol schema', async () => {
+    const server = hopServer([() => HttpResponse.json({ status: true, should_continue: true, outputs: 'nope' })]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+    const result = await runTurn(baseOptions());
+    expect(result.status === 'error' && result.error.kind).to.equal('invalid_response');
+    await waitUntil(() => record.deletes().length === 1, 'the cancel was not sent');
+  });
+
+  it('ends a turn the server never finishes at the safety net, with a clear error', async () => {
+    const server = hopServer(Array.from({ length: 10 }, () => continuing({})));
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+
+    const result = await runTurn(baseOptions({ maxHops: 3 }));
+
+    expect(result.status).to.equal('error');
+    if (result.status === 'error') {
+      expect(result.error.kind).to.equal('too_many_hops');
+      expect(result.error.message).to.contain('3');
+    }
+    expect(record.posts()).to.have.length(3);
+    await waitUntil(() => record.deletes().length === 1, 'the cancel was not sent');
+  });
+
+  it('stops mid-turn: the in-flight hop is aborted, the cancel is sent and no hop follows', async () => {
+    const gate = deferred();
+    const server = hopServer([continuing({ progress: 'one' }), async (body) => {
+        await gate.promise;
+        return continuing({})(body);
+      }, continuing({})]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+    const turn = startTurn(baseOptions());
+
+    await waitUntil(() => server.received.length === 2, 'hop 2 never reached the server');
+    turn.stop();
+    const result = await turn.result;
+    gate.resolve();
+
+    expect(result.status).to.equal('stopped');
+    expect(turn.stopped).to.equal(true);
+    await waitUntil(() => record.deletes().some((entry) => entry.path === `/api/hop/${turn.requestId}`), 'the cancel was not sent');
+    expect(record.posts()).to.have.length(2);
+  });
+
+  it('stops through an AbortSignal too, before anything is sent', async () => {
+    const record = recorder();
+    await useHandlers(record.handler);
+    const controller = new AbortController();
+    controller.abort();
+    let calls = 0;
+
+    const result = await runTurn(baseOptions({ signal: controller.signal, getLayout: () => (calls++, emptyDocument()) }));
+
+    expect(result.status).to.equal('stopped');
+    expect(calls).to.equal(0);
+    expect(record.requests).to.have.length(0);
+  });
+
+  it('reports a failing host function as a host error and cancels', async () => {
+    const server = hopServer([continuing({})]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+
+    const result = await runTurn(
+      baseOptions({
+        applyOutputs: () => {
+          throw new Error('store is read-only');
+        },
+      }),
+    );
+
+    expect(result.status).to.equal('error');
+    if (result.status === 'error') {
+      expect(result.error.kind).to.equal('host');
+      expect(result.error.message).to.contain('store is read-only');
+    }
+    await waitUntil(() => record.deletes().length === 1, 'the cancel was not sent');
+  });
+});

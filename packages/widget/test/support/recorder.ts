@@ -1,0 +1,53 @@
+// Records every request the client sends, exactly as sent, then lets the next msw handler answer it.
+import { http } from 'msw';
+
+/** One request as the server received it. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  contentType: string;
+  headers: Headers;
+  /** The raw JSON text (the `request` part for multipart). */
+  json: string | undefined;
+  /** The parsed JSON body (the `request` part for multipart). */
+  body: any;
+  /** For multipart: every part's name, and for files their file name. */
+  parts: Array<{ name: string; file?: string }> | undefined;
+}
+
+/** A pass-through handler that records requests, and the list it fills. */
+export function recorder() {
+  const requests: RecordedRequest[] = [];
+  const handler = http.all('*/api/*', async ({ request }) => {
+    const contentType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim();
+    const entry: RecordedRequest = {
+      method: request.method,
+      path: new URL(request.url).pathname,
+      contentType,
+      headers: request.headers,
+      json: undefined,
+      body: undefined,
+      parts: undefined,
+    };
+    if (contentType === 'application/json') {
+      entry.json = await request.clone().text();
+      entry.body = JSON.parse(entry.json);
+    } else if (contentType === 'multipart/form-data') {
+      const form = await request.clone().formData();
+      entry.parts = [...form.entries()].map(([name, value]) => (typeof value === 'string' ? { name } : { name, file: value.name }));
+      const part = form.get('request');
+      entry.json = typeof part === 'string' ? part : undefined;
+      entry.body = entry.json === undefined ? undefined : JSON.parse(entry.json);
+    }
+    requests.push(entry);
+    return undefined;
+  });
+  return {
+    handler,
+    requests,
+    /** The hop POSTs only. */
+    posts: () => requests.filter((entry) => entry.method === 'POST' && entry.path.endsWith('/api/hop')),
+    /** The cancels only. */
+    deletes: () => requests.filter((entry) => entry.method === 'DELETE'),
+  };
+}
