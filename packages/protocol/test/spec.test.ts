@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { ERROR_CODES, ERROR_STATUS } from '../src/index.js';
+import { ERROR_CODES, ERROR_STATUS, finalNarration, joinNarration, maxHopsMessage } from '../src/index.js';
 import { buildSpec, specFiles } from '../src/spec/build-spec.js';
 import { fillGeneratedSections } from '../src/spec/doc-sections.js';
 import { ERROR_CODE_DOCS } from '../src/spec/error-docs.js';
@@ -182,6 +182,20 @@ describe('spec/hop-protocol.md', () => {
   it('links every generated schema file and the OpenAPI document', () => {
     for (const file of Object.keys(schemas)) assert.ok(doc.includes(`(schema/${file})`), `no link to schema/${file}`);
     assert.ok(doc.includes('(openapi.yaml)'));
+  });
+
+  it('gives the narration example exactly as joinNarration and finalNarration compute it', () => {
+    const texts = ["I'll add a hero.", '  ', 'Next, the cards.', 'Done: hero and cards.'];
+    const shown = (value: string): string => `\`${JSON.stringify(value)}\``;
+    assert.ok(doc.includes(`${shown(joinNarration(texts.slice(0, 2)))} on hops 1 and 2`));
+    assert.ok(doc.includes(`${shown(joinNarration(texts.slice(0, 3)))} on hop 3`));
+    const last = finalNarration(texts);
+    assert.equal(last.progress, joinNarration(texts.slice(0, 3)));
+    assert.ok(doc.includes(shown(last.message)));
+  });
+
+  it('quotes the max_hops message word for word', () => {
+    assert.ok(doc.includes(maxHopsMessage(7).replace('7', 'N')));
   });
 
   it('uses the RFC 2119 keywords it declares', () => {

@@ -80,8 +80,8 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   },
   turn_not_found: {
     when:
-      'A hop after the first names a turn the server does not hold: never started, expired, cancelled, ended (and ' +
-      'past its replay window), failed, or started in another session.',
+      'A hop after the first names a turn the server does not hold: never started, expired, cancelled, failed, ' +
+      'started in another session, or ended (a hop past its last one, or any hop once its replay window is over).',
     operations: ['hop'],
   },
   payload_too_large: {
