@@ -204,6 +204,43 @@ describe('the mock turn rules', () => {
     assert.equal(next.status, 410);
   });
 
+  it('answers 410 to a hop that was running when its turn was cancelled', async () => {
+    let arrived!: () => void;
+    const firstArrived = new Promise<void>((resolve) => (arrived = resolve));
+    server.use(
+      ...createHandlers({
+        baseUrl: 'http://cancel.test',
+        scenarios: fixtures.scenarios,
+        catalog: fixtures.catalog,
+        agents: fixtures.agents,
+        latencyMs: 300,
+        onHopRequest: () => arrived(),
+      }),
+    );
+    const running = post(firstHop(scenario('cookie-shop'), 'cancel-while-running'), 'http://cancel.test/api/hop');
+    await firstArrived;
+    const cancel = CancelResponse.parse(await (await fetch('http://cancel.test/api/hop/cancel-while-running', { method: 'DELETE' })).json());
+    assert.equal(cancel.cancelled, true);
+    const { status, body } = await running;
+    assert.equal(status, 410);
+    assert.equal(HopErrorBody.parse(body).error.code, 'turn_not_found');
+  });
+
+  it('fails a hop whose scenario has no reply left with 500, keeps the narration, and ends the turn', async () => {
+    const hero = scenario('place-hero-two-hop');
+    const truncated: Scenario = { ...hero, replies: hero.replies.slice(0, 1) };
+    server.use(...createHandlers({ baseUrl: 'http://broken.test', scenarios: [truncated], catalog: fixtures.catalog, agents: fixtures.agents }));
+    const hop1 = firstHop(hero, 'broken-turn');
+    assert.equal((await post(hop1, 'http://broken.test/api/hop')).status, 200);
+    const failed = await post({ ...hop1, hop: 2 }, 'http://broken.test/api/hop');
+    assert.equal(failed.status, 500);
+    const error = HopErrorBody.parse(failed.body);
+    assert.equal(error.error.code, 'internal_error');
+    assert.equal(error.progress, hero.replies[0]!.text);
+    assert.match(error.message, /has no reply 2 \(it has 1\)/);
+    assert.equal((await post({ ...hop1, hop: 2 }, 'http://broken.test/api/hop')).status, 410, 'a failed turn never resumes');
+  });
+
   it('keeps two createHandlers calls as two independent servers', async () => {
     server.use(
       ...createHandlers({ baseUrl: 'http://other.test', scenarios: fixtures.scenarios, catalog: fixtures.catalog, agents: fixtures.agents }),

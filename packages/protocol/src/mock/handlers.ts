@@ -1,6 +1,7 @@
 import { http, type HttpHandler } from 'msw';
 import type { AgentsConfig } from '../config/agents-config.js';
 import type { Catalog } from '../config/catalog.js';
+import { joinNarration } from '../narration/narration.js';
 import { matchScenario } from '../scenario/match-scenario.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { builtinTools } from '../tools/builtin-tools.js';
@@ -93,7 +94,7 @@ export function createHandlers(options: MockOptions): HttpHandler[] {
       // A hop that fails while executing ends its turn (§3).
       turns.drop(turn);
       const failure = isHopError(error) ? error : new HopError('internal_error', `The hop failed: ${(error as Error).message}`);
-      return failure.withProgress(failure.progress, turn.requestId).toResponse();
+      return failure.withProgress(joinNarration(turn.texts), turn.requestId).toResponse();
     }
   };
 

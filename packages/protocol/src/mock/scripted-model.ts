@@ -20,7 +20,7 @@ export function scriptedDecision(scenario: Scenario, index: number, outputs: rea
   if (reply === undefined) {
     throw new HopError(
       'internal_error',
-      `Scenario "${scenario.id}" has ${scenario.replies.length} replies; the turn asked for reply ${index + 1}. Add it to the fixture.`,
+      `Scenario "${scenario.id}" has no reply ${index + 1} (it has ${scenario.replies.length}), yet the turn goes on. Add the reply to the fixture.`,
     );
   }
   const placed = collectPlacedUuids(outputs);
