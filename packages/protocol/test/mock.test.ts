@@ -288,6 +288,30 @@ describe('the mock turn rules', () => {
     assert.equal(text.status, 415);
   });
 
+  it('reads a multipart request part sent as a JSON file, and rejects an attachment that is not an image', async () => {
+    const send = async (hop: HopRequestInput, file: Blob) => {
+      const form = new FormData();
+      form.append('request', new Blob([JSON.stringify(hop)], { type: 'application/json' }), 'request.json');
+      form.append('attachments', file, 'upload.png');
+      const response = await fetch(ENDPOINT, { method: 'POST', body: form });
+      return { status: response.status, body: await response.json() };
+    };
+    const photo = scenario('image-attachment');
+    const png = new Blob([fixtures.attachments['attachments/cookie.png']!.slice()], { type: 'image/png' });
+    const accepted = await send(firstHop(photo, 'multipart-file-part'), png);
+    assert.equal(accepted.status, 200);
+    assert.equal(accepted.body.progress, photo.hops[0]!.progress);
+
+    const fake = new Blob(['GIF? no, just text'], { type: 'image/png' });
+    const rejected = await send(firstHop(photo, 'multipart-not-an-image'), fake);
+    assert.equal(rejected.status, 400);
+    assert.equal(HopErrorBody.parse(rejected.body).error.code, 'attachment_rejected');
+    assert.equal(rejected.body.error.field, 'attachments.0');
+
+    const later = await send({ ...firstHop(photo, 'multipart-file-part'), hop: 2 }, png);
+    assert.equal(later.status, 400, 'only hop 1 may be multipart');
+  });
+
   it('refuses a change of agent within a turn with 409 agent_changed', async () => {
     const hop1 = firstHop(scenario('place-hero-two-hop'), 'agent-switch');
     assert.equal((await post(hop1)).status, 200);
