@@ -204,6 +204,16 @@ describe('the mock turn rules', () => {
     assert.equal(next.status, 410);
   });
 
+  it('cancels nothing once a turn has ended, and its final hop stays replayable', async () => {
+    const qa = firstHop(scenario('qa-one-hop'), 'ended-turn');
+    const final = await post(qa);
+    assert.equal(final.body.should_continue, false);
+    const cancel = CancelResponse.parse(await (await fetch(`${ENDPOINT}/ended-turn`, { method: 'DELETE' })).json());
+    assert.equal(cancel.cancelled, false);
+    assert.deepEqual(await post(qa), final);
+    assert.equal((await post({ ...qa, hop: 2 })).status, 410, 'a hop past the last one');
+  });
+
   it('answers 410 to a hop that was running when its turn was cancelled', async () => {
     let arrived!: () => void;
     const firstArrived = new Promise<void>((resolve) => (arrived = resolve));
@@ -310,6 +320,7 @@ describe('the mock turn rules', () => {
 
     const later = await send({ ...firstHop(photo, 'multipart-file-part'), hop: 2 }, png);
     assert.equal(later.status, 400, 'only hop 1 may be multipart');
+    assert.equal(later.body.error.code, 'attachment_rejected');
   });
 
   it('refuses a change of agent within a turn with 409 agent_changed', async () => {
@@ -318,6 +329,10 @@ describe('the mock turn rules', () => {
     const switched = await post({ ...hop1, hop: 2, agent: 'copy_editor' });
     assert.equal(switched.status, 409);
     assert.equal(switched.body.error.code, 'agent_changed');
+    const { agent: _agent, ...withoutAgent } = hop1;
+    const absent = await post({ ...withoutAgent, hop: 2 });
+    assert.equal(absent.body.error.code, 'agent_changed', 'an absent agent means the main agent');
+    assert.equal((await post({ ...hop1, hop: 2 })).status, 200, 'the turn carries on');
   });
 
   it('records every valid hop request through onHopRequest, apply_results included', async () => {

@@ -10,7 +10,7 @@ export interface ReceivedHop {
 }
 
 /**
- * Reads a hop's body like a server's door (§3): JSON, or on hop 1 multipart with a `request` part and `attachments`
+ * Reads a hop's body like a server's door (spec/hop-protocol.md §4): JSON, or on hop 1 multipart with a `request` part and `attachments`
  * file parts, each checked by its magic bytes. Throws a {@link HopError} for anything the protocol rejects.
  */
 export async function readHopBody(request: Request): Promise<ReceivedHop> {
@@ -41,7 +41,7 @@ async function readMultipart(request: Request): Promise<ReceivedHop> {
   const hop = unwrap(parseHopRequestJson(typeof part === 'string' ? part : await part.text()));
   const requestId = hop.request_id;
   if (hop.hop !== 1) {
-    throw new HopError('invalid_request', 'Only hop 1 may be multipart; send later hops as application/json.', { requestId, field: 'hop' });
+    throw new HopError('attachment_rejected', 'Only hop 1 may carry attachments; send later hops as application/json.', { requestId, field: 'attachments' });
   }
   const files = form.getAll('attachments');
   if (files.length > LIMITS.maxAttachments) {
@@ -69,8 +69,8 @@ export function sniffImageType(bytes: Uint8Array): AttachmentMediaType | undefin
   const starts = (...signature: number[]): boolean => signature.every((byte, index) => bytes[index] === byte);
   if (starts(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'image/png';
   if (starts(0xff, 0xd8, 0xff)) return 'image/jpeg';
-  if (starts(0x47, 0x49, 0x46, 0x38)) return 'image/gif';
   const ascii = (from: number, to: number): string => String.fromCharCode(...bytes.subarray(from, to));
+  if (ascii(0, 6) === 'GIF87a' || ascii(0, 6) === 'GIF89a') return 'image/gif';
   if (bytes.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'image/webp';
   return undefined;
 }

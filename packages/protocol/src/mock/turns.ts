@@ -36,7 +36,7 @@ export type HopClaim =
 
 /**
  * The mock's turn store: a Map in the closure of one `createHandlers` call (two calls, two independent servers).
- * Finished turns stay for replay of their last hop; the oldest are dropped past `keepFinished`.
+ * Finished turns stay for replay of their last hop (no time window: the oldest are dropped past `keepFinished`).
  */
 export class TurnStore {
   readonly #turns = new Map<string, ScriptedTurn>();
@@ -47,35 +47,36 @@ export class TurnStore {
   }
 
   /**
-   * Decides what an incoming hop gets (§3 Retries): a repeated hop replays, a hop while another runs is 409
-   * hop_in_progress, a skipped or stale hop 409 hop_out_of_order, a later hop of an unknown or ended turn 410.
-   * On `run` the turn is locked until {@link complete} or {@link drop}; `start` seeds a new turn on hop 1.
+   * Decides what an incoming hop gets, by the admission rules of spec/hop-protocol.md §8 in their order: lock (409
+   * hop_in_progress), unknown turn (410), agent (409 agent_changed; absent = the main agent), replay of the latest
+   * hop, ended turn (410), order (409 hop_out_of_order). On `run` the turn is locked until {@link complete} or
+   * {@link drop}; `start` seeds a new turn on hop 1.
    */
   claim(request: HopRequest, agentId: string, start: () => ScriptedTurn): HopClaim {
     const id = request.request_id;
     const turn = this.#turns.get(id);
     const refuse = (error: HopError): HopClaim => ({ kind: 'error', error });
+    if (turn?.running) {
+      return refuse(new HopError('hop_in_progress', `A hop of turn "${id}" is still running; wait for its response before sending hop ${request.hop}.`, { requestId: id }));
+    }
     if (turn === undefined) {
       if (request.hop !== 1) {
-        return refuse(new HopError('turn_not_found', `No turn "${id}" is running (it ended, was cancelled or never started). Start a new turn with hop 1.`, { requestId: id }));
+        return refuse(new HopError('turn_not_found', `No turn "${id}" is running (it ended, was cancelled, failed or never started). Send the message again as a new turn.`, { requestId: id }));
       }
       const fresh = start();
       fresh.running = true;
       this.#turns.set(id, fresh);
       return { kind: 'run', turn: fresh };
     }
-    if (turn.running) {
-      return refuse(new HopError('hop_in_progress', `A hop of turn "${id}" is still running; wait for its response before sending hop ${request.hop}.`, { requestId: id }));
+    if (agentId !== turn.agentId) {
+      return refuse(new HopError('agent_changed', `Turn "${id}" runs agent "${turn.agentId}", not "${agentId}"; the agent cannot change within a turn.`, { requestId: id, field: 'agent' }));
     }
     if (request.hop === turn.lastHop && turn.lastResponse !== undefined) return { kind: 'replay', response: turn.lastResponse };
-    if (turn.finished) {
-      return refuse(new HopError('turn_not_found', `Turn "${id}" ended at hop ${turn.lastHop}. Start a new turn with a new request_id.`, { requestId: id }));
+    if (turn.finished && request.hop > turn.lastHop) {
+      return refuse(new HopError('turn_not_found', `Turn "${id}" ended at hop ${turn.lastHop}. Send the message again as a new turn.`, { requestId: id }));
     }
     if (request.hop !== turn.lastHop + 1) {
       return refuse(new HopError('hop_out_of_order', `Turn "${id}" is at hop ${turn.lastHop}; the next request must be hop ${turn.lastHop + 1}, not ${request.hop}.`, { requestId: id }));
-    }
-    if (request.agent !== undefined && request.agent !== turn.agentId) {
-      return refuse(new HopError('agent_changed', `Turn "${id}" runs agent "${turn.agentId}"; the agent cannot change within a turn.`, { requestId: id, field: 'agent' }));
     }
     turn.running = true;
     return { kind: 'run', turn };
@@ -100,12 +101,12 @@ export class TurnStore {
     if (this.holds(turn)) this.#turns.delete(turn.requestId);
   }
 
-  /** Cancels a turn (DELETE): true when a turn was still going on. Idempotent. */
+  /** Cancels a turn (DELETE): true when one was going on; a finished turn keeps its replay. Idempotent. */
   cancel(requestId: string): boolean {
     const turn = this.#turns.get(requestId);
-    if (turn === undefined) return false;
+    if (turn === undefined || turn.finished) return false;
     this.#turns.delete(requestId);
-    return !turn.finished;
+    return true;
   }
 
   #evictFinished(): void {

@@ -32,19 +32,23 @@ export function scenarioMessagesFor(scenarios: readonly Scenario[], agent: strin
   return scenarios.filter((scenario) => (scenario.agent ?? mainAgent) === agent).map((scenario) => scenario.user_message);
 }
 
+/** The generic way to a real model, for a scripted server that has no more specific instructions (the msw mock). */
+export const REAL_MODEL_HINT =
+  'To talk to a real model, point the chat at a Canvas AI server configured with a model provider (for the ' +
+  'reference server: an OpenAI-compatible base URL, model name and API key).';
+
 /**
  * The one-hop answer of a scripted-mode server (reference server and msw mock alike) to a message no scenario
- * matches: says why, lists what it does understand, and how to get a real model instead.
+ * matches: says why, lists what it does understand, and how to get a real model instead. A server that knows its
+ * own switch (flags, environment variables) passes it as `realModelHelp` in place of {@link REAL_MODEL_HINT}.
  */
-export function noScenarioAnswer(knownMessages: readonly string[]): string {
+export function noScenarioAnswer(knownMessages: readonly string[], realModelHelp: string = REAL_MODEL_HINT): string {
   const known =
     knownMessages.length > 0
       ? ` For this agent it knows: ${knownMessages.map((message) => `"${message}"`).join(', ')}.`
       : ' It knows no message for this agent.';
   return (
     'This server runs in scripted mode: it replays the scenarios of fixtures/scenarios instead of calling a model, ' +
-    `and none of them starts with your message.${known} ` +
-    'To talk to a real model, configure a model provider for the server (an OpenAI-compatible base URL, model ' +
-    'name and API key) and restart it.'
+    `and none of them starts with your message.${known} ${realModelHelp}`
   );
 }
