@@ -53,4 +53,6 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   }
 }
 
-process.exitCode = await main(process.argv.slice(2), process.env);
+// `pnpm start -- --port 0` passes the `--` through; it separates nothing here.
+const args = process.argv.slice(2);
+process.exitCode = await main(args[0] === '--' ? args.slice(1) : args, process.env);

@@ -41,13 +41,14 @@ describe('sessions and CSRF over HTTP', () => {
     const bob = await openSession(server);
     const body = firstHop(`csrf-${crypto.randomUUID()}`, HERO, { agent: 'page_builder' });
     const hopsBefore = server.logs.filter((entry) => entry.event === 'hop').length;
-    for (const headers of [
+    const attempts: Array<Record<string, string>> = [
       { cookie: alice.cookie },
       { cookie: alice.cookie, 'x-csrf-token': 'forged' },
       { cookie: alice.cookie, 'x-csrf-token': bob.token },
       { 'x-csrf-token': alice.token },
       {},
-    ]) {
+    ];
+    for (const headers of attempts) {
       const reply = await post(headers, body);
       assert.equal(reply.status, 403);
       assert.equal(reply.body.error.code, 'csrf_invalid');

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { parse, stringify } from 'yaml';
+import { createApp } from '../src/app.js';
+import { ConfigError } from '../src/agents/config-error.js';
+import { loadProjectDocs } from '../src/agents/docs.js';
+import { FIXTURES_DIR, loadConfig } from '../src/config.js';
+import { ScriptedProvider } from '../src/providers/scripted.js';
+import { silentLogger } from '../src/log.js';
+
+const agentsYaml = parse(await readFile(`${FIXTURES_DIR}agents.yaml`, 'utf8'));
+const dir = await mkdtemp(join(tmpdir(), 'canvas-ai-config-'));
+
+/** Writes a variant of the fixtures' agents.yaml and loads it the way the CLI does. */
+async function loadVariant(name: string, change: (config: any) => void) {
+  const config = structuredClone(agentsYaml);
+  change(config);
+  const file = join(dir, `${name}.yaml`);
+  await writeFile(file, stringify(config));
+  const loaded = await loadConfig({ agentsFile: file, docsRoot: dir });
+  createApp({
+    agents: loaded.agents,
+    agentsSource: loaded.agentsFile,
+    catalog: loaded.catalog,
+    provider: new ScriptedProvider([]),
+    log: silentLogger,
+  });
+  return file;
+}
+
+describe('agents config validated at start-up', () => {
+  it('loads the fixtures as they are', async () => {
+    const loaded = await loadConfig();
+    assert.equal(loaded.agents.main_agent, 'qa');
+    assert.ok(loaded.scenarios.length >= 9);
+    assert.match(loaded.docs, /## README\.md/, 'the project README is part of the docs');
+    createApp({ agents: loaded.agents, catalog: loaded.catalog, provider: new ScriptedProvider(loaded.scenarios), log: silentLogger });
+  });
+
+  it('names the file, the key and the fix for an agent naming a tool that does not exist', async () => {
+    const file = join(dir, 'unknown-tool.yaml');
+    await assert.rejects(
+      loadVariant('unknown-tool', (config) => config.agents.page_builder.tools.push('delete_page')),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(
+          error.problems[0],
+          `${file}: agents.page_builder.tools.4: there is no tool "delete_page". Use one of: place_components, edit_components, ` +
+            'set_page_value, get_component_details; or register the tool with createApp({ tools }) (see "Adding a tool" in the server README).',
+        );
+        return true;
+      },
+    );
+  });
+
+  it('names a tool setting for a tool the agent does not have', async () => {
+    await assert.rejects(
+      loadVariant('stray-setting', (config) => (config.agents.copy_editor.tool_settings = { place_components: { allow_parallel: false } })),
+      /agents\.copy_editor\.tool_settings\.place_components: "copy_editor" does not have the tool "place_components"\. Add it to agents\.copy_editor\.tools or remove the setting\./,
+    );
+  });
+
+  it('names the file and key when the main agent is also listed as a tool', async () => {
+    await assert.rejects(
+      loadVariant('main-in-tools', (config) => config.tools.push('qa')),
+      (error: Error) => error.message.includes('main-in-tools.yaml') && /tools\.2: "qa" is the main agent; remove it from tools/.test(error.message),
+    );
+  });
+
+  it('names the file and key for an unknown agent id', async () => {
+    await assert.rejects(
+      loadVariant('unknown-agent', (config) => config.tools.push('translator')),
+      (error: Error) => error.message.includes('unknown-agent.yaml') && /tools\.2: tools names "translator", which is not defined under agents/.test(error.message),
+    );
+    await assert.rejects(
+      loadVariant('unknown-main', (config) => (config.main_agent = 'helper')),
+      (error: Error) => error.message.includes('unknown-main.yaml') && /main_agent: main_agent "helper" is not defined under agents/.test(error.message),
+    );
+  });
+
+  it('refuses a backend tool whose name is already taken', () => {
+    const tool = { name: 'place_components', description: 'x', input: {} as never, allowParallel: true, execute: () => ({ result: '' }) };
+    assert.throws(
+      () => createApp({ agents: parse('main_agent: a\nagents: {a: {label: A, description: A, system_prompt: A}}') as never, catalog: {} as never, provider: new ScriptedProvider([]), tools: [tool], log: silentLogger }),
+      /already exists; give the added tool another name/,
+    );
+  });
+
+  it('reads the documentation that exists and skips what does not', async () => {
+    await writeFile(join(dir, 'README.md'), '# Hello docs\n');
+    const docs = await loadProjectDocs(dir);
+    assert.equal(docs, '## README.md\n\n# Hello docs');
+  });
+});
