@@ -23,12 +23,10 @@ import type { Logger } from './log.js';
 import type { ModelProvider, ModelReply } from './providers/model-provider.js';
 import { turnKey, type TurnStore } from './store/turn-store.js';
 import { admitHop, loadTurn } from './turn-gate.js';
+import { rejectionNotice, seedTurn, type TurnSoFar } from './turn-messages.js';
 import type { ActiveTurn, FinishedTurn, ModelMessage } from './turn-state.js';
 
 type HopResponseBase = Omit<ContinuingHopResponse, 'should_continue' | 'progress'>;
-type ToolMessage = Extract<ModelMessage, { role: 'tool' }>;
-/** A turn as a hop works on it: what is stored, minus the stored response. */
-type TurnSoFar = Omit<ActiveTurn, 'kind' | 'response'>;
 
 /** How long the store keeps things, in milliseconds. */
 export interface TurnTtls {
@@ -85,7 +83,7 @@ export async function runHop(deps: HopDeps, input: HopInput): Promise<HopRespons
       deps.log({ event: 'hop_replayed', request_id: request.request_id, hop: request.hop, agent: agentId });
       return admission.response;
     }
-    const turn = admission.turn ?? seedTurn(deps.config, agentId, input);
+    const turn = admission.turn ?? seedTurn(deps.config, agentId, input.request, input.attachments);
     return await executeHop(deps, input, key, agentId, agent, turn);
   } finally {
     await lock.release().catch(() => undefined);
@@ -103,37 +101,6 @@ function offeredAgent(config: AgentsConfig, agentId: string, requestId: string):
     });
   }
   return agent;
-}
-
-/** Hop 1: the turn starts from the transcript's text — earlier messages up to `history_limit`, then the user's. */
-function seedTurn(config: AgentsConfig, agentId: string, input: HopInput): TurnSoFar {
-  const messages = input.request.messages ?? [];
-  const current = messages.at(-1)!;
-  const history = config.history_limit > 0 ? messages.slice(0, -1).slice(-config.history_limit) : [];
-  const seeded: ModelMessage[] = history.map((message) =>
-    message.role === 'user'
-      ? { role: 'user', text: message.text, attachments: [] }
-      : { role: 'assistant', text: message.text, tool_calls: [] },
-  );
-  seeded.push({
-    role: 'user',
-    text: current.text,
-    attachments: input.attachments.map((file) => ({
-      name: file.name,
-      media_type: file.mediaType,
-      data: Buffer.from(file.bytes).toString('base64'),
-    })),
-  });
-  return {
-    agent: agentId,
-    hop: 0,
-    decisions: 0,
-    user_message: current.text,
-    messages: seeded,
-    parked: [],
-    texts: [],
-    placed_uuids: [],
-  };
 }
 
 async function executeHop(
@@ -174,9 +141,10 @@ async function executeHop(
     const notice = rejectionNotice(request, messages);
     if (notice) messages.push({ role: 'notice', text: notice });
 
-    // 3. One model decision, unless the turn has used its hops: then the parked calls ran, and the turn ends.
+    // 3. One model decision, unless the turn has used its max_hops (counted in the stored state, across the turn):
+    //    then the parked calls ran, so the page matches what was narrated, and the turn ends without a model call.
     let reply: ModelReply | undefined;
-    if (request.hop <= agent.max_hops) {
+    if (turn.decisions < agent.max_hops) {
       reply = await decide(deps, agentId, agent, request, turn, messages, placed);
       texts.push(reply.text);
       messages.push({ role: 'assistant', text: reply.text, tool_calls: reply.toolCalls });
@@ -258,19 +226,6 @@ async function decide(
     if (isHopError(error)) throw error;
     throw new HopError('provider_error', `The model provider failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
   }
-}
-
-/** What to tell the model about outputs of the previous response the browser rejected, if any. */
-function rejectionNotice(request: HopRequest, messages: readonly ModelMessage[]): string | undefined {
-  const rejected = (request.apply_results ?? []).filter((result) => result.status === 'rejected');
-  if (rejected.length === 0) return undefined;
-  const toolOf = (callId: string) =>
-    messages.findLast((message): message is ToolMessage => message.role === 'tool' && message.call_id === callId)?.name ?? 'a tool';
-  const lines = rejected.map((result) => `- ${result.call_id} (${toolOf(result.call_id)}): ${result.reason?.trim() || 'no reason given'}`);
-  return (
-    'The editor could not apply these outputs, so the page does NOT contain those changes ' +
-    `(the layout in your instructions shows the page as it is):\n${lines.join('\n')}`
-  );
 }
 
 /** Saves the turn, unless it was cancelled while this hop ran (then the hop's work is dropped, 410). */

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
@@ -33,10 +34,10 @@ export function startServer(app: CanvasAiApp, options: { port?: number; host?: s
   });
 }
 
-/** Serves files from a directory (for `createApp({ staticFiles })`), e.g. the built demo editor. */
+/** Serves files from a directory (relative to the working directory, or absolute) for `createApp({ staticFiles })`. */
 export function staticDirectory(root: string): StaticFiles {
   const files = new Hono();
-  files.use('/*', serveStatic({ root, index: 'index.html' }));
+  files.use('/*', serveStatic({ root: resolve(root), index: 'index.html' }));
   return async (request) => {
     const response = await files.fetch(request);
     return response.status === 404 ? undefined : response;

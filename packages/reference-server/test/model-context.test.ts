@@ -111,3 +111,44 @@ describe('what the model is told', () => {
     assert.deepEqual(builder!.tools, ['get_component_details', 'place_components', 'edit_components', 'set_page_value']);
   });
 });
+
+describe('a tool added by a backend team', () => {
+  it('is offered to the agents that list it, and its result reaches the model', async () => {
+    const { z } = await import('zod');
+    const { ListProvider } = await import('./support/providers.js');
+    const countComponents = {
+      name: 'count_components',
+      description: 'Counts the components on the page.',
+      input: z.object({ region: z.string() }),
+      allowParallel: true,
+      execute(input: { region: string }, context: import('../src/tools/index.js').ToolContext) {
+        const region = context.document.layout.regions[input.region];
+        return { result: `${region?.components.length ?? 0} components in ${input.region}` };
+      },
+    };
+    const agents = structuredClone(fixtures.agents);
+    agents.agents.copy_editor!.tools.push('count_components');
+    const model = new RecordingProvider(
+      new ListProvider([
+        { text: 'Let me count.', toolCalls: [{ id: 'n1', name: 'count_components', arguments: '{"region":"content"}' }] },
+        { text: '', toolCalls: [] },
+      ]),
+    );
+    const server = await startTestServer({ agents, tools: [countComponents], provider: model });
+    try {
+      const session = await openSession(server);
+      await session.hop(firstHop('count-1', 'How many?', { agent: 'copy_editor' }));
+      const layout = fixtures.layouts['layouts/nested.yaml']!;
+      const last = await session.hop(laterHop('count-1', 2, layout, { agent: 'copy_editor' }));
+      assert.deepEqual(model.requests[0]!.tools, ['get_component_details', 'edit_components', 'set_page_value', 'count_components']);
+      const result = model.requests[1]!.messages.at(-1)!;
+      assert.deepEqual(result, { role: 'tool', call_id: 'n1', name: 'count_components', content: '2 components in content' });
+      // An empty final answer strips nothing: the narration stays whole and the message is empty.
+      assert.equal(last.body.should_continue, false);
+      assert.equal(last.body.message, '');
+      assert.equal(last.body.progress, 'Let me count.');
+    } finally {
+      await server.close();
+    }
+  });
+});

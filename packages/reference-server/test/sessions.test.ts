@@ -136,3 +136,22 @@ describe('the other endpoints', () => {
     }
   });
 });
+
+describe('serving a folder on the same origin', () => {
+  it('serves files of the --static folder and keeps the API in front', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { staticDirectory } = await import('../src/node.js');
+    const dir = await mkdtemp(join(tmpdir(), 'canvas-ai-static-'));
+    await writeFile(join(dir, 'index.html'), '<title>demo</title>');
+    const server = await startTestServer({ staticFiles: staticDirectory(dir) });
+    try {
+      assert.equal(await (await fetch(`${server.url}/`)).text(), '<title>demo</title>');
+      assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+      assert.equal((await fetch(`${server.url}/nope.css`)).status, 404);
+    } finally {
+      await server.close();
+    }
+  });
+});
