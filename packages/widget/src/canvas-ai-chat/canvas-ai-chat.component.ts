@@ -1,0 +1,239 @@
+import { ContextProvider } from '@lit/context';
+import type { AgentsResponse } from '@canvas-ai/protocol';
+import { html, LitElement, nothing, type PropertyValues } from 'lit';
+import { property, query, state } from 'lit/decorators.js';
+import { canvasAiEvent } from '../events.js';
+import { DEFAULT_MAX_HOPS, type ApplyOutputsHook, type GetLayoutHook, type TurnOptions } from '../hop-loop.js';
+import { newId } from '../ids.js';
+import type { TurnError } from '../turn-error.js';
+import { agentsContext, pickContext, type ToolPick } from './agents-context.js';
+import { canvasAiChatStyles } from './canvas-ai-chat.styles.js';
+import { deepChatConfig, namesFor, type ChatOptions } from './deep-chat-theme.js';
+import type { DeepChatElement } from './deep-chat-types.js';
+import { fetchAgents, TokenCache } from './server-config.js';
+import { TurnController, type TurnControllerHost } from './turn-controller.js';
+
+/**
+ * A chat in which an AI agent edits the host page's document one decision per request, over the Canvas AI hop
+ * protocol. Renders `<deep-chat>` and runs the hop loop; the page supplies `getLayout` and `applyOutputs`.
+ * Import `@canvas-ai/widget/define` (or the self-contained `canvas-ai-chat.js`) to register the tag.
+ *
+ * @summary An embeddable chat that lets an agent edit the page through the host's own store.
+ *
+ * @event canvas-ai-turn-start - A message was sent and its turn begins. `detail`: `{requestId, agent, message, attachments}`.
+ * @event canvas-ai-hop - A hop's response arrived and its outputs were applied. `detail`: `{requestId, hop, response, applyResults}`.
+ * @event canvas-ai-turn-end - The turn ended. `detail`: `{requestId, status: 'done' | 'stopped' | 'error', hops, response, error}`.
+ * @event canvas-ai-error - A turn failed, or the agents config could not be loaded. `detail`: `{requestId, error}`.
+ *
+ * @csspart base - The wrapper of the chat and the toolbar.
+ * @csspart chat - The `<deep-chat>` element (size it here).
+ * @csspart toolbar - The row under the chat holding the tools picker and the stop button.
+ * @csspart stop-button - The button that stops the running turn (shown while a turn runs).
+ * @csspart picker - The tools picker element.
+ * @csspart picker-button - The wrench button of the tools picker.
+ * @csspart picker-chip - The picked agent's label, until the message is sent.
+ * @csspart picker-chip-clear - The button in the chip that goes back to the main agent.
+ * @csspart picker-menu - The tools picker's list of agents.
+ * @csspart picker-option - One agent in that list.
+ *
+ * @cssproperty [--canvas-ai-height=32rem] - The element's height.
+ * @cssproperty [--canvas-ai-font-family=inherit] - Font of the whole chat.
+ * @cssproperty [--canvas-ai-font-size=0.95rem] - Base font size.
+ * @cssproperty [--canvas-ai-text-color=#1f2328] - Text colour.
+ * @cssproperty [--canvas-ai-muted-color=#57606a] - Secondary text: agent names, status rows, descriptions.
+ * @cssproperty [--canvas-ai-background=#ffffff] - Background of the chat and the controls.
+ * @cssproperty [--canvas-ai-input-background=#ffffff] - Background of the text input.
+ * @cssproperty [--canvas-ai-border-color=#d0d7de] - Borders.
+ * @cssproperty [--canvas-ai-radius=10px] - Corner radius.
+ * @cssproperty [--canvas-ai-accent=#2563eb] - Accent: user bubbles, the spinner, the stop button, the picked agent.
+ * @cssproperty [--canvas-ai-accent-contrast=#ffffff] - Text on the accent colour.
+ * @cssproperty [--canvas-ai-user-bubble-background=var(--canvas-ai-accent)] - The user's messages.
+ * @cssproperty [--canvas-ai-user-bubble-color=#ffffff] - Text of the user's messages.
+ * @cssproperty [--canvas-ai-reply-background=#f1f3f5] - The agent's replies.
+ * @cssproperty [--canvas-ai-reply-color=var(--canvas-ai-text-color)] - Text of the agent's replies.
+ * @cssproperty [--canvas-ai-progress-background=#f8f9fb] - The narration block.
+ * @cssproperty [--canvas-ai-progress-color=#57606a] - Text of the narration block.
+ * @cssproperty [--canvas-ai-success-color=#1a7f37] - The done icon of the narration block.
+ * @cssproperty [--canvas-ai-error-color=#b42318] - Error text and icon.
+ * @cssproperty [--canvas-ai-error-background=#fef3f2] - Error messages.
+ */
+export class CanvasAiChat extends LitElement implements TurnControllerHost {
+  static override styles = canvasAiChatStyles;
+
+  /** The hop URL the turns are POSTed to; cancels go to `<endpoint>/<request_id>`. */
+  @property() endpoint = '/api/hop';
+
+  /** A CSRF token sent as `X-CSRF-Token`. Takes precedence over `token-endpoint`. */
+  @property({ attribute: 'csrf-token' }) csrfToken: string | undefined;
+
+  /** Where to GET the CSRF token (`/api/token`); fetched once, again after the server rejects it. */
+  @property({ attribute: 'token-endpoint' }) tokenEndpoint: string | undefined;
+
+  /** The agents config for the tools picker and the reply captions. Takes precedence over `agents-endpoint`. */
+  @property({ type: Object }) agents: AgentsResponse | undefined;
+
+  /** Where to GET the agents config (`/api/agents`). */
+  @property({ attribute: 'agents-endpoint' }) agentsEndpoint: string | undefined;
+
+  /** Sent with every turn of this chat; default a random id per element. */
+  @property({ attribute: 'conversation-id' }) conversationId: string | undefined;
+
+  /** The client's safety net: a turn the server keeps going past this many hops ends with an error. */
+  @property({ type: Number, attribute: 'max-hops' }) maxHops = DEFAULT_MAX_HOPS;
+
+  /** Required. Returns the host's document at that moment; called at the start of every hop. */
+  @property({ attribute: false }) getLayout: GetLayoutHook | undefined;
+
+  /** Applies a hop's outputs to the host's store (awaited); its return value is sent as the next `apply_results`. */
+  @property({ attribute: false }) applyOutputs: ApplyOutputsHook | undefined;
+
+  /**
+   * deep-chat options passed through (text input, image attachments, styles…). Set it before the element is
+   * connected: changing it later re-renders deep-chat, which clears the displayed messages.
+   */
+  @property({ attribute: false }) chatOptions: ChatOptions | undefined;
+
+  @state() private loadedAgents: AgentsResponse | undefined;
+  @query('.chat') private chatSlot!: HTMLElement;
+
+  private deepChat: DeepChatElement | undefined;
+  private readonly turns = new TurnController(this);
+  private readonly defaultConversationId = newId();
+  private tokenCache: TokenCache | undefined;
+  private pickedAgent: string | undefined;
+  private agentsLoading: Promise<void> | undefined;
+  private readonly agentsProvider = new ContextProvider(this, { context: agentsContext });
+  private readonly pickProvider = new ContextProvider(this, { context: pickContext, initialValue: this.toolPick() });
+
+  /** The `<deep-chat>` element (created on first render). */
+  get chat(): DeepChatElement | undefined {
+    return this.deepChat;
+  }
+
+  /** Whether a turn is running. */
+  get running(): boolean {
+    return this.turns.running;
+  }
+
+  /** The main agent's id, when the agents config is known. */
+  get mainAgentId(): string | undefined {
+    return this.effectiveAgents?.main_agent.id;
+  }
+
+  /** Stops the running turn: no request follows, the in-flight one is aborted, the server is told. */
+  stop(): void {
+    this.turns.stop();
+  }
+
+  /** Sends a message as if the user typed it (and attached `files`). */
+  sendMessage(text: string, files?: File[]): void {
+    this.deepChat?.submitUserMessage(files ? { text, files } : { text });
+  }
+
+  /** @internal */
+  turnSettings(): Omit<TurnOptions, 'messages' | 'attachments' | 'agent' | 'onHop'> {
+    return {
+      endpoint: this.endpoint,
+      conversationId: this.conversationId ?? this.defaultConversationId,
+      maxHops: this.maxHops,
+      csrfToken: this.csrfToken ?? this.tokenSource(),
+      getLayout: () => {
+        if (!this.getLayout) throw new Error('<canvas-ai-chat> needs its getLayout property set to a function that returns the document.');
+        return this.getLayout();
+      },
+      applyOutputs: (outputs, response) => this.applyOutputs?.(outputs, response),
+    };
+  }
+
+  /** @internal */
+  takePick(): string | undefined {
+    const agent = this.pickedAgent;
+    if (agent !== undefined) this.setPick(undefined);
+    return agent;
+  }
+
+  /** @internal */
+  turnFailed(error: TurnError): void {
+    if (error.code === 'csrf_invalid') this.tokenCache?.invalidate();
+  }
+
+  override render() {
+    const hasTools = (this.effectiveAgents?.tools.length ?? 0) > 0;
+    const running = this.turns.running;
+    return html`<div part="base" class="base">
+      <div class="chat"></div>
+      <div part="toolbar" class="toolbar" ?hidden=${!hasTools && !running}>
+        ${hasTools
+          ? html`<canvas-ai-tool-picker
+              part="picker"
+              exportparts="button: picker-button, chip: picker-chip, chip-clear: picker-chip-clear, menu: picker-menu, option: picker-option"
+            ></canvas-ai-tool-picker>`
+          : nothing}
+        <span class="spacer"></span>
+        ${running ? html`<button part="stop-button" class="stop" @click=${() => this.stop()}>Stop</button>` : nothing}
+      </div>
+    </div>`;
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('agentsEndpoint') && this.agentsEndpoint) this.agentsLoading = this.loadAgents(this.agentsEndpoint);
+    if (changed.has('tokenEndpoint')) this.tokenCache = undefined;
+    if (changed.has('agents') || changed.has('loadedAgents' as keyof CanvasAiChat)) this.agentsChanged();
+  }
+
+  // deep-chat is created once, with its whole configuration, and never re-rendered by Lit: any property set on it,
+  // and any re-render of a template holding it, wipes the displayed messages (TOOLCHAIN.md). So it waits for the
+  // agents config its reply captions need (a failed load does not hold it back).
+  protected override async firstUpdated(): Promise<void> {
+    if (!this.agents) await this.agentsLoading;
+    const chat = document.createElement('deep-chat') as DeepChatElement;
+    chat.setAttribute('part', 'chat');
+    Object.assign(chat, deepChatConfig(this.turns.handle, this.effectiveAgents, this.chatOptions));
+    this.chatSlot.append(chat);
+    this.deepChat = chat;
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    if (changed.has('chatOptions') && changed.get('chatOptions') !== undefined && this.deepChat) {
+      Object.assign(this.deepChat, deepChatConfig(this.turns.handle, this.effectiveAgents, this.chatOptions));
+    }
+  }
+
+  private get effectiveAgents(): AgentsResponse | undefined {
+    return this.agents ?? this.loadedAgents;
+  }
+
+  private agentsChanged(): void {
+    const agents = this.effectiveAgents;
+    this.agentsProvider.setValue(agents);
+    if (this.pickedAgent !== undefined && !agents?.tools.some((agent) => agent.id === this.pickedAgent)) this.setPick(undefined);
+    // Reply captions come from `names`; setting it re-renders deep-chat, harmless only while it shows nothing.
+    const chat = this.deepChat;
+    if (chat && !this.chatOptions?.names && chat.getMessages().length === 0) chat.names = namesFor(agents);
+  }
+
+  private async loadAgents(url: string): Promise<void> {
+    try {
+      const agents = await fetchAgents(url);
+      if (url === this.agentsEndpoint) this.loadedAgents = agents;
+    } catch (error) {
+      this.dispatchEvent(canvasAiEvent('canvas-ai-error', { requestId: undefined, error: error as Error }));
+    }
+  }
+
+  private tokenSource(): (() => Promise<string>) | undefined {
+    if (!this.tokenEndpoint) return undefined;
+    this.tokenCache ??= new TokenCache(this.tokenEndpoint);
+    return this.tokenCache.get;
+  }
+
+  private toolPick(): ToolPick {
+    return { agent: this.pickedAgent, choose: (agent) => this.setPick(agent) };
+  }
+
+  private setPick(agent: string | undefined): void {
+    const offered = agent === undefined || this.effectiveAgents?.tools.some((candidate) => candidate.id === agent);
+    this.pickedAgent = offered ? agent : undefined;
+    this.pickProvider.setValue(this.toolPick());
+  }
+}

@@ -1,0 +1,64 @@
+import { css } from 'lit';
+
+/** Styles of `<canvas-ai-chat>`'s own shadow root (deep-chat's are in `deep-chat-theme.ts`). */
+export const canvasAiChatStyles = css`
+  :host {
+    display: block;
+    height: var(--canvas-ai-height, 32rem);
+    font-family: var(--canvas-ai-font-family, inherit);
+    font-size: var(--canvas-ai-font-size, 0.95rem);
+    color: var(--canvas-ai-text-color, #1f2328);
+  }
+  :host([hidden]) {
+    display: none;
+  }
+  .base {
+    display: flex;
+    flex-direction: column;
+    gap: 0.5rem;
+    height: 100%;
+    box-sizing: border-box;
+  }
+  .chat {
+    display: flex;
+    flex: 1;
+    min-height: 0;
+  }
+  deep-chat {
+    display: block;
+    flex: 1;
+    min-width: 0;
+    height: 100%;
+  }
+  .toolbar {
+    display: flex;
+    align-items: center;
+    gap: 0.5rem;
+    min-height: 2.25rem;
+  }
+  .toolbar[hidden] {
+    display: none;
+  }
+  .spacer {
+    flex: 1;
+  }
+  .stop {
+    display: inline-flex;
+    align-items: center;
+    gap: 0.4rem;
+    padding: 0.35rem 0.8rem;
+    font: inherit;
+    color: var(--canvas-ai-accent, #2563eb);
+    background: var(--canvas-ai-background, #ffffff);
+    border: 1px solid var(--canvas-ai-accent, #2563eb);
+    border-radius: var(--canvas-ai-radius, 10px);
+    cursor: pointer;
+  }
+  .stop::before {
+    content: '';
+    width: 0.65em;
+    height: 0.65em;
+    background: currentColor;
+    border-radius: 2px;
+  }
+`;

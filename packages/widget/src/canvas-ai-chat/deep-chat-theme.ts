@@ -1,0 +1,138 @@
+/**
+ * How `<deep-chat>` looks inside `<canvas-ai-chat>`. Every colour and size is a CSS custom property of
+ * `<canvas-ai-chat>` with a default: custom properties inherit into deep-chat's shadow root, so a host themes the
+ * messages without reaching into any shadow root. deep-chat applies these objects as inline styles.
+ */
+import { LIMITS, type AgentsResponse } from '@canvas-ai/protocol';
+import type { DeepChat } from 'deep-chat';
+import type { CustomNames, Signals } from './deep-chat-types.js';
+
+/**
+ * deep-chat options a host may pass through `chatOptions`: text input, attachments, styles and the like.
+ * `connect` is not among them (the widget owns the connection).
+ */
+export type ChatOptions = Partial<
+  Pick<
+    DeepChat,
+    | 'textInput'
+    | 'defaultInput'
+    | 'images'
+    | 'camera'
+    | 'mixedFiles'
+    | 'dragAndDrop'
+    | 'attachmentContainerStyle'
+    | 'chatStyle'
+    | 'messageStyles'
+    | 'inputAreaStyle'
+    | 'submitButtonStyles'
+    | 'auxiliaryStyle'
+    | 'dropupStyles'
+    | 'introMessage'
+    | 'avatars'
+    | 'names'
+    | 'errorMessages'
+    | 'remarkable'
+    | 'displayLoadingBubble'
+    | 'upwardsMode'
+    | 'scrollButton'
+    | 'focusMode'
+    | 'speechToText'
+    | 'textToSpeech'
+    | 'history'
+    | 'validateInput'
+    | 'requestBodyLimits'
+  >
+>;
+
+/**
+ * The whole deep-chat configuration: the widget's theme, the host's options on top, then what the widget must
+ * own: the handler (request/response mode, see the README on why not streaming), the narration CSS, errors shown
+ * with their text, and a text limit no longer than the protocol's.
+ */
+export function deepChatConfig(
+  handler: (body: unknown, signals: Signals) => void,
+  agents: AgentsResponse | undefined,
+  options: ChatOptions = {},
+): Partial<DeepChat> {
+  const theme = themeOptions();
+  const limit = Math.min(options.textInput?.characterLimit ?? LIMITS.messageChars, LIMITS.messageChars);
+  return {
+    ...theme,
+    names: namesFor(agents),
+    ...options,
+    textInput: { ...theme.textInput, ...options.textInput, characterLimit: limit },
+    errorMessages: { ...options.errorMessages, displayServiceErrorMessages: true },
+    auxiliaryStyle: PROGRESS_STYLE + (options.auxiliaryStyle ?? ''),
+    connect: { handler },
+  };
+}
+
+const v = (name: string, fallback: string): string => `var(--canvas-ai-${name}, ${fallback})`;
+
+const TEXT = v('text-color', '#1f2328');
+const ACCENT = v('accent', '#2563eb');
+
+/** The deep-chat options the widget sets; a host's `chatOptions` replace them key by key. */
+function themeOptions(): Partial<DeepChat> {
+  return {
+    chatStyle: {
+      width: '100%',
+      height: '100%',
+      boxSizing: 'border-box',
+      fontFamily: v('font-family', 'inherit'),
+      fontSize: v('font-size', '0.95rem'),
+      color: TEXT,
+      backgroundColor: v('background', '#ffffff'),
+      border: `1px solid ${v('border-color', '#d0d7de')}`,
+      borderRadius: v('radius', '10px'),
+    },
+    messageStyles: {
+      default: {
+        // `shared` styles every role, agents included (replies use the agent's id as their role).
+        shared: { bubble: { backgroundColor: v('reply-background', '#f1f3f5'), color: v('reply-color', TEXT), maxWidth: '85%' } },
+        user: { bubble: { backgroundColor: v('user-bubble-background', ACCENT), color: v('user-bubble-color', '#ffffff') } },
+      },
+      html: {
+        shared: {
+          bubble: {
+            backgroundColor: v('progress-background', '#f8f9fb'),
+            color: v('progress-color', '#57606a'),
+            border: `1px dashed ${v('border-color', '#d0d7de')}`,
+            maxWidth: '85%',
+          },
+        },
+      },
+      error: { bubble: { backgroundColor: v('error-background', '#fef3f2'), color: v('error-color', '#b42318') } },
+    },
+    textInput: {
+      placeholder: { text: 'Ask the assistant…' },
+      styles: { container: { backgroundColor: v('input-background', '#ffffff'), color: TEXT } },
+    },
+    errorMessages: { displayServiceErrorMessages: true },
+  };
+}
+
+/** The name shown above each reply: the agent's label (replies carry the agent's id as their role). */
+export function namesFor(agents: AgentsResponse | undefined): CustomNames {
+  const names: CustomNames = { user: { style: { display: 'none' } } };
+  for (const agent of agents ? [agents.main_agent, ...agents.tools] : []) {
+    names[agent.id] = { text: agent.label, style: { color: v('muted-color', '#57606a'), fontSize: '0.8em' } };
+  }
+  return names;
+}
+
+/** CSS injected into deep-chat's shadow root (its `auxiliaryStyle`): the narration block and its status row. */
+export const PROGRESS_STYLE = `
+.canvas-ai-progress { display: flex; flex-direction: column; gap: 0.5em; }
+.canvas-ai-progress-text { line-height: 1.45; overflow-wrap: anywhere; }
+.canvas-ai-progress-status { display: flex; align-items: center; gap: 0.45em; font-size: 0.85em; color: ${v('muted-color', '#57606a')}; }
+.canvas-ai-progress-icon { width: 0.9em; height: 0.9em; flex: none; box-sizing: border-box; display: inline-flex;
+  align-items: center; justify-content: center; font-size: 0.85em; line-height: 1; }
+.canvas-ai-progress-icon-running { border: 2px solid ${ACCENT}; border-right-color: transparent; border-radius: 50%;
+  animation: canvas-ai-spin 0.8s linear infinite; }
+.canvas-ai-progress-icon-done::before { content: '\\2713'; color: ${v('success-color', '#1a7f37')}; font-weight: bold; }
+.canvas-ai-progress-icon-stopped::before { content: '\\25A0'; color: ${v('muted-color', '#57606a')}; }
+.canvas-ai-progress-icon-failed::before { content: '!'; color: ${v('error-color', '#b42318')}; font-weight: bold; }
+@keyframes canvas-ai-spin { to { transform: rotate(360deg); } }
+@media (prefers-reduced-motion: reduce) { .canvas-ai-progress-icon-running { animation-duration: 2.4s; } }
+`;

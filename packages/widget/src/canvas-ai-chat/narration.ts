@@ -1,0 +1,30 @@
+/**
+ * The narration block (DESIGN §8): the turn's `progress` shown as ONE html message, escaped here because deep-chat
+ * renders `html` messages as markup. Its status row shows a spinner while hopping and an icon when the turn ends.
+ */
+
+/** Where a turn stands, as the status row shows it. */
+export type ProgressStatus = 'running' | 'done' | 'stopped' | 'failed';
+
+const STATUS_LABELS: Record<ProgressStatus, string> = {
+  running: 'Working…',
+  done: 'Done',
+  stopped: 'Stopped',
+  failed: 'Stopped by an error',
+};
+
+/** Escapes narration for an html message: `&`, `<`, `>` (in that order), then each newline becomes `<br>`. */
+export function escapeNarration(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('\n', '<br>');
+}
+
+/** The html of the narration block: the escaped progress (if any) above its status row. */
+export function progressBlockHtml(progress: string, status: ProgressStatus): string {
+  const text = progress.length > 0 ? `<div class="canvas-ai-progress-text">${escapeNarration(progress)}</div>` : '';
+  return (
+    `<div class="canvas-ai-progress" data-status="${status}">${text}` +
+    `<div class="canvas-ai-progress-status" role="status">` +
+    `<span class="canvas-ai-progress-icon canvas-ai-progress-icon-${status}" aria-hidden="true"></span>` +
+    `<span class="canvas-ai-progress-label">${STATUS_LABELS[status]}</span></div></div>`
+  );
+}

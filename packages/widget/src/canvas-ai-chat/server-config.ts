@@ -1,0 +1,42 @@
+import { AgentsResponse, TokenResponse } from '@canvas-ai/protocol';
+
+/**
+ * The CSRF token from `token-endpoint` (`GET /api/token`), fetched once and shared by every hop and cancel.
+ * A failed fetch is not cached; {@link invalidate} forgets the token (after the server rejected it).
+ */
+export class TokenCache {
+  private pending: Promise<string> | undefined;
+
+  constructor(private readonly url: string) {}
+
+  /** The token, fetched on first use. */
+  readonly get = (): Promise<string> => {
+    this.pending ??= fetchJson(this.url, TokenResponse, 'a CSRF token').then((body) => body.token);
+    this.pending.catch(() => {
+      this.pending = undefined;
+    });
+    return this.pending;
+  };
+
+  /** Forgets the token, so the next request fetches a fresh one. */
+  invalidate(): void {
+    this.pending = undefined;
+  }
+}
+
+/** Loads the agents config for the picker from `agents-endpoint` (`GET /api/agents`). */
+export function fetchAgents(url: string): Promise<AgentsResponse> {
+  return fetchJson(url, AgentsResponse, 'the agents config');
+}
+
+async function fetchJson<T>(
+  url: string,
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+  what: string,
+): Promise<T> {
+  const response = await fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+  if (!response.ok) throw new Error(`Could not load ${what}: GET ${url} answered HTTP ${response.status}.`);
+  const parsed = schema.safeParse(await response.json().catch(() => undefined));
+  if (!parsed.success) throw new Error(`Could not load ${what}: GET ${url} did not answer in the protocol's format.`);
+  return parsed.data;
+}

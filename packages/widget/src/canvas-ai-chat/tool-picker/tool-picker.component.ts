@@ -1,0 +1,89 @@
+import { consume } from '@lit/context';
+import type { AgentSummary, AgentsResponse } from '@canvas-ai/protocol';
+import { html, LitElement, nothing, svg } from 'lit';
+import { state } from 'lit/decorators.js';
+import { agentsContext, pickContext, type ToolPick } from '../agents-context.js';
+import { toolPickerStyles } from './tool-picker.styles.js';
+
+const wrenchIcon = svg`<svg viewBox="0 0 24 24" width="18" height="18" fill="none" stroke="currentColor" stroke-width="2"
+  stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M15 4a5 5 0 0 0-4.6 6.9L4 17.3 6.7 20l6.4-6.4A5 5 0 0 0 20 9l-3 3-3-1-1-3z"/></svg>`;
+
+/**
+ * The tools picker of `<canvas-ai-chat>`: a wrench that lists the agents a person may pick for their next
+ * message. Renders nothing unless the agents config offers tools. Reads the config and the current pick from
+ * `@lit/context`, so it only works inside `<canvas-ai-chat>`.
+ *
+ * @summary Picks the agent for the next message.
+ *
+ * @csspart button - The wrench button.
+ * @csspart chip - The picked agent's label, shown until the message is sent.
+ * @csspart chip-clear - The button in the chip that goes back to the main agent.
+ * @csspart menu - The list of agents.
+ * @csspart option - One agent in the list.
+ */
+export class CanvasAiToolPicker extends LitElement {
+  static override styles = toolPickerStyles;
+
+  @consume({ context: agentsContext, subscribe: true })
+  @state()
+  agents: AgentsResponse | undefined;
+
+  @consume({ context: pickContext, subscribe: true })
+  @state()
+  pick: ToolPick | undefined;
+
+  @state() private open = false;
+
+  override render() {
+    const agents = this.agents;
+    if (!agents || agents.tools.length === 0) return nothing;
+    const picked = agents.tools.find((agent) => agent.id === this.pick?.agent);
+    return html`
+      <button
+        part="button"
+        class="wrench ${picked ? 'picked' : ''}"
+        aria-haspopup="menu"
+        aria-expanded=${this.open ? 'true' : 'false'}
+        aria-label="Pick an agent for the next message"
+        title="Pick an agent for the next message"
+        @click=${() => (this.open = !this.open)}
+      >
+        ${wrenchIcon}
+      </button>
+      ${picked
+        ? html`<span part="chip" class="chip"
+            >${picked.label}<button part="chip-clear" aria-label="Back to ${agents.main_agent.label}" @click=${() => this.choose(undefined)}>
+              ×
+            </button></span
+          >`
+        : nothing}
+      ${this.open
+        ? html`<div part="menu" class="menu" role="menu" @keydown=${this.onMenuKey}>
+            ${this.option(agents.main_agent, undefined)} ${agents.tools.map((agent) => this.option(agent, agent.id))}
+          </div>`
+        : nothing}
+    `;
+  }
+
+  private option(agent: AgentSummary, value: string | undefined) {
+    return html`<button
+      part="option"
+      class="option"
+      role="menuitemradio"
+      data-agent=${agent.id}
+      aria-checked=${this.pick?.agent === value ? 'true' : 'false'}
+      @click=${() => this.choose(value)}
+    >
+      <span class="label">${agent.label}</span><span class="description">${agent.description}</span>
+    </button>`;
+  }
+
+  private choose(agent: string | undefined): void {
+    this.pick?.choose(agent);
+    this.open = false;
+  }
+
+  private readonly onMenuKey = (event: KeyboardEvent): void => {
+    if (event.key === 'Escape') this.open = false;
+  };
+}

@@ -1,0 +1,119 @@
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { canvasAiEvent } from '../events.js';
+import { startTurn, type Turn, type TurnOptions, type TurnResult } from '../hop-loop.js';
+import { TurnError } from '../turn-error.js';
+import type { DeepChatElement, Signals } from './deep-chat-types.js';
+import { ProgressView } from './progress-view.js';
+import { attachedFiles, transcriptOf } from './transcript.js';
+
+/** What the controller needs from its element. */
+export interface TurnControllerHost extends ReactiveControllerHost, EventTarget {
+  /** The `<deep-chat>` element, once created. */
+  readonly chat: DeepChatElement | undefined;
+  /** The loop's settings for a new turn (endpoint, host functions, token, limits). */
+  turnSettings(): Omit<TurnOptions, 'messages' | 'attachments' | 'agent' | 'onHop'>;
+  /** The main agent's id, when the agents config is known. */
+  readonly mainAgentId: string | undefined;
+  /** The agent picked for this message, resetting the pick (a pick applies to one message). */
+  takePick(): string | undefined;
+  /** Told when a turn failed, so the element can react (e.g. drop a rejected CSRF token). */
+  turnFailed(error: TurnError): void;
+}
+
+/**
+ * Connects the hop loop to `<canvas-ai-chat>` (the Lit `ReactiveController` way to reach framework-free async
+ * work): deep-chat's `connect.handler` starts a turn here; the controller shows the narration, ends deep-chat's
+ * request with the answer or the error (`signals.onResponse` only then, so deep-chat's loader covers send → first
+ * response), dispatches the DOM events, and stops the turn when the element leaves the page.
+ */
+export class TurnController implements ReactiveController {
+  private turn: Turn | undefined;
+
+  constructor(private readonly host: TurnControllerHost) {
+    host.addController(this);
+  }
+
+  /** Whether a turn is running. */
+  get running(): boolean {
+    return this.turn !== undefined;
+  }
+
+  hostDisconnected(): void {
+    this.stop();
+  }
+
+  /** Stops the running turn, if any. */
+  stop(): void {
+    this.turn?.stop();
+  }
+
+  /** deep-chat's `connect.handler`: one submitted message, one turn. */
+  readonly handle = (body: unknown, signals: Signals): void => {
+    void this.run(body, signals);
+  };
+
+  private async run(body: unknown, signals: Signals): Promise<void> {
+    const chat = this.host.chat;
+    if (!chat) return;
+    const messages = transcriptOf(chat.getMessages());
+    const attachments = attachedFiles(body);
+    const agent = this.host.takePick();
+    const view = new ProgressView(chat, agent ?? this.host.mainAgentId ?? 'ai');
+    const settings = this.host.turnSettings();
+    const turn = startTurn({
+      ...settings,
+      messages,
+      attachments,
+      agent,
+      onHop: (report) => {
+        const { response } = report;
+        view.show(response.progress, response.should_continue ? 'running' : 'done', response.agent.id);
+        this.host.dispatchEvent(
+          canvasAiEvent('canvas-ai-hop', { requestId: report.requestId, hop: report.hop, response, applyResults: report.applyResults }),
+        );
+      },
+    });
+    this.turn = turn;
+    this.host.requestUpdate();
+    this.host.dispatchEvent(
+      canvasAiEvent('canvas-ai-turn-start', {
+        requestId: turn.requestId,
+        agent,
+        message: messages.at(-1)?.text ?? '',
+        attachments: attachments.length,
+      }),
+    );
+
+    const result = await turn.result;
+    this.turn = undefined;
+    this.host.requestUpdate();
+    await this.finish(result, view, signals);
+  }
+
+  private async finish(result: TurnResult, view: ProgressView, signals: Signals): Promise<void> {
+    const { requestId, hops } = result;
+    switch (result.status) {
+      case 'done': {
+        view.finish('done');
+        const { message, agent } = result.response;
+        // An empty answer would be an error bubble in deep-chat; the narration block already said it all.
+        await signals.onResponse(message.trim().length > 0 ? { text: message, role: agent.id } : []);
+        this.host.dispatchEvent(canvasAiEvent('canvas-ai-turn-end', { requestId, status: 'done', hops, response: result.response, error: undefined }));
+        return;
+      }
+      case 'stopped':
+        view.finish('stopped', { always: true });
+        await signals.onResponse([]);
+        this.host.dispatchEvent(canvasAiEvent('canvas-ai-turn-end', { requestId, status: 'stopped', hops, response: undefined, error: undefined }));
+        return;
+      case 'error':
+        // The narration so far stays; the server's error body may carry a fuller one.
+        view.finish('failed', { progress: result.error.body?.progress });
+        await signals.onResponse({ error: result.error.message });
+        this.host.turnFailed(result.error);
+        this.host.dispatchEvent(canvasAiEvent('canvas-ai-error', { requestId, error: result.error }));
+        this.host.dispatchEvent(canvasAiEvent('canvas-ai-turn-end', { requestId, status: 'error', hops, response: undefined, error: result.error }));
+        return;
+    }
+  }
+}

@@ -1,0 +1,168 @@
+// <canvas-ai-chat> running whole turns against the protocol's msw mock playing the scenario fixtures.
+import { applyOutputsWithResults, type ApplyResult, type CanvasDocument, type HopResponse } from '@canvas-ai/protocol';
+import { createHandlers } from '@canvas-ai/protocol/mock';
+import { expect, waitUntil } from '@open-wc/testing';
+import { bubbles, collect, errorBubbles, loadingBubbles, mountChat, pickAgent, progressBlocks, sendAndWait, unmountAll } from './support/chat.js';
+import { loadFixtures, scenario } from './support/fixtures.js';
+import { continuing, deferred, final, hopServer } from './support/hop-server.js';
+import { recorder } from './support/recorder.js';
+import { useHandlers } from './support/worker.js';
+
+/** A host page whose store is a protocol CanvasDocument changed only by the shared reducer. */
+function reducerHost(start: CanvasDocument) {
+  const host = {
+    document: start,
+    getLayoutCalls: 0,
+    layoutAfterHop: new Map<string, unknown>(),
+    resultsOfHop: new Map<string, ApplyResult[]>(),
+    getLayout: () => {
+      host.getLayoutCalls += 1;
+      return host.document;
+    },
+    applyOutputs: (outputs: HopResponse['outputs'], response: HopResponse) => {
+      const { document, results } = applyOutputsWithResults(host.document, outputs);
+      host.document = document;
+      host.layoutAfterHop.set(`${response.request_id}#${response.hop}`, structuredClone(document.layout));
+      host.resultsOfHop.set(`${response.request_id}#${response.hop}`, results);
+      return results;
+    },
+  };
+  return host;
+}
+
+describe('<canvas-ai-chat> turns', () => {
+  afterEach(unmountAll);
+
+  it('renders a one-hop answer once, with the agent that answered and no progress block left spinning', async () => {
+    const fixtures = await loadFixtures();
+    const qa = await scenario('qa-one-hop');
+    const record = recorder();
+    await useHandlers(record.handler, ...createHandlers(fixtures));
+    const host = reducerHost({ layout: fixtures.layouts['layouts/empty.yaml']!, page: {} });
+    const element = await mountChat({ agentsEndpoint: '/api/agents', getLayout: host.getLayout, applyOutputs: host.applyOutputs });
+    await waitUntil(() => element.shadowRoot!.querySelector('canvas-ai-tool-picker'), 'the agents config did not load');
+
+    const end = await sendAndWait(element, qa.user_message);
+
+    expect(end.detail.status).to.equal('done');
+    const answer = qa.hops[0]!.message!;
+    const texts = bubbles(element).map((bubble) => bubble.textContent!.trim());
+    expect(texts.filter((text) => text === answer)).to.have.length(1);
+    expect(progressBlocks(element)).to.have.length(0);
+    expect(element.chat!.shadowRoot!.querySelector('.canvas-ai-progress-icon-running')).to.equal(null);
+    const names = [...element.chat!.shadowRoot!.querySelectorAll('.name')].map((name) => name.textContent);
+    expect(names).to.include(fixtures.agents.agents.qa!.label);
+    expect(record.posts()).to.have.length(1);
+  });
+
+  it('runs a multi-hop turn: each hop carries the layout applyOutputs made from the previous outputs', async () => {
+    const fixtures = await loadFixtures();
+    const cookieShop = await scenario('cookie-shop');
+    const record = recorder();
+    await useHandlers(record.handler, ...createHandlers(fixtures));
+    const host = reducerHost({ layout: fixtures.layouts['layouts/empty.yaml']!, page: {} });
+    const element = await mountChat({ agentsEndpoint: '/api/agents', getLayout: host.getLayout, applyOutputs: host.applyOutputs });
+    await waitUntil(() => element.shadowRoot!.querySelector('canvas-ai-tool-picker'), 'the agents config did not load');
+    const hopEvents = collect(element, 'canvas-ai-hop');
+    const starts = collect(element, 'canvas-ai-turn-start');
+    await pickAgent(element, 'page_builder');
+
+    const end = await sendAndWait(element, cookieShop.user_message);
+
+    expect(end.detail.status, end.detail.error?.message).to.equal('done');
+    const posts = record.posts();
+    const n = cookieShop.hops.length;
+    expect(posts.map((post) => post.body.hop)).to.deep.equal(Array.from({ length: n }, (_, index) => index + 1));
+    expect(host.getLayoutCalls).to.equal(n);
+    const requestId = posts[0]!.body.request_id;
+    expect(posts.every((post) => post.body.request_id === requestId)).to.equal(true);
+    expect(starts[0]!.detail.requestId).to.equal(requestId);
+    posts.slice(1).forEach((post) => {
+      const previous = `${requestId}#${post.body.hop - 1}`;
+      expect(post.body.context.current_layout, `hop ${post.body.hop}`).to.deep.equal(host.layoutAfterHop.get(previous));
+      expect(post.body.apply_results, `hop ${post.body.hop}`).to.deep.equal(host.resultsOfHop.get(previous));
+    });
+    expect(posts.every((post) => post.body.agent === 'page_builder')).to.equal(true);
+    expect(hopEvents.map((event) => event.detail.hop)).to.deep.equal(posts.map((post) => post.body.hop));
+
+    // One narration block, finished, holding the whole narration; the answer shown once after it.
+    const blocks = progressBlocks(element);
+    expect(blocks).to.have.length(1);
+    expect(blocks[0]!.dataset.status).to.equal('done');
+    expect(blocks[0]!.querySelector('.canvas-ai-progress-text')!.textContent).to.equal(cookieShop.hops.at(-1)!.progress.replaceAll('\n', ''));
+    const answer = cookieShop.hops.at(-1)!.message!;
+    expect(bubbles(element).filter((bubble) => bubble.textContent!.trim() === answer)).to.have.length(1);
+    // The html block is never sent back: the next message's transcript holds only text messages.
+    await sendAndWait(element, 'How do I get the assistant to change my page?');
+    const next = record.posts().at(-1)!.body;
+    expect(next.request_id).not.to.equal(requestId);
+    expect(next.messages).to.deep.equal([
+      { role: 'user', text: cookieShop.user_message },
+      { role: 'assistant', text: answer },
+      { role: 'user', text: 'How do I get the assistant to change my page?' },
+    ]);
+  });
+
+  it("keeps deep-chat's loader from send to the first response, then the block's spinner until the last hop", async () => {
+    const firstGate = deferred();
+    const secondGate = deferred();
+    const server = hopServer([
+      async (body) => {
+        await firstGate.promise;
+        return continuing({ progress: 'Placing a hero.' })(body);
+      },
+      async (body) => {
+        await secondGate.promise;
+        return final({ progress: 'Placing a hero.', message: 'Done: one hero.' })(body);
+      },
+    ]);
+    await useHandlers(...server.handlers);
+    const element = await mountChat({ getLayout: () => ({ layout: { regions: { content: { components: [] } } } }) });
+
+    const ended = sendAndWait(element, 'Add a hero');
+    await waitUntil(() => server.received.length === 1, 'hop 1 was not sent');
+    expect(loadingBubbles(element)).to.have.length(1);
+    expect(progressBlocks(element)).to.have.length(0);
+
+    firstGate.resolve();
+    await waitUntil(() => server.received.length === 2, 'hop 2 was not sent');
+    await waitUntil(() => progressBlocks(element).length === 1, 'the narration block did not appear');
+    expect(loadingBubbles(element)).to.have.length(0);
+    expect(progressBlocks(element)[0]!.dataset.status).to.equal('running');
+    expect(progressBlocks(element)[0]!.querySelector('.canvas-ai-progress-icon-running')).not.to.equal(null);
+    expect(bubbles(element).some((bubble) => bubble.textContent!.includes('Done: one hero.'))).to.equal(false);
+
+    secondGate.resolve();
+    await ended;
+    expect(progressBlocks(element)).to.have.length(1);
+    expect(progressBlocks(element)[0]!.dataset.status).to.equal('done');
+    expect(bubbles(element).at(-1)!.textContent!.trim()).to.equal('Done: one hero.');
+  });
+
+  it('gets its CSRF token from token-endpoint and sends it with every hop', async () => {
+    const fixtures = await loadFixtures();
+    const qa = await scenario('qa-one-hop');
+    const record = recorder();
+    await useHandlers(record.handler, ...createHandlers({ ...fixtures, requireCsrf: true }));
+    const element = await mountChat({ tokenEndpoint: '/api/token', getLayout: () => ({ layout: fixtures.layouts['layouts/empty.yaml']! }) });
+
+    const end = await sendAndWait(element, qa.user_message);
+
+    expect(end.detail.status, end.detail.error?.message).to.equal('done');
+    expect(record.posts()[0]!.headers.get('x-csrf-token')).to.be.a('string').and.not.equal('');
+  });
+
+  it('says what is missing when the page did not set getLayout', async () => {
+    const record = recorder();
+    await useHandlers(record.handler);
+    const element = await mountChat({});
+    const errors = collect(element, 'canvas-ai-error');
+
+    const end = await sendAndWait(element, 'Hello');
+
+    expect(end.detail.status).to.equal('error');
+    expect(errors).to.have.length(1);
+    expect(errorBubbles(element).at(-1)!.textContent).to.contain('getLayout');
+    expect(record.requests).to.have.length(0);
+  });
+});
