@@ -155,3 +155,31 @@ describe('serving a folder on the same origin', () => {
     }
   });
 });
+
+describe('deployments with their own auth', () => {
+  it('scopes turns by the sessionId hook, and CSRF can be turned off', async () => {
+    const server = await startTestServer({ csrf: false, sessionId: (request) => request.headers.get('x-user') ?? undefined });
+    try {
+      const as = (user: string) => ({ 'content-type': 'application/json', 'x-user': user });
+      const hop = (user: string, body: unknown) => fetch(server.hopUrl, { method: 'POST', headers: as(user), body: JSON.stringify(body) });
+      assert.equal((await hop('ada', firstHop('own-1', HERO, { agent: 'page_builder' }))).status, 200, 'no token needed');
+      assert.equal((await hop('bob', laterHop('own-1', 2, EMPTY, { agent: 'page_builder' }))).status, 410, 'another user has no such turn');
+      assert.equal((await hop('ada', laterHop('own-1', 2, EMPTY, { agent: 'page_builder' }))).status, 200);
+      const anonymous = await fetch(server.hopUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(firstHop('own-2', HERO)) });
+      assert.equal(anonymous.status, 403, 'no session, no hop');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('with CSRF off and no hook, mints a session cookie on the first hop', async () => {
+    const server = await startTestServer({ csrf: false });
+    try {
+      const reply = await fetch(server.hopUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(firstHop('own-3', HERO)) });
+      assert.equal(reply.status, 200);
+      assert.match(reply.headers.get('set-cookie') ?? '', /^canvas_ai_session=/);
+    } finally {
+      await server.close();
+    }
+  });
+});
