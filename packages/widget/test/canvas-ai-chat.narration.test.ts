@@ -1,0 +1,163 @@
+// The narration block: escaping, one block per turn, errors that keep it, and the reader's scroll position.
+import { expect, waitUntil } from '@open-wc/testing';
+import { HttpResponse } from 'msw';
+import { escapeNarration, progressBlockHtml } from '../src/canvas-ai-chat/narration.js';
+import { bubbles, chatRoot, collect, errorBubbles, mountChat, progressBlocks, sendAndWait, unmountAll } from './support/chat.js';
+import { continuing, deferred, final, hopServer } from './support/hop-server.js';
+import { recorder } from './support/recorder.js';
+import { useHandlers } from './support/worker.js';
+
+const emptyPage = () => ({ layout: { regions: { content: { components: [] } } } });
+const HOSTILE = 'Look: <img src=x onerror="window.__canvasAiXss = 1"> and <script>window.__canvasAiXss = 2</script> &amp; done\nnext line';
+
+declare global {
+  interface Window {
+    __canvasAiXss?: number;
+  }
+}
+
+describe('narration', () => {
+  afterEach(unmountAll);
+
+  it('escapes &, <, > and turns newlines into <br>', () => {
+    expect(escapeNarration('a & b <i>c</i>\nd > e')).to.equal('a &amp; b &lt;i&gt;c&lt;/i&gt;<br>d &gt; e');
+    expect(escapeNarration('&amp;')).to.equal('&amp;amp;');
+    expect(progressBlockHtml('', 'running')).not.to.contain('canvas-ai-progress-text');
+  });
+
+  it('renders hostile narration as literal text: no element created, nothing executed', async () => {
+    delete window.__canvasAiXss;
+    const server = hopServer([continuing({ progress: HOSTILE }), final({ progress: HOSTILE, message: 'Reply <img src=x onerror="window.__canvasAiXss = 3">' })]);
+    await useHandlers(...server.handlers);
+    const element = await mountChat({ getLayout: emptyPage });
+
+    await sendAndWait(element, 'Hi');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+
+    const block = progressBlocks(element)[0]!;
+    const text = block.querySelector('.canvas-ai-progress-text')!;
+    expect(text.textContent).to.equal(HOSTILE.replace('\n', ''));
+    expect(text.querySelectorAll('*').length).to.equal(text.querySelectorAll('br').length);
+    expect(text.querySelectorAll('br')).to.have.length(1);
+    expect(chatRoot(element).querySelectorAll('img, script')).to.have.length(0);
+    expect(window.__canvasAiXss).to.equal(undefined);
+  });
+
+  it('shows ONE block per turn, updated in place on every hop', async () => {
+    const server = hopServer([
+      continuing({ progress: 'one' }),
+      continuing({ progress: 'one\n\ntwo' }),
+      final({ progress: 'one\n\ntwo\n\nthree', message: 'finished' }),
+    ]);
+    await useHandlers(...server.handlers);
+    const element = await mountChat({ getLayout: emptyPage });
+    const seen: string[] = [];
+    element.addEventListener('canvas-ai-hop', () => seen.push(progressBlocks(element).map((block) => block.textContent).join('|')));
+
+    await sendAndWait(element, 'Hi');
+
+    expect(seen).to.have.length(3);
+    expect(seen[0]).to.contain('one').and.not.contain('two');
+    expect(seen[1]).to.contain('two');
+    expect(progressBlocks(element)).to.have.length(1);
+    expect(progressBlocks(element)[0]!.textContent).to.contain('three');
+    // deep-chat lists the block once among its messages, as an html message.
+    const htmlMessages = element.chat!.getMessages().filter((message) => message.html !== undefined);
+    expect(htmlMessages).to.have.length(1);
+  });
+
+  it('on an error at hop 2: stops, shows the error and keeps the narration of hop 1', async () => {
+    const server = hopServer([
+      continuing({ progress: 'I will add a hero.' }),
+      () =>
+        HttpResponse.json(
+          {
+            status: false,
+            should_continue: false,
+            progress: 'I will add a hero.',
+            message: 'The model provider is unavailable. Try again in a minute.',
+            error: { code: 'provider_error' },
+          },
+          { status: 502 },
+        ),
+    ]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+    const element = await mountChat({ getLayout: emptyPage });
+    const errors = collect(element, 'canvas-ai-error');
+
+    const end = await sendAndWait(element, 'Add a hero');
+
+    expect(end.detail.status).to.equal('error');
+    expect(end.detail.error!.code).to.equal('provider_error');
+    expect(errors).to.have.length(1);
+    expect(errors[0]!.detail.error.message).to.equal('The model provider is unavailable. Try again in a minute.');
+    expect(errorBubbles(element).at(-1)!.textContent).to.contain('The model provider is unavailable.');
+    const block = progressBlocks(element)[0]!;
+    expect(block.textContent).to.contain('I will add a hero.');
+    expect(block.dataset.status).to.equal('failed');
+    expect(block.querySelector('.canvas-ai-progress-icon-running')).to.equal(null);
+    expect(record.posts()).to.have.length(2);
+  });
+
+  it('treats a schema-invalid response and a rejected fetch as errors too', async () => {
+    const element = await mountChat({ getLayout: emptyPage });
+    await useHandlers(...hopServer([continuing({ progress: 'step one' }), () => HttpResponse.json({ status: true, hop: 'two' })]).handlers);
+    const invalid = await sendAndWait(element, 'Go');
+    expect(invalid.detail.error!.kind).to.equal('invalid_response');
+    expect(errorBubbles(element).at(-1)!.textContent).to.contain('does not follow the protocol');
+
+    await useHandlers(...hopServer([continuing({ progress: 'step one' }), () => HttpResponse.error()]).handlers);
+    const offline = await sendAndWait(element, 'Go again');
+    expect(offline.detail.error!.kind).to.equal('network');
+    expect(progressBlocks(element)).to.have.length(2);
+    expect(progressBlocks(element).every((block) => block.dataset.status === 'failed')).to.equal(true);
+  });
+
+  it('keeps a reader who scrolled up where they are, and keeps a reader at the bottom pinned there', async () => {
+    const gates = [deferred(), deferred(), deferred()];
+    const lines = (from: number, count: number) =>
+      Array.from({ length: count }, (_, index) => `Line ${from + index} of a long narration.`).join('\n\n');
+    const element = await mountChat({ getLayout: emptyPage });
+    await useHandlers(...hopServer([final({ message: lines(1, 30) })]).handlers);
+    await sendAndWait(element, 'Tell me a lot');
+    const scroller = chatRoot(element).querySelector<HTMLElement>('#messages')!;
+    expect(scroller.scrollHeight).to.be.greaterThan(scroller.clientHeight);
+
+    const gated = (index: number, progress: string) => async (body: any) => {
+      await gates[index]!.promise;
+      return continuing({ progress })(body);
+    };
+    const server = hopServer([
+      continuing({ progress: 'first step' }),
+      gated(0, `first step\n\n${lines(1, 20)}`),
+      gated(1, `first step\n\n${lines(1, 40)}`),
+      gated(2, 'unused'),
+    ]);
+    await useHandlers(...server.handlers);
+    const hops = collect(element, 'canvas-ai-hop');
+    const ended = sendAndWait(element, 'Go on');
+    await waitUntil(() => hops.length === 1 && server.received.length === 2, 'hop 1 did not arrive');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+
+    // The reader scrolls up, then hop 2's narration grows the block: they stay where they are.
+    scroller.scrollTop = 0;
+    gates[0]!.resolve();
+    await waitUntil(() => hops.length === 2, 'hop 2 did not arrive');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(scroller.scrollTop).to.equal(0);
+
+    // Back at the bottom: hop 3 grows the block again (an update, not a new message) and they stay pinned.
+    scroller.scrollTop = scroller.scrollHeight;
+    const heightBefore = scroller.scrollHeight;
+    gates[1]!.resolve();
+    await waitUntil(() => hops.length === 3, 'hop 3 did not arrive');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(scroller.scrollHeight).to.be.greaterThan(heightBefore);
+    expect(scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop).to.be.at.most(8);
+
+    element.stop();
+    await ended;
+    gates[2]!.resolve();
+  });
+});
