@@ -70,6 +70,7 @@ function problemsOf(scenario: Scenario): string[] {
   const placed = placedComponentIds(scenario);
   // A symbolic uuid stands for the component placed N-th; a fixed one must be in the layout fixture.
   const componentOf = (uuid: string): CatalogComponent | undefined => {
+    if (uuid === '{{selected}}') uuid = scenario.selected_component ?? uuid;
     const ref = /^\{\{placed\.(\d+)\}\}$/.exec(uuid);
     const id = ref ? placed[Number(ref[1]) - 1] : findComponent(layout, uuid)?.component;
     return id === undefined ? undefined : components.get(id);

@@ -220,7 +220,12 @@ async function decide(
       system,
       messages,
       tools: agent.tools.map((name) => deps.tools[name]!),
-      turn: { userMessage: turn.user_message, decision: turn.decisions + 1, placedUuids: placed },
+      turn: {
+        userMessage: turn.user_message,
+        decision: turn.decisions + 1,
+        placedUuids: placed,
+        selectedComponent: request.context.selected_component,
+      },
     });
   } catch (error) {
     if (isHopError(error)) throw error;

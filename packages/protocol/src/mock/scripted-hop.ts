@@ -70,7 +70,7 @@ export async function runScriptedHop(turn: ScriptedTurn, request: HopRequest, se
     return finish(joinNarration(turn.texts), maxHopsMessage(agent.max_hops), 'max_hops');
   }
 
-  const decision = scriptedDecision(turn.scenario, turn.decisions, turn.outputs);
+  const decision = scriptedDecision(turn.scenario, turn.decisions, turn.outputs, request.context.selected_component);
   turn.decisions += 1;
   turn.texts.push(decision.text);
   if (decision.calls.length === 0) {

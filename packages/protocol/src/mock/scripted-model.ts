@@ -12,10 +12,16 @@ export interface ScriptedDecision {
 
 /**
  * The scripted model: decision number `index` (0-based) of the scenario, with every `{{placed.N}}` of its call
- * arguments resolved against the uuids the turn's outputs placed so far, as a real model reads them from results.
+ * arguments resolved against the uuids the turn's outputs placed so far, as a real model reads them from results,
+ * and `{{selected}}` against this request's selected component.
  * A scenario without that reply, or naming a component not placed yet, is a broken fixture: 500 internal_error.
  */
-export function scriptedDecision(scenario: Scenario, index: number, outputs: readonly ToolOutput[]): ScriptedDecision {
+export function scriptedDecision(
+  scenario: Scenario,
+  index: number,
+  outputs: readonly ToolOutput[],
+  selected: string | null,
+): ScriptedDecision {
   const reply = scenario.replies[index];
   if (reply === undefined) {
     throw new HopError(
@@ -26,7 +32,7 @@ export function scriptedDecision(scenario: Scenario, index: number, outputs: rea
   const placed = collectPlacedUuids(outputs);
   const calls = reply.tool_calls.map((call) => {
     try {
-      return { id: call.id, name: call.name, arguments: resolvePlacedRefs(call.arguments, placed) };
+      return { id: call.id, name: call.name, arguments: resolvePlacedRefs(call.arguments, placed, selected) };
     } catch (error) {
       throw new HopError('internal_error', `Scenario "${scenario.id}", reply ${index + 1}, call ${call.id}: ${(error as Error).message}.`);
     }

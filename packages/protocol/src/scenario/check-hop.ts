@@ -8,8 +8,14 @@ import type { ExpectedOutput, ScenarioHop } from './scenario.js';
  * ("hop 3: expected outputs [place_components call_2] but got []"); empty when the hop is as expected.
  * `placedUuids` are the uuids placed by the turn's EARLIER hops (`collectPlacedUuids` over their outputs, in order);
  * this response's own placements are added here, so `{{placed.N}}` may name a component placed in this hop.
+ * `selected` resolves `{{selected}}`: the `context.selected_component` the turn was sent with.
  */
-export function checkHop(expected: ScenarioHop, response: HopResponse, placedUuids: readonly string[]): string[] {
+export function checkHop(
+  expected: ScenarioHop,
+  response: HopResponse,
+  placedUuids: readonly string[],
+  selected?: string | null,
+): string[] {
   const prefix = `hop ${response.hop}: `;
   const mismatches: string[] = [];
   const differ = (what: string, want: unknown, got: unknown): void => {
@@ -27,7 +33,7 @@ export function checkHop(expected: ScenarioHop, response: HopResponse, placedUui
   } else {
     const placed = [...placedUuids, ...collectPlacedUuids(response.outputs)];
     expected.outputs.forEach((want, index) => {
-      for (const problem of compareOutput(want, response.outputs[index]!, placed)) mismatches.push(`${prefix}${problem}`);
+      for (const problem of compareOutput(want, response.outputs[index]!, placed, selected)) mismatches.push(`${prefix}${problem}`);
     });
   }
 
@@ -46,12 +52,12 @@ export function checkHop(expected: ScenarioHop, response: HopResponse, placedUui
 }
 
 /** The differences between one expected output and the actual output with the same type and call id. */
-function compareOutput(want: ExpectedOutput, got: ToolOutput, placed: readonly string[]): string[] {
+function compareOutput(want: ExpectedOutput, got: ToolOutput, placed: readonly string[], selected?: string | null): string[] {
   const problems: string[] = [];
   const about = `output ${got.call_id}: expected`;
   const resolve = (text: string): string => {
     try {
-      return resolvePlacedRefs(text, placed);
+      return resolvePlacedRefs(text, placed, selected);
     } catch (error) {
       problems.push(`output ${got.call_id}: ${(error as Error).message}`);
       return text;

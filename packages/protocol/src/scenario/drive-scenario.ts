@@ -106,7 +106,7 @@ export async function driveScenario(scenario: Scenario, options: DriveScenarioOp
     const response = parsed.data;
     if (response.request_id !== requestId) driven.mismatches.push(`hop ${hop}: expected request_id "${requestId}" but got "${response.request_id}"`);
     if (response.hop !== hop) driven.mismatches.push(`hop ${hop}: expected the response to name hop ${hop} but it names hop ${response.hop}`);
-    driven.mismatches.push(...checkHop(expected, response, placed));
+    driven.mismatches.push(...checkHop(expected, response, placed, scenario.selected_component));
 
     const applied = applyHop(document, response.outputs, expected, hop);
     document = applied.document;

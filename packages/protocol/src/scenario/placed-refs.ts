@@ -8,6 +8,12 @@ import type { ToolOutput } from '../wire/outputs.js';
  */
 export const PLACED_REF = /\{\{placed\.(\d+)\}\}/g;
 
+/**
+ * `{{selected}}` stands for the request's `context.selected_component`: what the user clicked before asking, so a
+ * scenario can edit "this card" whatever uuid it got in an earlier turn.
+ */
+export const SELECTED_REF = /\{\{selected\}\}/g;
+
 /** The uuids placed by these outputs, in placed-reference order. */
 export function collectPlacedUuids(outputs: readonly ToolOutput[]): string[] {
   const uuids: string[] = [];
@@ -34,9 +40,16 @@ export function collectPlacedComponentIds(output: ToolOutput): string[] {
   return ids;
 }
 
-/** Replaces every `{{placed.N}}` in `text`; throws a readable error for a reference not placed yet. */
-export function resolvePlacedRefs(text: string, placedUuids: readonly string[]): string {
-  return text.replace(PLACED_REF, (_match, digits: string) => {
+/**
+ * Replaces every `{{placed.N}}` and `{{selected}}` in `text`; throws a readable error for a reference not placed
+ * yet, or for `{{selected}}` when nothing is selected.
+ */
+export function resolvePlacedRefs(text: string, placedUuids: readonly string[], selected?: string | null): string {
+  const withSelection = text.replace(SELECTED_REF, () => {
+    if (selected === undefined || selected === null) throw new RangeError('{{selected}} is used but no component is selected');
+    return selected;
+  });
+  return withSelection.replace(PLACED_REF, (_match, digits: string) => {
     const uuid = placedUuids[Number(digits) - 1];
     if (uuid === undefined) {
       throw new RangeError(`{{placed.${digits}}} refers to a component not placed yet (${placedUuids.length} placed so far)`);

@@ -21,6 +21,8 @@ export interface ModelRequest {
     decision: number;
     /** Uuids of the components placed so far this turn, in placed-reference order. */
     placedUuids: readonly string[];
+    /** The component selected in the editor in this hop's request, if any. */
+    selectedComponent: string | null;
   };
   /** Aborted when the hop is abandoned. */
   signal?: AbortSignal;

@@ -16,7 +16,7 @@ export const REAL_MODEL_HELP =
 /**
  * The default provider: replays scenario fixtures deterministically, no key, no network. The turn's scenario is
  * chosen by agent and normalized user message; decision N returns reply N, with `{{placed.N}}` resolved against
- * the uuids this server assigned earlier in the turn.
+ * the uuids this server assigned earlier in the turn and `{{selected}}` against the request's selected component.
  */
 export class ScriptedProvider implements ModelProvider {
   readonly name = 'scripted';
@@ -47,7 +47,7 @@ export class ScriptedProvider implements ModelProvider {
         toolCalls: reply.tool_calls.map((call) => ({
           id: call.id,
           name: call.name,
-          arguments: resolvePlacedRefs(call.arguments, request.turn.placedUuids),
+          arguments: resolvePlacedRefs(call.arguments, request.turn.placedUuids, request.turn.selectedComponent),
         })),
       };
     } catch (error) {
