@@ -20,13 +20,60 @@ function serveMockServiceWorker() {
   };
 }
 
+/**
+ * The BUILT self-contained module in a raw page: served straight from dist/ without calling next(), so no plugin
+ * (esbuild, node-resolve) re-transforms it, plus a one-hop server for that page (msw only serves its own page).
+ */
+function serveBuiltBundle() {
+  const page = `<!doctype html>
+<html>
+  <body>
+    <canvas-ai-chat endpoint="/__built__/api/hop" style="--canvas-ai-height: 400px"></canvas-ai-chat>
+    <script type="module" src="/__built__/canvas-ai-chat.js"></script>
+    <script type="module">
+      document.querySelector('canvas-ai-chat').getLayout = () => ({ layout: { regions: { content: { components: [] } } } });
+    </script>
+  </body>
+</html>`;
+  return async (context, next) => {
+    if (context.path === '/__built__/page.html') {
+      context.type = 'text/html';
+      context.body = page;
+    } else if (context.path === '/__built__/canvas-ai-chat.js') {
+      context.type = 'application/javascript';
+      context.body = await readFile(`${here}dist/canvas-ai-chat.js`, 'utf8');
+    } else if (context.path === '/__built__/api/hop' && context.method === 'POST') {
+      const chunks = [];
+      for await (const chunk of context.req) chunks.push(chunk);
+      const request = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      context.type = 'application/json';
+      context.body = JSON.stringify({
+        status: true,
+        protocol: 'canvas-ai/1',
+        request_id: request.request_id,
+        hop: request.hop,
+        agent: { id: 'qa', label: 'Ask about the editor' },
+        should_continue: false,
+        outputs: [],
+        progress: '',
+        message: `The built widget answered: ${request.messages.at(-1).text}`,
+        finish_reason: 'answer',
+      });
+    } else {
+      return next();
+    }
+  };
+}
+
 export default {
   rootDir: fileURLToPath(new URL('../..', import.meta.url)),
   files: [`${here}test/**/*.test.ts`],
   nodeResolve: true,
   concurrency: 1,
   testFramework: { config: { timeout: 15000 } },
-  middleware: [serveMockServiceWorker()],
+  middleware: [serveMockServiceWorker(), serveBuiltBundle()],
+  // Lit's one-line dev-mode notice on every page is noise; every other browser log is kept.
+  filterBrowserLogs: ({ args }) => !(typeof args[0] === 'string' && args[0].startsWith('Lit is in dev mode')),
   // target 'auto' transforms TypeScript only; the built bundle's test loads it in a raw page anyway.
   plugins: [esbuildPlugin({ ts: true, target: 'auto', tsconfig: `${here}tsconfig.json` })],
   // immer (through the protocol's reducer) reads process.env.NODE_ENV.

@@ -1,0 +1,34 @@
+// Two library builds into dist/:
+//   `vite build`                   → dist/index.js + dist/define.js: ESM for bundlers, lit/deep-chat/protocol external;
+//   `vite build --mode standalone` → dist/canvas-ai-chat.js: one self-contained module for <script type="module">.
+// Decorators are lowered because tsconfig sets experimentalDecorators (TOOLCHAIN.md: standard decorators break).
+import { defineConfig } from 'vite';
+
+const external = [/^lit($|\/)/, /^@lit\//, /^deep-chat($|\/)/, /^@canvas-ai\/protocol($|\/)/];
+
+// The protocol's modules only declare schemas and functions (their one top-level effect, registering schemas for
+// spec generation, is not needed in a browser), so the self-contained build may drop the ones the widget does not
+// use: the tools and their YAML parser, the reducer, the scenario kit.
+const protocolSource = /[\\/]packages[\\/]protocol[\\/]src[\\/]/;
+
+export default defineConfig(({ mode }) => {
+  const standalone = mode === 'standalone';
+  return {
+    // immer (inside the protocol's reducer) reads process.env.NODE_ENV, which browsers do not have.
+    define: { 'process.env.NODE_ENV': '"production"' },
+    build: {
+      target: 'es2022',
+      outDir: 'dist',
+      emptyOutDir: !standalone,
+      sourcemap: true,
+      minify: standalone,
+      lib: {
+        entry: standalone ? { 'canvas-ai-chat': 'src/define.ts' } : { index: 'src/index.ts', define: 'src/define.ts' },
+        formats: ['es'],
+      },
+      rolldownOptions: standalone
+        ? { treeshake: { moduleSideEffects: (id: string) => !protocolSource.test(id) } }
+        : { external },
+    },
+  };
+});
