@@ -152,6 +152,39 @@ describe('<canvas-ai-chat> turns', () => {
     expect(record.posts()[0]!.headers.get('x-csrf-token')).to.be.a('string').and.not.equal('');
   });
 
+  it('fetches a fresh CSRF token after the server rejected the one it had', async () => {
+    const fixtures = await loadFixtures();
+    const qa = await scenario('qa-one-hop');
+    const record = recorder();
+    await useHandlers(record.handler, ...createHandlers({ ...fixtures, requireCsrf: true }));
+    const element = await mountChat({ tokenEndpoint: '/api/token', getLayout: () => ({ layout: fixtures.layouts['layouts/empty.yaml']! }) });
+    expect((await sendAndWait(element, qa.user_message)).detail.status).to.equal('done');
+
+    // The server restarts with a new token: the next message fails with csrf_invalid, the one after works again.
+    await useHandlers(record.handler, ...createHandlers({ ...fixtures, requireCsrf: true }));
+    const rejected = await sendAndWait(element, qa.user_message);
+    expect(rejected.detail.error?.code).to.equal('csrf_invalid');
+    const retried = await sendAndWait(element, qa.user_message);
+    expect(retried.detail.status, retried.detail.error?.message).to.equal('done');
+    const tokens = record.posts().map((post) => post.headers.get('x-csrf-token'));
+    expect(tokens[0]).to.equal(tokens[1]);
+    expect(tokens[2]).not.to.equal(tokens[1]);
+  });
+
+  it('applies chatOptions set after the first render, keeping what the widget owns', async () => {
+    await useHandlers();
+    const element = await mountChat({ getLayout: () => ({ layout: { regions: {} } }) });
+    const handler = element.chat!.connect!.handler;
+
+    element.chatOptions = { textInput: { placeholder: { text: 'Describe your page' }, characterLimit: 999_999 } };
+    await element.updateComplete;
+
+    expect(element.chat!.textInput!.placeholder!.text).to.equal('Describe your page');
+    expect(element.chat!.textInput!.characterLimit, 'never above the protocol limit').to.equal(20_000);
+    expect(element.chat!.connect!.handler).to.equal(handler);
+    expect(element.chat!.auxiliaryStyle).to.contain('.canvas-ai-progress');
+  });
+
   it('says what is missing when the page did not set getLayout', async () => {
     const record = recorder();
     await useHandlers(record.handler);

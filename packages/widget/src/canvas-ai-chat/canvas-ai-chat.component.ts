@@ -97,6 +97,7 @@ export class CanvasAiChat extends LitElement implements TurnControllerHost {
   @query('.chat') private chatSlot!: HTMLElement;
 
   private deepChat: DeepChatElement | undefined;
+  private appliedOptions: ChatOptions | undefined;
   private readonly turns = new TurnController(this);
   private readonly defaultConversationId = newId();
   private tokenCache: TokenCache | undefined;
@@ -188,13 +189,15 @@ export class CanvasAiChat extends LitElement implements TurnControllerHost {
     if (!this.agents) await this.agentsLoading;
     const chat = document.createElement('deep-chat') as DeepChatElement;
     chat.setAttribute('part', 'chat');
+    this.appliedOptions = this.chatOptions;
     Object.assign(chat, deepChatConfig(this.turns.handle, this.effectiveAgents, this.chatOptions));
     this.chatSlot.append(chat);
     this.deepChat = chat;
   }
 
-  protected override updated(changed: PropertyValues<this>): void {
-    if (changed.has('chatOptions') && changed.get('chatOptions') !== undefined && this.deepChat) {
+  protected override updated(): void {
+    if (this.deepChat && this.chatOptions !== this.appliedOptions) {
+      this.appliedOptions = this.chatOptions;
       Object.assign(this.deepChat, deepChatConfig(this.turns.handle, this.effectiveAgents, this.chatOptions));
     }
   }

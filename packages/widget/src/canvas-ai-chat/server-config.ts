@@ -11,7 +11,7 @@ export class TokenCache {
 
   /** The token, fetched on first use. */
   readonly get = (): Promise<string> => {
-    this.pending ??= fetchJson(this.url, TokenResponse, 'a CSRF token').then((body) => body.token);
+    this.pending ??= fetchJson(this.url, TokenResponse).then((body) => body.token);
     this.pending.catch(() => {
       this.pending = undefined;
     });
@@ -25,18 +25,21 @@ export class TokenCache {
 }
 
 /** Loads the agents config for the picker from `agents-endpoint` (`GET /api/agents`). */
-export function fetchAgents(url: string): Promise<AgentsResponse> {
-  return fetchJson(url, AgentsResponse, 'the agents config');
+export async function fetchAgents(url: string): Promise<AgentsResponse> {
+  try {
+    return await fetchJson(url, AgentsResponse);
+  } catch (error) {
+    throw new Error(`Could not load the agents config: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 async function fetchJson<T>(
   url: string,
   schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
-  what: string,
 ): Promise<T> {
   const response = await fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
-  if (!response.ok) throw new Error(`Could not load ${what}: GET ${url} answered HTTP ${response.status}.`);
+  if (!response.ok) throw new Error(`GET ${url} answered HTTP ${response.status}.`);
   const parsed = schema.safeParse(await response.json().catch(() => undefined));
-  if (!parsed.success) throw new Error(`Could not load ${what}: GET ${url} did not answer in the protocol's format.`);
+  if (!parsed.success) throw new Error(`GET ${url} did not answer in the protocol's format.`);
   return parsed.data;
 }

@@ -49,6 +49,11 @@ export class TurnController implements ReactiveController {
 
   /** deep-chat's `connect.handler`: one submitted message, one turn. */
   readonly handle = (body: unknown, signals: Signals): void => {
+    // deep-chat blocks a second submit while a request runs; a programmatic one must not start a second turn.
+    if (this.turn) {
+      void signals.onResponse({ error: 'Wait for the current answer, or stop it, before sending another message.' });
+      return;
+    }
     void this.run(body, signals);
   };
 
