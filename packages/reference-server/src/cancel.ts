@@ -1,4 +1,4 @@
-import type { CancelResponse } from '@canvas-ai/protocol';
+import { isHopError, type CancelResponse } from '@canvas-ai/protocol';
 import type { HopDeps } from './hop.js';
 import { storeCall } from './hop.js';
 import { turnKey } from './store/turn-store.js';
@@ -11,7 +11,11 @@ import { loadTurn } from './turn-gate.js';
  */
 export async function cancelTurn(deps: HopDeps, sessionId: string, requestId: string): Promise<CancelResponse> {
   const key = turnKey(sessionId, requestId);
-  const record = await loadTurn(deps.store, key, requestId).catch(() => undefined);
+  // An unreadable record counts as absent (loadTurn already dropped it); a store that cannot answer is a 503.
+  const record = await loadTurn(deps.store, key, requestId).catch((error: unknown) => {
+    if (isHopError(error) && error.code === 'store_unavailable') throw error;
+    return undefined;
+  });
   let cancelled = false;
   if (record?.kind === 'active') {
     cancelled = true;

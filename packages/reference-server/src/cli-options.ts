@@ -9,6 +9,7 @@ export const CLI_FLAGS = {
   scenarios: { type: 'string', help: 'Scenario fixtures folder for the scripted provider (default: fixtures/scenarios).' },
   provider: { type: 'string', default: 'scripted', help: 'scripted (replays scenarios, no key, no network) or openai.' },
   static: { type: 'string', help: 'Serve the files of this folder on the same origin (e.g. a built editor).' },
+  store: { type: 'string', default: 'memory', help: 'Turn store: memory (one process) or redis://[user:pass@]host:port[/db] (several instances).' },
   help: { type: 'boolean', default: false, help: 'Show this help.' },
 } as const;
 
@@ -32,6 +33,8 @@ export interface CliOptions {
   scenarios?: string;
   provider: 'scripted' | 'openai';
   static?: string;
+  /** `memory`, or the URL of a Redis shared by every instance (`redis://…`, `rediss://…` for TLS). */
+  store: 'memory' | `redis://${string}` | `rediss://${string}`;
   help: boolean;
 }
 
@@ -55,6 +58,10 @@ export function parseCliOptions(argv: readonly string[]): CliOptions {
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a port number, not "${values.port}".`);
   const provider = values.provider as string;
   if (provider !== 'scripted' && provider !== 'openai') throw new UsageError(`--provider must be scripted or openai, not "${provider}".`);
+  const store = values.store as string;
+  if (store !== 'memory' && !isRedisUrl(store)) {
+    throw new UsageError(`--store must be memory or a redis:// URL (e.g. redis://127.0.0.1:6379), not "${store}".`);
+  }
   return {
     port,
     host: values.host as string,
@@ -63,14 +70,24 @@ export function parseCliOptions(argv: readonly string[]): CliOptions {
     scenarios: values.scenarios as string | undefined,
     provider,
     static: values.static as string | undefined,
+    store: store as CliOptions['store'],
     help: values.help === true,
   };
+}
+
+function isRedisUrl(value: string): boolean {
+  if (!/^rediss?:\/\//.test(value)) return false;
+  try {
+    return new URL(value).hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 /** The `--help` text, made from {@link CLI_FLAGS} and {@link CLI_ENV}. */
 export function helpText(): string {
   const flags = Object.entries(CLI_FLAGS).map(([name, flag]) => {
-    const value = flag.type === 'string' ? ` <${name === 'provider' ? 'name' : 'value'}>` : '';
+    const value = flag.type === 'string' ? ` <${name === 'provider' ? 'name' : name === 'store' ? 'memory|url' : 'value'}>` : '';
     const fallback = 'default' in flag && flag.type === 'string' ? ` (default ${flag.default})` : '';
     return `  --${name}${value}`.padEnd(28) + flag.help + fallback;
   });

@@ -8,6 +8,7 @@ import { startServer, staticDirectory } from './node.js';
 import { openAiProviderFromEnv } from './providers/from-env.js';
 import type { ModelProvider } from './providers/model-provider.js';
 import { ScriptedProvider } from './providers/scripted.js';
+import { RedisTurnStore, redactUrl } from './store/redis.js';
 
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let options;
@@ -22,24 +23,35 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     console.log(helpText());
     return 0;
   }
+  let redis: RedisTurnStore | undefined;
   try {
+    const log = jsonLineLogger();
     const config = await loadConfig({ agentsFile: options.agents, catalogFile: options.catalog, scenariosDir: options.scenarios });
     const provider: ModelProvider = options.provider === 'openai' ? openAiProviderFromEnv(env) : new ScriptedProvider(config.scenarios);
+    // Several instances share turns only through Redis (and only with one CANVAS_AI_SECRET, so tokens carry over).
+    if (options.store !== 'memory') {
+      redis = await RedisTurnStore.connect(options.store, { log });
+      if (!env.CANVAS_AI_SECRET) {
+        console.error('warning: --store redis without CANVAS_AI_SECRET: each instance signs CSRF tokens with its own random secret, so a token only works on the instance that issued it. Set the same CANVAS_AI_SECRET on every instance.');
+      }
+    }
     const app = createApp({
       agents: config.agents,
       agentsSource: config.agentsFile,
       catalog: config.catalog,
       provider,
       docs: config.docs,
+      ...(redis ? { store: redis } : {}),
       csrfSecret: env.CANVAS_AI_SECRET || undefined,
       csrf: env.CANVAS_AI_CSRF !== 'off',
       secureCookies: env.CANVAS_AI_SECURE_COOKIES === '1',
-      log: jsonLineLogger(),
+      log,
       staticFiles: options.static ? staticDirectory(options.static) : undefined,
     });
     const server = await startServer(app, { port: options.port, host: options.host });
     const scripted = provider.name === 'scripted' ? ` (scripted: ${config.scenarios.length} scenarios; --provider openai for a real model)` : '';
-    console.error(`canvas-ai-server listening on ${server.url}${scripted}`);
+    const store = redis ? `; turns in ${redactUrl(options.store)}` : '';
+    console.error(`canvas-ai-server listening on ${server.url}${scripted}${store}`);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);
@@ -50,6 +62,8 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     return 1;
+  } finally {
+    await redis?.close();
   }
 }
 

@@ -239,7 +239,8 @@ async function persist(deps: HopDeps, key: string, requestId: string, value: Act
   if (current?.kind === 'cancelled') {
     throw new HopError('turn_not_found', 'This turn was cancelled while the hop ran; its result was dropped.', { requestId });
   }
-  await deps.store.set(key, value, ttlMs);
+  // One write of the whole record: if it fails the store still holds the previous hop's turn, never half of this one.
+  await storeCall(() => deps.store.set(key, value, ttlMs), requestId);
 }
 
 /** A failed hop: the turn is deleted so it never resumes broken; the error keeps the narration so far (DESIGN §3). */

@@ -3,6 +3,7 @@ export { createApp, CSRF_HEADER, type AppOptions, type CanvasAiApp, type StaticF
 export type { TurnTtls } from './hop.js';
 export { type TurnStore, type TurnLock, turnKey } from './store/turn-store.js';
 export { MemoryTurnStore, type MemoryTurnStoreOptions } from './store/memory.js';
+export { RedisTurnStore, type RedisTurnStoreOptions } from './store/redis.js';
 export type { ModelProvider, ModelRequest, ModelReply } from './providers/model-provider.js';
 export { ScriptedProvider, REAL_MODEL_HELP } from './providers/scripted.js';
 export { OpenAiCompatibleProvider, type OpenAiCompatibleOptions } from './providers/openai-compatible.js';

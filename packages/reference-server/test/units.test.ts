@@ -74,6 +74,7 @@ describe('the CLI options', () => {
       scenarios: undefined,
       provider: 'scripted',
       static: undefined,
+      store: 'memory',
       help: false,
     });
   });

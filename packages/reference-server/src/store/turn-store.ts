@@ -8,7 +8,7 @@ export interface TurnLock {
   release(): Promise<void>;
 }
 
-/** Where turns live between hops. Keys are `${sessionId}:${request_id}`, so one session never sees another's turn. */
+/** Where turns live between hops. Keys are `${sessionId}:${request_id}` (see {@link turnKey}), so one session never sees another's turn. */
 export interface TurnStore {
   /** The value stored under `key`, or undefined when absent or expired. */
   get(key: string): Promise<unknown>;
@@ -25,5 +25,7 @@ export interface TurnStore {
 
 /** The store key of a turn: scoped to the caller's session (DESIGN §7). */
 export function turnKey(sessionId: string, requestId: string): string {
-  return `${sessionId}:${requestId}`;
+  // request_id may contain ':', and a deployment's own session ids (a user id) may too: escaping the session id
+  // keeps "alice" + "x:t1" and "alice:x" + "t1" apart. Cookie session ids (base64url) are left as they are.
+  return `${encodeURIComponent(sessionId)}:${requestId}`;
 }

@@ -1,0 +1,156 @@
+import { Redis } from 'ioredis';
+import type { Logger } from '../log.js';
+import type { TurnLock, TurnStore } from './turn-store.js';
+
+/** How a {@link RedisTurnStore} reaches Redis and names its keys. */
+export interface RedisTurnStoreOptions {
+  /** Put before every key, so several apps (or test runs) can share one Redis. Default `canvas-ai:`. */
+  prefix?: string;
+  /** A command that gets no reply within this many milliseconds fails (the hop answers 503). Default 2,000. */
+  commandTimeoutMs?: number;
+  /** How long the first connection may take. Default 5,000. */
+  connectTimeoutMs?: number;
+  /** Where losing and regaining Redis is logged (once per outage, not once per reconnect attempt). */
+  log?: Logger;
+}
+
+// Deletes the lock only if it still holds this holder's token: a holder whose lock expired and was taken over by
+// another hop must not free the new holder's lock. GET-then-DEL from the client would race; one script cannot.
+const RELEASE_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+
+interface WithReleaseLock {
+  canvasAiReleaseLock(key: string, token: string): Promise<number>;
+}
+
+/**
+ * The turn store for several server instances behind a load balancer (DESIGN §7): any hop of a turn may land on any
+ * instance. Values are JSON strings with a native TTL (`SET … PX`); the per-turn lock is `SET NX PX` holding a
+ * random owner token, released by a Lua script that compares the token first. Commands fail fast while Redis is
+ * unreachable (no offline queue, no silent resend), so a hop answers 503 `store_unavailable` instead of hanging,
+ * and the client reconnects on its own when Redis is back.
+ */
+export class RedisTurnStore implements TurnStore {
+  readonly #client: Redis & WithReleaseLock;
+  readonly #prefix: string;
+  #state: 'connecting' | 'up' | 'down' | 'closed' = 'connecting';
+  #lastError: Error | undefined;
+
+  private constructor(client: Redis, url: string, options: RedisTurnStoreOptions) {
+    client.defineCommand('canvasAiReleaseLock', { numberOfKeys: 1, lua: RELEASE_LOCK });
+    this.#client = client as Redis & WithReleaseLock;
+    this.#prefix = options.prefix ?? 'canvas-ai:';
+    const where = { store: 'redis', url: redactUrl(url) };
+    // Without an 'error' listener ioredis prints every failed reconnect attempt; the outage is logged once instead.
+    client.on('error', (error: Error) => (this.#lastError = error));
+    client.on('close', () => {
+      if (this.#state !== 'up') return;
+      this.#state = 'down';
+      options.log?.({ event: 'store_unavailable', ...where, message: this.#lastError?.message ?? 'connection closed' });
+    });
+    client.on('ready', () => {
+      if (this.#state === 'down') options.log?.({ event: 'store_ready', ...where });
+      if (this.#state !== 'closed') this.#state = 'up';
+    });
+  }
+
+  /**
+   * Connects to `url` (`redis://[user:password@]host:port[/db]`, or `rediss://` for TLS) and resolves once Redis
+   * answers; rejects with a message naming the (password-free) URL when it cannot be reached.
+   */
+  static async connect(url: string, options: RedisTurnStoreOptions = {}): Promise<RedisTurnStore> {
+    const client = new Redis(url, {
+      lazyConnect: true,
+      // Fail now rather than queue: a hop waiting on a dead Redis would hold its HTTP request open for nothing.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      // A write whose reply was lost may or may not have run; resending it after a reconnect would be a second,
+      // unasked-for write. The hop fails with 503 instead and the client decides.
+      autoResendUnfulfilledCommands: false,
+      commandTimeout: options.commandTimeoutMs ?? 2_000,
+      connectTimeout: options.connectTimeoutMs ?? 5_000,
+      // Keep trying forever, at most a second apart, so the server recovers by itself when Redis returns.
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+    });
+    const store = new RedisTurnStore(client, url, options);
+    try {
+      await client.connect();
+    } catch (error) {
+      store.#state = 'closed';
+      client.disconnect();
+      const reason = store.#lastError?.message ?? (error as Error).message;
+      throw new Error(`Cannot reach Redis at ${redactUrl(url)} (${reason}). Start redis-server there, or fix --store.`, { cause: error });
+    }
+    return store;
+  }
+
+  async get(key: string): Promise<unknown> {
+    const json = await this.#client.get(this.#turnKey(key));
+    if (json === null) return undefined;
+    return JSON.parse(json) as unknown;
+  }
+
+  async set(key: string, value: unknown, ttlMs: number): Promise<void> {
+    const json = JSON.stringify(value);
+    if (json === undefined) throw new TypeError('the turn store holds JSON values only');
+    // One SET replaces the whole value with its TTL: a reader sees the old turn or the new one, never a mix.
+    await this.#client.set(this.#turnKey(key), json, 'PX', wholeMs(ttlMs));
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.#client.del(this.#turnKey(key));
+  }
+
+  async lock(key: string, ttlMs: number): Promise<TurnLock | undefined> {
+    const lockKey = this.#lockKey(key);
+    const token = crypto.randomUUID();
+    let taken: string | null;
+    try {
+      taken = await this.#client.set(lockKey, token, 'PX', wholeMs(ttlMs), 'NX');
+    } catch (error) {
+      // A timed-out SET may still reach Redis later; this release is queued behind it on the same connection, so
+      // a lock nobody knows it holds does not block the turn until its TTL runs out.
+      this.#client.canvasAiReleaseLock(lockKey, token).catch(() => undefined);
+      throw error;
+    }
+    if (taken !== 'OK') return undefined;
+    return {
+      release: async () => {
+        await this.#client.canvasAiReleaseLock(lockKey, token);
+      },
+    };
+  }
+
+  /** Closes the connection (waits for replies in flight when Redis is reachable). */
+  async close(): Promise<void> {
+    this.#state = 'closed';
+    try {
+      await this.#client.quit();
+    } catch {
+      this.#client.disconnect();
+    }
+  }
+
+  #turnKey(key: string): string {
+    return `${this.#prefix}turn:${key}`;
+  }
+
+  #lockKey(key: string): string {
+    return `${this.#prefix}lock:${key}`;
+  }
+}
+
+/** Redis wants a whole, positive number of milliseconds. */
+function wholeMs(ms: number): number {
+  return Math.max(1, Math.ceil(ms));
+}
+
+/** The URL without its password, for logs and error messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the Redis URL given';
+  }
+}
