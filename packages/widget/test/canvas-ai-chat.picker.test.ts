@@ -65,6 +65,34 @@ describe('<canvas-ai-chat> tools picker and attachments', () => {
     expect(bubbles(element).at(-1)!.textContent!.trim()).to.equal(qa.hops[0]!.message);
   });
 
+  it('lets the host pick the agent for one message through sendMessage', async () => {
+    const fixtures = await loadFixtures();
+    const hero = await scenario('place-hero-two-hop');
+    const qa = await scenario('qa-one-hop');
+    const record = recorder();
+    await useHandlers(record.handler, ...createHandlers(fixtures));
+    let document: CanvasDocument = { layout: fixtures.layouts['layouts/empty.yaml']!, page: {} };
+    const element = await mountChat({
+      agentsEndpoint: '/api/agents',
+      getLayout: () => document,
+      applyOutputs: (outputs) => {
+        document = applyOutputs(document, outputs);
+      },
+    });
+    await waitUntil(() => pickerRoot(element), 'the picker did not appear');
+
+    const ended = new Promise<HTMLElementEventMap['canvas-ai-turn-end']>((resolve) =>
+      element.addEventListener('canvas-ai-turn-end', resolve, { once: true }),
+    );
+    element.sendMessage(hero.user_message, { agent: 'page_builder' });
+    expect((await ended).detail.status).to.equal('done');
+    expect(record.posts().map((post) => post.body.agent)).to.deep.equal(['page_builder', 'page_builder']);
+    expect(document.layout.regions.content!.components.map((node) => node.component)).to.deep.equal(['sdc.demo.hero']);
+
+    await sendAndWait(element, qa.user_message);
+    expect(record.posts().at(-1)!.body, 'the pick applied to one message').not.to.have.property('agent');
+  });
+
   it('sends hop 1 as multipart with the attached image and later hops as JSON', async () => {
     const fixtures = await loadFixtures();
     const photo = await scenario('image-attachment');

@@ -13,6 +13,14 @@ import type { DeepChatElement } from './deep-chat-types.js';
 import { fetchAgents, TokenCache } from './server-config.js';
 import { TurnController, type TurnControllerHost } from './turn-controller.js';
 
+/** Options of {@link CanvasAiChat.sendMessage}. */
+export interface SendMessageOptions {
+  /** The agent for this one message (an id from the agents config's `tools`); absent → the current pick or main agent. */
+  agent?: string | undefined;
+  /** Files to attach (hop 1 then goes as multipart). */
+  files?: File[] | undefined;
+}
+
 /**
  * A chat in which an AI agent edits the host page's document one decision per request, over the Canvas AI hop
  * protocol. Renders `<deep-chat>` and runs the hop loop; the page supplies `getLayout` and `applyOutputs`.
@@ -126,8 +134,14 @@ export class CanvasAiChat extends LitElement implements TurnControllerHost {
     this.turns.stop();
   }
 
-  /** Sends a message as if the user typed it (and attached `files`). */
-  sendMessage(text: string, files?: File[]): void {
+  /**
+   * Sends a message as if the user typed it. `options.agent` picks an agent for this one message, as the wrench
+   * would (an agent the config does not offer is ignored: the main agent answers); `options.files` attaches files.
+   * Passing the files array directly is the older form and still works.
+   */
+  sendMessage(text: string, options: SendMessageOptions | File[] = {}): void {
+    const { files, agent } = Array.isArray(options) ? { files: options, agent: undefined } : options;
+    if (agent !== undefined) this.setPick(agent);
     this.deepChat?.submitUserMessage(files ? { text, files } : { text });
   }
 
