@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { RedisTurnStore } from '../src/store/redis.js';
+import { eventually } from './support/eventually.js';
 import { startRedisServer, type RedisServer } from './support/redis-server.js';
 import { turnStoreContract } from './support/store-contract.js';
 
@@ -133,16 +134,3 @@ describe('RedisTurnStore when Redis goes away', () => {
     }
   });
 });
-
-/** Retries an assertion until it passes (Redis reconnects on its own schedule); gives up after a generous while. */
-async function eventually(check: () => Promise<void>, attempts = 100): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (attempt >= attempts) throw error;
-      await sleep(100);
-    }
-  }
-}
