@@ -1,0 +1,66 @@
+import { CancelResponse } from '../../wire/hop-response.js';
+import { defineCheck, fail, pass, skip, type ConformanceCheck } from '../check.js';
+import { describeAnswer, errorCodeOf, type Exchange } from '../http-client.js';
+import { newRequestId, scenarioHop } from '../requests.js';
+import { multiHopScenario } from './turn-probes.js';
+
+/** Cancel (§8.5): idempotent, scoped, and a cancelled turn is gone. */
+export const cancelChecks: ConformanceCheck[] = [
+  defineCheck({
+    id: 'cancel.unknown-id-idempotent',
+    level: 1,
+    title: 'Cancelling a turn id the server never saw, twice, answers 200 with cancelled false both times.',
+    spec: { section: 'cancel', must: 'Cancel is idempotent: `cancelled` is false when there was nothing to cancel (unknown, finished, or already cancelled).' },
+    async run(context) {
+      const id = newRequestId('cancel');
+      for (const attempt of ['first', 'second']) {
+        const problem = cancelProblem(await context.client.cancel(id), id, false);
+        if (problem) return fail(`${attempt} cancel: ${problem}`);
+      }
+      return pass('both cancels answered 200 with cancelled false');
+    },
+  }),
+  defineCheck({
+    id: 'cancel.invalid-id-400',
+    level: 1,
+    title: 'Cancelling a request_id of 129 characters (over the limit) gets 400 invalid_request.',
+    spec: { section: 'cancel', must: 'An invalid request_id in the path gets 400 invalid_request.' },
+    async run(context) {
+      const sent = await context.client.cancel('a'.repeat(129));
+      if (sent.status === 400 && errorCodeOf(sent.body) === 'invalid_request') return pass(`answered ${describeAnswer(sent)}`);
+      return fail(`expected 400 invalid_request, got ${describeAnswer(sent)}`);
+    },
+  }),
+  defineCheck({
+    id: 'cancel.running-turn',
+    level: 2,
+    title: 'Cancelling a turn between hops answers cancelled true; its next hop gets 410; cancelling again answers cancelled false.',
+    spec: { section: 'cancel', must: "Cancel drops the turn's state and its parked calls MUST NOT execute; a later hop of a cancelled turn gets 410 turn_not_found." },
+    async run(context) {
+      const fixtures = context.requireFixtures();
+      const scenario = multiHopScenario(fixtures.scenarios);
+      if (!scenario) return skip('no scenario without attachments has two hops or more');
+      const id = newRequestId('cancel-running');
+      const hop1 = await context.client.postHop(scenarioHop(scenario, fixtures, id, 1));
+      if (hop1.status !== 200) return fail(`${scenario.id} hop 1 answered ${describeAnswer(hop1)}`);
+      const first = cancelProblem(await context.client.cancel(id), id, true);
+      if (first) return fail(`cancelling the running turn: ${first}`);
+      const hop2 = await context.client.postHop(scenarioHop(scenario, fixtures, id, 2));
+      if (hop2.status !== 410 || errorCodeOf(hop2.body) !== 'turn_not_found') {
+        return fail(`hop 2 of the cancelled turn answered ${describeAnswer(hop2)}, expected 410 turn_not_found`);
+      }
+      const again = cancelProblem(await context.client.cancel(id), id, false);
+      if (again) return fail(`cancelling it again: ${again}`);
+      return pass(`${scenario.id}: cancelled true, then hop 2 got 410, then cancelled false`);
+    },
+  }),
+];
+
+function cancelProblem(sent: Exchange, requestId: string, cancelled: boolean): string | undefined {
+  if (sent.status !== 200) return `answered ${describeAnswer(sent)}`;
+  const parsed = CancelResponse.safeParse(sent.body);
+  if (!parsed.success) return 'the body is not a CancelResponse';
+  if (parsed.data.request_id !== requestId) return `it names request_id "${parsed.data.request_id}"`;
+  if (parsed.data.cancelled !== cancelled) return `cancelled is ${parsed.data.cancelled}, expected ${cancelled}`;
+  return undefined;
+}

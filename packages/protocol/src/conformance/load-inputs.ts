@@ -1,0 +1,44 @@
+import { join } from 'node:path';
+import { DEFAULT_FIXTURES_DIR, loadFixtures, loadScenarios } from '../node/load-fixtures.js';
+import { FixtureError, readYamlFile } from '../node/read-yaml.js';
+import type { Fixtures } from '../scenario/fixtures.js';
+import { MalformedRequestTable, type MalformedRequestCase } from '../scenario/malformed-requests.js';
+import type { ConformanceLevel } from './check.js';
+
+/** Where the kit reads its tables from. */
+export interface InputFolders {
+  /** The fixtures folder: malformed-requests.yaml, layouts/, attachments/ (and catalog.yaml, agents.yaml, scenarios/). Default: the repository's fixtures/. */
+  fixturesDir?: string;
+  /** The scenarios level 2 plays. Default: `<fixturesDir>/scenarios`. */
+  scenariosDir?: string;
+}
+
+/** The malformed-request table, and for level 2 the fixtures with the scenarios to play. */
+export interface ConformanceInputs {
+  malformedRequests: MalformedRequestCase[];
+  fixtures: Fixtures | undefined;
+}
+
+/**
+ * Reads what a run needs from disk. Scenario paths (`layout`, `attachments`) are relative to the fixtures folder, so
+ * scenarios from another folder still take their layouts and attachments from `fixturesDir`. Throws a
+ * `FixtureError` naming the file and key of anything that does not parse.
+ */
+export async function loadConformanceInputs(level: ConformanceLevel, folders: InputFolders = {}): Promise<ConformanceInputs> {
+  const fixturesDir = folders.fixturesDir ?? DEFAULT_FIXTURES_DIR;
+  const malformedRequests = await readYamlFile(join(fixturesDir, 'malformed-requests.yaml'), MalformedRequestTable);
+  if (level < 2) return { malformedRequests, fixtures: undefined };
+  const fixtures = await loadFixtures(fixturesDir);
+  if (folders.scenariosDir !== undefined) {
+    fixtures.scenarios = await loadScenarios(folders.scenariosDir);
+    for (const scenario of fixtures.scenarios) {
+      const file = join(folders.scenariosDir, `${scenario.id}.yaml`);
+      if (!(scenario.layout in fixtures.layouts)) throw new FixtureError(file, `layout: no layout fixture "${scenario.layout}" under ${fixturesDir}`);
+      for (const attachment of scenario.attachments) {
+        if (!(attachment.file in fixtures.attachments)) throw new FixtureError(file, `attachments: no file "${attachment.file}" under ${fixturesDir}`);
+      }
+    }
+  }
+  if (fixtures.scenarios.length === 0) throw new FixtureError(folders.scenariosDir ?? join(fixturesDir, 'scenarios'), 'holds no scenario (*.yaml)');
+  return { malformedRequests, fixtures };
+}
