@@ -56,6 +56,8 @@ describe('<canvas-ai-chat> embedded in another shadow root', () => {
 
     for (const type of ['canvas-ai-turn-start', 'canvas-ai-hop', 'canvas-ai-turn-end'] as const) document.removeEventListener(type, listener);
     expect(end.detail.status).to.equal('done');
+    const thirdPartyFonts = [...document.head.querySelectorAll('link')].filter((link) => link.href.includes('fonts.googleapis.com'));
+    expect(thirdPartyFonts, 'deep-chat must not add a Google Fonts link to the host page').to.have.length(0);
     expect(heardAtDocument).to.deep.equal(['canvas-ai-turn-start', 'canvas-ai-hop', 'canvas-ai-hop', 'canvas-ai-turn-end']);
     expect(server.received[0].conversation_id).to.equal('conv-one');
 

@@ -203,6 +203,9 @@ export class CanvasAiChat extends LitElement implements TurnControllerHost {
     if (!this.agents) await this.agentsLoading;
     const chat = document.createElement('deep-chat') as DeepChatElement;
     chat.setAttribute('part', 'chat');
+    // deep-chat adds a Google Fonts <link> to the host page's head on first render unless its own inline style
+    // already names a font: an embedded widget must not call a third party from every page it is on.
+    chat.style.fontFamily = 'var(--canvas-ai-font-family, inherit)';
     this.appliedOptions = this.chatOptions;
     Object.assign(chat, deepChatConfig(this.turns.handle, this.effectiveAgents, this.chatOptions));
     this.chatSlot.append(chat);
