@@ -1,0 +1,211 @@
+// Deliberately broken variants of the reference server, for proving that the conformance kit catches real bugs.
+// Each one is the real app with ONE small, honest fault at a seam a deployment really has: a wrapper around the
+// fetch handler (what a proxy or middleware could do), or a wrapper around the turn store. No bug flag in src/.
+import { joinNarration, NARRATION_SEPARATOR, type Fixtures } from '@canvas-ai/protocol';
+import type { CanvasAiApp } from '../../src/app.js';
+import { createApp } from '../../src/app.js';
+import { silentLogger } from '../../src/log.js';
+import { startServer, type RunningServer } from '../../src/node.js';
+import { ScriptedProvider } from '../../src/providers/scripted.js';
+import { MemoryTurnStore } from '../../src/store/memory.js';
+import type { TurnLock, TurnStore } from '../../src/store/turn-store.js';
+
+/** A broken variant: the bug it has, and the id of the conformance check that names that bug. */
+export interface BrokenVariant {
+  bug: string;
+  failingCheck: string;
+  /** The broken app over the repository's fixtures (scripted provider). */
+  build(fixtures: Fixtures): CanvasAiApp;
+}
+
+/** The variants, by name. */
+export const BROKEN_VARIANTS = {
+  'progress-not-accumulated': {
+    bug: 'each response carries only the latest narration paragraph instead of the whole turn so far',
+    failingCheck: 'hop-rules.progress-accumulates',
+    build: (fixtures) => rewriteHopResponses(realApp(fixtures), (body) => ({ ...body, progress: lastParagraph(body.progress as string) })),
+  },
+  'answer-repeated-in-progress': {
+    bug: 'the final answer is left at the end of progress as well as sent as message',
+    failingCheck: 'invariants.answer-not-in-progress',
+    build: (fixtures) =>
+      rewriteHopResponses(realApp(fixtures), (body) =>
+        body.finish_reason === 'answer' ? { ...body, progress: joinNarration([body.progress as string, body.message as string]) } : body,
+      ),
+  },
+  'outputs-in-decision-hop': {
+    bug: 'tool calls execute in the hop whose model decision made them, not at the start of the next hop',
+    failingCheck: 'hop-rules.outputs-in-next-hop',
+    build: (fixtures) => executeInDecisionHop(realApp(fixtures)),
+  },
+  'state-kept-after-error': {
+    bug: "a hop that fails while it executes leaves the turn's state behind, so the turn resumes",
+    failingCheck: 'turn-rules.failed-turn-gone',
+    build: (fixtures) => realApp(fixtures, new DeleteIgnoringStore(new MemoryTurnStore())),
+  },
+  'replay-executes-again': {
+    bug: 'a repeated hop is executed again from the state before it instead of answered from the stored response',
+    failingCheck: 'replay.tools-not-executed-again',
+    build: (fixtures) => {
+      const store = new RewindableStore(new MemoryTurnStore());
+      return reexecuteRepeatedHops(realApp(fixtures, store), store);
+    },
+  },
+  'request-id-not-required': {
+    bug: 'a hop without request_id is given a generated one instead of being refused with 400',
+    failingCheck: 'validation.request-id-missing',
+    build: (fixtures) => injectRequestId(realApp(fixtures)),
+  },
+} satisfies Record<string, BrokenVariant>;
+
+/** The name of a broken variant. */
+export type BrokenVariantName = keyof typeof BROKEN_VARIANTS;
+
+/** Starts a broken variant on 127.0.0.1 (port 0). */
+export function startBrokenServer(name: BrokenVariantName, fixtures: Fixtures): Promise<RunningServer> {
+  return startServer(BROKEN_VARIANTS[name].build(fixtures), { port: 0, host: '127.0.0.1' });
+}
+
+/** The unbroken app, as the harness builds it (scripted provider over the fixtures, CSRF on). */
+function realApp(fixtures: Fixtures, store: TurnStore = new MemoryTurnStore()): CanvasAiApp {
+  return createApp({ agents: fixtures.agents, catalog: fixtures.catalog, provider: new ScriptedProvider(fixtures.scenarios), store, log: silentLogger });
+}
+
+type Json = Record<string, unknown>;
+
+function isHopPost(request: Request): boolean {
+  return request.method === 'POST' && new URL(request.url).pathname === '/api/hop';
+}
+
+/** The request's JSON body as an object, or undefined (multipart, malformed). */
+async function jsonBody(request: Request): Promise<Json | undefined> {
+  if (!(request.headers.get('content-type') ?? '').startsWith('application/json')) return undefined;
+  try {
+    const body: unknown = JSON.parse(await request.clone().text());
+    return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Json) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The same request with another JSON body (headers kept, the stale length dropped). */
+function withBody(request: Request, body: Json): Request {
+  const headers = new Headers(request.headers);
+  headers.delete('content-length');
+  return new Request(request.url, { method: 'POST', headers, body: JSON.stringify(body) });
+}
+
+/** The same response with another JSON body (cookies and other headers kept). */
+function withJson(response: Response, body: Json): Response {
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(body), { status: response.status, headers });
+}
+
+/** Rewrites the body of every 200 hop response (narration bugs: a faulty response builder). */
+function rewriteHopResponses(app: CanvasAiApp, rewrite: (body: Json) => Json): CanvasAiApp {
+  return {
+    async fetch(request) {
+      const response = await app.fetch(request);
+      if (!isHopPost(request) || response.status !== 200) return response;
+      return withJson(response, rewrite((await response.json()) as Json));
+    },
+  };
+}
+
+function lastParagraph(progress: string): string {
+  return progress.split(NARRATION_SEPARATOR).at(-1) ?? '';
+}
+
+/**
+ * A server that does not park: the calls a decision makes are executed before the response, so their outputs come
+ * with the narration that announced them. Built by answering hop N with the real server's hop N + 1 (which executes
+ * hop N's calls on the same page), once a turn goes on past its first hop.
+ */
+function executeInDecisionHop(app: CanvasAiApp): CanvasAiApp {
+  const ahead = new Set<string>();
+  const renumbered = async (response: Response, hop: number): Promise<Response> =>
+    response.status === 200 ? withJson(response, { ...((await response.json()) as Json), hop }) : response;
+  return {
+    async fetch(request) {
+      const body = isHopPost(request) ? await jsonBody(request) : undefined;
+      if (!body || typeof body.request_id !== 'string' || typeof body.hop !== 'number') return app.fetch(request);
+      const hop = body.hop;
+      if (ahead.has(body.request_id)) return renumbered(await app.fetch(withBody(request, { ...body, hop: hop + 1 })), hop);
+      const decided = await app.fetch(request);
+      if (hop !== 1 || decided.status !== 200 || !((await decided.clone().json()) as Json).should_continue) return decided;
+      ahead.add(body.request_id);
+      return renumbered(await app.fetch(withBody(request, { ...body, hop: 2 })), 1);
+    },
+  };
+}
+
+/** A turn store whose `delete` does nothing: the failure path's cleanup is lost. */
+class DeleteIgnoringStore implements TurnStore {
+  constructor(private readonly inner: TurnStore) {}
+  get(key: string): Promise<unknown> {
+    return this.inner.get(key);
+  }
+  set(key: string, value: unknown, ttlMs: number): Promise<void> {
+    return this.inner.set(key, value, ttlMs);
+  }
+  async delete(): Promise<void> {}
+  lock(key: string, ttlMs: number): Promise<TurnLock | undefined> {
+    return this.inner.lock(key, ttlMs);
+  }
+}
+
+/** A turn store that remembers every state it held, so a turn can be put back to how it was before a hop. */
+class RewindableStore implements TurnStore {
+  readonly #history = new Map<string, unknown[]>();
+  constructor(private readonly inner: TurnStore) {}
+  get(key: string): Promise<unknown> {
+    return this.inner.get(key);
+  }
+  async set(key: string, value: unknown, ttlMs: number): Promise<void> {
+    this.#history.set(key, [...(this.#history.get(key) ?? []), value]);
+    await this.inner.set(key, value, ttlMs);
+  }
+  delete(key: string): Promise<void> {
+    return this.inner.delete(key);
+  }
+  lock(key: string, ttlMs: number): Promise<TurnLock | undefined> {
+    return this.inner.lock(key, ttlMs);
+  }
+  /** Puts every session's turn `requestId` back to its state before hop `hop` ran. */
+  async rewind(requestId: string, hop: number): Promise<void> {
+    for (const [key, states] of this.#history) {
+      if (!key.endsWith(`:${requestId}`)) continue;
+      const before = states.findLast((state) => (state as { kind?: string; hop?: number }).kind === 'active' && (state as { hop: number }).hop === hop - 1);
+      if (hop === 1) await this.inner.delete(key);
+      else if (before !== undefined) await this.inner.set(key, before, 30 * 60_000);
+    }
+  }
+}
+
+/** A server without a response cache: a hop it already answered is run again from the state before it. */
+function reexecuteRepeatedHops(app: CanvasAiApp, store: RewindableStore): CanvasAiApp {
+  const answered = new Set<string>();
+  return {
+    async fetch(request) {
+      const body = isHopPost(request) ? await jsonBody(request) : undefined;
+      if (!body || typeof body.request_id !== 'string' || typeof body.hop !== 'number') return app.fetch(request);
+      const key = `${body.request_id}#${body.hop}`;
+      if (answered.has(key)) await store.rewind(body.request_id, body.hop);
+      const response = await app.fetch(request);
+      if (response.status === 200) answered.add(key);
+      return response;
+    },
+  };
+}
+
+/** A server that makes up a turn id when the client sends none, instead of refusing the hop. */
+function injectRequestId(app: CanvasAiApp): CanvasAiApp {
+  return {
+    async fetch(request) {
+      const body = isHopPost(request) ? await jsonBody(request) : undefined;
+      if (!body || 'request_id' in body) return app.fetch(request);
+      return app.fetch(withBody(request, { ...body, request_id: `generated-${crypto.randomUUID()}` }));
+    },
+  };
+}
