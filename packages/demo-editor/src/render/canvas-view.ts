@@ -1,0 +1,66 @@
+import { html, nothing, type TemplateResult } from 'lit';
+import { repeat } from 'lit/directives/repeat.js';
+import type { CanvasDocument, ComponentNode } from '@canvas-ai/protocol';
+import { componentViews, unknownView, type RenderChildren } from './component-views.js';
+
+/** What the canvas needs besides the document. */
+export interface CanvasViewState {
+  document: CanvasDocument;
+  selected: string | null;
+  /** uuids to flash: just placed or edited. */
+  highlighted: ReadonlySet<string>;
+  onSelect: (uuid: string | null) => void;
+}
+
+/**
+ * The page as the visitor would see it: page title and description above, then every region's rows.
+ * Each component is wrapped so it can be selected and highlighted (`data-uuid`, `data-component`).
+ */
+export function canvasView(state: CanvasViewState): TemplateResult {
+  const { document } = state;
+  const renderNode = (node: ComponentNode): TemplateResult => {
+    const view = componentViews[node.component] ?? unknownView;
+    const classes = [
+      'node',
+      state.selected === node.uuid ? 'is-selected' : '',
+      state.highlighted.has(node.uuid) ? 'is-highlighted' : '',
+    ].join(' ');
+    return html`<div
+      class=${classes}
+      data-uuid=${node.uuid}
+      data-component=${node.component}
+      @click=${(event: Event) => {
+        event.stopPropagation();
+        state.onSelect(node.uuid);
+      }}
+    >
+      ${view(node.props, children, node)}
+    </div>`;
+  };
+  const children: RenderChildren = (nodes, slot) =>
+    nodes && nodes.length > 0
+      ? html`${repeat(nodes, (node) => node.uuid, renderNode)}`
+      : html`<div class="slot-empty">${slot}</div>`;
+
+  const title = typeof document.page.title === 'string' ? document.page.title : '';
+  const description = typeof document.page.description === 'string' ? document.page.description : '';
+  const regions = Object.entries(document.layout.regions);
+  const empty = regions.every(([, region]) => region.components.length === 0);
+  return html`
+    <header class="page-meta">
+      <p class="page-meta__label">Page title</p>
+      <h1 class="page-meta__title ${title ? '' : 'is-empty'}" data-field="title">${title || 'Untitled page'}</h1>
+      <p class="page-meta__description ${description ? '' : 'is-empty'}" data-field="description">
+        ${description || 'No description yet.'}
+      </p>
+    </header>
+    <div class="page" @click=${() => state.onSelect(null)}>
+      ${empty ? html`<p class="page-empty">This page is empty. Ask the page builder to build it.</p>` : nothing}
+      ${regions.map(
+        ([id, region]) => html`<div class="region" data-region=${id}>
+          ${repeat(region.components, (node) => node.uuid, (node) => html`<div class="row" data-row=${node.uuid}>${renderNode(node)}</div>`)}
+        </div>`,
+      )}
+    </div>
+  `;
+}

@@ -1,0 +1,33 @@
+/** A suggested prompt shown as a chip: the text is sent as the user's message, to this agent. */
+export interface Suggestion {
+  label: string;
+  text: string;
+  /** The agent picked for this one message; absent → the main agent. */
+  agent?: string;
+  /** Shown as the chip's tooltip. */
+  hint: string;
+}
+
+/**
+ * The demo's suggestions. Their texts match the scripted scenarios in fixtures/scenarios, so the demo works offline
+ * with the scripted provider; with a real model any text works.
+ */
+export const SUGGESTIONS: readonly Suggestion[] = [
+  {
+    label: 'Build a cookie-shop homepage',
+    text: 'Build a homepage for a cookie shop',
+    agent: 'page_builder',
+    hint: 'The page builder places one row per step; watch the page grow.',
+  },
+  {
+    label: 'Ask about the editor',
+    text: 'How do I get the assistant to change my page?',
+    hint: 'A question for the main (Q&A) agent: one step, one answer.',
+  },
+  {
+    label: 'Edit the selected card',
+    text: 'Make the title of this card more tempting',
+    agent: 'page_builder',
+    hint: 'Click a card on the page first: the agent edits the selected component.',
+  },
+];

@@ -1,0 +1,98 @@
+import type { Browser, Page, Route } from 'playwright-core';
+
+/** A hop request as the browser sent it. */
+export interface SentHop {
+  requestId: string;
+  hop: number;
+  body: Record<string, any>;
+}
+
+/** What the page saw of one hop, recorded when `canvas-ai-hop` fired (after the outputs were applied). */
+export interface HopSeen {
+  hop: number;
+  shouldContinue: boolean;
+  rows: number;
+}
+
+/** The demo page in a fresh browser context, with every hop request and widget event recorded. */
+export interface DemoPage {
+  page: Page;
+  hops: SentHop[];
+  cancels: string[];
+  /** Holds the response to hop `hop` (of any turn) until `release()` is called. */
+  holdHop(hop: number): { arrived: Promise<void>; release(): void };
+  /** Resolves with the `canvas-ai-turn-end` status of the next turn to end (counting from `count` ended turns). */
+  turnEnded(count: number): Promise<string>;
+  hopsSeen(): Promise<HopSeen[]>;
+  rows(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Opens the demo served by the reference server at `url`. */
+export async function openDemo(browser: Browser, url: string): Promise<DemoPage> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const page = await context.newPage();
+  const hops: SentHop[] = [];
+  const cancels: string[] = [];
+  const holds = new Map<number, { arrived: () => void; gate: Promise<void> }>();
+
+  page.on('request', (request) => {
+    const path = new URL(request.url()).pathname;
+    if (request.method() === 'POST' && path === '/api/hop') {
+      const body = JSON.parse(request.postData() ?? '{}') as Record<string, any>;
+      hops.push({ requestId: body.request_id, hop: body.hop, body });
+    }
+    if (request.method() === 'DELETE' && path.startsWith('/api/hop/')) cancels.push(decodeURIComponent(path.slice('/api/hop/'.length)));
+  });
+  await page.route('**/api/hop', async (route: Route) => {
+    const hop = (JSON.parse(route.request().postData() ?? '{}') as { hop?: number }).hop ?? 0;
+    const hold = holds.get(hop);
+    if (!hold) return route.continue();
+    holds.delete(hop);
+    const response = await route.fetch();
+    hold.arrived();
+    await hold.gate;
+    // The page may have aborted the request (stop) or gone away (reload) meanwhile.
+    await route.fulfill({ response }).catch(() => undefined);
+  });
+  // Events bubble and are composed: the host page hears them on document.
+  await page.addInitScript(() => {
+    const seen: unknown[] = [];
+    const ended: string[] = [];
+    Object.assign(window, { __hopsSeen: seen, __turnsEnded: ended });
+    document.addEventListener('canvas-ai-hop', (event) => {
+      const detail = (event as CustomEvent).detail;
+      seen.push({
+        hop: detail.hop,
+        shouldContinue: detail.response.should_continue,
+        rows: document.querySelectorAll('#canvas [data-region="content"] > .row').length,
+      });
+    });
+    document.addEventListener('canvas-ai-turn-end', (event) => ended.push((event as CustomEvent).detail.status));
+  });
+  await page.goto(url);
+  // Ready when the chat has loaded the agents config and rendered deep-chat (the picker needs the config).
+  await page.locator('canvas-ai-chat deep-chat').waitFor({ state: 'attached' });
+  await page.locator('canvas-ai-chat canvas-ai-tool-picker [part="button"]').waitFor({ state: 'visible' });
+
+  return {
+    page,
+    hops,
+    cancels,
+    holdHop(hop) {
+      let arrived!: () => void;
+      let release!: () => void;
+      const arrivedPromise = new Promise<void>((resolve) => (arrived = resolve));
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      holds.set(hop, { arrived, gate });
+      return { arrived: arrivedPromise, release };
+    },
+    async turnEnded(count) {
+      await page.waitForFunction((n) => (window as any).__turnsEnded.length > n, count, { timeout: 60_000 });
+      return page.evaluate((n) => (window as any).__turnsEnded[n] as string, count);
+    },
+    hopsSeen: () => page.evaluate(() => (window as any).__hopsSeen as HopSeen[]),
+    rows: () => page.locator('#canvas [data-region="content"] > .row').count(),
+    close: () => context.close(),
+  };
+}
