@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { killOnExit } from './child-cleanup.js';
 
 /** A real `redis-server` on 127.0.0.1, in a temp dir, with no persistence. */
 export interface RedisServer {
@@ -20,12 +21,6 @@ export interface RedisServer {
   /** Stops it for good and removes its temp dir; safe to call twice. */
   close(): Promise<void>;
 }
-
-const live = new Set<ChildProcess>();
-// A test that fails (or a script that throws) must not leave a redis-server behind.
-process.once('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
-});
 
 /** A free TCP port on 127.0.0.1 (asked of the OS; redis itself cannot listen on port 0). */
 export async function freePort(): Promise<number> {
@@ -57,8 +52,8 @@ export async function startRedisServer(): Promise<RedisServer> {
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const spawned = child;
-    live.add(spawned);
-    spawned.once('exit', () => live.delete(spawned));
+    // A test that fails (or a script that throws) must not leave a redis-server behind.
+    killOnExit(spawned);
     let output = '';
     spawned.stdout!.on('data', (chunk) => (output += chunk));
     spawned.stderr!.on('data', (chunk) => (output += chunk));

@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { killOnExit } from './child-cleanup.js';
 
 const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -14,12 +15,6 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-const live = new Set<ChildProcess>();
-// A failing test must not leave servers running.
-process.once('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
-});
-
 /** Starts the CLI (`src/cli.ts` under tsx) on 127.0.0.1:0 with these flags and variables; resolves once it listens. */
 export async function startServerProcess(args: readonly string[], env: Record<string, string> = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', ...args], {
@@ -27,9 +22,9 @@ export async function startServerProcess(args: readonly string[], env: Record<st
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  live.add(child);
+  // A failing test must not leave servers running.
+  killOnExit(child);
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  exited.then(() => live.delete(child));
   const logs: Array<Record<string, unknown>> = [];
   let partial = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
