@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { helpText, parseCliOptions, UsageError } from '../src/cli-options.js';
+import { killOnExit } from './support/child-cleanup.js';
+import { firstHop, openSession } from './support/harness.js';
+import { startRedisServer } from './support/redis-server.js';
+import { startServerProcess } from './support/server-process.js';
+
+const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const redis = await startRedisServer();
+after(() => redis.close());
+
+describe('--store', () => {
+  it('defaults to memory and takes a redis:// or rediss:// URL', () => {
+    assert.equal(parseCliOptions([]).store, 'memory');
+    assert.equal(parseCliOptions(['--store', 'redis://127.0.0.1:6379/2']).store, 'redis://127.0.0.1:6379/2');
+    assert.equal(parseCliOptions(['--store', 'rediss://user:pw@cache.example:6380']).store, 'rediss://user:pw@cache.example:6380');
+    assert.match(helpText(), /--store <memory\|url>/);
+  });
+
+  it('refuses anything else with a usage error that shows the form', () => {
+    for (const value of ['redis', 'http://127.0.0.1:6379', 'redis://', 'memcached://x', '']) {
+      assert.throws(() => parseCliOptions(['--store', value]), (error: unknown) => error instanceof UsageError && /--store must be memory or a redis:\/\/ URL/.test(error.message));
+    }
+  });
+
+  it('serves hops from Redis when started with --store redis://…', async () => {
+    const server = await startServerProcess(['--store', redis.url], { CANVAS_AI_SECRET: 'a secret of at least sixteen bytes' });
+    try {
+      const session = await openSession(server);
+      const reply = await session.hop(firstHop('cli-redis', 'Hello'));
+      assert.equal(reply.status, 200);
+    } finally {
+      await server.kill();
+    }
+  });
+
+  it('exits with 1 and a message naming the URL (not its password) when Redis cannot be reached', async () => {
+    const { code, stderr } = await runCli(['--port', '0', '--store', 'redis://admin:s3cret@127.0.0.1:1']);
+    assert.equal(code, 1);
+    assert.match(stderr, /Cannot reach Redis at redis:\/\/admin:\*\*\*@127\.0\.0\.1:1/);
+    assert.doesNotMatch(stderr, /s3cret/);
+  });
+});
+
+/** Runs the CLI to its end (it must exit by itself) and returns its exit code and stderr. */
+function runCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: PACKAGE_DIR, stdio: ['ignore', 'ignore', 'pipe'] });
+    killOnExit(child);
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('exit', (code) => done({ code, stderr }));
+  });
+}
