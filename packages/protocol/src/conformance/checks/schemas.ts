@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { AgentsResponse } from '../../wire/agents.js';
 import { ERROR_STATUS, HopErrorBody } from '../../wire/errors.js';
 import { CancelResponse, HopResponse, TokenResponse } from '../../wire/hop-response.js';
-import { defineCheck, fail, pass, skip, type CheckVerdict, type ConformanceCheck } from '../check.js';
+import { defineCheck, fail, skip, type CheckVerdict, type ConformanceCheck } from '../check.js';
 import type { Exchange, ExchangeKind } from '../http-client.js';
 import { verdict } from './invariants.js';
 
