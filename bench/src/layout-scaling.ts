@@ -1,0 +1,86 @@
+import type { BenchProfile } from './profiles.js';
+import type { LayoutScalingResults } from './results.js';
+import { loadBenchScenario, turnBodies, type TurnBodies } from './shared/bench-turn.js';
+import { inProcessServer, type InProcessServer } from './shared/in-process.js';
+import { benchLayout } from './shared/layout.js';
+import { mean, median, round } from './shared/stats.js';
+
+/** A later size's ratio may exceed the previous one's by this factor and still count as flat (timing noise). */
+const NOISE_ALLOWANCE = 1.25;
+
+/**
+ * Layout scaling: the server's time per hop when every hop carries an N-component layout, measured in this process
+ * through the app's fetch handler (no socket: only the server's own work), against the floor of JSON.parse of the
+ * same request body plus JSON.stringify of what it parsed. Whole 10-hop turns, so hops 2–10 run place_components
+ * and the reducer against the whole layout; each repetition's figure is the mean per hop, reported as the median
+ * over repetitions.
+ */
+export async function benchLayoutScaling(profile: BenchProfile['layoutScaling'], log: (line: string) => void): Promise<LayoutScalingResults> {
+  const scenario = await loadBenchScenario();
+  const server = await inProcessServer();
+  const rows: LayoutScalingResults['rows'] = [];
+  let turnCounter = 0;
+  for (const components of profile.sizes) {
+    const bodies = turnBodies(scenario, benchLayout(components));
+    const runTurn = () => timeTurn(server, bodies, `scale-${components}-${(turnCounter += 1)}`);
+    await runTurn(); // warm-up: JIT, and the first hop's one-time work
+    const repetitions: Array<{ server: number; floor: number; first: number; last: number }> = [];
+    for (let repetition = 0; repetition < profile.repetitions; repetition += 1) {
+      const turns: TurnTiming[] = [];
+      let spent = 0;
+      while (turns.length === 0 || spent < profile.minRepetitionMs) {
+        const turn = await runTurn();
+        turns.push(turn);
+        spent += turn.serverMs.reduce((sum, ms) => sum + ms, 0);
+      }
+      repetitions.push({
+        server: mean(turns.flatMap((turn) => turn.serverMs)),
+        floor: mean(turns.flatMap((turn) => turn.floorMs)),
+        first: mean(turns.map((turn) => turn.serverMs[0]!)),
+        last: mean(turns.map((turn) => turn.serverMs.at(-1)!)),
+      });
+    }
+    const serverMs = median(repetitions.map((r) => r.server));
+    const floorMs = median(repetitions.map((r) => r.floor));
+    rows.push({
+      components,
+      request_bytes: Buffer.byteLength(bodies.body(2, 'scale-0')),
+      server_ms_per_hop: round(serverMs),
+      floor_ms_per_hop: round(floorMs),
+      ratio: round(serverMs / floorMs, 2),
+      first_hop_ms: round(median(repetitions.map((r) => r.first))),
+      last_hop_ms: round(median(repetitions.map((r) => r.last))),
+    });
+    log(`layout scaling ${components}: server ${round(serverMs)} ms/hop, floor ${round(floorMs)} ms, ratio ${round(serverMs / floorMs, 2)}`);
+  }
+  const ratioFlat = rows.every((row, index) => index === 0 || row.ratio <= rows[index - 1]!.ratio * NOISE_ALLOWANCE);
+  return { repetitions: profile.repetitions, rows, ratio_flat_or_falling: ratioFlat };
+}
+
+interface TurnTiming {
+  serverMs: number[];
+  floorMs: number[];
+}
+
+/** One whole turn: the server's time for each hop, and the JSON floor of each hop's body. */
+async function timeTurn(server: InProcessServer, bodies: TurnBodies, requestId: string): Promise<TurnTiming> {
+  const serverMs: number[] = [];
+  const floorMs: number[] = [];
+  for (let hop = 1; hop <= bodies.hops; hop += 1) {
+    const body = bodies.body(hop, requestId);
+    const request = server.hopRequest(body);
+    const started = performance.now();
+    const response = await server.app.fetch(request);
+    const text = await response.text();
+    serverMs.push(performance.now() - started);
+    // A hop that stopped placing (a refused call) would measure an error path, not the protocol's work.
+    if (response.status !== 200 || (hop > 1 && !text.includes('"type":"place_components"'))) {
+      throw new Error(`layout scaling: hop ${hop} answered ${response.status} without its placement: ${text.slice(0, 300)}`);
+    }
+
+    const floorStarted = performance.now();
+    JSON.stringify(JSON.parse(body));
+    floorMs.push(performance.now() - floorStarted);
+  }
+  return { serverMs, floorMs };
+}

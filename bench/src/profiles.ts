@@ -1,0 +1,42 @@
+/** How much the bench measures: `full` for `pnpm bench`, `tiny` for its test (seconds, not minutes). */
+export interface BenchProfile {
+  name: 'full' | 'tiny';
+  serverHop: {
+    /** Virtual clients, each with one hop in flight. */
+    concurrency: number[];
+    warmupMs: number;
+    windowMs: number;
+    repetitions: number;
+  };
+  layoutScaling: {
+    sizes: number[];
+    repetitions: number;
+    /** Each repetition runs whole turns until at least this much server time was measured. */
+    minRepetitionMs: number;
+  };
+  stateGrowth: { sizes: number[] };
+  widget: {
+    clientSizes: number[];
+    repetitions: number;
+    /** Each repetition runs iterations until at least this much client time was measured. */
+    minRepetitionMs: number;
+  };
+}
+
+/** The profiles by name. */
+export const PROFILES: Record<BenchProfile['name'], BenchProfile> = {
+  full: {
+    name: 'full',
+    serverHop: { concurrency: [1, 32], warmupMs: 1_500, windowMs: 2_500, repetitions: 5 },
+    layoutScaling: { sizes: [10, 100, 1_000, 10_000], repetitions: 5, minRepetitionMs: 400 },
+    stateGrowth: { sizes: [10, 10_000] },
+    widget: { clientSizes: [1_000, 10_000], repetitions: 5, minRepetitionMs: 400 },
+  },
+  tiny: {
+    name: 'tiny',
+    serverHop: { concurrency: [1, 4], warmupMs: 200, windowMs: 300, repetitions: 2 },
+    layoutScaling: { sizes: [10, 100], repetitions: 2, minRepetitionMs: 20 },
+    stateGrowth: { sizes: [10] },
+    widget: { clientSizes: [100], repetitions: 2, minRepetitionMs: 20 },
+  },
+};

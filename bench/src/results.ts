@@ -1,0 +1,136 @@
+import { z } from 'zod';
+
+/** One target of issue #8, with the measured value it is judged on. */
+export const TargetResult = z.object({
+  id: z.enum(['server_throughput_c32', 'layout_10000_ratio', 'widget_own_code_gzip']),
+  description: z.string(),
+  /** The measured value, in `unit`. */
+  value: z.number().nullable(),
+  limit: z.number(),
+  unit: z.string(),
+  /** `value >= limit` (at_least) or `value <= limit` (at_most); null when the figure was not measured in this run. */
+  comparison: z.enum(['at_least', 'at_most']),
+  met: z.boolean().nullable(),
+});
+export type TargetResult = z.infer<typeof TargetResult>;
+
+/** Throughput and latency of one server at one concurrency: medians over the repetitions. */
+export const LoadFigures = z.object({
+  hops_per_s: z.number(),
+  p50_ms: z.number(),
+  p99_ms: z.number(),
+  errors: z.int(),
+  /** The load generator's CPU use during the windows (1 = one full core): near 1, the client set the pace. */
+  client_cpu: z.number(),
+});
+
+/** Server hop overhead: the reference server against the bare node:http floor. */
+export const ServerHopResults = z.object({
+  layout_components: z.int(),
+  hops_per_turn: z.int(),
+  repetitions: z.int(),
+  window_s: z.number(),
+  request_bytes: z.array(z.int()),
+  response_bytes: z.array(z.int()),
+  rows: z.array(
+    z.object({
+      concurrency: z.int(),
+      server: LoadFigures,
+      floor: LoadFigures,
+      /** server hops/s ÷ floor hops/s (1 = no overhead). */
+      throughput_ratio: z.number(),
+      /** server p50 ÷ floor p50. */
+      p50_ratio: z.number(),
+      p99_ratio: z.number(),
+    }),
+  ),
+});
+
+/** Layout scaling: in-process server time per hop against JSON.parse + JSON.stringify of the same request. */
+export const LayoutScalingResults = z.object({
+  repetitions: z.int(),
+  rows: z.array(
+    z.object({
+      components: z.int(),
+      request_bytes: z.int(),
+      server_ms_per_hop: z.number(),
+      floor_ms_per_hop: z.number(),
+      ratio: z.number(),
+      /** The server time of the turn's first and last hop (the stored turn grows in between). */
+      first_hop_ms: z.number(),
+      last_hop_ms: z.number(),
+    }),
+  ),
+  /** True when no size's ratio exceeds the previous size's by more than the noise allowance. */
+  ratio_flat_or_falling: z.boolean(),
+});
+
+/** State growth: what the turn store holds for a turn after each hop. */
+export const StateGrowthResults = z.object({
+  turns: z.array(
+    z.object({
+      layout_components: z.int(),
+      rows: z.array(
+        z.object({
+          hop: z.int(),
+          kind: z.enum(['active', 'finished']),
+          stored_bytes: z.int(),
+          added_bytes: z.int(),
+          /** How many times the latest hop's narration text occurs in what is stored. */
+          narration_copies: z.int(),
+        }),
+      ),
+      /** True when every hop of the active turn added about as much as the others (no hop adds a growing amount). */
+      linear: z.boolean(),
+    }),
+  ),
+});
+
+/** One bundle: minified and min+gzip bytes of the JavaScript files it is made of (each gzipped on its own). */
+export const BundleSize = z.object({
+  name: z.string(),
+  description: z.string(),
+  files: z.array(z.string()),
+  min_bytes: z.int(),
+  gzip_bytes: z.int(),
+});
+
+/** Widget: bundle sizes and the client's per-hop work in Chromium. */
+export const WidgetResults = z.object({
+  bundles: z.array(BundleSize),
+  client: z.object({
+    browser: z.string(),
+    repetitions: z.int(),
+    rows: z.array(
+      z.object({
+        components: z.int(),
+        per_hop_ms: z.number(),
+        floor_ms: z.number(),
+        ratio: z.number(),
+        /** The part of the per-hop time spent in the host's applyOutputs (the protocol's reducer). */
+        apply_ms: z.number(),
+      }),
+    ),
+  }),
+});
+
+/** bench/results.json */
+export const BenchResults = z.object({
+  schema: z.literal(1),
+  generated_at: z.string(),
+  size: z.enum(['full', 'tiny']),
+  machine: z.object({ node: z.string(), platform: z.string(), cpus: z.int(), cpu_model: z.string() }),
+  duration_s: z.number(),
+  server_hop: ServerHopResults.optional(),
+  layout_scaling: LayoutScalingResults.optional(),
+  state_growth: StateGrowthResults.optional(),
+  widget: WidgetResults.optional(),
+  targets: z.array(TargetResult),
+});
+export type BenchResults = z.infer<typeof BenchResults>;
+export type ServerHopResults = z.infer<typeof ServerHopResults>;
+export type LayoutScalingResults = z.infer<typeof LayoutScalingResults>;
+export type StateGrowthResults = z.infer<typeof StateGrowthResults>;
+export type WidgetResults = z.infer<typeof WidgetResults>;
+export type BundleSize = z.infer<typeof BundleSize>;
+export type LoadFigures = z.infer<typeof LoadFigures>;

@@ -1,0 +1,121 @@
+import { Agent, request as httpRequest } from 'node:http';
+import type { TurnBodies } from './bench-turn.js';
+
+/** One virtual client's session: the headers it sends with every hop (cookie and CSRF token). */
+export type SessionHeaders = Record<string, string>;
+
+/** Opens a browser-like session on the reference server: `GET /api/token` gives the cookie and the CSRF token. */
+export async function openSession(baseUrl: string): Promise<SessionHeaders> {
+  const response = await fetch(`${baseUrl}/api/token`);
+  if (!response.ok) throw new Error(`GET /api/token answered ${response.status}`);
+  const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const { token, header } = (await response.json()) as { token: string; header: string };
+  return { cookie, [header.toLowerCase()]: token };
+}
+
+/** What one load run measured inside its window. */
+export interface LoadWindow {
+  /** Hops whose response completed inside the window. */
+  hops: number;
+  seconds: number;
+  /** Milliseconds from sending to the last byte of the response, for every hop completed inside the window. */
+  latenciesMs: number[];
+  /** Responses that were not a 200 with the expected `should_continue`. */
+  errors: number;
+  /** CPU time the load generator (this process) used during the window, as a share of one core. */
+  clientCpuShare: number;
+}
+
+/** Options of {@link runLoad}. */
+export interface LoadOptions {
+  /** The server's base URL: `POST <url>/api/hop`. */
+  url: string;
+  /** One entry per virtual client: that many hops are in flight at once. */
+  sessions: readonly SessionHeaders[];
+  bodies: TurnBodies;
+  /** Requests completed before this many milliseconds are not counted (the window starts after it). */
+  warmupMs: number;
+  /** The window's length. */
+  durationMs: number;
+  /** Makes request ids unique across runs against one server. */
+  runId: string;
+}
+
+/**
+ * Runs back-to-back bench turns from every virtual client at once over keep-alive connections (one per client)
+ * and counts what completed inside the window. Each client sends a turn's hops one after another, as the widget
+ * does, and starts a new turn when one ends.
+ */
+export async function runLoad(options: LoadOptions): Promise<LoadWindow> {
+  const url = new URL('/api/hop', options.url);
+  const agent = new Agent({ keepAlive: true, maxSockets: options.sessions.length });
+  const started = performance.now();
+  const windowStart = started + options.warmupMs;
+  const windowEnd = windowStart + options.durationMs;
+  const latenciesMs: number[] = [];
+  let hops = 0;
+  let errors = 0;
+  // The load generator's own CPU during the window: near 1.0 means the client, not the server, set the pace.
+  let cpuAtStart: NodeJS.CpuUsage | undefined;
+  let cpuInWindow: NodeJS.CpuUsage | undefined;
+  const cpuTimers = [
+    setTimeout(() => (cpuAtStart = process.cpuUsage()), options.warmupMs),
+    setTimeout(() => (cpuInWindow = process.cpuUsage(cpuAtStart)), options.warmupMs + options.durationMs),
+  ];
+
+  const client = async (index: number, headers: SessionHeaders): Promise<void> => {
+    for (let turn = 0; performance.now() < windowEnd; turn += 1) {
+      const requestId = `${options.runId}-${index}-${turn}`;
+      for (let hop = 1; hop <= options.bodies.hops && performance.now() < windowEnd; hop += 1) {
+        const sent = performance.now();
+        const reply = await post(agent, url, headers, options.bodies.body(hop, requestId));
+        const done = performance.now();
+        const expected = hop === options.bodies.hops ? '"should_continue":false' : '"should_continue":true';
+        const ok = reply.status === 200 && reply.body.includes(expected);
+        if (done >= windowStart && done <= windowEnd) {
+          if (ok) {
+            hops += 1;
+            latenciesMs.push(done - sent);
+          } else errors += 1;
+        }
+        if (!ok) break;
+      }
+    }
+  };
+  try {
+    await Promise.all(options.sessions.map((headers, index) => client(index, headers)));
+  } finally {
+    cpuTimers.forEach(clearTimeout);
+    agent.destroy();
+  }
+  const cpu = cpuInWindow ?? process.cpuUsage(cpuAtStart);
+  return {
+    hops,
+    seconds: options.durationMs / 1000,
+    latenciesMs,
+    errors,
+    clientCpuShare: (cpu.user + cpu.system) / 1000 / options.durationMs,
+  };
+}
+
+function post(agent: Agent, url: URL, headers: SessionHeaders, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { ...headers, 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}

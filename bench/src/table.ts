@@ -1,0 +1,114 @@
+import type { BenchResults } from './results.js';
+
+/**
+ * Formats rows as an aligned text table: numbers right-aligned, and text columns (the first one, and any listed in
+ * `textColumns`) left-aligned.
+ */
+export function formatTable(
+  header: readonly string[],
+  rows: ReadonlyArray<readonly (string | number)[]>,
+  textColumns: readonly number[] = [],
+): string {
+  const cells = [header, ...rows.map((row) => row.map(String))];
+  const widths = header.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
+  const left = new Set([0, ...textColumns]);
+  const line = (row: readonly string[]) =>
+    row.map((cell, column) => (left.has(column) ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ').trimEnd();
+  return [line(cells[0]!), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;
+const x = (ratio: number) => `${ratio}×`;
+
+/** The whole report `pnpm bench` prints: one table per group, then the targets. */
+export function formatResults(results: BenchResults): string {
+  const sections: string[] = [
+    `Canvas AI bench (${results.size}) — ${results.machine.cpus} × ${results.machine.cpu_model}, Node ${results.machine.node}, ` +
+      `${results.duration_s} s. Every ratio is against a floor measured in the same run.`,
+  ];
+  const hop = results.server_hop;
+  if (hop) {
+    sections.push(
+      `Server hop overhead: POST /api/hop, ${hop.layout_components}-component layout, ${hop.hops_per_turn}-hop turns, scripted model ` +
+        `(median of ${hop.repetitions} × ${hop.window_s} s). Floor: bare node:http, same request JSON, same response size.\n` +
+        formatTable(
+          ['concurrency', 'server hops/s', 'floor hops/s', 'throughput', 'server p50', 'floor p50', 'server p99', 'floor p99', 'p50 ×', 'p99 ×', 'client cpu'],
+          hop.rows.map((row) => [
+            row.concurrency,
+            row.server.hops_per_s,
+            row.floor.hops_per_s,
+            x(row.throughput_ratio),
+            `${row.server.p50_ms} ms`,
+            `${row.floor.p50_ms} ms`,
+            `${row.server.p99_ms} ms`,
+            `${row.floor.p99_ms} ms`,
+            x(row.p50_ratio),
+            x(row.p99_ratio),
+            `${row.server.client_cpu} / ${row.floor.client_cpu}`,
+          ]),
+        ),
+    );
+  }
+  const scaling = results.layout_scaling;
+  if (scaling) {
+    sections.push(
+      `Layout scaling: server time per hop in-process (app.fetch, no socket) vs JSON.parse + JSON.stringify of the request ` +
+        `(median of ${scaling.repetitions}). Ratio ${scaling.ratio_flat_or_falling ? 'does not grow' : 'GROWS'} with size.\n` +
+        formatTable(
+          ['components', 'request', 'server ms/hop', 'floor ms', 'ratio', 'hop 1 ms', 'hop 10 ms'],
+          scaling.rows.map((row) => [
+            row.components.toLocaleString('en-US'),
+            kb(row.request_bytes),
+            row.server_ms_per_hop,
+            row.floor_ms_per_hop,
+            x(row.ratio),
+            row.first_hop_ms,
+            row.last_hop_ms,
+          ]),
+        ),
+    );
+  }
+  for (const turn of results.state_growth?.turns ?? []) {
+    sections.push(
+      `State growth: bytes stored for one 10-hop turn after each hop, ${turn.layout_components.toLocaleString('en-US')}-component layout ` +
+        `(${turn.linear ? 'linear' : 'NOT linear'}; hop 10 keeps only the final response).\n` +
+        formatTable(
+          ['hop', 'kind', 'stored bytes', 'added', 'narration copies'],
+          turn.rows.map((row) => [row.hop, row.kind, row.stored_bytes, row.added_bytes, row.narration_copies]),
+          [1],
+        ),
+    );
+  }
+  const widget = results.widget;
+  if (widget) {
+    sections.push(
+      'Widget bundles (min+gzip, each file gzipped at level 9).\n' +
+        formatTable(
+          ['bundle', 'min', 'min+gzip', 'what'],
+          widget.bundles.map((bundle) => [bundle.name, kb(bundle.min_bytes), kb(bundle.gzip_bytes), bundle.description]),
+          [3],
+        ),
+    );
+    sections.push(
+      `Widget client per hop in ${widget.client.browser}: getLayout → build + serialize → read response → applyOutputs, ` +
+        `vs JSON.stringify of the layout (median of ${widget.client.repetitions}).\n` +
+        formatTable(
+          ['components', 'per hop ms', 'of which apply', 'JSON.stringify ms', 'ratio'],
+          widget.client.rows.map((row) => [row.components.toLocaleString('en-US'), row.per_hop_ms, row.apply_ms, row.floor_ms, x(row.ratio)]),
+        ),
+    );
+  }
+  sections.push(
+    'Targets (issue #8)\n' +
+      formatTable(
+        ['target', 'measured', 'limit', 'met'],
+        results.targets.map((target) => [
+          target.description,
+          target.value === null ? '—' : `${target.value}${target.unit === 'bytes' ? ' B' : '×'}`,
+          `${target.comparison === 'at_least' ? '≥' : '≤'} ${target.limit}${target.unit === 'bytes' ? ' B' : '×'}`,
+          target.met === null ? 'not run' : target.met ? 'yes' : 'NO',
+        ]),
+      ),
+  );
+  return sections.join('\n\n');
+}

@@ -1,0 +1,42 @@
+import type { BenchResults, TargetResult } from './results.js';
+
+/** Issue #8's targets: the widget's own code at most 15 KB min+gzip, counted as 15,000 bytes. */
+export const WIDGET_OWN_CODE_LIMIT_BYTES = 15_000;
+
+/** Judges this run's figures against issue #8's targets; a group that did not run leaves its target unjudged. */
+export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResult[] {
+  const c32 = results.server_hop?.rows.find((row) => row.concurrency === 32);
+  const largest = results.layout_scaling?.rows.find((row) => row.components === 10_000);
+  const ownCode = results.widget?.bundles.find((bundle) => bundle.name === 'widget-own-code');
+  return [
+    target(
+      'server_throughput_c32',
+      'server hop throughput at concurrency 32, as a share of the bare node:http floor',
+      c32?.throughput_ratio,
+      0.5,
+      '× floor',
+      'at_least',
+    ),
+    target('layout_10000_ratio', 'server time per hop at 10,000 components ÷ JSON.parse + JSON.stringify', largest?.ratio, 3, '× floor', 'at_most'),
+    target(
+      'widget_own_code_gzip',
+      "the widget's own code, min+gzip (lit and deep-chat external)",
+      ownCode?.gzip_bytes,
+      WIDGET_OWN_CODE_LIMIT_BYTES,
+      'bytes',
+      'at_most',
+    ),
+  ];
+}
+
+function target(
+  id: TargetResult['id'],
+  description: string,
+  value: number | undefined,
+  limit: number,
+  unit: string,
+  comparison: TargetResult['comparison'],
+): TargetResult {
+  const met = value === undefined ? null : comparison === 'at_least' ? value >= limit : value <= limit;
+  return { id, description, value: value ?? null, limit, unit, comparison, met };
+}
