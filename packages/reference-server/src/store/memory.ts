@@ -10,6 +10,9 @@ export interface MemoryTurnStoreOptions {
   now?: () => number;
 }
 
+/** How often a save sweeps out every expired turn; between sweeps a save costs O(1) (LRU eviction only). */
+const SWEEP_INTERVAL_MS = 1_000;
+
 interface Entry {
   json: string;
   expiresAt: number;
@@ -27,6 +30,7 @@ export class MemoryTurnStore implements TurnStore {
   readonly #maxBytes: number;
   readonly #now: () => number;
   #bytes = 0;
+  #lastSweep = Number.NEGATIVE_INFINITY;
 
   constructor(options: MemoryTurnStoreOptions = {}) {
     this.#maxEntries = options.maxEntries ?? 10_000;
@@ -89,8 +93,13 @@ export class MemoryTurnStore implements TurnStore {
 
   #evict(): void {
     const now = this.#now();
-    for (const [key, entry] of this.#entries) {
-      if (entry.expiresAt <= now) this.#remove(key);
+    // A full scan on every save made a store at its bound cost O(entries) per hop; once a second is enough, since
+    // get() never returns an expired value and the LRU order evicts the stalest turns first anyway.
+    if (now - this.#lastSweep >= SWEEP_INTERVAL_MS) {
+      this.#lastSweep = now;
+      for (const [key, entry] of this.#entries) {
+        if (entry.expiresAt <= now) this.#remove(key);
+      }
     }
     for (const key of this.#entries.keys()) {
       if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
