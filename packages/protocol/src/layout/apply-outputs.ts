@@ -1,8 +1,13 @@
-import { produce } from 'immer';
+import { Immer } from 'immer';
 import type { ComponentNode, Layout, PageValues } from '../wire/layout.js';
-import type { ApplyResult, ToolOutput } from '../wire/outputs.js';
+import type { ApplyResult, PlaceOperation, ToolOutput } from '../wire/outputs.js';
 import { LayoutError } from './layout-error.js';
-import { findComponent, resolveTargetList, walkLayout } from './layout-tree.js';
+import { findComponentPath, resolveTarget, walkLayout, type LayoutPath } from './layout-tree.js';
+
+// Our own Immer, not the global one: no auto-freeze. Freezing walks every node a result shares with a document
+// that is not frozen yet, and a server gets a fresh, unfrozen layout with every hop: at 10,000 components that was
+// 3/4 of each apply (bench/, issue #8). Purity does not depend on it: the reducer never writes to its input.
+const { produce } = new Immer({ autoFreeze: false });
 
 /**
  * The host document the outputs change: the layout and, beside it, the page fields (`set_page_value`).
@@ -47,40 +52,18 @@ export function applyOutputsWithResults(
 export function applyOutput(document: CanvasDocument, output: ToolOutput): CanvasDocument {
   switch (output.type) {
     case 'place_components':
-      return output.operations.reduce(
-        (current, operation) =>
-          produce(current, (draft) => {
-            assertNewUuids(current.layout, operation.components, output.call_id);
-            const list = resolveTargetList(draft.layout, operation.target, output.call_id);
-            // Copies, so the output the caller holds is not frozen or aliased by the new document.
-            const components = structuredClone(operation.components) as ComponentNode[];
-            if (operation.placement === 'inside') {
-              list.push(...components);
-              return;
-            }
-            if (operation.reference_uuid === undefined) {
-              throw new LayoutError('missing_reference', `placement "${operation.placement}" needs a reference_uuid`, output.call_id);
-            }
-            const index = list.findIndex((node) => node.uuid === operation.reference_uuid);
-            if (index === -1) {
-              throw new LayoutError(
-                'unknown_reference',
-                `reference_uuid "${operation.reference_uuid}" is not in target "${operation.target}"`,
-                output.call_id,
-              );
-            }
-            list.splice(operation.placement === 'above' ? index : index + 1, 0, ...components);
-          }),
-        document,
-      );
-    case 'edit_components':
-      return produce(document, (draft) => {
-        for (const [uuid, props] of Object.entries(output.component_updates)) {
-          const node = findComponent(draft.layout, uuid);
-          if (!node) throw new LayoutError('unknown_uuid', `no component "${uuid}" to edit`, output.call_id);
-          Object.assign(node.props, structuredClone(props));
-        }
+      return output.operations.reduce((current, operation) => placeOne(current, operation, output.call_id), document);
+    case 'edit_components': {
+      // Found in the plain document first: walking the draft instead would draft every node it passes.
+      const edits = Object.entries(output.component_updates).map(([uuid, props]) => {
+        const found = findComponentPath(document.layout, uuid);
+        if (!found) throw new LayoutError('unknown_uuid', `no component "${uuid}" to edit`, output.call_id);
+        return { path: found.path, props };
       });
+      return produce(document, (draft) => {
+        for (const { path, props } of edits) Object.assign(follow<ComponentNode>(draft.layout, path).props, structuredClone(props));
+      });
+    }
     case 'set_page_value':
       return produce(document, (draft) => {
         draft.page[output.field] = structuredClone(output.value);
@@ -88,11 +71,57 @@ export function applyOutput(document: CanvasDocument, output: ToolOutput): Canva
   }
 }
 
+/**
+ * One placement, by path copying rather than immer: the new list and the objects on the path to it are fresh
+ * copies, everything else is shared with the input. (Splicing through an immer draft pays a proxy trap per shifted
+ * item, and assigning a new list to a draft makes immer 11 walk the whole list for nested drafts: either way the
+ * whole layout on every hop; bench/, issue #8.)
+ */
+function placeOne(document: CanvasDocument, operation: PlaceOperation, callId: string): CanvasDocument {
+  assertNewUuids(document.layout, operation.components, callId);
+  const { list, path } = resolveTarget(document.layout, operation.target, callId);
+  let index = list.length;
+  if (operation.placement !== 'inside') {
+    if (operation.reference_uuid === undefined) {
+      throw new LayoutError('missing_reference', `placement "${operation.placement}" needs a reference_uuid`, callId);
+    }
+    const reference = list.findIndex((node) => node.uuid === operation.reference_uuid);
+    if (reference === -1) {
+      throw new LayoutError('unknown_reference', `reference_uuid "${operation.reference_uuid}" is not in target "${operation.target}"`, callId);
+    }
+    index = operation.placement === 'above' ? reference : reference + 1;
+  }
+  // Copies, so the output the caller holds is not aliased by the new document.
+  const components = structuredClone(operation.components) as ComponentNode[];
+  const next = [...list.slice(0, index), ...components, ...list.slice(index)];
+  return { ...document, layout: replaceAt(document.layout, path, next) as Layout };
+}
+
+/** A copy of `root` with the value at `path` replaced, sharing everything off the path. */
+function replaceAt(root: unknown, path: LayoutPath, value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [key, ...rest] = path as [string | number, ...LayoutPath];
+  const container = root as Record<string | number, unknown>;
+  const copy = (Array.isArray(container) ? [...container] : { ...container }) as Record<string | number, unknown>;
+  copy[key] = replaceAt(container[key], rest, value);
+  return copy;
+}
+
+/** The value at `path` under `root` (an immer draft: only the objects on the path get drafted). */
+function follow<T>(root: unknown, path: LayoutPath): T {
+  return path.reduce<unknown>((value, key) => (value as Record<string | number, unknown>)[key], root) as T;
+}
+
+/** Every uuid placed is new: not in the layout, and not twice in the placed components. */
 function assertNewUuids(layout: Layout, components: readonly ComponentNode[], callId: string): void {
-  const taken = new Set<string>();
-  walkLayout(layout, (node) => taken.add(node.uuid));
+  // The few placed uuids go in the set and the layout is only looked up against it (not the other way round).
+  const placed = new Set<string>();
+  const duplicate = (uuid: string) => new LayoutError('duplicate_uuid', `uuid "${uuid}" is already in the layout`, callId);
   walkLayout({ regions: { placed: { components: [...components] } } }, (node) => {
-    if (taken.has(node.uuid)) throw new LayoutError('duplicate_uuid', `uuid "${node.uuid}" is already in the layout`, callId);
-    taken.add(node.uuid);
+    if (placed.has(node.uuid)) throw duplicate(node.uuid);
+    placed.add(node.uuid);
+  });
+  walkLayout(layout, (node) => {
+    if (placed.has(node.uuid)) throw duplicate(node.uuid);
   });
 }

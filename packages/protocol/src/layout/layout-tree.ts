@@ -35,11 +35,34 @@ export function findDuplicateUuid(layout: Layout): string | undefined {
 
 /** The node with this uuid, or undefined. */
 export function findComponent(layout: Layout, uuid: string): ComponentNode | undefined {
-  let found: ComponentNode | undefined;
-  walkLayout(layout, (node) => {
-    if (found === undefined && node.uuid === uuid) found = node;
-  });
-  return found;
+  return findComponentPath(layout, uuid)?.node;
+}
+
+/**
+ * Property keys from a layout's root down to a value in it: `['regions', 'content', 'components', 3, 'slots',
+ * 'items', 1]`. The reducer follows one through an immer draft, so only that path is drafted, never the whole tree.
+ */
+export type LayoutPath = Array<string | number>;
+
+/** The node with this uuid and the path to it, or undefined. Stops at the first match. */
+export function findComponentPath(layout: Layout, uuid: string): { node: ComponentNode; path: LayoutPath } | undefined {
+  const search = (nodes: readonly ComponentNode[], path: LayoutPath): { node: ComponentNode; path: LayoutPath } | undefined => {
+    for (let index = 0; index < nodes.length; index += 1) {
+      const node = nodes[index]!;
+      if (node.uuid === uuid) return { node, path: [...path, index] };
+      if (!node.slots) continue;
+      for (const [slot, children] of Object.entries(node.slots)) {
+        const found = search(children, [...path, index, 'slots', slot]);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  for (const [region, { components }] of Object.entries(layout.regions)) {
+    const found = search(components, ['regions', region, 'components']);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**
@@ -47,14 +70,20 @@ export function findComponent(layout: Layout, uuid: string): ComponentNode | und
  * Works on immer drafts too (it only reads and returns the array to mutate).
  */
 export function resolveTargetList(layout: Layout, target: string, callId?: string): ComponentNode[] {
+  return resolveTarget(layout, target, callId).list;
+}
+
+/** The component list a target names and its path from the layout's root; throws a {@link LayoutError} if none. */
+export function resolveTarget(layout: Layout, target: string, callId?: string): { list: ComponentNode[]; path: LayoutPath } {
   const parsed = parseTarget(target);
   if (parsed.kind === 'region') {
     const region = Object.hasOwn(layout.regions, parsed.region) ? layout.regions[parsed.region] : undefined;
     if (!region) throw new LayoutError('unknown_target', `no region "${parsed.region}" in the layout`, callId);
-    return region.components;
+    return { list: region.components, path: ['regions', parsed.region, 'components'] };
   }
-  const parent = findComponent(layout, parsed.parentUuid);
-  if (!parent) throw new LayoutError('unknown_target', `no component "${parsed.parentUuid}" for target "${target}"`, callId);
+  const found = findComponentPath(layout, parsed.parentUuid);
+  if (!found) throw new LayoutError('unknown_target', `no component "${parsed.parentUuid}" for target "${target}"`, callId);
+  const parent = found.node;
   const slots = parent.slots ?? {};
   const list = Object.hasOwn(slots, parsed.slot) ? slots[parsed.slot] : undefined;
   if (!list) {
@@ -66,5 +95,5 @@ export function resolveTargetList(layout: Layout, target: string, callId?: strin
       callId,
     );
   }
-  return list;
+  return { list, path: [...found.path, 'slots', parsed.slot] };
 }
