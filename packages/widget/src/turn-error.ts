@@ -28,8 +28,8 @@ export class TurnError extends Error {
   readonly hop: number;
   /** The HTTP status, for `http` errors. */
   readonly status: number | undefined;
-  /** The protocol error code, when the server sent an error body. */
-  readonly code: ErrorCode | undefined;
+  /** The protocol error code, when the server sent an error body: an {@link ErrorCode}, or a newer one. */
+  readonly code: ErrorCode | (string & {}) | undefined;
   /** The server's error body, when it sent one. */
   readonly body: HopErrorBody | undefined;
 

@@ -23,7 +23,9 @@ export const AgentDefinition = z
     description: z.string().min(1),
     system_prompt: z.string().min(1),
     tools: z.array(ToolName).default([]),
-    max_hops: z.int().min(1).max(100).default(10),
+    // At most 49 model decisions: a turn is then at most 50 requests (the last one only executes parked calls),
+    // which is the widget's default safety net, so no valid turn trips it.
+    max_hops: z.int().min(1).max(49).default(10),
     tool_settings: z.record(ToolName, ToolSettings).default({}),
     /** Whether the project's own documentation is added to this agent's context. */
     include_docs: z.boolean().default(false),

@@ -47,13 +47,20 @@ export const HopErrorBody = z
     progress: z.string(),
     message: z.string(),
     error: z.object({
-      code: ErrorCodeSchema,
+      // Open on read: v1 may add codes (spec "Versioning"), and a client must still show the message and keep the
+      // progress of an error whose code it does not know. The codes of this version are ErrorCode.
+      code: z.string().min(1).meta({ description: 'A stable error code: one of ErrorCode, or a newer one this receiver does not know.' }),
       field: z.string().optional(),
       issues: z.array(ErrorIssue).optional(),
     }),
   })
   .meta({ id: 'HopErrorBody', description: 'The body of every error response.' });
 export type HopErrorBody = z.infer<typeof HopErrorBody>;
+
+/** Whether an error code is one of this protocol version's codes. */
+export function isKnownErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_STATUS, code);
+}
 
 /** Options of a {@link HopError}. */
 export interface HopErrorOptions {
