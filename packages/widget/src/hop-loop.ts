@@ -7,7 +7,8 @@ import type { ApplyResult, ChatMessage, FinalHopResponse, HopRequest, HopRespons
 import { buildHopRequest, type HostDocument } from './build-request.js';
 import { newId } from './ids.js';
 import { readHopResponse } from './read-response.js';
-import { serializeHopRequest } from './serialize-request.js';
+import { DEFAULT_RETRY_DELAYS, isCsrfRejection, retryReason, sleep, type RetryReason } from './retry.js';
+import { serializeHopRequest, type SerializedHopRequest } from './serialize-request.js';
 import { TurnError } from './turn-error.js';
 
 /** The client's safety net against a server that never ends a turn; the server's `max_hops` is the real bound. */
@@ -25,8 +26,17 @@ export type ApplyOutputsHook = (
 /** Reads the host's document at the start of a hop. Called on every hop: never cache its result. */
 export type GetLayoutHook = () => HostDocument | Promise<HostDocument>;
 
-/** A CSRF token, or a function that yields one per request. */
-export type CsrfTokenSource = string | (() => string | undefined | Promise<string | undefined>);
+/**
+ * A CSRF token, or a function that yields one per request. After a 403 `csrf_invalid` the function is called with
+ * `{refresh: true}`: it should then fetch a new token (spec §4.2), which the refused request is sent again with once.
+ */
+export type CsrfTokenSource = string | ((request?: CsrfTokenRequest) => string | undefined | Promise<string | undefined>);
+
+/** What the loop asks a {@link CsrfTokenSource} function for. */
+export interface CsrfTokenRequest {
+  /** The server refused the token it gave last: fetch a new one instead of the cached one. */
+  refresh: boolean;
+}
 
 /** What a hop reports once its outputs are applied. */
 export interface HopReport {
@@ -36,6 +46,19 @@ export interface HopReport {
   response: HopResponse;
   /** What `applyOutputs` returned for this hop's outputs (sent with the next hop). */
   applyResults: ApplyResult[] | undefined;
+}
+
+/** What the loop reports before it waits to send a hop again. */
+export interface RetryReport {
+  requestId: string;
+  hop: number;
+  /** The number of the try about to follow the wait (2 for the first retry). */
+  attempt: number;
+  /** How long it waits (ms). */
+  delay: number;
+  reason: RetryReason;
+  /** Why the previous try failed. */
+  error: TurnError;
 }
 
 /** Options of {@link startTurn}. */
@@ -63,6 +86,13 @@ export interface TurnOptions {
   signal?: AbortSignal | undefined;
   /** Called after each hop's outputs were applied. */
   onHop?: ((report: HopReport) => void) | undefined;
+  /**
+   * The waits (ms) before each retry of a hop after a network failure, a 409 `hop_in_progress` or a 503; their
+   * number bounds the retries of one hop. Default {@link DEFAULT_RETRY_DELAYS}; `[]` never retries.
+   */
+  retryDelays?: readonly number[] | undefined;
+  /** Called before each wait for a retry (to show "reconnecting…", or to log). */
+  onRetry?: ((report: RetryReport) => void) | undefined;
 }
 
 /** How a turn ended. */
@@ -92,13 +122,16 @@ export function startTurn(options: TurnOptions): Turn {
   let posted = false;
   let cancelled = false;
   let inFlight: AbortController | undefined;
+  // Aborted by stop: ends a wait between retries at once.
+  const stopping = new AbortController();
+  const retryDelays = options.retryDelays ?? DEFAULT_RETRY_DELAYS;
 
-  const csrfHeaders = async (hop: number): Promise<Record<string, string>> => {
+  const csrfHeaders = async (hop: number, refresh = false): Promise<Record<string, string>> => {
     const source = options.csrfToken;
     if (source === undefined) return {};
     let token: string | undefined;
     try {
-      token = typeof source === 'string' ? source : await source();
+      token = typeof source === 'string' ? source : await source({ refresh });
     } catch (error) {
       throw new TurnError('token', `Could not get a CSRF token: ${messageOf(error)}`, { hop, cause: error });
     }
@@ -120,45 +153,73 @@ export function startTurn(options: TurnOptions): Turn {
     if (stopped || ended) return;
     stopped = true;
     inFlight?.abort();
+    stopping.abort(new StoppedSignal());
     cancelOnServer();
   };
 
-  // One POST, retried once with the same hop number when the fetch itself rejects (the server replays a hop it
-  // already ran, so the retry is safe). HTTP errors are answers, not network failures: they are never retried.
-  const sendHop = async (request: HopRequest, attachments: readonly Blob[]): Promise<HopResponse> => {
-    const { body, headers } = serializeHopRequest(request, attachments);
-    for (let attempt = 1; ; attempt += 1) {
-      const controller = new AbortController();
-      inFlight = controller;
+  // One POST of a hop; a rejected fetch becomes a `network` TurnError, any other failure is readHopResponse's.
+  const postOnce = async (request: HopRequest, serialized: SerializedHopRequest, tries: number, refreshToken: boolean): Promise<HopResponse> => {
+    const controller = new AbortController();
+    inFlight = controller;
+    try {
+      const init: RequestInit = {
+        method: 'POST',
+        body: serialized.body,
+        headers: { ...serialized.headers, ...(await csrfHeaders(request.hop, refreshToken)) },
+        credentials: options.credentials ?? 'same-origin',
+        signal: controller.signal,
+      };
+      if (stopped) throw new StoppedSignal();
+      posted = true;
+      let response: Response;
       try {
-        const init: RequestInit = {
-          method: 'POST',
-          body,
-          headers: { ...headers, ...(await csrfHeaders(request.hop)) },
-          credentials: options.credentials ?? 'same-origin',
-          signal: controller.signal,
-        };
-        if (stopped) throw new StoppedSignal();
-        posted = true;
-        let response: Response;
-        try {
-          response = await fetchImpl(options.endpoint, init);
-        } catch (error) {
-          if (stopped) throw new StoppedSignal();
-          if (attempt < 2) continue;
-          throw new TurnError('network', `The server could not be reached (hop ${request.hop}, tried twice): ${messageOf(error)}`, {
-            hop: request.hop,
-            cause: error,
-          });
-        }
-        const hopResponse = await readHopResponse(response, request);
-        if (stopped) throw new StoppedSignal();
-        return hopResponse;
+        response = await fetchImpl(options.endpoint, init);
       } catch (error) {
         if (stopped) throw new StoppedSignal();
-        throw error;
-      } finally {
-        inFlight = undefined;
+        const tried = tries > 1 ? `, tried ${tries} times` : '';
+        throw new TurnError('network', `The server could not be reached (hop ${request.hop}${tried}): ${messageOf(error)}`, {
+          hop: request.hop,
+          cause: error,
+        });
+      }
+      const hopResponse = await readHopResponse(response, request);
+      if (stopped) throw new StoppedSignal();
+      return hopResponse;
+    } catch (error) {
+      if (stopped) throw new StoppedSignal();
+      throw error;
+    } finally {
+      inFlight = undefined;
+    }
+  };
+
+  // One hop, sent until it has an answer (spec §8.2, §4.2). A network failure, 409 hop_in_progress or 503 is tried
+  // again after the next of `retryDelays`, with the same hop number and body: the server replays a hop it already
+  // ran, and a refused request changed nothing. A 403 csrf_invalid goes once more with a fresh token. Anything else
+  // (provider_error and internal_error above all: that turn is gone) ends the turn.
+  const sendHop = async (request: HopRequest, attachments: readonly Blob[]): Promise<HopResponse> => {
+    const serialized = serializeHopRequest(request, attachments);
+    let retries = 0;
+    let refreshToken = false;
+    let tokenRefreshed = false;
+    for (let tries = 1; ; tries += 1) {
+      try {
+        return await postOnce(request, serialized, tries, refreshToken);
+      } catch (error) {
+        if (stopped) throw new StoppedSignal();
+        if (!(error instanceof TurnError)) throw error;
+        refreshToken = false;
+        // A fixed string cannot yield another token, so resending would only be refused again.
+        if (isCsrfRejection(error) && !tokenRefreshed && typeof options.csrfToken === 'function') {
+          tokenRefreshed = refreshToken = true;
+          continue;
+        }
+        const reason = retryReason(error);
+        const delay = reason === undefined ? undefined : retryDelays[retries];
+        if (reason === undefined || delay === undefined) throw error;
+        retries += 1;
+        options.onRetry?.({ requestId, hop: request.hop, attempt: tries + 1, delay, reason, error });
+        await sleep(delay, stopping.signal);
       }
     }
   };

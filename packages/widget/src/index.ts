@@ -1,6 +1,7 @@
 // @canvas-ai/widget: the hop loop and the <canvas-ai-chat> class. Re-exports only; no side effects
 // (import '@canvas-ai/widget/define' to register the element).
 export * from './hop-loop.js';
+export * from './retry.js';
 export * from './build-request.js';
 export * from './serialize-request.js';
 export * from './read-response.js';

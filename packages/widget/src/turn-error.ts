@@ -2,8 +2,9 @@ import type { ErrorCode, HopErrorBody } from '@canvas-ai/protocol';
 
 /**
  * Why a turn ended without its answer:
- * - `network`: the fetch rejected twice (the hop was retried once);
- * - `http`: the server answered 4xx/5xx (`code` and `body` hold its protocol error when it sent one);
+ * - `network`: the fetch rejected, on every try the retry budget allowed (`retryDelays`);
+ * - `http`: the server answered 4xx/5xx (`code` and `body` hold its protocol error when it sent one); a 409
+ *   `hop_in_progress` or 503 only once the retries ran out, a 403 `csrf_invalid` only if a fresh token failed too;
  * - `server`: HTTP 200 with `status: false`;
  * - `invalid_response`: the response does not follow the protocol schema;
  * - `too_many_hops`: the client's safety net (`maxHops`) ended a turn the server kept going;

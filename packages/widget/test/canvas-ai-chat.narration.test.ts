@@ -100,8 +100,8 @@ describe('narration', () => {
     expect(record.posts()).to.have.length(2);
   });
 
-  it('treats a schema-invalid response and a rejected fetch as errors too', async () => {
-    const element = await mountChat({ getLayout: emptyPage });
+  it('treats a schema-invalid response and a rejected fetch (once its retries ran out) as errors too', async () => {
+    const element = await mountChat({ getLayout: emptyPage, retryDelays: [1] });
     await useHandlers(...hopServer([continuing({ progress: 'step one' }), () => HttpResponse.json({ status: true, hop: 'two' })]).handlers);
     const invalid = await sendAndWait(element, 'Go');
     expect(invalid.detail.error!.kind).to.equal('invalid_response');

@@ -152,7 +152,7 @@ describe('<canvas-ai-chat> turns', () => {
     expect(record.posts()[0]!.headers.get('x-csrf-token')).to.be.a('string').and.not.equal('');
   });
 
-  it('fetches a fresh CSRF token after the server rejected the one it had', async () => {
+  it('fetches a fresh CSRF token when the server rejects the one it had, and sends the refused hop again', async () => {
     const fixtures = await loadFixtures();
     const qa = await scenario('qa-one-hop');
     const record = recorder();
@@ -160,15 +160,23 @@ describe('<canvas-ai-chat> turns', () => {
     const element = await mountChat({ tokenEndpoint: '/api/token', getLayout: () => ({ layout: fixtures.layouts['layouts/empty.yaml']! }) });
     expect((await sendAndWait(element, qa.user_message)).detail.status).to.equal('done');
 
-    // The server restarts with a new token: the next message fails with csrf_invalid, the one after works again.
+    // The server restarts with a new token: the next message is refused once (403 csrf_invalid), the widget gets
+    // the new token and the same hop goes again, so the person sees the answer, not an error.
     await useHandlers(record.handler, ...createHandlers({ ...fixtures, requireCsrf: true }));
-    const rejected = await sendAndWait(element, qa.user_message);
-    expect(rejected.detail.error?.code).to.equal('csrf_invalid');
-    const retried = await sendAndWait(element, qa.user_message);
-    expect(retried.detail.status, retried.detail.error?.message).to.equal('done');
-    const tokens = record.posts().map((post) => post.headers.get('x-csrf-token'));
-    expect(tokens[0]).to.equal(tokens[1]);
+    const second = await sendAndWait(element, qa.user_message);
+    expect(second.detail.status, second.detail.error?.message).to.equal('done');
+    expect(errorBubbles(element)).to.have.length(0);
+    const third = await sendAndWait(element, qa.user_message);
+    expect(third.detail.status, third.detail.error?.message).to.equal('done');
+
+    const posts = record.posts();
+    expect(posts.map((post) => post.body.hop)).to.deep.equal([1, 1, 1, 1]);
+    expect(posts[2]!.json, 'the refused hop is sent again as it was').to.equal(posts[1]!.json);
+    const tokens = posts.map((post) => post.headers.get('x-csrf-token'));
+    expect(tokens[1]).to.equal(tokens[0]);
     expect(tokens[2]).not.to.equal(tokens[1]);
+    expect(tokens[3], 'the fresh token is kept for the next messages').to.equal(tokens[2]);
+    expect(record.requests.filter((entry) => entry.path === '/api/token')).to.have.length(2);
   });
 
   it('applies chatOptions set after the first render, keeping what the widget owns', async () => {

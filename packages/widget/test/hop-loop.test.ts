@@ -3,7 +3,7 @@ import { applyOutputsWithResults, type ApplyResult, type CanvasDocument, type Ho
 import { createHandlers } from '@canvas-ai/protocol/mock';
 import { expect, waitUntil } from '@open-wc/testing';
 import { http, HttpResponse } from 'msw';
-import { runTurn, startTurn, type TurnOptions } from '../src/hop-loop.js';
+import { runTurn, startTurn, type RetryReport, type TurnOptions } from '../src/hop-loop.js';
 import { loadFixtures, scenario } from './support/fixtures.js';
 import { recorder } from './support/recorder.js';
 import { continuing, deferred, final, hopServer } from './support/hop-server.js';
@@ -32,6 +32,11 @@ function reducerHost(start: CanvasDocument) {
     },
   };
   return host;
+}
+
+/** A protocol error response. */
+function errorResponse(status: number, code: string, message: string, progress = ''): Response {
+  return HttpResponse.json({ status: false, should_continue: false, progress, message, error: { code } }, { status });
 }
 
 const baseOptions = (overrides: Partial<TurnOptions> = {}): TurnOptions => ({
@@ -157,7 +162,7 @@ describe('the hop loop (without the element)', () => {
     for (const entry of [...record.posts(), ...record.deletes()]) expect(entry.headers.get('x-csrf-token')).to.equal('token-123');
   });
 
-  it('retries a hop whose fetch rejected once, with the same hop number', async () => {
+  it('retries a hop whose fetch rejected once, after a wait, with the same hop number and body', async () => {
     let failures = 0;
     const server = hopServer([continuing({ progress: 'a' }), final({ message: 'ok' })]);
     const record = recorder();
@@ -170,29 +175,177 @@ describe('the hop loop (without the element)', () => {
       return undefined;
     });
     await useHandlers(record.handler, flaky, ...server.handlers);
+    const retries: RetryReport[] = [];
 
-    const result = await runTurn(baseOptions());
+    const result = await runTurn(baseOptions({ retryDelays: [1, 1, 1], onRetry: (report) => retries.push(report) }));
 
     expect(result.status).to.equal('done');
     expect(record.posts().map((post) => post.body.hop)).to.deep.equal([1, 2, 2]);
     expect(new Set(record.posts().map((post) => post.json)).size).to.equal(2);
+    expect(retries.map(({ hop, attempt, delay, reason }) => ({ hop, attempt, delay, reason }))).to.deep.equal([
+      { hop: 2, attempt: 2, delay: 1, reason: 'network' },
+    ]);
   });
 
-  it('gives up after the retry also fails, with a network error, and cancels the turn', async () => {
+  it('gives up once the retries run out, with a network error, and cancels the turn', async () => {
     const server = hopServer([continuing({})]);
     const record = recorder();
     const down = http.post('*/api/hop', async ({ request }) => (((await request.clone().json()) as { hop: number }).hop === 2 ? HttpResponse.error() : undefined));
     await useHandlers(record.handler, down, ...server.handlers);
 
-    const result = await runTurn(baseOptions());
+    const result = await runTurn(baseOptions({ retryDelays: [1, 1] }));
 
     expect(result.status).to.equal('error');
     if (result.status === 'error') {
       expect(result.error.kind).to.equal('network');
       expect(result.error.hop).to.equal(2);
+      expect(result.error.message).to.contain('tried 3 times');
     }
-    expect(record.posts().map((post) => post.body.hop)).to.deep.equal([1, 2, 2]);
+    expect(record.posts().map((post) => post.body.hop)).to.deep.equal([1, 2, 2, 2]);
     await waitUntil(() => record.deletes().length === 1, 'the cancel was not sent');
+  });
+
+  it('after a dropped connection, waits out hop_in_progress and gets the replay: the turn completes and is not cancelled', async () => {
+    // The server keeps executing hop 2 after the connection dropped: the first retry finds it still running (409),
+    // the next one gets the stored response.
+    let hop2Tries = 0;
+    const server = hopServer([
+      continuing({ progress: 'Adding a hero.' }),
+      (body) => {
+        hop2Tries += 1;
+        if (hop2Tries === 1) return HttpResponse.error();
+        if (hop2Tries === 2) return errorResponse(409, 'hop_in_progress', 'This turn is still working on hop 2. Try again shortly.', 'Adding a hero.');
+        return final({ progress: 'Adding a hero.', message: 'Done: a hero.' })(body);
+      },
+    ]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+    const retries: RetryReport[] = [];
+
+    const result = await runTurn(baseOptions({ retryDelays: [1, 1, 1], onRetry: (report) => retries.push(report) }));
+
+    expect(result.status, JSON.stringify(result)).to.equal('done');
+    if (result.status === 'done') expect(result.response.message).to.equal('Done: a hero.');
+    const hop2 = record.posts().filter((post) => post.body.hop === 2);
+    expect(hop2).to.have.length(3);
+    expect(new Set(hop2.map((post) => post.json)).size, 'the same body each time').to.equal(1);
+    expect(retries.map((report) => report.reason)).to.deep.equal(['network', 'hop_in_progress']);
+    expect(retries.map((report) => report.attempt)).to.deep.equal([2, 3]);
+    // A DELETE would have dropped the turn the server was still running; a turn that ends done never sends one.
+    expect(record.deletes()).to.have.length(0);
+  });
+
+  it('waits and sends the same hop again after a 503', async () => {
+    let refused = false;
+    const server = hopServer([
+      (body) => {
+        if (refused) return final({ message: 'Hello.' })(body);
+        refused = true;
+        return errorResponse(503, 'store_unavailable', 'The turn store cannot be reached. Try again in a moment.');
+      },
+    ]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+    const retries: RetryReport[] = [];
+
+    const result = await runTurn(baseOptions({ retryDelays: [1], onRetry: (report) => retries.push(report) }));
+
+    expect(result.status).to.equal('done');
+    expect(record.posts().map((post) => post.body.hop)).to.deep.equal([1, 1]);
+    expect(record.posts()[0]!.json).to.equal(record.posts()[1]!.json);
+    expect(retries.map((report) => report.reason)).to.deep.equal(['unavailable']);
+    expect(record.deletes()).to.have.length(0);
+  });
+
+  it('ends the turn with the server error once hop_in_progress outlasts the retries', async () => {
+    const server = hopServer([() => errorResponse(409, 'hop_in_progress', 'Still working.')]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+
+    const result = await runTurn(baseOptions({ retryDelays: [1, 1] }));
+
+    expect(result.status).to.equal('error');
+    if (result.status === 'error') expect(result.error.code).to.equal('hop_in_progress');
+    expect(record.posts()).to.have.length(3);
+  });
+
+  it('does not retry a 409 other than hop_in_progress', async () => {
+    const server = hopServer([() => errorResponse(409, 'agent_changed', 'This turn belongs to another agent.')]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+
+    const result = await runTurn(baseOptions({ retryDelays: [1, 1] }));
+
+    expect(result.status === 'error' && result.error.code).to.equal('agent_changed');
+    expect(record.posts()).to.have.length(1);
+  });
+
+  it('after a 403 csrf_invalid, asks the token source for a fresh token and sends the same hop once more', async () => {
+    const server = hopServer([continuing({}), final({ message: 'ok' })]);
+    const record = recorder();
+    const guard = http.post('*/api/hop', ({ request }) =>
+      request.headers.get('x-csrf-token') === 'fresh' ? undefined : errorResponse(403, 'csrf_invalid', 'Missing or wrong X-CSRF-Token header.'),
+    );
+    await useHandlers(record.handler, guard, ...server.handlers);
+    const asked: boolean[] = [];
+    let token = 'stale';
+    const csrfToken = (request?: { refresh: boolean }) => {
+      asked.push(request?.refresh ?? false);
+      if (request?.refresh) token = 'fresh';
+      return token;
+    };
+
+    const result = await runTurn(baseOptions({ csrfToken, retryDelays: [] }));
+
+    expect(result.status, JSON.stringify(result)).to.equal('done');
+    expect(record.posts().map((post) => [post.body.hop, post.headers.get('x-csrf-token')])).to.deep.equal([
+      [1, 'stale'],
+      [1, 'fresh'],
+      [2, 'fresh'],
+    ]);
+    expect(record.posts()[0]!.json).to.equal(record.posts()[1]!.json);
+    expect(asked).to.deep.equal([false, true, false]);
+  });
+
+  it('sends a hop again only once for csrf_invalid: a fresh token refused too ends the turn', async () => {
+    const server = hopServer([() => errorResponse(403, 'csrf_invalid', 'Missing or wrong X-CSRF-Token header.')]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+    let issued = 0;
+
+    const result = await runTurn(baseOptions({ csrfToken: () => `token-${(issued += 1)}`, retryDelays: [1, 1] }));
+
+    expect(result.status === 'error' && result.error.code).to.equal('csrf_invalid');
+    expect(record.posts().map((post) => post.headers.get('x-csrf-token'))).to.deep.equal(['token-1', 'token-2']);
+  });
+
+  it('does not resend a refused fixed token string', async () => {
+    const server = hopServer([() => errorResponse(403, 'csrf_invalid', 'Missing or wrong X-CSRF-Token header.')]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+
+    const result = await runTurn(baseOptions({ csrfToken: 'fixed', retryDelays: [1] }));
+
+    expect(result.status === 'error' && result.error.code).to.equal('csrf_invalid');
+    expect(record.posts()).to.have.length(1);
+  });
+
+  it('stops during the wait before a retry: no request follows but the cancel', async () => {
+    const server = hopServer([() => errorResponse(503, 'store_unavailable', 'The turn store cannot be reached.')]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+    let waiting = false;
+    // A wait far longer than the test's timeout: the turn ends only if stop cuts it short.
+    const turn = startTurn(baseOptions({ retryDelays: [600_000], onRetry: () => (waiting = true) }));
+
+    await waitUntil(() => waiting, 'the loop never began to wait');
+    turn.stop();
+    const result = await turn.result;
+
+    expect(result.status).to.equal('stopped');
+    await waitUntil(() => record.deletes().length === 1, 'the cancel was not sent');
+    expect(record.posts()).to.have.length(1);
+    expect(record.requests).to.have.length(2);
   });
 
   it('ends the turn on an HTTP error, keeping the server code and message, without retrying', async () => {

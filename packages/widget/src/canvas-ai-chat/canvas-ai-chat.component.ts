@@ -89,6 +89,12 @@ export class CanvasAiChat extends LitElement implements TurnControllerHost {
   /** The client's safety net: a turn the server keeps going past this many hops ends with an error. */
   @property({ type: Number, attribute: 'max-hops' }) maxHops = DEFAULT_MAX_HOPS;
 
+  /**
+   * The waits (ms) before each retry of a hop after a network failure, a 409 `hop_in_progress` or a 503; their number
+   * bounds the retries. Default 0.5 s, 1 s, 2 s, 4 s, 8 s.
+   */
+  @property({ attribute: false }) retryDelays: readonly number[] | undefined;
+
   /** Required. Returns the host's document at that moment; called at the start of every hop. */
   @property({ attribute: false }) getLayout: GetLayoutHook | undefined;
 
@@ -151,6 +157,7 @@ export class CanvasAiChat extends LitElement implements TurnControllerHost {
       endpoint: this.endpoint,
       conversationId: this.conversationId ?? this.defaultConversationId,
       maxHops: this.maxHops,
+      retryDelays: this.retryDelays,
       csrfToken: this.csrfToken ?? this.tokenSource(),
       getLayout: () => {
         if (!this.getLayout) throw new Error('<canvas-ai-chat> needs its getLayout property set to a function that returns the document.');
@@ -241,7 +248,7 @@ export class CanvasAiChat extends LitElement implements TurnControllerHost {
     }
   }
 
-  private tokenSource(): (() => Promise<string>) | undefined {
+  private tokenSource(): TokenCache['get'] | undefined {
     if (!this.tokenEndpoint) return undefined;
     this.tokenCache ??= new TokenCache(this.tokenEndpoint);
     return this.tokenCache.get;

@@ -9,8 +9,9 @@ export class TokenCache {
 
   constructor(private readonly url: string) {}
 
-  /** The token, fetched on first use. */
-  readonly get = (): Promise<string> => {
+  /** The token, fetched on first use, and fetched again when the loop asks to `refresh` (the server refused it). */
+  readonly get = (request?: { refresh: boolean }): Promise<string> => {
+    if (request?.refresh) this.invalidate();
     this.pending ??= fetchJson(this.url, TokenResponse).then((body) => body.token);
     this.pending.catch(() => {
       this.pending = undefined;
