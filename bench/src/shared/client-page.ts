@@ -75,8 +75,7 @@ const applyOutputs = (outputs: HopResponse['outputs']): ApplyResult[] => applyOu
 window.benchClient = {
   prepare(components) {
     store = { layout: benchLayout(components), page: { title: 'Crumb & Co.' } };
-    // The first apply of a fresh document may do one-time work (immer freezes what it returns); a host's store
-    // document has been through the reducer before, so one untimed apply makes the measured state the usual one.
+    // One untimed apply, so the reducer's first call on a new document (and its JIT) is not in the figures.
     applyOutputs(JSON.parse(text).outputs);
   },
   async measure(minMs) {
