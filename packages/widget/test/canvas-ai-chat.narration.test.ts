@@ -1,7 +1,7 @@
 // The narration block: escaping, one block per turn, errors that keep it, and the reader's scroll position.
 import { expect, waitUntil } from '@open-wc/testing';
 import { HttpResponse } from 'msw';
-import { escapeNarration, progressBlockHtml } from '../src/canvas-ai-chat/narration.js';
+import { answerHtml, escapeNarration, progressBlockHtml } from '../src/canvas-ai-chat/narration.js';
 import { bubbles, chatRoot, collect, errorBubbles, mountChat, progressBlocks, sendAndWait, unmountAll } from './support/chat.js';
 import { continuing, deferred, final, hopServer } from './support/hop-server.js';
 import { recorder } from './support/recorder.js';
@@ -23,6 +23,7 @@ describe('narration', () => {
     expect(escapeNarration('a & b <i>c</i>\nd > e')).to.equal('a &amp; b &lt;i&gt;c&lt;/i&gt;<br>d &gt; e');
     expect(escapeNarration('&amp;')).to.equal('&amp;amp;');
     expect(progressBlockHtml('', 'running')).not.to.contain('canvas-ai-progress-text');
+    expect(answerHtml('[a](b) <i>\n&amp;')).to.equal('<div class="canvas-ai-answer">[a](b) &lt;i&gt;<br>&amp;amp;</div>');
   });
 
   it('renders hostile narration as literal text: no element created, nothing executed', async () => {
@@ -41,6 +42,36 @@ describe('narration', () => {
     expect(text.querySelectorAll('br')).to.have.length(1);
     expect(chatRoot(element).querySelectorAll('img, script')).to.have.length(0);
     expect(window.__canvasAiXss).to.equal(undefined);
+  });
+
+  it('renders a hostile answer once, as literal text: no link, image or script created, nothing requested', async () => {
+    delete window.__canvasAiXss;
+    const answer = [
+      'Done. [x](javascript:alert(1)) ![a](http://127.0.0.1:9/x.png) ![b](/api/exfil.png?page=secret)',
+      '<img src=x onerror="window.__canvasAiXss = 4"> &amp; <https://example.com/auto> **bold**',
+    ].join('\n');
+    const server = hopServer([final({ message: answer, agent: { id: 'qa', label: 'Ask about the editor' } })]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+    const element = await mountChat({ getLayout: emptyPage });
+
+    const end = await sendAndWait(element, 'Hi');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+
+    expect(end.detail.status).to.equal('done');
+    // Any image that was created has made its request once it settled (decode rejects for a failed load).
+    await Promise.all([...chatRoot(element).querySelectorAll('img')].map((image) => image.decode().catch(() => undefined)));
+    expect(record.requests.map((entry) => entry.path), 'requested').to.deep.equal(['/api/hop']);
+    const created = [...chatRoot(element).querySelectorAll('a, img, script')].map((node) => node.outerHTML);
+    expect(created, 'elements created').to.deep.equal([]);
+    expect(window.__canvasAiXss).to.equal(undefined);
+    const shown = bubbles(element).filter((bubble) => bubble.textContent!.includes('javascript:alert(1)'));
+    expect(shown, 'the answer is shown once').to.have.length(1);
+    expect(shown[0]!.textContent).to.equal(answer.replace('\n', ''));
+    expect(shown[0]!.querySelectorAll('br'), 'its newline').to.have.length(1);
+    // Still the agent's reply: its caption, and its plain text in the next turn's transcript.
+    expect(shown[0]!.closest('.outer-message-container')?.querySelector('.name')?.textContent ?? '').to.equal('qa');
+    expect(element.chat!.getMessages().at(-1)).to.include({ role: 'qa' });
   });
 
   it('shows ONE block per turn, updated in place on every hop', async () => {
@@ -62,8 +93,8 @@ describe('narration', () => {
     expect(progressBlocks(element)).to.have.length(1);
     expect(progressBlocks(element)[0]!.textContent).to.contain('three');
     // deep-chat lists the block once among its messages, as an html message.
-    const htmlMessages = element.chat!.getMessages().filter((message) => message.html !== undefined);
-    expect(htmlMessages).to.have.length(1);
+    const blockMessages = element.chat!.getMessages().filter((message) => message.html?.includes('canvas-ai-progress'));
+    expect(blockMessages).to.have.length(1);
   });
 
   it('on an error at hop 2: stops, shows the error and keeps the narration of hop 1', async () => {

@@ -2,6 +2,7 @@
 import { applyOutputsWithResults, type ApplyResult, type CanvasDocument, type HopResponse } from '@canvas-ai/protocol';
 import { createHandlers } from '@canvas-ai/protocol/mock';
 import { expect, waitUntil } from '@open-wc/testing';
+import type { ChatOptions } from '../src/canvas-ai-chat/deep-chat-theme.js';
 import { bubbles, collect, errorBubbles, loadingBubbles, mountChat, pickAgent, progressBlocks, sendAndWait, unmountAll } from './support/chat.js';
 import { loadFixtures, scenario } from './support/fixtures.js';
 import { continuing, deferred, final, hopServer } from './support/hop-server.js';
@@ -191,6 +192,20 @@ describe('<canvas-ai-chat> turns', () => {
     expect(element.chat!.textInput!.characterLimit, 'never above the protocol limit').to.equal(20_000);
     expect(element.chat!.connect!.handler).to.equal(handler);
     expect(element.chat!.auxiliaryStyle).to.contain('.canvas-ai-progress');
+  });
+
+  it('keeps remarkable out of chatOptions: a page cannot turn on raw html or link targets in the messages', async () => {
+    await useHandlers(...hopServer([final({ message: 'Hello.' })]).handlers);
+    // Plain JavaScript can still set it; the type no longer offers it.
+    const chatOptions = { remarkable: { html: true }, textInput: { placeholder: { text: 'Ask me' } } } as ChatOptions;
+    const element = await mountChat({ getLayout: () => ({ layout: { regions: {} } }), chatOptions });
+
+    await sendAndWait(element, 'Make it <b id="raw-html">bold</b>');
+
+    expect(element.chat!.remarkable).to.equal(undefined);
+    expect(element.chat!.textInput!.placeholder!.text, 'the other options still apply').to.equal('Ask me');
+    expect(element.chat!.shadowRoot!.querySelector('#raw-html')).to.equal(null);
+    expect(bubbles(element).some((bubble) => bubble.textContent!.includes('<b id="raw-html">bold</b>'))).to.equal(true);
   });
 
   it('says what is missing when the page did not set getLayout', async () => {

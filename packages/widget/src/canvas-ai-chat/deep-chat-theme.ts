@@ -9,7 +9,8 @@ import type { CustomNames, Signals } from './deep-chat-types.js';
 
 /**
  * deep-chat options a host may pass through `chatOptions`: text input, attachments, styles and the like.
- * `connect` is not among them (the widget owns the connection).
+ * `connect` is not among them (the widget owns the connection), nor `remarkable`: deep-chat's markdown accepts every
+ * link target, and its `html` option would render raw html in every text message.
  */
 export type ChatOptions = Partial<
   Pick<
@@ -31,7 +32,6 @@ export type ChatOptions = Partial<
     | 'avatars'
     | 'names'
     | 'errorMessages'
-    | 'remarkable'
     | 'displayLoadingBubble'
     | 'upwardsMode'
     | 'scrollButton'
@@ -56,13 +56,15 @@ export function deepChatConfig(
 ): Partial<DeepChat> {
   const theme = themeOptions();
   const limit = Math.min(options.textInput?.characterLimit ?? LIMITS.messageChars, LIMITS.messageChars);
+  // The type keeps `remarkable` out; this keeps it out of a page that sets it from plain JavaScript.
+  const { remarkable: _markdown, ...passed } = options as ChatOptions & Pick<Partial<DeepChat>, 'remarkable'>;
   return {
     ...theme,
     names: namesFor(agents),
-    ...options,
-    textInput: { ...theme.textInput, ...options.textInput, characterLimit: limit },
-    errorMessages: { ...options.errorMessages, displayServiceErrorMessages: true },
-    auxiliaryStyle: PROGRESS_STYLE + (options.auxiliaryStyle ?? ''),
+    ...passed,
+    textInput: { ...theme.textInput, ...passed.textInput, characterLimit: limit },
+    errorMessages: { ...passed.errorMessages, displayServiceErrorMessages: true },
+    auxiliaryStyle: PROGRESS_STYLE + (passed.auxiliaryStyle ?? ''),
     connect: { handler },
   };
 }
@@ -92,16 +94,6 @@ function themeOptions(): Partial<DeepChat> {
         shared: { bubble: { backgroundColor: v('reply-background', '#f1f3f5'), color: v('reply-color', TEXT), maxWidth: '85%' } },
         user: { bubble: { backgroundColor: v('user-bubble-background', ACCENT), color: v('user-bubble-color', '#ffffff') } },
       },
-      html: {
-        shared: {
-          bubble: {
-            backgroundColor: v('progress-background', '#f8f9fb'),
-            color: v('progress-color', '#57606a'),
-            border: `1px dashed ${v('border-color', '#d0d7de')}`,
-            maxWidth: '85%',
-          },
-        },
-      },
       error: { bubble: { backgroundColor: v('error-background', '#fef3f2'), color: v('error-color', '#b42318') } },
     },
     textInput: {
@@ -121,8 +113,14 @@ export function namesFor(agents: AgentsResponse | undefined): CustomNames {
   return names;
 }
 
-/** CSS injected into deep-chat's shadow root (its `auxiliaryStyle`): the narration block and its status row. */
+/**
+ * CSS injected into deep-chat's shadow root (its `auxiliaryStyle`): the narration block and its status row. The
+ * answer is an html message too, so the block's bubble is told apart by its content (`:has`), and `!important`
+ * beats the reply style deep-chat sets inline on every reply bubble.
+ */
 export const PROGRESS_STYLE = `
+.message-bubble:has(.canvas-ai-progress) { background-color: ${v('progress-background', '#f8f9fb')} !important;
+  color: ${v('progress-color', '#57606a')} !important; border: 1px dashed ${v('border-color', '#d0d7de')} !important; }
 .canvas-ai-progress { display: flex; flex-direction: column; gap: 0.5em; }
 .canvas-ai-progress-text { line-height: 1.45; overflow-wrap: anywhere; }
 .canvas-ai-progress-status { display: flex; align-items: center; gap: 0.45em; font-size: 0.85em; color: ${v('muted-color', '#57606a')}; }

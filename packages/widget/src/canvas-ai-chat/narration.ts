@@ -1,6 +1,8 @@
 /**
- * The narration block (DESIGN §8): the turn's `progress` shown as ONE html message, escaped here because deep-chat
- * renders `html` messages as markup. Its status row shows a spinner while hopping and an icon when the turn ends.
+ * The server's text as html (DESIGN §8, spec §9: `progress` and `message` are plain text a client MUST escape): the
+ * narration block, the turn's `progress` shown as ONE html message whose status row shows a spinner while hopping
+ * and an icon when the turn ends; and the final answer. Both are escaped here because deep-chat renders `html`
+ * messages as markup (and `text` ones as markdown, links and images included, which is why the answer is not one).
  */
 
 /** Where a turn stands, as the status row shows it. */
@@ -13,7 +15,7 @@ const STATUS_LABELS: Record<ProgressStatus, string> = {
   failed: 'Stopped by an error',
 };
 
-/** Escapes narration for an html message: `&`, `<`, `>` (in that order), then each newline becomes `<br>`. */
+/** Escapes server text for an html message: `&`, `<`, `>` (in that order), then each newline becomes `<br>`. */
 export function escapeNarration(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('\n', '<br>');
 }
@@ -27,4 +29,9 @@ export function progressBlockHtml(progress: string, status: ProgressStatus): str
     `<span class="canvas-ai-progress-icon canvas-ai-progress-icon-${status}" aria-hidden="true"></span>` +
     `<span class="canvas-ai-progress-label">${STATUS_LABELS[status]}</span></div></div>`
   );
+}
+
+/** The html of the final answer: the escaped `message`, nothing else (no markdown: a link or image stays text). */
+export function answerHtml(message: string): string {
+  return `<div class="canvas-ai-answer">${escapeNarration(message)}</div>`;
 }

@@ -1,18 +1,39 @@
 import { LIMITS, type ChatMessage } from '@canvas-ai/protocol';
 import type { MessageContent } from './deep-chat-types.js';
+import { answerHtml } from './narration.js';
+
+/** Where an answer message keeps its plain text (deep-chat keeps a message's `custom` as it was given). */
+interface AnswerCustom {
+  canvasAiAnswer: string;
+}
+
+/**
+ * The final answer as a deep-chat message: escaped html (never markdown), in the answering agent's role so its
+ * caption shows, with the plain text in `custom` for the next turn's transcript.
+ */
+export function answerMessage(text: string, role: string): { html: string; role: string; custom: AnswerCustom } {
+  return { html: answerHtml(text), role, custom: { canvasAiAnswer: text } };
+}
 
 /**
  * The transcript sent on hop 1, read from deep-chat's messages: every user message (a files-only one with empty
- * text) and every reply's text. HTML messages (the narration blocks) are never sent (§3).
+ * text), every reply's text and every answer's plain text. The narration blocks (html messages) are never sent (§3).
  */
 export function transcriptOf(messages: readonly MessageContent[]): ChatMessage[] {
   const transcript: ChatMessage[] = [];
   for (const message of messages) {
-    const text = (message.text ?? '').slice(0, LIMITS.messageChars);
+    const text = (message.text ?? answerText(message) ?? '').slice(0, LIMITS.messageChars);
     if (message.role === 'user') transcript.push({ role: 'user', text });
     else if (text.length > 0) transcript.push({ role: 'assistant', text });
   }
   return transcript.slice(-LIMITS.maxMessages);
+}
+
+function answerText(message: MessageContent): string | undefined {
+  const custom: unknown = message.custom;
+  if (typeof custom !== 'object' || custom === null) return undefined;
+  const text = (custom as Partial<AnswerCustom>).canvasAiAnswer;
+  return typeof text === 'string' ? text : undefined;
 }
 
 /** The files the user attached, from the body deep-chat hands its connect handler (FormData when there are files). */

@@ -4,7 +4,7 @@ import { startTurn, type Turn, type TurnOptions, type TurnResult } from '../hop-
 import { TurnError } from '../turn-error.js';
 import type { DeepChatElement, Signals } from './deep-chat-types.js';
 import { ProgressView } from './progress-view.js';
-import { attachedFiles, transcriptOf } from './transcript.js';
+import { answerMessage, attachedFiles, transcriptOf } from './transcript.js';
 
 /** What the controller needs from its element. */
 export interface TurnControllerHost extends ReactiveControllerHost, EventTarget {
@@ -101,8 +101,9 @@ export class TurnController implements ReactiveController {
       case 'done': {
         view.finish('done');
         const { message, agent } = result.response;
-        // An empty answer would be an error bubble in deep-chat; the narration block already said it all.
-        await signals.onResponse(message.trim().length > 0 ? { text: message, role: agent.id } : []);
+        // An empty answer would be an error bubble in deep-chat; the narration block already said it all. The answer is
+        // model text: escaped html, never deep-chat's markdown (which makes javascript: links and loads images).
+        await signals.onResponse(message.trim().length > 0 ? answerMessage(message, agent.id) : []);
         this.host.dispatchEvent(canvasAiEvent('canvas-ai-turn-end', { requestId, status: 'done', hops, response: result.response, error: undefined }));
         return;
       }
