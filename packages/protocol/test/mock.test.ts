@@ -298,6 +298,29 @@ describe('the mock turn rules', () => {
     assert.equal(text.status, 415);
   });
 
+  it('answers 415 to a +json content type: only application/json and multipart/form-data are hops (§4.1)', async () => {
+    const hop1 = firstHop(scenario('qa-one-hop'), 'vendor-json');
+    const sent = await fetch(ENDPOINT, { method: 'POST', headers: { 'content-type': 'application/vnd.api+json' }, body: JSON.stringify(hop1) });
+    assert.equal(sent.status, 415);
+    assert.equal(HopErrorBody.parse(await sent.json()).error.code, 'unsupported_media_type');
+  });
+
+  it('answers 413 to a streamed body over the limit by counting its bytes, as the server does, not from Content-Length alone', async () => {
+    server.use(
+      ...createHandlers({ baseUrl: 'http://small.test', scenarios: fixtures.scenarios, catalog: fixtures.catalog, agents: fixtures.agents, maxBodyBytes: 1000 }),
+    );
+    let chunks = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (chunks++ === 3) return controller.close();
+        controller.enqueue(new Uint8Array(400).fill(0x20));
+      },
+    });
+    const sent = await fetch('http://small.test/api/hop', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+    assert.equal(sent.status, 413);
+    assert.equal(HopErrorBody.parse(await sent.json()).error.code, 'payload_too_large');
+  });
+
   it('reads a multipart request part sent as a JSON file, and rejects an attachment that is not an image', async () => {
     const send = async (hop: HopRequestInput, file: Blob) => {
       const form = new FormData();

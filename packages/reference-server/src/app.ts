@@ -5,6 +5,7 @@ import {
   isHopError,
   LIMITS,
   PROTOCOL_VERSION,
+  readHopRequest,
   RequestId,
   type AgentsConfig,
   type AgentsResponse,
@@ -16,7 +17,6 @@ import {
 import { checkAgentTools } from './agents/check-agents.js';
 import { cancelTurn } from './cancel.js';
 import { CsrfTokens } from './csrf.js';
-import { readHopRequest } from './door/read-hop-request.js';
 import { runHop, type HopDeps, type TurnTtls } from './hop.js';
 import { jsonLineLogger, type Logger } from './log.js';
 import type { ModelProvider } from './providers/model-provider.js';

@@ -1,20 +1,19 @@
 import {
+  answerResponse,
   collectPlacedUuids,
+  continuingResponse,
   executeToolCalls,
-  finalNarration,
   HopError,
   isHopError,
   joinNarration,
-  maxHopsMessage,
-  PROTOCOL_VERSION,
+  maxHopsResponse,
   type AgentDefinition,
   type AgentsConfig,
   type Attachment,
   type Catalog,
-  type ContinuingHopResponse,
-  type FinalHopResponse,
   type HopRequest,
   type HopResponse,
+  type HopResponseHead,
   type ToolDefinition,
   type ToolOutput,
 } from '@canvas-ai/protocol';
@@ -22,11 +21,9 @@ import { buildSystemPrompt } from './agents/system-prompt.js';
 import type { Logger } from './log.js';
 import type { ModelProvider, ModelReply } from './providers/model-provider.js';
 import { turnKey, type TurnStore } from './store/turn-store.js';
-import { admitHop, loadTurn } from './turn-gate.js';
+import { admitStoredHop, loadTurn } from './turn-gate.js';
 import { rejectionNotice, seedTurn, type TurnSoFar } from './turn-messages.js';
 import type { ActiveTurn, FinishedTurn, ModelMessage } from './turn-state.js';
-
-type HopResponseBase = Omit<ContinuingHopResponse, 'should_continue' | 'progress'>;
 
 /** How long the store keeps things, in milliseconds. */
 export interface TurnTtls {
@@ -71,14 +68,8 @@ export async function runHop(deps: HopDeps, input: HopInput): Promise<HopRespons
   const key = turnKey(input.sessionId, request.request_id);
 
   const lock = await storeCall(() => deps.store.lock(key, deps.ttl.lockMs), request.request_id);
-  if (!lock) {
-    throw new HopError('hop_in_progress', 'The previous hop of this turn is still running; wait for its response before sending the next.', {
-      requestId: request.request_id,
-    });
-  }
   try {
-    const record = await loadTurn(deps.store, key, request.request_id);
-    const admission = admitHop(record, request, agentId);
+    const admission = await admitStoredHop(deps.store, key, request, agentId, lock);
     if (admission.kind === 'replay') {
       deps.log({ event: 'hop_replayed', request_id: request.request_id, hop: request.hop, agent: agentId });
       return admission.response;
@@ -86,7 +77,7 @@ export async function runHop(deps: HopDeps, input: HopInput): Promise<HopRespons
     const turn = admission.turn ?? seedTurn(deps.config, agentId, input.request, input.attachments);
     return await executeHop(deps, input, key, agentId, agent, turn);
   } finally {
-    await lock.release().catch(() => undefined);
+    await lock?.release().catch(() => undefined);
   }
 }
 
@@ -150,17 +141,10 @@ async function executeHop(
       messages.push({ role: 'assistant', text: reply.text, tool_calls: reply.toolCalls });
     }
 
-    const base: HopResponseBase = {
-      status: true,
-      protocol: PROTOCOL_VERSION,
-      request_id: request.request_id,
-      hop: request.hop,
-      agent: { id: agentId, label: agent.label },
-      outputs,
-    };
+    const head: HopResponseHead = { requestId: request.request_id, hop: request.hop, agent: { id: agentId, label: agent.label }, outputs };
     let response: HopResponse;
     if (reply && reply.toolCalls.length > 0) {
-      const continuing: ContinuingHopResponse = { ...base, should_continue: true, progress: joinNarration(texts) };
+      const continuing = continuingResponse(head, texts);
       response = continuing;
       const next: ActiveTurn = {
         kind: 'active',
@@ -176,9 +160,7 @@ async function executeHop(
       };
       await persist(deps, key, request.request_id, next, deps.ttl.turnMs);
     } else {
-      const final: FinalHopResponse = reply
-        ? { ...base, should_continue: false, ...finalNarration(texts), finish_reason: 'answer' }
-        : { ...base, should_continue: false, progress: joinNarration(texts), message: maxHopsMessage(agent.max_hops), finish_reason: 'max_hops' };
+      const final = reply ? answerResponse(head, texts) : maxHopsResponse(head, texts, agent.max_hops);
       response = final;
       const finished: FinishedTurn = { kind: 'finished', agent: agentId, hop: request.hop, response: final };
       await persist(deps, key, request.request_id, finished, deps.ttl.finishedMs);

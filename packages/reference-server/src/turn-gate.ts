@@ -1,5 +1,5 @@
-import { HopError, type HopRequest, type HopResponse } from '@canvas-ai/protocol';
-import type { TurnStore } from './store/turn-store.js';
+import { admitHop, HopError, type HopRequest, type HopResponse, type StoredTurnSummary } from '@canvas-ai/protocol';
+import type { TurnLock, TurnStore } from './store/turn-store.js';
 import { TurnRecord, type ActiveTurn } from './turn-state.js';
 
 /** Loads what the store holds for a turn, validated; an unreadable record is dropped and the hop fails (500). */
@@ -24,41 +24,20 @@ export async function loadTurn(store: TurnStore, key: string, requestId: string)
 export type Admission = { kind: 'replay'; response: HopResponse } | { kind: 'run'; turn: ActiveTurn | undefined };
 
 /**
- * The turn rules checked before anything executes (DESIGN §3): a repeated hop gets its stored response; the agent
- * cannot change within a turn (409); hops come in order (409); a later hop needs a live turn (410). A request
- * refused here changes nothing.
+ * The turn rules checked before anything executes (spec/hop-protocol.md §8, the protocol's shared `admitHop`):
+ * without the turn's lock 409; otherwise the stored record decides. A request refused here changes nothing.
  */
-export function admitHop(record: TurnRecord | undefined, request: HopRequest, agentId: string): Admission {
-  const requestId = request.request_id;
-  if (!record) {
-    if (request.hop === 1) return { kind: 'run', turn: undefined };
-    throw new HopError(
-      'turn_not_found',
-      `There is no turn "${requestId}" in this session (it ended, expired, failed or never started). Send the message again as a new turn: hop 1 with a new request_id.`,
-      { requestId },
-    );
-  }
-  if (record.kind === 'cancelled') {
-    throw new HopError('turn_not_found', `The turn "${requestId}" was cancelled. Send the message again as a new turn.`, { requestId });
-  }
-  if (record.agent !== agentId) {
-    throw new HopError(
-      'agent_changed',
-      `This turn runs agent "${record.agent}", not "${agentId}"; an agent cannot change within a turn. Send the same agent on every hop, or start a new turn.`,
-      { field: 'agent', requestId },
-    );
-  }
-  if (request.hop === record.hop) return { kind: 'replay', response: record.response };
-  if (record.kind === 'finished' && request.hop > record.hop) {
-    throw new HopError('turn_not_found', `The turn "${requestId}" ended at hop ${record.hop}; start a new turn for a new message.`, { requestId });
-  }
-  if (record.kind === 'finished' || request.hop !== record.hop + 1) {
-    const next = record.kind === 'active' ? `send hop ${record.hop + 1}, or ` : '';
-    throw new HopError(
-      'hop_out_of_order',
-      `This turn is at hop ${record.hop}: ${next}send hop ${record.hop} again to get its response, not hop ${request.hop}.`,
-      { field: 'hop', requestId },
-    );
-  }
-  return { kind: 'run', turn: record };
+export async function admitStoredHop(store: TurnStore, key: string, request: HopRequest, agentId: string, lock: TurnLock | undefined): Promise<Admission> {
+  const rules = { requestId: request.request_id, hop: request.hop, agentId };
+  // Without the lock the record is not even read: rule 1 answers first.
+  if (!lock) admitHop({ ...rules, busy: true, cancelled: false, turn: undefined });
+  const record = await loadTurn(store, key, request.request_id);
+  const live = record?.kind === 'cancelled' ? undefined : record;
+  const decision = admitHop({ ...rules, busy: false, cancelled: record?.kind === 'cancelled', turn: live && summary(live) });
+  if (decision === 'replay') return { kind: 'replay', response: live!.response };
+  return { kind: 'run', turn: decision === 'resume' ? (live as ActiveTurn) : undefined };
+}
+
+function summary(record: Exclude<TurnRecord, { kind: 'cancelled' }>): StoredTurnSummary {
+  return { agent: record.agent, hop: record.hop, ended: record.kind === 'finished' };
 }

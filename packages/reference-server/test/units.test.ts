@@ -2,8 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { helpText, parseCliOptions, UsageError } from '../src/cli-options.js';
 import { CsrfTokens } from '../src/csrf.js';
-import { sniffImageType } from '../src/door/attachments.js';
-import { readBody } from '../src/door/read-body.js';
 import { isSessionId, newSessionId } from '../src/session.js';
 
 describe('CSRF tokens', () => {
@@ -27,40 +25,6 @@ describe('CSRF tokens', () => {
     assert.equal(isSessionId(newSessionId()), true);
     assert.equal(isSessionId('admin'), false);
     assert.equal(isSessionId('x'.repeat(42) + ':'), false, 'a colon would break the store key scoping');
-  });
-});
-
-describe('the door', () => {
-  it('recognizes png, jpeg, gif and webp by their bytes, and nothing else', () => {
-    const bytes = (...values: number[]) => new Uint8Array(values);
-    const ascii = (text: string) => [...text].map((char) => char.charCodeAt(0));
-    assert.equal(sniffImageType(bytes(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0)), 'image/png');
-    assert.equal(sniffImageType(bytes(0xff, 0xd8, 0xff, 0xe0)), 'image/jpeg');
-    assert.equal(sniffImageType(bytes(...ascii('GIF89a'), 0)), 'image/gif');
-    assert.equal(sniffImageType(bytes(...ascii('RIFF'), 0, 0, 0, 0, ...ascii('WEBP'))), 'image/webp');
-    assert.equal(sniffImageType(bytes(...ascii('RIFF'), 0, 0, 0, 0, ...ascii('WAVE'))), undefined);
-    assert.equal(sniffImageType(bytes(...ascii('<svg'))), undefined);
-    assert.equal(sniffImageType(bytes()), undefined);
-  });
-
-  it('refuses a body over the limit from its declared length, before reading it', async () => {
-    let pulled = false;
-    const body = new ReadableStream(
-      {
-        pull() {
-          pulled = true;
-        },
-      },
-      { highWaterMark: 0 },
-    );
-    const request = new Request('http://x/', { method: 'POST', body, headers: { 'content-length': '2000' }, duplex: 'half' } as RequestInit);
-    await assert.rejects(readBody(request, 1000), { code: 'payload_too_large' });
-    assert.equal(pulled, false);
-  });
-
-  it('reads a body within the limit whole', async () => {
-    const request = new Request('http://x/', { method: 'POST', body: 'x'.repeat(1000) });
-    assert.equal((await readBody(request, 1000)).byteLength, 1000);
   });
 });
 

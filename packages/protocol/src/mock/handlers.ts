@@ -4,6 +4,7 @@ import type { Catalog } from '../config/catalog.js';
 import { joinNarration } from '../narration/narration.js';
 import { matchScenario } from '../scenario/match-scenario.js';
 import type { Scenario } from '../scenario/scenario.js';
+import { readHopRequest } from '../door/read-hop-request.js';
 import { builtinTools } from '../tools/builtin-tools.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import type { AgentsResponse } from '../wire/agents.js';
@@ -11,7 +12,7 @@ import { HopError, isHopError } from '../wire/errors.js';
 import type { Attachment, HopRequest } from '../wire/hop-request.js';
 import type { CancelResponse, HealthResponse, TokenResponse } from '../wire/hop-response.js';
 import { PROTOCOL_VERSION, RequestId } from '../wire/ids.js';
-import { readHopBody } from './read-hop-body.js';
+import { LIMITS } from '../wire/limits.js';
 import { runScriptedHop } from './scripted-hop.js';
 import { TurnStore, type ScriptedTurn } from './turns.js';
 
@@ -26,6 +27,8 @@ export interface MockOptions {
   tools?: Record<string, ToolDefinition<any>>;
   /** Milliseconds each hop takes (with the turn locked), so a concurrent hop of one turn is observable. */
   latencyMs?: number;
+  /** The largest hop body in bytes, counted as it streams in (413 past it). Default {@link LIMITS.maxBodyBytes}. */
+  maxBodyBytes?: number;
   /** Demand the `X-CSRF-Token` header that `GET /api/token` hands out on hops and cancels (403 csrf_invalid). */
   requireCsrf?: boolean;
   /** Called with every hop request that passes validation, before it is served. */
@@ -67,7 +70,7 @@ export function createHandlers(options: MockOptions): HttpHandler[] {
 
   const serveHop = async (request: Request): Promise<Response> => {
     checkCsrf(request);
-    const received = await readHopBody(request);
+    const received = await readHopRequest(request, options.maxBodyBytes ?? LIMITS.maxBodyBytes);
     const hop = received.request;
     options.onHopRequest?.(hop, { attachments: received.attachments });
 
@@ -78,20 +81,20 @@ export function createHandlers(options: MockOptions): HttpHandler[] {
       throw new HopError('unknown_agent', `There is no agent "${agentId}" to pick (offered: ${offered}).`, { requestId: hop.request_id, field: 'agent' });
     }
     const claim = turns.claim(hop, agentId, () => startTurn(hop, agentId, received.attachments, options));
-    if (claim.kind === 'error') return claim.error.toResponse();
     if (claim.kind === 'replay') return Response.json(claim.response);
 
     const turn = claim.turn;
     try {
       if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
-      if (!turns.holds(turn)) {
-        return new HopError('turn_not_found', `Turn "${turn.requestId}" was cancelled while hop ${hop.hop} ran.`, { requestId: turn.requestId }).toResponse();
+      // Cancelled while it waited: its parked calls must not run (§8.5); cancelled while it ran: its result is dropped.
+      const response = turns.holds(turn) ? await runScriptedHop(turn, hop, setup) : undefined;
+      if (!response || !turns.complete(turn, response)) {
+        turns.drop(turn);
+        return new HopError('turn_not_found', `Turn "${turn.requestId}" was cancelled while hop ${hop.hop} ran; its result was dropped.`, { requestId: turn.requestId }).toResponse();
       }
-      const response = await runScriptedHop(turn, hop, setup);
-      turns.complete(turn, response);
       return Response.json(response);
     } catch (error) {
-      // A hop that fails while executing ends its turn (§3).
+      // A hop that fails while executing ends its turn (§7).
       turns.drop(turn);
       const failure = isHopError(error) ? error : new HopError('internal_error', `The hop failed: ${(error as Error).message}`);
       return failure.withProgress(joinNarration(turn.texts), turn.requestId).toResponse();

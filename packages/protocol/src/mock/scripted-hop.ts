@@ -1,13 +1,12 @@
 import type { AgentDefinition, AgentsConfig } from '../config/agents-config.js';
 import type { Catalog } from '../config/catalog.js';
-import { finalNarration, joinNarration, maxHopsMessage } from '../narration/narration.js';
 import { noScenarioAnswer, scenarioMessagesFor } from '../scenario/match-scenario.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { executeToolCalls } from '../tools/execute-tool-calls.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
+import { answerResponse, continuingResponse, maxHopsResponse, type HopResponseHead } from '../turn/hop-response.js';
 import type { HopRequest } from '../wire/hop-request.js';
-import type { ContinuingHopResponse, FinishReason, HopResponse } from '../wire/hop-response.js';
-import { PROTOCOL_VERSION } from '../wire/ids.js';
+import type { HopResponse } from '../wire/hop-response.js';
 import type { ToolOutput } from '../wire/outputs.js';
 import { scriptedDecision } from './scripted-model.js';
 import type { ScriptedTurn } from './turns.js';
@@ -44,41 +43,19 @@ export async function runScriptedHop(turn: ScriptedTurn, request: HopRequest, se
     turn.parked = [];
   }
 
-  const base: Omit<ContinuingHopResponse, 'should_continue' | 'progress'> = {
-    status: true,
-    protocol: PROTOCOL_VERSION,
-    request_id: turn.requestId,
-    hop: request.hop,
-    agent: { id: turn.agentId, label: agent.label },
-    outputs,
-  };
-  const finish = (progress: string, message: string, finishReason: FinishReason): HopResponse => ({
-    ...base,
-    should_continue: false,
-    progress,
-    message,
-    finish_reason: finishReason,
-  });
-
+  const head: HopResponseHead = { requestId: turn.requestId, hop: request.hop, agent: { id: turn.agentId, label: agent.label }, outputs };
   if (turn.scenario === undefined) {
-    const answer = noScenarioAnswer(scenarioMessagesFor(setup.scenarios, turn.agentId, setup.agents.main_agent));
-    const narration = finalNarration([answer]);
-    return finish(narration.progress, narration.message, 'answer');
+    return answerResponse(head, [noScenarioAnswer(scenarioMessagesFor(setup.scenarios, turn.agentId, setup.agents.main_agent))]);
   }
   // max_hops bounds model decisions: the hop after the last allowed one only executes what it parked.
-  if (turn.decisions >= agent.max_hops) {
-    return finish(joinNarration(turn.texts), maxHopsMessage(agent.max_hops), 'max_hops');
-  }
+  if (turn.decisions >= agent.max_hops) return maxHopsResponse(head, turn.texts, agent.max_hops);
 
   const decision = scriptedDecision(turn.scenario, turn.decisions, turn.outputs, request.context.selected_component);
   turn.decisions += 1;
   turn.texts.push(decision.text);
-  if (decision.calls.length === 0) {
-    const narration = finalNarration(turn.texts);
-    return finish(narration.progress, narration.message, 'answer');
-  }
+  if (decision.calls.length === 0) return answerResponse(head, turn.texts);
   turn.parked = decision.calls;
-  return { ...base, should_continue: true, progress: joinNarration(turn.texts) };
+  return continuingResponse(head, turn.texts);
 }
 
 /** The tools an agent lists, among those the mock knows; a listed tool the mock lacks is an unknown tool at run time. */

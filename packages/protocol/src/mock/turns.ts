@@ -1,6 +1,6 @@
 import type { ToolCall } from '../tools/execute-tool-calls.js';
 import type { Scenario } from '../scenario/scenario.js';
-import { HopError } from '../wire/errors.js';
+import { admitHop } from '../turn/admit-hop.js';
 import type { Attachment, HopRequest } from '../wire/hop-request.js';
 import type { HopResponse } from '../wire/hop-response.js';
 import type { ToolOutput } from '../wire/outputs.js';
@@ -28,11 +28,8 @@ export interface ScriptedTurn {
   finished: boolean;
 }
 
-/** What to do with an incoming hop: run it on a locked turn, answer the stored response, or refuse it. */
-export type HopClaim =
-  | { kind: 'run'; turn: ScriptedTurn }
-  | { kind: 'replay'; response: HopResponse }
-  | { kind: 'error'; error: HopError };
+/** What to do with an incoming hop that passed the turn rules: run it on the locked turn, or answer the stored response. */
+export type HopClaim = { kind: 'run'; turn: ScriptedTurn } | { kind: 'replay'; response: HopResponse };
 
 /**
  * The mock's turn store: a Map in the closure of one `createHandlers` call (two calls, two independent servers).
@@ -47,39 +44,20 @@ export class TurnStore {
   }
 
   /**
-   * Decides what an incoming hop gets, by the admission rules of spec/hop-protocol.md §8 in their order: lock (409
-   * hop_in_progress), unknown turn (410), agent (409 agent_changed; absent = the main agent), replay of the latest
-   * hop, ended turn (410), order (409 hop_out_of_order). On `run` the turn is locked until {@link complete} or
-   * {@link drop}; `start` seeds a new turn on hop 1.
+   * Decides what an incoming hop gets by the protocol's shared turn rules (`admitHop`, spec/hop-protocol.md §8),
+   * throwing the refusal's {@link HopError}. On `run` the turn is locked until {@link complete} or {@link drop};
+   * `start` seeds a new turn on hop 1.
    */
   claim(request: HopRequest, agentId: string, start: () => ScriptedTurn): HopClaim {
     const id = request.request_id;
     const turn = this.#turns.get(id);
-    const refuse = (error: HopError): HopClaim => ({ kind: 'error', error });
-    if (turn?.running) {
-      return refuse(new HopError('hop_in_progress', `A hop of turn "${id}" is still running; wait for its response before sending hop ${request.hop}.`, { requestId: id }));
-    }
-    if (turn === undefined) {
-      if (request.hop !== 1) {
-        return refuse(new HopError('turn_not_found', `No turn "${id}" is running (it ended, was cancelled, failed or never started). Send the message again as a new turn.`, { requestId: id }));
-      }
-      const fresh = start();
-      fresh.running = true;
-      this.#turns.set(id, fresh);
-      return { kind: 'run', turn: fresh };
-    }
-    if (agentId !== turn.agentId) {
-      return refuse(new HopError('agent_changed', `Turn "${id}" runs agent "${turn.agentId}", not "${agentId}"; the agent cannot change within a turn.`, { requestId: id, field: 'agent' }));
-    }
-    if (request.hop === turn.lastHop && turn.lastResponse !== undefined) return { kind: 'replay', response: turn.lastResponse };
-    if (turn.finished && request.hop > turn.lastHop) {
-      return refuse(new HopError('turn_not_found', `Turn "${id}" ended at hop ${turn.lastHop}. Send the message again as a new turn.`, { requestId: id }));
-    }
-    if (request.hop !== turn.lastHop + 1) {
-      return refuse(new HopError('hop_out_of_order', `Turn "${id}" is at hop ${turn.lastHop}; the next request must be hop ${turn.lastHop + 1}, not ${request.hop}.`, { requestId: id }));
-    }
-    turn.running = true;
-    return { kind: 'run', turn };
+    const stored = turn?.lastResponse === undefined ? undefined : { agent: turn.agentId, hop: turn.lastHop, ended: turn.finished };
+    const decision = admitHop({ requestId: id, hop: request.hop, agentId, busy: turn?.running ?? false, cancelled: false, turn: stored });
+    if (decision === 'replay') return { kind: 'replay', response: turn!.lastResponse! };
+    const claimed = decision === 'resume' ? turn! : start();
+    claimed.running = true;
+    this.#turns.set(id, claimed);
+    return { kind: 'run', turn: claimed };
   }
 
   /** Whether the turn is still stored (it was not cancelled while its hop ran). */
@@ -87,17 +65,23 @@ export class TurnStore {
     return this.#turns.get(turn.requestId) === turn;
   }
 
-  /** Stores a hop's response for replay and unlocks the turn. */
-  complete(turn: ScriptedTurn, response: HopResponse): void {
+  /**
+   * Stores a hop's response for replay and unlocks the turn. False when the turn was cancelled while the hop ran:
+   * then nothing is stored and the hop's work is dropped.
+   */
+  complete(turn: ScriptedTurn, response: HopResponse): boolean {
+    turn.running = false;
+    if (!this.holds(turn)) return false;
     turn.lastHop = response.hop;
     turn.lastResponse = response;
-    turn.running = false;
     turn.finished = !response.should_continue;
     if (turn.finished) this.#evictFinished();
+    return true;
   }
 
-  /** Forgets a turn whose hop failed: a failed turn never resumes (§3). */
+  /** Forgets a turn whose hop failed: a failed turn never resumes (§7). */
   drop(turn: ScriptedTurn): void {
+    turn.running = false;
     if (this.holds(turn)) this.#turns.delete(turn.requestId);
   }
 

@@ -1,11 +1,8 @@
-import {
-  HopError,
-  parseHopRequestJson,
-  type Attachment,
-  type HopRequest,
-  type ParseResult,
-} from '@canvas-ai/protocol';
-import { readAttachments } from './attachments.js';
+import { readAttachments } from '../attachments/read-attachments.js';
+import { parseHopRequestJson, type ParseResult } from '../parse/parse-hop-request.js';
+import { HopError } from '../wire/errors.js';
+import type { Attachment, HopRequest } from '../wire/hop-request.js';
+import { LIMITS } from '../wire/limits.js';
 import { readBody } from './read-body.js';
 
 /** A hop request that passed the door, with hop 1's attachments. */
@@ -17,11 +14,12 @@ export interface DoorResult {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Everything a hop request must pass before the server looks at the turn (DESIGN §3): the content type (415), the
- * body size (413, before parsing), the JSON or multipart body (400 naming the field), hop 1's attachments. Throws a
- * {@link HopError}; a request refused here changes nothing.
+ * Everything a hop request must pass before a server looks at the turn (spec/hop-protocol.md §4, §7 validation
+ * order): the content type (415: `application/json` or `multipart/form-data`, nothing else), the body size (413,
+ * before parsing, counted as it streams), the JSON or multipart body (400 naming the field), hop 1's attachments.
+ * The reference server and the msw mock both use it. Throws a {@link HopError}; a request refused here changes nothing.
  */
-export async function readHopRequest(request: Request, maxBodyBytes: number): Promise<DoorResult> {
+export async function readHopRequest(request: Request, maxBodyBytes: number = LIMITS.maxBodyBytes): Promise<DoorResult> {
   const contentType = request.headers.get('content-type') ?? '';
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json' && mediaType !== 'multipart/form-data') {
@@ -71,9 +69,5 @@ async function readMultipart(body: Uint8Array<ArrayBuffer>, contentType: string)
       requestId: request.request_id,
     });
   }
-  try {
-    return { request, attachments: await readAttachments(files) };
-  } catch (error) {
-    throw error instanceof HopError ? error.withProgress('', request.request_id) : error;
-  }
+  return { request, attachments: await readAttachments(files, request.request_id) };
 }

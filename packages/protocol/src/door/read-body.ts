@@ -1,8 +1,9 @@
-import { HopError } from '@canvas-ai/protocol';
+import { HopError } from '../wire/errors.js';
 
 /**
- * Reads a request body up to `maxBytes`, refusing with 413 before anything is parsed: first from the declared
- * `Content-Length`, then by counting the bytes as they stream in (a chunked body declares nothing).
+ * Reads a request body up to `maxBytes`, refusing with 413 `payload_too_large` before anything is parsed
+ * (spec/hop-protocol.md §4.1): first from the declared `Content-Length`, then by counting the bytes as they stream in
+ * (a chunked body declares nothing, and a declared length may lie).
  */
 export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
   const tooLarge = () =>
