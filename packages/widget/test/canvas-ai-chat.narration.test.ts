@@ -131,6 +131,35 @@ describe('narration', () => {
     expect(record.posts()).to.have.length(2);
   });
 
+  it('on an error code it does not know (429 rate_limited) at hop 2: shows the server message and keeps the narration of hop 1', async () => {
+    const server = hopServer([
+      continuing({ progress: 'I will add a hero.' }),
+      // A code newer than this version: the body is still read (its message, its fuller narration).
+      () =>
+        HttpResponse.json(
+          { status: false, should_continue: false, error: { code: 'rate_limited' }, message: 'Slow down.', progress: 'I will add a hero.\n\nNow the cards.' },
+          { status: 429 },
+        ),
+    ]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+    const element = await mountChat({ getLayout: emptyPage });
+
+    const end = await sendAndWait(element, 'Add a hero');
+
+    expect(end.detail.status).to.equal('error');
+    expect(end.detail.error!.status).to.equal(429);
+    expect(end.detail.error!.code).to.equal('rate_limited');
+    expect(end.detail.error!.message).to.equal('Slow down.');
+    expect(errorBubbles(element).at(-1)!.textContent!.trim()).to.equal('Slow down.');
+    const blocks = progressBlocks(element);
+    expect(blocks, "hop 1's block, not a new one").to.have.length(1);
+    expect(blocks[0]!.querySelector('.canvas-ai-progress-text')!.textContent).to.equal('I will add a hero.Now the cards.');
+    expect(blocks[0]!.dataset.status).to.equal('failed');
+    // A 4xx other than 409 hop_in_progress and 403 csrf_invalid is not sent again.
+    expect(record.posts()).to.have.length(2);
+  });
+
   it('treats a schema-invalid response and a rejected fetch (once its retries ran out) as errors too', async () => {
     const element = await mountChat({ getLayout: emptyPage, retryDelays: [1] });
     await useHandlers(...hopServer([continuing({ progress: 'step one' }), () => HttpResponse.json({ status: true, hop: 'two' })]).handlers);
