@@ -21,7 +21,7 @@ import { buildSystemPrompt } from './agents/system-prompt.js';
 import type { Logger } from './log.js';
 import type { ModelProvider, ModelReply } from './providers/model-provider.js';
 import { turnKey, type TurnStore } from './store/turn-store.js';
-import { admitStoredHop, loadTurn } from './turn-gate.js';
+import { admitStoredHop, isCancelled } from './turn-gate.js';
 import { rejectionNotice, seedTurn, type TurnSoFar } from './turn-messages.js';
 import type { ActiveTurn, FinishedTurn, ModelMessage } from './turn-state.js';
 
@@ -29,7 +29,10 @@ import type { ActiveTurn, FinishedTurn, ModelMessage } from './turn-state.js';
 export interface TurnTtls {
   /** An active turn between hops; an abandoned turn is evicted after this. */
   turnMs: number;
-  /** A finished turn's final response (for a repeated last hop) and a cancelled turn's marker. */
+  /**
+   * A finished turn's final response (for a repeated last hop). A cancel marker lives the longer of this and
+   * `lockMs`, so it outlasts any hop that was running when the turn was cancelled.
+   */
   finishedMs: number;
   /** The per-turn lock; longer than the slowest model call. */
   lockMs: number;
@@ -215,14 +218,18 @@ async function decide(
   }
 }
 
-/** Saves the turn, unless it was cancelled while this hop ran (then the hop's work is dropped, 410). */
+/**
+ * Saves the turn, then looks for a cancel that landed while this hop ran: if there is one, the turn just written is
+ * deleted and the hop answers 410. A cancel writes its marker before it deletes the turn, so whatever the
+ * interleaving either it deletes after this write, or this read sees its marker: the cancel wins (§8.5).
+ */
 async function persist(deps: HopDeps, key: string, requestId: string, value: ActiveTurn | FinishedTurn, ttlMs: number): Promise<void> {
-  const current = await loadTurn(deps.store, key, requestId);
-  if (current?.kind === 'cancelled') {
-    throw new HopError('turn_not_found', 'This turn was cancelled while the hop ran; its result was dropped.', { requestId });
-  }
   // One write of the whole record: if it fails the store still holds the previous hop's turn, never half of this one.
   await storeCall(() => deps.store.set(key, value, ttlMs), requestId);
+  if (await isCancelled(deps.store, key, requestId)) {
+    await storeCall(() => deps.store.delete(key), requestId);
+    throw new HopError('turn_not_found', 'This turn was cancelled while the hop ran; its result was dropped.', { requestId });
+  }
 }
 
 /** A failed hop: the turn is deleted so it never resumes broken; the error keeps the narration so far (DESIGN §3). */

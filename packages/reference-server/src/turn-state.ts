@@ -66,10 +66,14 @@ export const FinishedTurn = z.object({
 });
 export type FinishedTurn = z.infer<typeof FinishedTurn>;
 
-/** A turn the user cancelled: kept briefly so a hop still running, or arriving late, cannot revive it. */
-export const CancelledTurn = z.object({ kind: z.literal('cancelled'), hop: z.int().min(0) });
-export type CancelledTurn = z.infer<typeof CancelledTurn>;
+/**
+ * The marker a cancel leaves under the turn's own marker key (`cancelMarkerKey` in store/turn-store.ts), apart from the turn, so that
+ * no save of the turn can overwrite it: while it lasts, every hop of the turn gets 410 (spec/hop-protocol.md §8.5).
+ * Only its presence counts; `hop` is the turn's latest hop when it was cancelled (0: none had finished), for people.
+ */
+export const CancelMarker = z.object({ kind: z.literal('cancelled'), hop: z.int().min(0) });
+export type CancelMarker = z.infer<typeof CancelMarker>;
 
-/** Whatever the store holds for a turn, zod-validated on load. */
-export const TurnRecord = z.discriminatedUnion('kind', [ActiveTurn, FinishedTurn, CancelledTurn]);
+/** Whatever the store holds under a turn's key, zod-validated on load. */
+export const TurnRecord = z.discriminatedUnion('kind', [ActiveTurn, FinishedTurn]);
 export type TurnRecord = z.infer<typeof TurnRecord>;

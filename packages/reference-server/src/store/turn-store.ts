@@ -29,3 +29,11 @@ export function turnKey(sessionId: string, requestId: string): string {
   // keeps "alice" + "x:t1" and "alice:x" + "t1" apart. Cookie session ids (base64url) are left as they are.
   return `${encodeURIComponent(sessionId)}:${requestId}`;
 }
+
+/**
+ * The key of a turn's cancel marker (spec/hop-protocol.md §8.5): its own key, so a hop saving the turn can never
+ * overwrite the marker. `/` occurs in neither a request_id nor an escaped session id, so no turn key looks like it.
+ */
+export function cancelMarkerKey(turnKey: string): string {
+  return `${turnKey}/cancelled`;
+}
