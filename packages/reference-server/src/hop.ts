@@ -62,7 +62,8 @@ export interface HopInput {
  * THE HOP (DESIGN §2): lock the turn → load it (or seed it on hop 1) → execute the calls parked in the previous hop
  * against the layout this request carries → tell the model about rejected outputs → one model decision (none past
  * `max_hops`) → save the turn when it goes on, keep only its final response when it ends → respond.
- * A repeated hop gets its stored response. Any failure while executing deletes the turn and keeps the narration.
+ * A repeated hop gets its stored response. Any failure while executing deletes the turn and keeps the narration,
+ * except a store that cannot save the hop: then the previous hop's turn stays, so the hop may be sent again.
  */
 export async function runHop(deps: HopDeps, input: HopInput): Promise<HopResponse> {
   const { request } = input;
@@ -182,7 +183,7 @@ async function executeHop(
     });
     return response;
   } catch (error) {
-    throw await failHop(deps, key, request, agentId, joinNarration(texts), error, Date.now() - started);
+    throw await failHop(deps, key, request, agentId, { before: turn.texts, now: texts }, error, Date.now() - started);
   }
 }
 
@@ -232,18 +233,25 @@ async function persist(deps: HopDeps, key: string, requestId: string, value: Act
   }
 }
 
-/** A failed hop: the turn is deleted so it never resumes broken; the error keeps the narration so far (DESIGN §3). */
+/**
+ * A failed hop. A failure while executing (provider, tool, bug) deletes the turn so it never resumes broken, and the
+ * error keeps the narration so far, this hop's included (DESIGN §3). A store that could not save the hop changes
+ * nothing (spec §7): nothing of this hop was delivered, so the previous hop's turn is kept, the same hop may be sent
+ * again and runs again, and the error carries the narration the client already has. A turn cancelled meanwhile is
+ * already gone.
+ */
 async function failHop(
   deps: HopDeps,
   key: string,
   request: HopRequest,
   agentId: string,
-  progress: string,
+  narration: { before: readonly string[]; now: readonly string[] },
   error: unknown,
   durationMs: number,
 ): Promise<HopError> {
-  const cancelled = isHopError(error) && error.code === 'turn_not_found';
-  if (!cancelled) await deps.store.delete(key).catch(() => undefined);
+  const code = isHopError(error) ? error.code : 'internal_error';
+  const keepsTurn = code === 'turn_not_found' || code === 'store_unavailable';
+  if (!keepsTurn) await deps.store.delete(key).catch(() => undefined);
   const hopError = isHopError(error)
     ? error
     : new HopError('internal_error', 'The server failed while running this hop, so the turn was stopped. Send your message again.', { cause: error });
@@ -257,6 +265,7 @@ async function failHop(
     duration_ms: durationMs,
     ...(isHopError(error) ? {} : { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
   });
+  const progress = joinNarration(code === 'store_unavailable' ? narration.before : narration.now);
   return hopError.withProgress(progress, request.request_id);
 }
 

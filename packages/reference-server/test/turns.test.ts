@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { HopError, type Layout } from '@canvas-ai/protocol';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import { MemoryTurnStore } from '../src/store/memory.js';
+import { FailingSetStore } from './support/failing-store.js';
 import { firstHop, laterHop, openSession, sharedFixtures, startTestServer, type TestServer } from './support/harness.js';
 import { ListProvider, RecordingProvider } from './support/providers.js';
 
@@ -189,6 +190,31 @@ describe('a failing hop deletes the turn and keeps the narration', () => {
       const log = server.logs.find((entry) => entry.event === 'hop_failed')!;
       assert.match(String(log.error), /disk on fire/);
       assert.equal(server.store.size, 0);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a store that cannot save a hop', () => {
+  it('answers 503 store_unavailable, keeps the previous hop\'s turn, and the same hop sent again completes the turn', async () => {
+    const store = new FailingSetStore(new MemoryTurnStore());
+    const server = await startTestServer({ store });
+    try {
+      const session = await openSession(server);
+      const id = `unsaved-${crypto.randomUUID()}`;
+      assert.equal((await session.hop(firstHop(id, HERO, { agent: 'page_builder' }))).status, 200);
+      store.failNextSet();
+      const failed = await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+      assert.equal(failed.status, 503);
+      assert.equal(failed.body.error.code, 'store_unavailable');
+      const hero = fixtures.scenarios.find((scenario) => scenario.id === 'place-hero-two-hop')!;
+      assert.equal(failed.body.progress, hero.replies[0]!.text, 'the narration so far');
+      const retried = await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+      assert.equal(retried.status, 200, 'nothing of the failed hop was delivered, so it runs again');
+      assert.equal(retried.body.should_continue, false);
+      assert.equal(retried.body.outputs.length, 1, 'the hero is placed');
+      assert.equal(server.logs.filter((entry) => entry.event === 'hop_failed' && entry.code === 'store_unavailable').length, 1);
     } finally {
       await server.close();
     }
