@@ -5,6 +5,8 @@ import {
   applyOutputs,
   builtinTools,
   defaultParallelMessage,
+  LIMITS,
+  outputLimitMessage,
   executeToolCalls,
   findComponent,
   ToolInputError,
@@ -28,6 +30,22 @@ const placeText = (id: string, body: string, reference = 'footer-1') =>
   });
 
 describe('executeToolCalls', () => {
+  it('refuses every call past the outputs one response may carry, telling the model to make it in its next reply', async () => {
+    const max = LIMITS.maxOutputsPerHop;
+    const titles = Array.from({ length: max + 1 }, (_, index) => call(`t${index + 1}`, 'set_page_value', { field: 'title', value: `Title ${index + 1}` }));
+    const details = call('d1', 'get_component_details', { component_ids: ['sdc.demo.text'] });
+    const run = await executeToolCalls([...titles, details], options());
+    assert.equal(run.outputs.length, max, 'a response never carries more, so the next apply_results fits the request limit');
+    assert.equal(run.outputs.at(-1)!.call_id, `t${max}`);
+    assert.equal(run.results.length, max + 2, 'one readable result per call');
+    for (const refused of run.results.slice(max)) {
+      assert.equal(refused.ok, false);
+      assert.equal(refused.content, outputLimitMessage(refused.name));
+    }
+    assert.match(outputLimitMessage('set_page_value'), /not executed.*100 page changes.*next reply/s);
+    assert.equal(run.document.page.title, `Title ${max}`, 'the refused call changed nothing');
+  });
+
   it('runs the calls in order and returns one result per call and the outputs in call order', async () => {
     const run = await executeToolCalls(
       [

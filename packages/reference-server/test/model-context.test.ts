@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { HopResponse, type Layout } from '@canvas-ai/protocol';
+import { HopResponse, LIMITS, outputLimitMessage, type Layout } from '@canvas-ai/protocol';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import { firstHop, laterHop, openSession, sharedFixtures, startTestServer, type TestServer } from './support/harness.js';
-import { RecordingProvider } from './support/providers.js';
+import { ListProvider, RecordingProvider } from './support/providers.js';
 
 const fixtures = await sharedFixtures();
 const COOKIE_SHOP = 'Build a homepage for a cookie shop';
@@ -147,6 +147,35 @@ describe('a tool added by a backend team', () => {
       assert.equal(last.body.should_continue, false);
       assert.equal(last.body.message, '');
       assert.equal(last.body.progress, 'Let me count.');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a reply with more calls than one response may carry', () => {
+  it('sends at most maxOutputsPerHop outputs and tells the model, before its next decision, to make the rest in its next reply', async () => {
+    const max = LIMITS.maxOutputsPerHop;
+    const calls = Array.from({ length: max + 1 }, (_, index) => ({
+      id: `t${index + 1}`,
+      name: 'set_page_value',
+      arguments: JSON.stringify({ field: 'title', value: `Title ${index + 1}` }),
+    }));
+    const inner = new ListProvider([{ text: 'Retitling.', toolCalls: calls }, { text: 'One more title.', toolCalls: [] }]);
+    const model = new RecordingProvider(inner);
+    const server = await startTestServer({ provider: model });
+    try {
+      const session = await openSession(server);
+      const id = `outputs-${crypto.randomUUID()}`;
+      await session.hop(firstHop(id, 'Retitle the page', { agent: 'page_builder' }));
+      const hop2 = await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+      assert.equal(hop2.status, 200);
+      const response = HopResponse.parse(hop2.body);
+      assert.equal(response.outputs.length, max);
+      const told = model.requests[1]!.messages.filter((message) => message.role === 'tool');
+      assert.equal(told.length, max + 1, 'every call gets a readable result');
+      assert.equal(told.at(-1)!.role === 'tool' && told.at(-1)!.content, outputLimitMessage('set_page_value'));
+      assert.equal(response.should_continue, false, 'the model answered after hearing it');
     } finally {
       await server.close();
     }

@@ -56,11 +56,23 @@ export function defaultParallelMessage(tool: string): string {
 }
 
 /**
+ * Told to the model for a call not executed because its hop already returned {@link LIMITS.maxOutputsPerHop}
+ * outputs: one response carries no more, so the next request's `apply_results` stays within the same limit.
+ */
+export function outputLimitMessage(tool: string): string {
+  return (
+    `This ${tool} call was not executed: this step already made ${LIMITS.maxOutputsPerHop} page changes, the most one ` +
+    'response may carry. Make this call again in your next reply, after this step\'s changes are applied.'
+  );
+}
+
+/**
  * Runs the calls the model decided in the previous hop (§2 step 2), in order: THE shared step of the reference
  * server's hop and the msw mock. Each call sees the document with the outputs of the earlier calls applied.
  * A call that cannot run (unknown tool, arguments that are not JSON or fail the input schema, a
  * {@link ToolInputError}, a second call of a tool that does not allow parallel calls) becomes a readable result with
- * `ok: false` and no output. Any other exception propagates: the hop fails.
+ * `ok: false` and no output; so does every call once the hop has {@link LIMITS.maxOutputsPerHop} outputs. Any
+ * other exception propagates: the hop fails.
  */
 export async function executeToolCalls(
   calls: ReadonlyArray<ToolCall>,
@@ -74,6 +86,11 @@ export async function executeToolCalls(
     const refuse = (content: string): void => {
       results.push({ call_id: call.id, name: call.name, content, ok: false });
     };
+    // Whether a call would add an output is known only after it ran; past the limit none runs, read-only ones too.
+    if (outputs.length >= LIMITS.maxOutputsPerHop) {
+      refuse(outputLimitMessage(call.name));
+      continue;
+    }
     const tool = Object.hasOwn(options.tools, call.name) ? options.tools[call.name] : undefined;
     if (!tool) {
       const names = Object.keys(options.tools);
