@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { runConformance, type CheckResult, type ConformanceOptions } from '../src/conformance/index.js';
+import { loadFixtures } from '../src/node/index.js';
 import { errorBody, hopBody, startFakeServer, type FakeRequest, type FakeResponse } from './conformance-fake-server.js';
 
 // The kit's checks against tiny fake servers: each fake gets one rule right or wrong on purpose.
@@ -200,5 +201,51 @@ describe('the schema checks', () => {
     const results = await check((request) => ({ status: 200, body: { ...hopBody(request.json, {}), outputs: 'none' } }), ['invariants.turn-completes', 'schemas.hop-responses']);
     assert.equal(results[1]!.status, 'fail');
     assert.match(results[1]!.why, /outputs: /);
+  });
+});
+
+describe('the level-2 turn checks', () => {
+  const level2 = async () => ({ level: 2 as const, inputs: { malformedRequests: [], fixtures: await loadFixtures() } });
+  const going = (request: FakeRequest): FakeResponse => ({ status: 200, body: hopBody(request.json, { should_continue: true, progress: 'Going.', message: undefined, finish_reason: undefined }) });
+
+  it('fails the failure checks when a decision that cannot be replayed gets 500 internal_error instead of 502 provider_error', async () => {
+    const results = await check(
+      (request) => {
+        if (request.method === 'DELETE') return cancelled(request);
+        if (request.json.hop === 1) return going(request);
+        return { status: 500, body: errorBody('internal_error') };
+      },
+      ['turn-rules.failed-turn-gone', 'turn-rules.failed-hop-keeps-narration'],
+      await level2(),
+    );
+    assert.deepEqual(results.map((result) => result.status), ['fail', 'fail']);
+    assert.match(results[0]!.why, /answered 500 internal_error; scripted mode MUST fail a decision .* \(502 provider_error\)/);
+  });
+
+  it('fails cancel.restart-410 against a server that starts a cancelled turn over on hop 1', async () => {
+    const results = await check(
+      (request) => (request.method === 'DELETE' ? { status: 200, body: { status: true, request_id: decodeURIComponent(request.path.split('/').at(-1)!), cancelled: true } } : going(request)),
+      ['cancel.restart-410'],
+      await level2(),
+    );
+    assert.equal(results[0]!.status, 'fail');
+    assert.match(results[0]!.why, /hop 1 of the cancelled turn, sent again, answered 200, expected 410 turn_not_found/);
+  });
+
+  it('passes cancel.restart-410 against a server that answers 410 to any hop of a cancelled turn', async () => {
+    const gone = new Set<string>();
+    const results = await check(
+      (request) => {
+        if (request.method === 'DELETE') {
+          const id = decodeURIComponent(request.path.split('/').at(-1)!);
+          gone.add(id);
+          return { status: 200, body: { status: true, request_id: id, cancelled: true } };
+        }
+        return gone.has(request.json.request_id) ? { status: 410, body: errorBody('turn_not_found') } : going(request);
+      },
+      ['cancel.restart-410'],
+      await level2(),
+    );
+    assert.equal(results[0]!.status, 'pass', results[0]!.why);
   });
 });

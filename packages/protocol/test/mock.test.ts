@@ -204,6 +204,33 @@ describe('the mock turn rules', () => {
     assert.equal(next.status, 410);
   });
 
+  it('answers 410 to hop 1 of a cancelled turn sent again: the turn does not restart (§8 rule 2)', async () => {
+    const hop1 = firstHop(scenario('cookie-shop'), 'cancelled-restart');
+    assert.equal((await post(hop1)).status, 200);
+    assert.equal(CancelResponse.parse(await (await fetch(`${ENDPOINT}/cancelled-restart`, { method: 'DELETE' })).json()).cancelled, true);
+    const again = await post(hop1);
+    assert.equal(again.status, 410);
+    assert.equal(HopErrorBody.parse(again.body).error.code, 'turn_not_found');
+    assert.equal((await post({ ...hop1, hop: 2 })).status, 410, 'nor does it go on');
+  });
+
+  it('leaves an unknown turn unmarked by a cancel: its hop 1 still starts it', async () => {
+    const cancel = CancelResponse.parse(await (await fetch(`${ENDPOINT}/cancelled-before-start`, { method: 'DELETE' })).json());
+    assert.equal(cancel.cancelled, false);
+    assert.equal((await post(firstHop(scenario('qa-one-hop'), 'cancelled-before-start'))).status, 200);
+  });
+
+  it('fails a decision naming a component not placed yet with 502 provider_error', async () => {
+    const hero = scenario('cookie-shop');
+    const hop1 = firstHop(hero, 'unplaced-reference');
+    assert.equal((await post({ ...hop1, context: { current_layout: { regions: {} } } })).status, 200);
+    // No region: the hero of reply 1 cannot be placed, so reply 2's {{placed.1}} names nothing.
+    const failed = await post({ ...hop1, hop: 2, context: { current_layout: { regions: {} } } });
+    assert.equal(failed.status, 502);
+    assert.equal(HopErrorBody.parse(failed.body).error.code, 'provider_error');
+    assert.match(failed.body.message, /placed\.1/);
+  });
+
   it('cancels nothing once a turn has ended, and its final hop stays replayable', async () => {
     const qa = firstHop(scenario('qa-one-hop'), 'ended-turn');
     const final = await post(qa);
@@ -236,16 +263,16 @@ describe('the mock turn rules', () => {
     assert.equal(HopErrorBody.parse(body).error.code, 'turn_not_found');
   });
 
-  it('fails a hop whose scenario has no reply left with 500, keeps the narration, and ends the turn', async () => {
+  it('fails a hop whose scenario has no reply left with 502 provider_error, keeps the narration, and ends the turn', async () => {
     const hero = scenario('place-hero-two-hop');
     const truncated: Scenario = { ...hero, replies: hero.replies.slice(0, 1) };
     server.use(...createHandlers({ baseUrl: 'http://broken.test', scenarios: [truncated], catalog: fixtures.catalog, agents: fixtures.agents }));
     const hop1 = firstHop(hero, 'broken-turn');
     assert.equal((await post(hop1, 'http://broken.test/api/hop')).status, 200);
     const failed = await post({ ...hop1, hop: 2 }, 'http://broken.test/api/hop');
-    assert.equal(failed.status, 500);
+    assert.equal(failed.status, 502, 'a decision scripted mode cannot replay is a failure of the model (spec/conformance.md §3.5)');
     const error = HopErrorBody.parse(failed.body);
-    assert.equal(error.error.code, 'internal_error');
+    assert.equal(error.error.code, 'provider_error');
     assert.equal(error.progress, hero.replies[0]!.text);
     assert.match(error.message, /has no reply 2 \(it has 1\)/);
     assert.equal((await post({ ...hop1, hop: 2 }, 'http://broken.test/api/hop')).status, 410, 'a failed turn never resumes');

@@ -14,7 +14,9 @@ export interface ScriptedDecision {
  * The scripted model: decision number `index` (0-based) of the scenario, with every `{{placed.N}}` of its call
  * arguments resolved against the uuids the turn's outputs placed so far, as a real model reads them from results,
  * and `{{selected}}` against this request's selected component.
- * A scenario without that reply, or naming a component not placed yet, is a broken fixture: 500 internal_error.
+ * A decision that cannot be replayed (no reply left, a `{{placed.N}}` naming a component not placed yet,
+ * `{{selected}}` with nothing selected) is a failure of the model: 502 `provider_error`, as scripted mode requires
+ * (spec/conformance.md §3, point 5).
  */
 export function scriptedDecision(
   scenario: Scenario,
@@ -25,7 +27,7 @@ export function scriptedDecision(
   const reply = scenario.replies[index];
   if (reply === undefined) {
     throw new HopError(
-      'internal_error',
+      'provider_error',
       `Scenario "${scenario.id}" has no reply ${index + 1} (it has ${scenario.replies.length}), yet the turn goes on. Add the reply to the fixture.`,
     );
   }
@@ -34,7 +36,7 @@ export function scriptedDecision(
     try {
       return { id: call.id, name: call.name, arguments: resolvePlacedRefs(call.arguments, placed, selected) };
     } catch (error) {
-      throw new HopError('internal_error', `Scenario "${scenario.id}", reply ${index + 1}, call ${call.id}: ${(error as Error).message}.`);
+      throw new HopError('provider_error', `Scenario "${scenario.id}", reply ${index + 1}, call ${call.id}: ${(error as Error).message}.`);
     }
   });
   return { text: reply.text, calls };

@@ -37,10 +37,14 @@ export type HopClaim = { kind: 'run'; turn: ScriptedTurn } | { kind: 'replay'; r
  */
 export class TurnStore {
   readonly #turns = new Map<string, ScriptedTurn>();
+  /** Ids of cancelled turns: every later hop of one gets 410, hop 1 included (§8 rule 2). Oldest dropped first. */
+  readonly #cancelled = new Set<string>();
   readonly #keepFinished: number;
+  readonly #keepCancelled: number;
 
-  constructor(keepFinished = 200) {
+  constructor(keepFinished = 200, keepCancelled = 1000) {
     this.#keepFinished = keepFinished;
+    this.#keepCancelled = keepCancelled;
   }
 
   /**
@@ -52,7 +56,7 @@ export class TurnStore {
     const id = request.request_id;
     const turn = this.#turns.get(id);
     const stored = turn?.lastResponse === undefined ? undefined : { agent: turn.agentId, hop: turn.lastHop, ended: turn.finished };
-    const decision = admitHop({ requestId: id, hop: request.hop, agentId, busy: turn?.running ?? false, cancelled: false, turn: stored });
+    const decision = admitHop({ requestId: id, hop: request.hop, agentId, busy: turn?.running ?? false, cancelled: this.#cancelled.has(id), turn: stored });
     if (decision === 'replay') return { kind: 'replay', response: turn!.lastResponse! };
     const claimed = decision === 'resume' ? turn! : start();
     claimed.running = true;
@@ -85,11 +89,17 @@ export class TurnStore {
     if (this.holds(turn)) this.#turns.delete(turn.requestId);
   }
 
-  /** Cancels a turn (DELETE): true when one was going on; a finished turn keeps its replay. Idempotent. */
+  /**
+   * Cancels a turn (DELETE): true when one was going on, running hop included; it is then marked cancelled, so a
+   * hop still running drops its result and no later hop restarts it. An unknown turn is left unmarked and a
+   * finished one keeps its replay (false). Idempotent.
+   */
   cancel(requestId: string): boolean {
     const turn = this.#turns.get(requestId);
     if (turn === undefined || turn.finished) return false;
     this.#turns.delete(requestId);
+    this.#cancelled.add(requestId);
+    if (this.#cancelled.size > this.#keepCancelled) this.#cancelled.delete(this.#cancelled.values().next().value!);
     return true;
   }
 

@@ -54,6 +54,26 @@ export const cancelChecks: ConformanceCheck[] = [
       return pass(`${scenario.id}: cancelled true, then hop 2 got 410, then cancelled false`);
     },
   }),
+  defineCheck({
+    id: 'cancel.restart-410',
+    level: 2,
+    title: 'Hop 1 of a cancelled turn, sent again, gets 410 turn_not_found: a cancelled turn does not start over.',
+    spec: { section: 'turnState', must: 'If there is no turn and hop is not 1, or the turn was cancelled, answer 410 turn_not_found.' },
+    async run(context) {
+      const fixtures = context.requireFixtures();
+      const scenario = multiHopScenario(fixtures.scenarios);
+      if (!scenario) return skip('no scenario without attachments has two hops or more');
+      const id = newRequestId('cancel-restart');
+      const hop1 = await context.client.postHop(scenarioHop(scenario, fixtures, id, 1));
+      if (hop1.status !== 200) return fail(`${scenario.id} hop 1 answered ${describeAnswer(hop1)}`);
+      const cancelled = cancelProblem(await context.client.cancel(id), id, true);
+      if (cancelled) return fail(`cancelling the running turn: ${cancelled}`);
+      const again = await context.client.postHop(scenarioHop(scenario, fixtures, id, 1));
+      if (again.status === 410 && errorCodeOf(again.body) === 'turn_not_found') return pass(`${scenario.id}: hop 1 sent again after the cancel got 410 turn_not_found`);
+      await context.client.cancel(id).catch(() => undefined);
+      return fail(`hop 1 of the cancelled turn, sent again, answered ${describeAnswer(again)}, expected 410 turn_not_found: the cancelled turn started over`);
+    },
+  }),
 ];
 
 function cancelProblem(sent: Exchange, requestId: string, cancelled: boolean): string | undefined {

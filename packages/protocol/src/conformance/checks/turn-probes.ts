@@ -41,7 +41,7 @@ export function failureProbe(context: CheckContext): Promise<FailureProbe> {
     }
     const failure = await context.client.postHop(scenarioHop(scenario, fixtures, id, failingHop, { layout: noRegion }));
     const code = errorCodeOf(failure.body);
-    if (failure.status < 500 || (code !== 'provider_error' && code !== 'internal_error')) {
+    if (failure.status !== 502 || code !== 'provider_error') {
       await context.client.cancel(id).catch(() => undefined);
       return {
         problem:
