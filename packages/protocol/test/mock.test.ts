@@ -392,6 +392,15 @@ describe('the mock turn rules', () => {
     assert.deepEqual(hops[1]!.apply_results, [], 'hop 1 returned no output, so hop 2 reports none');
   });
 
+  it('answers a known path with another method with 405 method_not_allowed, as the reference server does', async () => {
+    for (const [method, path, allowed] of [['GET', '/api/hop', 'POST'], ['POST', '/api/token', 'GET'], ['POST', '/api/agents', 'GET'], ['DELETE', '/healthz', 'GET'], ['GET', '/api/hop/some-turn', 'DELETE']]) {
+      const reply = await fetch(`${ORIGIN}${path}`, { method });
+      assert.equal(reply.status, 405, `${method} ${path}`);
+      assert.equal(HopErrorBody.parse(await reply.json()).error.code, 'method_not_allowed');
+      assert.equal(reply.headers.get('allow'), allowed);
+    }
+  });
+
   it('lists the agents and hands out a CSRF token', async () => {
     const agents = AgentsResponse.parse(await (await fetch(`${ORIGIN}/api/agents`)).json());
     assert.equal(agents.main_agent.id, 'qa');

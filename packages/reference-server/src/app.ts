@@ -156,9 +156,14 @@ export function createApp(options: AppOptions): CanvasAiApp {
     return c.json(await cancelTurn(deps, sessionId, requestId.data));
   });
 
-  app.all('/api/hop', () => {
-    throw new HopError('method_not_allowed', 'Send hops with POST.');
-  });
+  // A known path with another method is a 405 naming the methods it has (spec §3), not a 404; HEAD goes with GET.
+  const allow = (path: string, methods: string, what: string) =>
+    app.all(path, (c) => new HopError('method_not_allowed', `${c.req.method} is not served here: ${what}.`).toResponse({ Allow: methods }));
+  allow('/api/hop', 'POST', 'send hops with POST');
+  allow('/api/hop/:request_id', 'DELETE', 'cancel a turn with DELETE');
+  allow('/api/agents', 'GET', 'read the agents with GET');
+  allow('/api/token', 'GET', 'fetch the token with GET');
+  allow('/healthz', 'GET', 'check health with GET');
 
   app.notFound(async (c) => {
     if (options.staticFiles && (c.req.method === 'GET' || c.req.method === 'HEAD') && !c.req.path.startsWith('/api/')) {

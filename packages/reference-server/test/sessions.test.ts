@@ -112,6 +112,24 @@ describe('the other endpoints', () => {
     assert.equal(((await wrongMethod.json()) as any).error.code, 'method_not_allowed');
   });
 
+  it('answers every known path with another method with 405 method_not_allowed and the methods it allows', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['POST', '/api/token', 'GET'],
+      ['POST', '/api/agents', 'GET'],
+      ['DELETE', '/healthz', 'GET'],
+      ['GET', '/api/hop/some-turn', 'DELETE'],
+      ['PUT', '/api/hop/some-turn', 'DELETE'],
+      ['PUT', '/api/hop', 'POST'],
+    ];
+    for (const [method, path, allowed] of cases) {
+      const reply = await fetch(`${server.url}${path}`, { method });
+      assert.equal(reply.status, 405, `${method} ${path}`);
+      assert.equal(((await reply.json()) as any).error.code, 'method_not_allowed', `${method} ${path}`);
+      assert.equal(reply.headers.get('allow'), allowed, `${method} ${path}`);
+    }
+    assert.equal((await fetch(`${server.url}/api/token`, { method: 'HEAD' })).status, 200, 'HEAD goes with GET');
+  });
+
   it('answers a message no scenario knows in one hop, saying it is scripted and how to configure a real model', async () => {
     const session = await openSession(server);
     const reply = await session.hop(firstHop('unknown-1', 'What is the weather today?'));

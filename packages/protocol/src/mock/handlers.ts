@@ -37,7 +37,9 @@ export interface MockOptions {
 
 /**
  * msw 2 handlers of a fake Canvas AI server that replays scenario fixtures with the real hop semantics (§2, §3):
- * POST /api/hop, DELETE /api/hop/:request_id, GET /api/agents, GET /api/token, GET /healthz. Handlers are values:
+ * POST /api/hop, DELETE /api/hop/:request_id, GET /api/agents, GET /api/token, GET /healthz; another method on one
+ * of these paths gets 405. Bodies go through the reference server's own door (`readHopRequest`: 415, 413 counted as
+ * the body streams, 400 naming the field). Handlers are values:
  * pass them to `setupServer` or `setupWorker`. Each call has its own turn store.
  */
 export function createHandlers(options: MockOptions): HttpHandler[] {
@@ -124,6 +126,20 @@ export function createHandlers(options: MockOptions): HttpHandler[] {
     http.get(
       `${base}/healthz`,
       guard(async () => Response.json({ status: 'ok', protocol: PROTOCOL_VERSION } satisfies HealthResponse)),
+    ),
+    // Listed after the routes above, so they see only the other methods: 405, as on the reference server (§3).
+    ...(
+      [
+        ['/api/hop', 'POST'],
+        ['/api/hop/:request_id', 'DELETE'],
+        ['/api/agents', 'GET'],
+        ['/api/token', 'GET'],
+        ['/healthz', 'GET'],
+      ] as const
+    ).map(([path, allowed]) =>
+      http.all(`${base}${path}`, ({ request }) =>
+        new HopError('method_not_allowed', `${request.method} is not served at ${path}; use ${allowed}.`).toResponse({ Allow: allowed }),
+      ),
     ),
   ];
 }
