@@ -93,6 +93,43 @@ describe('parseHopRequest: size limits', () => {
   });
 });
 
+describe('parseHopRequest: the value budget bounds validation work', () => {
+  it(`rejects more than ${LIMITS.maxJsonValuesOutsideLayout} values outside the layout, naming where it stopped counting`, () => {
+    const extra = Array.from({ length: LIMITS.maxJsonValuesOutsideLayout }, () => ({ a: 1 }));
+    const result = parseHopRequest(validRequest({ context: { current_layout: { regions: {} }, extra } }));
+    assert.equal(result.success, false);
+    if (!result.success) {
+      assert.equal(result.error.code, 'invalid_request');
+      assert.match(result.error.field ?? '', /^context\.extra\.\d+/);
+      assert.match(result.error.message, /more than 50000 JSON values/);
+    }
+  });
+
+  it('lets the layout hold many more values than the rest of the request', () => {
+    const components: ComponentNode[] = Array.from({ length: 5_000 }, (_, i) => ({
+      uuid: `t${i}`,
+      component: 'sdc.demo.text',
+      props: { body: 'x', tags: Array.from({ length: 20 }, () => 'tag') },
+    }));
+    const result = parseHopRequest(validRequest({ context: { current_layout: { regions: { content: { components } } } } }));
+    assert.equal(result.success, true, result.success ? '' : result.error.message);
+  });
+
+  it(`rejects a request of more than ${LIMITS.maxJsonValues} values in all`, () => {
+    const components: ComponentNode[] = Array.from({ length: 10_000 }, (_, i) => ({
+      uuid: `t${i}`,
+      component: 'sdc.demo.text',
+      props: { body: 'x', numbers: Array.from({ length: 100 }, () => 1) },
+    }));
+    const result = parseHopRequest(validRequest({ context: { current_layout: { regions: { content: { components } } } } }));
+    assert.equal(result.success, false);
+    if (!result.success) {
+      assert.equal(result.error.code, 'invalid_request');
+      assert.match(result.error.field ?? '', /^context\.current_layout\.regions\.content\.components\.\d+/);
+    }
+  });
+});
+
 describe('parseHopRequest: the tolerance rule', () => {
   it('ignores unknown fields at every level and returns them stripped', () => {
     const result = parseHopRequest(

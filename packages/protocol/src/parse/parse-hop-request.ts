@@ -26,7 +26,20 @@ export function parseHopRequest(input: unknown): ParseResult {
     : undefined;
   const options = { requestId: requestId && /^[A-Za-z0-9._:-]{1,128}$/.test(requestId) ? requestId : undefined };
 
-  const problem = scanJson(input, LIMITS.maxJsonDepth);
+  const problem = scanJson(input, {
+    maxDepth: LIMITS.maxJsonDepth,
+    maxValues: LIMITS.maxJsonValues,
+    roomyPath: 'context.current_layout',
+    maxValuesElsewhere: LIMITS.maxJsonValuesOutsideLayout,
+  });
+  if (problem?.kind === 'too_many_values') {
+    return fail(
+      new HopError('invalid_request', `The request holds more than ${problem.limit} JSON values (counted up to ${problem.path}); send less.`, {
+        ...options,
+        field: problem.path,
+      }),
+    );
+  }
   if (problem?.kind === 'too_deep') {
     return fail(
       new HopError('invalid_request', `The request nests deeper than ${LIMITS.maxJsonDepth} levels at ${problem.path}.`, {

@@ -1,26 +1,86 @@
 import { FORBIDDEN_KEYS } from '../wire/json.js';
 
 /** What {@link scanJson} found wrong with a decoded JSON value, with the dotted path where. */
-export type JsonScanProblem = { kind: 'too_deep'; path: string } | { kind: 'forbidden_key'; path: string; key: string };
+export type JsonScanProblem =
+  | { kind: 'too_deep'; path: string }
+  | { kind: 'forbidden_key'; path: string; key: string }
+  | { kind: 'too_many_values'; path: string; limit: number };
+
+/** The bounds {@link scanJson} holds a value to. */
+export interface JsonScanLimits {
+  /** Nesting of objects and arrays. */
+  maxDepth: number;
+  /** Values (scalars, objects, arrays) in the whole value. */
+  maxValues?: number;
+  /** A dotted path whose subtree may hold more values than the rest (a layout): the rest gets `maxValuesElsewhere`. */
+  roomyPath?: string;
+  /** Values outside `roomyPath`. */
+  maxValuesElsewhere?: number;
+}
 
 /**
- * Finds the first place where `value` nests deeper than `maxDepth` objects/arrays or uses a prototype-polluting key.
- * Iterative, so hostile input cannot overflow the stack before the schema looks at it; and it reads own keys,
- * which is where `JSON.parse` puts a `"__proto__"` key.
+ * Finds the first place where `value` nests too deep, uses a prototype-polluting key, or holds more values than
+ * allowed. Iterative, so hostile input cannot overflow the stack; it reads own keys, which is where `JSON.parse`
+ * puts a `"__proto__"` key; and its value budget bounds the schema's work that follows (a body of millions of tiny
+ * values otherwise costs tens of seconds of validation).
  */
-export function scanJson(value: unknown, maxDepth: number): JsonScanProblem | undefined {
-  const stack: Array<{ value: unknown; depth: number; path: string }> = [{ value, depth: 0, path: '' }];
+export function scanJson(value: unknown, limits: JsonScanLimits): JsonScanProblem | undefined {
+  const maxValues = limits.maxValues ?? Number.POSITIVE_INFINITY;
+  const maxElsewhere = limits.maxValuesElsewhere ?? maxValues;
+  const roomy = limits.roomyPath === undefined ? undefined : limits.roomyPath.split('.');
+  let values = 1;
+  let valuesElsewhere = roomy?.length === 1 && roomy[0] === '' ? 0 : 1;
+  // Paths are built only for the one place reported: a body of millions of values must not make millions of strings.
+  const stack: ScanItem[] = [{ value, depth: 0, parent: undefined, key: '', roomy: valuesElsewhere === 0, pathLength: 0 }];
   while (stack.length > 0) {
     const item = stack.pop()!;
     if (item.value === null || typeof item.value !== 'object') continue;
     const depth = item.depth + 1;
-    if (depth > maxDepth) return { kind: 'too_deep', path: item.path || '(root)' };
+    if (depth > limits.maxDepth) return { kind: 'too_deep', path: pathOf(item) };
+    const isArray = Array.isArray(item.value);
     for (const key of Object.keys(item.value)) {
-      const path = item.path ? `${item.path}.${key}` : key;
-      if (!Array.isArray(item.value) && FORBIDDEN_KEYS.has(key)) return { kind: 'forbidden_key', path, key };
-      const child = (item.value as Record<string, unknown>)[key];
-      if (child !== null && typeof child === 'object') stack.push({ value: child, depth, path });
+      const child: ScanItem = {
+        value: (item.value as Record<string, unknown>)[key],
+        depth,
+        parent: item,
+        key,
+        roomy: item.roomy || (roomy !== undefined && isOnRoomyPath(item, key, roomy)),
+        pathLength: item.pathLength + 1,
+      };
+      if (!isArray && FORBIDDEN_KEYS.has(key)) return { kind: 'forbidden_key', path: pathOf(child), key };
+      values += 1;
+      if (!child.roomy) valuesElsewhere += 1;
+      if (values > maxValues) return { kind: 'too_many_values', path: pathOf(child), limit: maxValues };
+      if (valuesElsewhere > maxElsewhere) return { kind: 'too_many_values', path: pathOf(child), limit: maxElsewhere };
+      if (child.value !== null && typeof child.value === 'object') stack.push(child);
     }
   }
   return undefined;
+}
+
+interface ScanItem {
+  value: unknown;
+  depth: number;
+  parent: ScanItem | undefined;
+  key: string;
+  /** Inside the roomy subtree. */
+  roomy: boolean;
+  pathLength: number;
+}
+
+/** Whether `parent.key` is exactly the roomy path (its ancestors' keys being the path's first segments). */
+function isOnRoomyPath(parent: ScanItem, key: string, roomy: readonly string[]): boolean {
+  if (parent.pathLength + 1 !== roomy.length || roomy[roomy.length - 1] !== key) return false;
+  let at: ScanItem | undefined = parent;
+  for (let index = roomy.length - 2; index >= 0; index -= 1) {
+    if (at === undefined || at.key !== roomy[index]) return false;
+    at = at.parent;
+  }
+  return true;
+}
+
+function pathOf(item: ScanItem): string {
+  const keys: string[] = [];
+  for (let at: ScanItem | undefined = item; at?.parent !== undefined; at = at.parent) keys.push(at.key);
+  return keys.reverse().join('.') || '(root)';
 }

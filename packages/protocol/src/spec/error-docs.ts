@@ -122,6 +122,11 @@ export const LIMIT_DOCS: Record<keyof typeof LIMITS, LimitDoc> = {
     exceeded: '400 `invalid_request`',
   },
   maxJsonDepth: { what: 'Nesting depth of objects and arrays anywhere in a request.', exceeded: '400 `invalid_request`' },
+  maxJsonValues: { what: 'JSON values (scalars, objects and arrays) in one request.', exceeded: '400 `invalid_request`' },
+  maxJsonValuesOutsideLayout: {
+    what: 'JSON values outside `context.current_layout` (messages, page, extra, apply_results); also in one tool call\'s arguments.',
+    exceeded: '400 `invalid_request` (a tool call: a readable error for the model)',
+  },
   maxAttachments: { what: 'Attachments on hop 1.', exceeded: '400 `attachment_rejected`' },
   maxAttachmentBytes: { what: 'Bytes of one attachment.', exceeded: '400 `attachment_rejected`' },
   maxHopNumber: { what: 'The largest `hop` a request may carry (turns end far earlier, at `max_hops`).', exceeded: '400 `invalid_request`' },

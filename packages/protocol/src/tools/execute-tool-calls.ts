@@ -154,9 +154,14 @@ function parseArguments(
     return { ok: false, message: `The arguments of ${call.name} are not valid JSON (${reason}). Send one JSON object that matches the tool's parameters.` };
   }
   // Checked before the schema walks it: hostile nesting must not overflow the stack and fail the hop.
-  const problem = scanJson(json, LIMITS.maxJsonDepth);
+  const problem = scanJson(json, { maxDepth: LIMITS.maxJsonDepth, maxValues: LIMITS.maxJsonValuesOutsideLayout });
   if (problem) {
-    const what = problem.kind === 'too_deep' ? `nest deeper than ${LIMITS.maxJsonDepth} levels` : `use the forbidden key "${problem.key}"`;
+    const what =
+      problem.kind === 'too_deep'
+        ? `nest deeper than ${LIMITS.maxJsonDepth} levels`
+        : problem.kind === 'forbidden_key'
+          ? `use the forbidden key "${problem.key}"`
+          : `hold more than ${problem.limit} values`;
     return { ok: false, message: `The arguments of ${call.name} ${what} (at ${problem.path}).` };
   }
   const parsed = tool.input.safeParse(json);

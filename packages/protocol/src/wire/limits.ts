@@ -10,6 +10,10 @@ export const LIMITS = {
   maxLayoutComponents: 20_000,
   /** Nesting depth of any JSON in a request (objects and arrays). */
   maxJsonDepth: 64,
+  /** JSON values (scalars, objects, arrays) in one request: bounds the validation work a body can cause. */
+  maxJsonValues: 1_000_000,
+  /** JSON values outside `context.current_layout` (messages, page, extra, apply_results), and in one tool call's arguments. */
+  maxJsonValuesOutsideLayout: 50_000,
   /** Attachments on hop 1. */
   maxAttachments: 4,
   /** Bytes of one attachment. */
