@@ -22,7 +22,7 @@ import type { Logger } from './log.js';
 import type { ModelProvider, ModelReply } from './providers/model-provider.js';
 import { turnKey, type TurnStore } from './store/turn-store.js';
 import { admitStoredHop, isCancelled } from './turn-gate.js';
-import { rejectionNotice, seedTurn, type TurnSoFar } from './turn-messages.js';
+import { rejectionNotice, seedTurn, storedResponse, turnTexts, type TurnSoFar } from './turn-messages.js';
 import type { ActiveTurn, FinishedTurn, ModelMessage } from './turn-state.js';
 
 /** How long the store keeps things, in milliseconds. */
@@ -109,7 +109,7 @@ async function executeHop(
   const { request } = input;
   const started = Date.now();
   const messages = [...turn.messages];
-  const texts = [...turn.texts];
+  const texts = turnTexts(turn);
   const placed = [...turn.placed_uuids];
   const agentTools = Object.fromEntries(agent.tools.map((name) => [name, deps.tools[name]!]));
   let executed: Array<{ name: string; ok: boolean }> = [];
@@ -158,9 +158,9 @@ async function executeHop(
         decisions: turn.decisions + 1,
         messages,
         parked: reply.toolCalls,
-        texts,
+        narration_from: turn.narration_from,
         placed_uuids: placed,
-        response: continuing,
+        response: storedResponse(continuing),
       };
       await persist(deps, key, request.request_id, next, deps.ttl.turnMs);
     } else {
@@ -183,7 +183,7 @@ async function executeHop(
     });
     return response;
   } catch (error) {
-    throw await failHop(deps, key, request, agentId, { before: turn.texts, now: texts }, error, Date.now() - started);
+    throw await failHop(deps, key, request, agentId, { before: turnTexts(turn), now: texts }, error, Date.now() - started);
   }
 }
 

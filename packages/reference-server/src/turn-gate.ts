@@ -1,6 +1,7 @@
 import { admitHop, HopError, type HopRequest, type HopResponse, type StoredTurnSummary } from '@canvas-ai/protocol';
 import { cancelMarkerKey, type TurnLock, type TurnStore } from './store/turn-store.js';
 import { TurnRecord, type ActiveTurn } from './turn-state.js';
+import { replayResponse } from './turn-messages.js';
 
 /** Loads what the store holds for a turn, validated; an unreadable record is dropped and the hop fails (500). */
 export async function loadTurn(store: TurnStore, key: string, requestId: string): Promise<TurnRecord | undefined> {
@@ -43,7 +44,7 @@ export async function admitStoredHop(store: TurnStore, key: string, request: Hop
   if (!lock) admitHop({ ...rules, busy: true, cancelled: false, turn: undefined });
   const [record, cancelled] = await Promise.all([loadTurn(store, key, request.request_id), isCancelled(store, key, request.request_id)]);
   const decision = admitHop({ ...rules, busy: false, cancelled, turn: record && summary(record) });
-  if (decision === 'replay') return { kind: 'replay', response: record!.response };
+  if (decision === 'replay') return { kind: 'replay', response: record!.kind === 'active' ? replayResponse(record!) : record!.response };
   return { kind: 'run', turn: decision === 'resume' ? (record as ActiveTurn) : undefined };
 }
 

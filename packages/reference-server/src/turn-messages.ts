@@ -1,4 +1,4 @@
-import type { AgentsConfig, Attachment, HopRequest } from '@canvas-ai/protocol';
+import { joinNarration, type AgentsConfig, type Attachment, type ContinuingHopResponse, type HopRequest } from '@canvas-ai/protocol';
 import type { ActiveTurn, ModelMessage } from './turn-state.js';
 
 type ToolMessage = Extract<ModelMessage, { role: 'tool' }>;
@@ -31,10 +31,27 @@ export function seedTurn(config: AgentsConfig, agentId: string, request: HopRequ
     decisions: 0,
     user_message: current.text,
     messages: seeded,
+    narration_from: seeded.length - 1,
     parked: [],
-    texts: [],
     placed_uuids: [],
   };
+}
+
+/** Every text the model produced in this turn, in order: the narration (history messages excluded). */
+export function turnTexts(turn: Pick<TurnSoFar, 'messages' | 'narration_from'>): string[] {
+  return turn.messages
+    .slice(turn.narration_from)
+    .flatMap((message) => (message.role === 'assistant' ? [message.text] : []));
+}
+
+/** A continuing response as the turn stores it: `progress` emptied, since the messages hold the narration. */
+export function storedResponse(response: ContinuingHopResponse): ContinuingHopResponse {
+  return { ...response, progress: '' };
+}
+
+/** The stored last response of an active turn as it was first sent: same keys, same order, narration put back. */
+export function replayResponse(turn: ActiveTurn): ContinuingHopResponse {
+  return { ...turn.response, progress: joinNarration(turnTexts(turn)) };
 }
 
 /** What to tell the model about outputs of the previous response the browser rejected, if any. */

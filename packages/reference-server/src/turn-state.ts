@@ -48,11 +48,17 @@ export const ActiveTurn = z.object({
   messages: z.array(ModelMessage),
   /** Calls the model decided in the last hop; the next hop executes them. */
   parked: z.array(StoredToolCall),
-  /** Every text the model produced this turn, in order: the narration. */
-  texts: z.array(z.string()),
+  /**
+   * Where this turn's own messages start in `messages` (its user message; earlier ones are history). The narration
+   * is the text of the assistant messages from there on: stored once, not beside the messages (`turnTexts`).
+   */
+  narration_from: z.int().min(0),
   /** Uuids of every component placed this turn, in placed-reference order. */
   placed_uuids: z.array(z.string()),
-  /** The last hop's response, for a repeated request. */
+  /**
+   * The last hop's response, for a repeated request, stored with `progress` empty: the replay puts the narration
+   * back from the messages (`replayResponse`), so the turn does not hold it twice.
+   */
   response: ContinuingHopResponse,
 });
 export type ActiveTurn = z.infer<typeof ActiveTurn>;
