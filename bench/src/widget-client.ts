@@ -12,17 +12,13 @@ import { median, round } from './shared/stats.js';
 
 const PAGE_ENTRY = fileURLToPath(new URL('./shared/client-page.ts', import.meta.url));
 const ORIGIN = 'http://bench.local';
-/** Flags of issue #8 for Debian's Chromium on this machine (no sandbox as root, no background traffic). */
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
+/** Debian's Chromium and its flags, shared by every browser test and benchmark of the repository. */
+const HEADLESS_CHROMIUM = JSON.parse(await readFile(new URL('../../scripts/headless-chromium.json', import.meta.url), 'utf8')) as {
+  executablePath: string;
+  args: string[];
+};
+/** The flags this machine's Chromium needs (no sandbox as root, no background traffic). */
+export const CHROMIUM_ARGS: readonly string[] = HEADLESS_CHROMIUM.args;
 
 /**
  * The client's per-hop work in headless Chromium: the page (src/shared/client-page.ts, bundled by vite with the
@@ -31,7 +27,7 @@ export const CHROMIUM_ARGS = [
  */
 export async function benchWidgetClient(profile: BenchProfile['widget'], log: (line: string) => void): Promise<WidgetResults['client']> {
   const script = await bundlePage();
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? HEADLESS_CHROMIUM.executablePath, headless: true, args: [...CHROMIUM_ARGS] });
   try {
     const page = await browser.newPage();
     page.on('pageerror', (error) => log(`client page error: ${error.message}`));

@@ -7,6 +7,8 @@ import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 
 const require = createRequire(import.meta.url);
+/** Debian's Chromium and its flags, shared by every browser test and benchmark of the repository. */
+const headlessChromium = JSON.parse(await readFile(new URL('../../scripts/headless-chromium.json', import.meta.url), 'utf8'));
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 /** msw's service worker, served from node_modules at the root scope: nothing generated, nothing committed. */
@@ -85,19 +87,9 @@ export default {
   browsers: [
     chromeLauncher({
       launchOptions: {
-        executablePath: '/usr/bin/chromium',
+        executablePath: headlessChromium.executablePath,
         headless: true,
-        args: [
-          '--no-sandbox',
-          '--headless=new',
-          '--disable-gpu',
-          '--disable-dev-shm-usage',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-          '--disable-quic',
-        ],
+        args: ['--headless=new', ...headlessChromium.args],
       },
     }),
   ],

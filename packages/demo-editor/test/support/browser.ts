@@ -1,4 +1,11 @@
+import { readFile } from 'node:fs/promises';
 import { chromium, type Browser } from 'playwright-core';
+
+/** Debian's Chromium and its flags, shared by every browser test and benchmark of the repository. */
+const HEADLESS_CHROMIUM = JSON.parse(await readFile(new URL('../../../../scripts/headless-chromium.json', import.meta.url), 'utf8')) as {
+  executablePath: string;
+  args: string[];
+};
 
 /**
  * Debian's Chromium, headless, with the flags this machine needs (no downloads, no background traffic).
@@ -6,18 +13,9 @@ import { chromium, type Browser } from 'playwright-core';
  */
 export async function launchChromium(): Promise<{ browser: Browser; close(): Promise<void> }> {
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: process.env.CHROMIUM_PATH ?? HEADLESS_CHROMIUM.executablePath,
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
+    args: HEADLESS_CHROMIUM.args,
   });
   return {
     browser,
