@@ -6,6 +6,7 @@ import {
   findComponent,
   placeComponentsTool,
   uuidTree,
+  WHOLE_TREE_MAX_COMPONENTS,
   type PlaceComponentsOutput,
 } from '../src/index.js';
 import { contextOf, documentOf, emptyLayout, nestedLayout, refusal, run } from './tools-fixtures.js';
@@ -297,5 +298,28 @@ describe('place_components: layout validation', () => {
   it('rejects a layout check against the layout as earlier operations leave it', async () => {
     // The first operation fills the empty region, so `inside` on it is now wrong.
     await refusal(place, { operations: [op(text), op(text)] }, ['operations[1]: target `content` is not empty (it holds 1 component)', 'reference_uuid `u1`'], contextOf(emptyDoc));
+  });
+});
+
+describe('place_components on a large page', () => {
+  it('returns the part of the layout the placement changed, not the whole tree', async () => {
+    const components = Array.from({ length: WHOLE_TREE_MAX_COMPONENTS + 50 }, (_, i) => ({
+      uuid: `row-${i}`,
+      component: 'sdc.demo.text',
+      props: { body: `Row ${i}` },
+    }));
+    const document = documentOf({ regions: { content: { components } } });
+    const { output, result } = await run(
+      place,
+      { operations: [op('- sdc.demo.heading: {props: {text: Hello}}', 'content', 'below', 'row-100')] },
+      contextOf(document),
+    );
+    assert.ok(output, result);
+    const tree = result.slice(result.indexOf('Layout after this placement'));
+    assert.match(tree, /the page has 251 components; your instructions show all of them/);
+    assert.ok(tree.includes('\n  … 98 earlier components\n  row-98 sdc.demo.text\n  row-99 sdc.demo.text\n  row-100 sdc.demo.text\n'), tree);
+    assert.ok(tree.includes('\n  u1 sdc.demo.heading\n  row-101 sdc.demo.text\n'), tree);
+    assert.ok(tree.endsWith('\n  … 146 later components'), tree);
+    assert.ok(tree.split('\n').length < 15, 'bounded, whatever the page size');
   });
 });

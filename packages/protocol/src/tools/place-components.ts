@@ -1,5 +1,6 @@
 import { applyOutputs, type CanvasDocument } from '../layout/apply-outputs.js';
 import { LayoutError } from '../layout/layout-error.js';
+import { countComponents } from '../layout/layout-tree.js';
 import type { ComponentNode } from '../wire/layout.js';
 import type { PlaceComponentsOutput, PlaceOperation } from '../wire/outputs.js';
 import { buildNodes, parseComponentList, type ComponentSpec } from './component-spec.js';
@@ -7,7 +8,7 @@ import { plural, throwProblems } from './format.js';
 import { checkPlacement } from './layout-checks.js';
 import { ToolInputError, type ToolContext, type ToolDefinition } from './tool-definition.js';
 import { PlaceComponentsInput } from './tool-inputs.js';
-import { uuidTree } from './uuid-tree.js';
+import { uuidTree, uuidTreeAround } from './uuid-tree.js';
 
 const NAME = 'place_components';
 
@@ -78,6 +79,13 @@ function applyOne(document: CanvasDocument, operation: PlaceOperation, callId: s
   }
 }
 
+/**
+ * Up to this many components the result repeats the whole predicted layout; above it, only the part each placement
+ * changed. The system prompt already carries the whole page every hop, and a 10,000-component tree in every result
+ * made the stored turn grow by ~600 KB per placement (pnpm bench) — and a model's context with it.
+ */
+export const WHOLE_TREE_MAX_COMPONENTS = 200;
+
 /** The result for the model: every assigned uuid in placed order, then the predicted layout tree. */
 function describePlacement(operations: readonly PlaceOperation[], document: CanvasDocument): string {
   const lines: string[] = [];
@@ -94,7 +102,17 @@ function describePlacement(operations: readonly PlaceOperation[], document: Canv
     `Placed ${plural(count, 'component')}. Uuids assigned (use them as reference_uuid, or in targets like "<uuid>/<slot>"):`,
     ...lines,
     '',
-    'Layout after this placement:',
-    uuidTree(document.layout),
+    ...predictedTree(operations, document),
   ].join('\n');
+}
+
+function predictedTree(operations: readonly PlaceOperation[], document: CanvasDocument): string[] {
+  const total = countComponents(document.layout);
+  if (total <= WHOLE_TREE_MAX_COMPONENTS) return ['Layout after this placement:', uuidTree(document.layout)];
+  const placed = new Set(operations.flatMap((operation) => operation.components.map((node) => node.uuid)));
+  const targets = [...new Set(operations.map((operation) => operation.target))];
+  return [
+    `Layout after this placement, around what you placed (the page has ${total} components; your instructions show all of them):`,
+    ...targets.map((target) => uuidTreeAround(document.layout, target, placed)),
+  ];
 }
