@@ -7,7 +7,7 @@ export const CLI_FLAGS = {
   agents: { type: 'string', help: 'Agents config YAML (default: fixtures/agents.yaml).' },
   catalog: { type: 'string', help: 'Component catalog YAML (default: fixtures/catalog.yaml).' },
   scenarios: { type: 'string', help: 'Scenario fixtures folder for the scripted provider (default: fixtures/scenarios).' },
-  provider: { type: 'string', default: 'scripted', help: 'scripted (replays scenarios, no key, no network) or openai.' },
+  provider: { type: 'string', help: 'scripted (replays scenarios, no key, no network; the default) or openai. Default from CANVAS_AI_PROVIDER.' },
   static: { type: 'string', help: 'Serve the files of this folder on the same origin (e.g. a built editor).' },
   store: { type: 'string', default: 'memory', help: 'Turn store: memory (one process) or redis://[user:pass@]host:port[/db] (several instances).' },
   help: { type: 'boolean', default: false, help: 'Show this help.' },
@@ -15,6 +15,7 @@ export const CLI_FLAGS = {
 
 /** The environment variables the server reads. */
 export const CLI_ENV = {
+  CANVAS_AI_PROVIDER: 'The provider when --provider is not given: scripted (default) or openai (so `npm start` can use a real model).',
   CANVAS_AI_OPENAI_BASE_URL: 'OpenAI-compatible base URL ending in /v1 (Ollama: http://127.0.0.1:11434/v1). Default: OpenAI.',
   CANVAS_AI_OPENAI_API_KEY: 'API key (local servers accept any value).',
   CANVAS_AI_OPENAI_MODEL: 'Model name, e.g. gpt-4o-mini or llama3.1 (required with --provider openai).',
@@ -43,8 +44,8 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-/** Parses the command line; throws a {@link UsageError} naming the bad flag. */
-export function parseCliOptions(argv: readonly string[]): CliOptions {
+/** Parses the command line (flags win over `env`); throws a {@link UsageError} naming the bad flag. */
+export function parseCliOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): CliOptions {
   let values: Record<string, string | boolean | undefined>;
   try {
     const options: ParseArgsConfig['options'] = Object.fromEntries(
@@ -56,8 +57,11 @@ export function parseCliOptions(argv: readonly string[]): CliOptions {
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a port number, not "${values.port}".`);
-  const provider = values.provider as string;
-  if (provider !== 'scripted' && provider !== 'openai') throw new UsageError(`--provider must be scripted or openai, not "${provider}".`);
+  const provider = (values.provider as string | undefined) ?? (env.CANVAS_AI_PROVIDER || 'scripted');
+  if (provider !== 'scripted' && provider !== 'openai') {
+    const source = values.provider === undefined ? 'CANVAS_AI_PROVIDER' : '--provider';
+    throw new UsageError(`${source} must be scripted or openai, not "${provider}".`);
+  }
   const store = values.store as string;
   if (store !== 'memory' && !isRedisUrl(store)) {
     throw new UsageError(`--store must be memory or a redis:// URL (e.g. redis://127.0.0.1:6379), not "${store}".`);

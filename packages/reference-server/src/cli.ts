@@ -13,7 +13,7 @@ import { RedisTurnStore, redactUrl } from './store/redis.js';
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let options;
   try {
-    options = parseCliOptions(argv);
+    options = parseCliOptions(argv, env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     console.error(`${error.message}\n\n${helpText()}`);

@@ -29,6 +29,12 @@ describe('CSRF tokens', () => {
 });
 
 describe('the CLI options', () => {
+  it('takes the provider from CANVAS_AI_PROVIDER when --provider is not given, the flag winning', () => {
+    assert.equal(parseCliOptions([], { CANVAS_AI_PROVIDER: 'openai' }).provider, 'openai');
+    assert.equal(parseCliOptions(['--provider', 'scripted'], { CANVAS_AI_PROVIDER: 'openai' }).provider, 'scripted');
+    assert.equal(parseCliOptions([], {}).provider, 'scripted');
+  });
+
   it('default to the scripted provider on 127.0.0.1:8787', () => {
     assert.deepEqual(parseCliOptions([]), {
       port: 8787,
@@ -56,6 +62,7 @@ describe('the CLI options', () => {
   it('refuse bad values with a usage error naming the flag', () => {
     assert.throws(() => parseCliOptions(['--port', 'eighty']), (error: unknown) => error instanceof UsageError && /--port/.test(error.message));
     assert.throws(() => parseCliOptions(['--provider', 'magic']), /--provider must be scripted or openai/);
+    assert.throws(() => parseCliOptions([], { CANVAS_AI_PROVIDER: 'magic' }), /CANVAS_AI_PROVIDER must be scripted or openai/);
     assert.throws(() => parseCliOptions(['--colour']), UsageError);
   });
 
