@@ -23,7 +23,8 @@ export const oddUnicode = fc.oneof(
   fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }).filter((text) => /[^\x20-\x7e]/.test(text)),
 );
 
-const notString = fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.jsonValue(), { maxLength: 3 }), fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }));
+// Finite doubles only: JSON.stringify turns NaN and ±Infinity into null, which is a valid selected_component.
+const notString = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.array(fc.jsonValue(), { maxLength: 3 }), fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }));
 const notObject = fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.string(), fc.array(fc.jsonValue(), { maxLength: 3 }));
 const notArray = fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.string(), fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }));
 const notHop = fc.oneof(
@@ -49,7 +50,7 @@ export const wrongTypes: fc.Arbitrary<FuzzBody> = fc
     fc.tuple(fc.constant(['context']), notObject),
     fc.tuple(fc.constant(['context', 'current_layout']), notObject),
     fc.tuple(fc.constant(['context', 'current_layout', 'regions']), notObject),
-    fc.tuple(fc.constant(['context', 'selected_component']), fc.oneof(notString, oddUnicode).filter((value) => value !== null)),
+    fc.tuple(fc.constant(['context', 'selected_component']), fc.oneof(notString, oddUnicode).filter((value) => JSON.stringify(value) !== 'null')),
     fc.tuple(fc.constant(['context', 'page']), notObject),
     fc.tuple(fc.constant(['apply_results']), notArray),
     fc.tuple(fc.constantFrom(['protocol'], ['request_id'], ['hop'], ['messages'], ['context'], ['context', 'current_layout']), fc.constant(undefined)),
