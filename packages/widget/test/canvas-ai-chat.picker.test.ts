@@ -31,20 +31,7 @@ describe('<canvas-ai-chat> tools picker and attachments', () => {
   });
 
   it('sends the pick with one message only; the next one goes to the main agent', async () => {
-    const fixtures = await loadFixtures();
-    const hero = await scenario('place-hero-two-hop');
-    const qa = await scenario('qa-one-hop');
-    const record = recorder();
-    await useHandlers(record.handler, ...createHandlers(fixtures));
-    let document: CanvasDocument = { layout: fixtures.layouts['layouts/empty.yaml']!, page: {} };
-    const element = await mountChat({
-      agentsEndpoint: '/api/agents',
-      getLayout: () => document,
-      applyOutputs: (outputs) => {
-        document = applyOutputs(document, outputs);
-      },
-    });
-    await waitUntil(() => pickerRoot(element), 'the picker did not appear');
+    const { hero, qa, record, element, document } = await mountOnScenarioMock();
 
     await pickAgent(element, 'page_builder');
     expect(pickerRoot(element)!.querySelector('[part="chip"]')!.textContent).to.contain('Page builder');
@@ -54,7 +41,7 @@ describe('<canvas-ai-chat> tools picker and attachments', () => {
     expect(first.detail.status, first.detail.error?.message).to.equal('done');
     expect(record.posts().map((post) => post.body.agent)).to.deep.equal(['page_builder', 'page_builder']);
     expect(pickerRoot(element)!.querySelector('[part="chip"]'), 'the pick resets after one message').to.equal(null);
-    expect(document.layout.regions.content!.components.map((node) => node.component)).to.deep.equal(['sdc.demo.hero']);
+    expect(document().layout.regions.content!.components.map((node) => node.component)).to.deep.equal(['sdc.demo.hero']);
     // The reply names the agent that answered.
     const names = [...element.chat!.shadowRoot!.querySelectorAll('.name')].map((name) => name.textContent);
     expect(names).to.include('Page builder');
@@ -66,20 +53,7 @@ describe('<canvas-ai-chat> tools picker and attachments', () => {
   });
 
   it('lets the host pick the agent for one message through sendMessage', async () => {
-    const fixtures = await loadFixtures();
-    const hero = await scenario('place-hero-two-hop');
-    const qa = await scenario('qa-one-hop');
-    const record = recorder();
-    await useHandlers(record.handler, ...createHandlers(fixtures));
-    let document: CanvasDocument = { layout: fixtures.layouts['layouts/empty.yaml']!, page: {} };
-    const element = await mountChat({
-      agentsEndpoint: '/api/agents',
-      getLayout: () => document,
-      applyOutputs: (outputs) => {
-        document = applyOutputs(document, outputs);
-      },
-    });
-    await waitUntil(() => pickerRoot(element), 'the picker did not appear');
+    const { hero, qa, record, element, document } = await mountOnScenarioMock();
 
     const ended = new Promise<HTMLElementEventMap['canvas-ai-turn-end']>((resolve) =>
       element.addEventListener('canvas-ai-turn-end', resolve, { once: true }),
@@ -87,7 +61,7 @@ describe('<canvas-ai-chat> tools picker and attachments', () => {
     element.sendMessage(hero.user_message, { agent: 'page_builder' });
     expect((await ended).detail.status).to.equal('done');
     expect(record.posts().map((post) => post.body.agent)).to.deep.equal(['page_builder', 'page_builder']);
-    expect(document.layout.regions.content!.components.map((node) => node.component)).to.deep.equal(['sdc.demo.hero']);
+    expect(document().layout.regions.content!.components.map((node) => node.component)).to.deep.equal(['sdc.demo.hero']);
 
     await sendAndWait(element, qa.user_message);
     expect(record.posts().at(-1)!.body, 'the pick applied to one message').not.to.have.property('agent');
@@ -132,3 +106,22 @@ describe('<canvas-ai-chat> tools picker and attachments', () => {
     expect(record.posts().map((post) => post.contentType)).to.deep.equal(['application/json']);
   });
 });
+
+/** A chat on the protocol's msw mock with the real fixtures, its host document kept with the shared reducer. */
+async function mountOnScenarioMock() {
+  const fixtures = await loadFixtures();
+  const hero = await scenario('place-hero-two-hop');
+  const qa = await scenario('qa-one-hop');
+  const record = recorder();
+  await useHandlers(record.handler, ...createHandlers(fixtures));
+  let document: CanvasDocument = { layout: fixtures.layouts['layouts/empty.yaml']!, page: {} };
+  const element = await mountChat({
+    agentsEndpoint: '/api/agents',
+    getLayout: () => document,
+    applyOutputs: (outputs) => {
+      document = applyOutputs(document, outputs);
+    },
+  });
+  await waitUntil(() => pickerRoot(element), 'the picker did not appear');
+  return { hero, qa, record, element, document: () => document };
+}
