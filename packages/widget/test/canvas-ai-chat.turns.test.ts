@@ -1,5 +1,5 @@
 // <canvas-ai-chat> running whole turns against the protocol's msw mock playing the scenario fixtures.
-import { applyOutputsWithResults, type ApplyResult, type CanvasDocument, type HopResponse } from '@canvas-ai/protocol';
+import type { CanvasDocument } from '@canvas-ai/protocol';
 import { createHandlers } from '@canvas-ai/protocol/mock';
 import { expect, waitUntil } from '@open-wc/testing';
 import type { ChatOptions } from '../src/canvas-ai-chat/deep-chat-theme.js';
@@ -7,29 +7,9 @@ import { bubbles, collect, errorBubbles, loadingBubbles, mountChat, pickAgent, p
 import { loadFixtures, scenario } from './support/fixtures.js';
 import { continuing, deferred, final, hopServer } from './support/hop-server.js';
 import { recorder } from './support/recorder.js';
+import { afterHop, reducerHost } from './support/reducer-host.js';
 import { useHandlers } from './support/worker.js';
 
-/** A host page whose store is a protocol CanvasDocument changed only by the shared reducer. */
-function reducerHost(start: CanvasDocument) {
-  const host = {
-    document: start,
-    getLayoutCalls: 0,
-    layoutAfterHop: new Map<string, unknown>(),
-    resultsOfHop: new Map<string, ApplyResult[]>(),
-    getLayout: () => {
-      host.getLayoutCalls += 1;
-      return host.document;
-    },
-    applyOutputs: (outputs: HopResponse['outputs'], response: HopResponse) => {
-      const { document, results } = applyOutputsWithResults(host.document, outputs);
-      host.document = document;
-      host.layoutAfterHop.set(`${response.request_id}#${response.hop}`, structuredClone(document.layout));
-      host.resultsOfHop.set(`${response.request_id}#${response.hop}`, results);
-      return results;
-    },
-  };
-  return host;
-}
 
 describe('<canvas-ai-chat> turns', () => {
   afterEach(unmountAll);
@@ -79,7 +59,7 @@ describe('<canvas-ai-chat> turns', () => {
     expect(posts.every((post) => post.body.request_id === requestId)).to.equal(true);
     expect(starts[0]!.detail.requestId).to.equal(requestId);
     posts.slice(1).forEach((post) => {
-      const previous = `${requestId}#${post.body.hop - 1}`;
+      const previous = afterHop(requestId, post.body.hop - 1);
       expect(post.body.context.current_layout, `hop ${post.body.hop}`).to.deep.equal(host.layoutAfterHop.get(previous));
       expect(post.body.apply_results, `hop ${post.body.hop}`).to.deep.equal(host.resultsOfHop.get(previous));
     });

@@ -1,38 +1,17 @@
 // The hop loop on its own: no element, no Lit, as a React or Vue host would use it.
-import { applyOutputsWithResults, type ApplyResult, type CanvasDocument, type HopResponse } from '@canvas-ai/protocol';
+import type { CanvasDocument } from '@canvas-ai/protocol';
 import { createHandlers } from '@canvas-ai/protocol/mock';
 import { expect, waitUntil } from '@open-wc/testing';
 import { http, HttpResponse } from 'msw';
 import { runTurn, startTurn, type RetryReport, type TurnOptions } from '../src/hop-loop.js';
 import { loadFixtures, scenario } from './support/fixtures.js';
 import { recorder } from './support/recorder.js';
+import { afterHop, reducerHost } from './support/reducer-host.js';
 import { continuing, deferred, final, hopServer } from './support/hop-server.js';
 import { useHandlers } from './support/worker.js';
 
 const emptyDocument = (): CanvasDocument => ({ layout: { regions: { content: { components: [] } } }, page: {} });
 
-/** A host over a protocol CanvasDocument that applies outputs with the shared reducer and counts getLayout calls. */
-function reducerHost(start: CanvasDocument) {
-  const host = {
-    document: start,
-    getLayoutCalls: 0,
-    /** The layout after each hop's outputs were applied, by hop number. */
-    layoutAfterHop: new Map<number, unknown>(),
-    resultsOfHop: new Map<number, ApplyResult[]>(),
-    getLayout: () => {
-      host.getLayoutCalls += 1;
-      return host.document;
-    },
-    applyOutputs: (outputs: HopResponse['outputs'], response: HopResponse) => {
-      const { document, results } = applyOutputsWithResults(host.document, outputs);
-      host.document = document;
-      host.layoutAfterHop.set(response.hop, structuredClone(document.layout));
-      host.resultsOfHop.set(response.hop, results);
-      return results;
-    },
-  };
-  return host;
-}
 
 /** A protocol error response. */
 function errorResponse(status: number, code: string, message: string, progress = ''): Response {
@@ -79,8 +58,8 @@ describe('the hop loop (without the element)', () => {
         expect(post.body.messages).to.deep.equal([{ role: 'user', text: cookieShop.user_message }]);
         expect(post.body).not.to.have.property('apply_results');
       } else {
-        expect(post.body.context.current_layout, `layout of hop ${hop}`).to.deep.equal(host.layoutAfterHop.get(hop - 1));
-        expect(post.body.apply_results, `apply_results of hop ${hop}`).to.deep.equal(host.resultsOfHop.get(hop - 1));
+        expect(post.body.context.current_layout, `layout of hop ${hop}`).to.deep.equal(host.layoutAfterHop.get(afterHop(post.body.request_id, hop - 1)));
+        expect(post.body.apply_results, `apply_results of hop ${hop}`).to.deep.equal(host.resultsOfHop.get(afterHop(post.body.request_id, hop - 1)));
         expect(post.body).not.to.have.property('messages');
       }
     });

@@ -1,0 +1,31 @@
+import { applyOutputsWithResults, type ApplyResult, type CanvasDocument, type HopResponse } from '@canvas-ai/protocol';
+
+/**
+ * A host page whose store is a protocol CanvasDocument changed only by the shared reducer. It counts getLayout calls
+ * and records, per `afterHop(request_id, hop)` key, the layout and apply results each hop's outputs produced.
+ */
+export function reducerHost(start: CanvasDocument) {
+  const host = {
+    document: start,
+    getLayoutCalls: 0,
+    layoutAfterHop: new Map<string, unknown>(),
+    resultsOfHop: new Map<string, ApplyResult[]>(),
+    getLayout: () => {
+      host.getLayoutCalls += 1;
+      return host.document;
+    },
+    applyOutputs: (outputs: HopResponse['outputs'], response: HopResponse) => {
+      const { document, results } = applyOutputsWithResults(host.document, outputs);
+      host.document = document;
+      host.layoutAfterHop.set(afterHop(response.request_id, response.hop), structuredClone(document.layout));
+      host.resultsOfHop.set(afterHop(response.request_id, response.hop), results);
+      return results;
+    },
+  };
+  return host;
+}
+
+/** The key of one hop of one turn in a {@link reducerHost}'s records. */
+export function afterHop(requestId: string, hop: number): string {
+  return `${requestId}#${hop}`;
+}
