@@ -3,6 +3,8 @@
 # Idempotent: each step is skipped when its result is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/node-env.sh
+echo "setup: Node $(node --version) at $(command -v node)"
 
 need_apt=()
 for arg in "$@"; do

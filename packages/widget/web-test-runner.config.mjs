@@ -70,14 +70,17 @@ function serveBuiltBundle() {
 export default {
   rootDir: fileURLToPath(new URL('../..', import.meta.url)),
   files: [`${here}test/**/*.test.ts`],
-  nodeResolve: true,
+  // The 'browser' condition picks msw's and its interceptors' browser builds; @web/test-runner 1 no longer adds it.
+  nodeResolve: { exportConditions: ['browser', 'development'], browser: true },
   concurrency: 1,
   testFramework: { config: { timeout: 15000 } },
   middleware: [serveMockServiceWorker(), serveBuiltBundle()],
   // Lit's one-line dev-mode notice on every page is noise; every other browser log is kept.
   filterBrowserLogs: ({ args }) => !(typeof args[0] === 'string' && args[0].startsWith('Lit is in dev mode')),
-  // target 'auto' transforms TypeScript only; the built bundle's test loads it in a raw page anyway.
-  plugins: [esbuildPlugin({ ts: true, target: 'auto', tsconfig: `${here}tsconfig.json` })],
+  // 'esnext' strips TypeScript and lowers nothing else: Chromium runs current JavaScript, and the 'auto' target of
+  // @web/dev-server-esbuild 2 falls back to 2018 browsers for a Chromium its data does not know, where esbuild refuses
+  // to lower destructuring. The built bundle's test loads it in a raw page anyway.
+  plugins: [esbuildPlugin({ ts: true, target: 'esnext', tsconfig: `${here}tsconfig.json` })],
   // immer (through the protocol's reducer) reads process.env.NODE_ENV.
   testRunnerHtml: (testFramework) => `<!doctype html>
 <html>

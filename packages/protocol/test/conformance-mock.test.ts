@@ -11,7 +11,7 @@ const fixtures = await loadFixtures();
 const server = setupServer(
   ...createHandlers({ baseUrl: 'http://mock.test', scenarios: fixtures.scenarios, catalog: fixtures.catalog, agents: fixtures.agents, latencyMs: 1 }),
 );
-before(() => server.listen({ onUnhandledRequest: 'error' }));
+before(() => server.listen({ onUnhandledFrame: 'error' }));
 after(() => server.close());
 
 describe('the conformance kit against the msw mock', () => {

@@ -38,7 +38,7 @@ const server = setupServer(
   }),
 );
 
-before(() => server.listen({ onUnhandledRequest: 'error' }));
+before(() => server.listen({ onUnhandledFrame: 'error' }));
 afterEach(() => server.resetHandlers());
 after(() => server.close());
 

@@ -8,7 +8,7 @@ let worker: SetupWorker | undefined;
 export async function startWorker(): Promise<SetupWorker> {
   if (!worker) {
     worker = setupWorker();
-    await worker.start({ serviceWorker: { url: '/mockServiceWorker.js' }, onUnhandledRequest: 'bypass', quiet: true });
+    await worker.start({ serviceWorker: { url: '/mockServiceWorker.js' }, onUnhandledFrame: 'bypass', quiet: true });
   }
   return worker;
 }
