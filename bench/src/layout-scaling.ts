@@ -15,7 +15,10 @@ const NOISE_ALLOWANCE = 1.25;
  * and the reducer against the whole layout; each repetition's figure is the mean per hop, reported as the median
  * over repetitions.
  */
-export async function benchLayoutScaling(profile: BenchProfile['layoutScaling'], log: (line: string) => void): Promise<LayoutScalingResults> {
+export async function benchLayoutScaling(
+  profile: BenchProfile['layoutScaling'],
+  log: (line: string) => void,
+): Promise<LayoutScalingResults> {
   const scenario = await loadBenchScenario();
   const server = await inProcessServer();
   const rows: LayoutScalingResults['rows'] = [];
@@ -51,7 +54,9 @@ export async function benchLayoutScaling(profile: BenchProfile['layoutScaling'],
       first_hop_ms: round(median(repetitions.map((r) => r.first))),
       last_hop_ms: round(median(repetitions.map((r) => r.last))),
     });
-    log(`layout scaling ${components}: server ${round(serverMs)} ms/hop, floor ${round(floorMs)} ms, ratio ${round(serverMs / floorMs, 2)}`);
+    log(
+      `layout scaling ${components}: server ${round(serverMs)} ms/hop, floor ${round(floorMs)} ms, ratio ${round(serverMs / floorMs, 2)}`,
+    );
   }
   const ratioFlat = rows.every((row, index) => index === 0 || row.ratio <= rows[index - 1]!.ratio * NOISE_ALLOWANCE);
   return { repetitions: profile.repetitions, rows, ratio_flat_or_falling: ratioFlat };
@@ -75,7 +80,9 @@ async function timeTurn(server: InProcessServer, bodies: TurnBodies, requestId: 
     serverMs.push(performance.now() - started);
     // A hop that stopped placing (a refused call) would measure an error path, not the protocol's work.
     if (response.status !== 200 || (hop > 1 && !text.includes('"type":"place_components"'))) {
-      throw new Error(`layout scaling: hop ${hop} answered ${response.status} without its placement: ${text.slice(0, 300)}`);
+      throw new Error(
+        `layout scaling: hop ${hop} answered ${response.status} without its placement: ${text.slice(0, 300)}`,
+      );
     }
 
     const floorStarted = performance.now();

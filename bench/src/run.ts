@@ -23,14 +23,23 @@ export const GROUPS = ['server-hop', 'layout-scaling', 'state-growth', 'widget']
 type Group = (typeof GROUPS)[number];
 
 /** Runs the chosen groups with one profile and returns the checked results. */
-export async function runBench(profile: BenchProfile, groups: readonly Group[], log: (line: string) => void): Promise<BenchResults> {
+export async function runBench(
+  profile: BenchProfile,
+  groups: readonly Group[],
+  log: (line: string) => void,
+): Promise<BenchResults> {
   const started = performance.now();
   const cpu = cpus();
   const partial: Omit<BenchResults, 'targets'> = {
     schema: 1,
     generated_at: new Date().toISOString(),
     size: profile.name,
-    machine: { node: process.versions.node, platform: `${process.platform}-${process.arch}`, cpus: cpu.length, cpu_model: cpu[0]?.model.trim() ?? 'unknown' },
+    machine: {
+      node: process.versions.node,
+      platform: `${process.platform}-${process.arch}`,
+      cpus: cpu.length,
+      cpu_model: cpu[0]?.model.trim() ?? 'unknown',
+    },
     duration_s: 0,
   };
   if (groups.includes('server-hop')) partial.server_hop = await benchServerHop(profile.serverHop, log);
@@ -53,14 +62,18 @@ async function main(argv: readonly string[]): Promise<number> {
       options: { size: { type: 'string', default: 'full' }, out: { type: 'string' }, only: { type: 'string' } },
     }));
   } catch (error) {
-    console.error(`${(error as Error).message}\nusage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only ${GROUPS.join(',')}]`);
+    console.error(
+      `${(error as Error).message}\nusage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only ${GROUPS.join(',')}]`,
+    );
     return 2;
   }
   const profile = PROFILES[values.size as BenchProfile['name']];
   const groups = (values.only?.split(',') ?? [...GROUPS]) as Group[];
   const unknown = groups.filter((group) => !GROUPS.includes(group));
   if (!profile || unknown.length > 0) {
-    console.error(`unknown ${profile ? `group ${unknown.join(', ')}` : `size ${values.size}`}: sizes are full and tiny; groups are ${GROUPS.join(', ')}`);
+    console.error(
+      `unknown ${profile ? `group ${unknown.join(', ')}` : `size ${values.size}`}: sizes are full and tiny; groups are ${GROUPS.join(', ')}`,
+    );
     return 2;
   }
   const out = resolve(values.out ?? `${BENCH_DIR}results.json`);
@@ -78,4 +91,5 @@ async function main(argv: readonly string[]): Promise<number> {
 
 // tsx passes `--` through when pnpm forwards arguments.
 const args = process.argv.slice(2);
-if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) process.exitCode = await main(args[0] === '--' ? args.slice(1) : args);
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1]))
+  process.exitCode = await main(args[0] === '--' ? args.slice(1) : args);

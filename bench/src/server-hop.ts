@@ -22,13 +22,18 @@ const FLOOR = fileURLToPath(new URL('./shared/floor-server.ts', import.meta.url)
  * connections with back-to-back 10-hop turns at each concurrency. Repetitions alternate server and floor, so drift
  * on a shared machine hits both alike; each figure is the median over the repetitions.
  */
-export async function benchServerHop(profile: BenchProfile['serverHop'], log: (line: string) => void): Promise<ServerHopResults> {
+export async function benchServerHop(
+  profile: BenchProfile['serverHop'],
+  log: (line: string) => void,
+): Promise<ServerHopResults> {
   const scenario = await loadBenchScenario();
   const bodies = turnBodies(scenario, benchLayout(LAYOUT_COMPONENTS));
   const scratch = await mkdtemp(join(tmpdir(), 'canvas-ai-bench-'));
   const servers: ChildServer[] = [];
   try {
-    const server = await startChildServer(CLI, ['--port', '0', '--scenarios', BENCH_SCENARIOS_DIR], { CANVAS_AI_SECRET: 'bench-secret-0123456789' });
+    const server = await startChildServer(CLI, ['--port', '0', '--scenarios', BENCH_SCENARIOS_DIR], {
+      CANVAS_AI_SECRET: 'bench-secret-0123456789',
+    });
     servers.push(server);
     const calibration = await calibrate(server.url, scenario, bodies);
     const responsesFile = join(scratch, 'responses.json');
@@ -47,7 +52,14 @@ export async function benchServerHop(profile: BenchProfile['serverHop'], log: (l
         // Only the first repetition of each needs a long warm-up (JIT, connections); later ones start warm.
         const warmupMs = repetition === 0 ? profile.warmupMs : Math.min(profile.warmupMs, 300);
         const load = (url: string, sessions: SessionHeaders[], who: string) =>
-          runLoad({ url, sessions, bodies, warmupMs, durationMs: profile.windowMs, runId: `${who}${concurrency}r${repetition}` });
+          runLoad({
+            url,
+            sessions,
+            bodies,
+            warmupMs,
+            durationMs: profile.windowMs,
+            runId: `${who}${concurrency}r${repetition}`,
+          });
         windows.server.push(await load(server.url, serverSessions, 's'));
         windows.floor.push(await load(floor.url, floorSessions, 'f'));
       }
@@ -94,10 +106,15 @@ async function calibrate(url: string, scenario: Scenario, bodies: TurnBodies) {
   const placed: string[] = [];
   for (let hop = 1; hop <= bodies.hops; hop += 1) {
     const body = bodies.body(hop, requestId);
-    const reply = await fetch(`${url}/api/hop`, { method: 'POST', headers: { ...session, 'content-type': 'application/json' }, body });
+    const reply = await fetch(`${url}/api/hop`, {
+      method: 'POST',
+      headers: { ...session, 'content-type': 'application/json' },
+      body,
+    });
     const text = await reply.text();
     const parsed = HopResponse.safeParse(JSON.parse(text));
-    if (reply.status !== 200 || !parsed.success) throw new Error(`calibration hop ${hop} failed (HTTP ${reply.status}): ${text.slice(0, 500)}`);
+    if (reply.status !== 200 || !parsed.success)
+      throw new Error(`calibration hop ${hop} failed (HTTP ${reply.status}): ${text.slice(0, 500)}`);
     const mismatches = checkHop(scenario.hops[hop - 1]!, parsed.data, placed);
     if (mismatches.length > 0) throw new Error(`calibration turn differs from the scenario:\n${mismatches.join('\n')}`);
     placed.push(...collectPlacedUuids(parsed.data.outputs));

@@ -13,7 +13,10 @@ const GROWTH_ALLOWANCE = 1.5;
  * State growth: the bytes the turn store holds for one turn after each hop (the JSON a shared store such as Redis
  * would keep), read by wrapping the memory store, and how many copies of each hop's narration they contain.
  */
-export async function benchStateGrowth(profile: BenchProfile['stateGrowth'], log: (line: string) => void): Promise<StateGrowthResults> {
+export async function benchStateGrowth(
+  profile: BenchProfile['stateGrowth'],
+  log: (line: string) => void,
+): Promise<StateGrowthResults> {
   const scenario = await loadBenchScenario();
   const store = new RecordingStore(new MemoryTurnStore());
   const server = await inProcessServer(store);
@@ -25,7 +28,8 @@ export async function benchStateGrowth(profile: BenchProfile['stateGrowth'], log
     let previous = 0;
     for (let hop = 1; hop <= bodies.hops; hop += 1) {
       const response = await server.app.fetch(server.hopRequest(bodies.body(hop, requestId)));
-      if (response.status !== 200) throw new Error(`state growth: hop ${hop} answered ${response.status}: ${await response.text()}`);
+      if (response.status !== 200)
+        throw new Error(`state growth: hop ${hop} answered ${response.status}: ${await response.text()}`);
       await response.text();
       const stored = store.lastWritten(requestId);
       if (!stored) throw new Error(`state growth: hop ${hop} stored nothing for the turn`);

@@ -13,7 +13,10 @@ export function formatTable(
   const widths = header.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
   const left = new Set([0, ...textColumns]);
   const line = (row: readonly string[]) =>
-    row.map((cell, column) => (left.has(column) ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ').trimEnd();
+    row
+      .map((cell, column) => (left.has(column) ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join('  ')
+      .trimEnd();
   return [line(cells[0]!), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 
@@ -32,7 +35,19 @@ export function formatResults(results: BenchResults): string {
       `Server hop overhead: POST /api/hop, ${hop.layout_components}-component layout, ${hop.hops_per_turn}-hop turns, scripted model ` +
         `(median of ${hop.repetitions} × ${hop.window_s} s). Floor: bare node:http, same request JSON, same response size.\n` +
         formatTable(
-          ['concurrency', 'server hops/s', 'floor hops/s', 'throughput', 'server p50', 'floor p50', 'server p99', 'floor p99', 'p50 ×', 'p99 ×', 'client cpu'],
+          [
+            'concurrency',
+            'server hops/s',
+            'floor hops/s',
+            'throughput',
+            'server p50',
+            'floor p50',
+            'server p99',
+            'floor p99',
+            'p50 ×',
+            'p99 ×',
+            'client cpu',
+          ],
           hop.rows.map((row) => [
             row.concurrency,
             row.server.hops_per_s,
@@ -85,7 +100,12 @@ export function formatResults(results: BenchResults): string {
       'Widget bundles (min+gzip, each file gzipped at level 9).\n' +
         formatTable(
           ['bundle', 'min', 'min+gzip', 'what'],
-          widget.bundles.map((bundle) => [bundle.name, kb(bundle.min_bytes), kb(bundle.gzip_bytes), bundle.description]),
+          widget.bundles.map((bundle) => [
+            bundle.name,
+            kb(bundle.min_bytes),
+            kb(bundle.gzip_bytes),
+            bundle.description,
+          ]),
           [3],
         ),
     );
@@ -94,7 +114,13 @@ export function formatResults(results: BenchResults): string {
         `vs JSON.stringify of the layout (median of ${widget.client.repetitions}).\n` +
         formatTable(
           ['components', 'per hop ms', 'of which apply', 'JSON.stringify ms', 'ratio'],
-          widget.client.rows.map((row) => [row.components.toLocaleString('en-US'), row.per_hop_ms, row.apply_ms, row.floor_ms, x(row.ratio)]),
+          widget.client.rows.map((row) => [
+            row.components.toLocaleString('en-US'),
+            row.per_hop_ms,
+            row.apply_ms,
+            row.floor_ms,
+            x(row.ratio),
+          ]),
         ),
     );
   }

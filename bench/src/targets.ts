@@ -17,7 +17,14 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
       '× floor',
       'at_least',
     ),
-    target('layout_10000_ratio', 'server time per hop at 10,000 components ÷ JSON.parse + JSON.stringify', largest?.ratio, 3, '× floor', 'at_most'),
+    target(
+      'layout_10000_ratio',
+      'server time per hop at 10,000 components ÷ JSON.parse + JSON.stringify',
+      largest?.ratio,
+      3,
+      '× floor',
+      'at_most',
+    ),
     target(
       'widget_own_code_gzip',
       "the widget's own code, min+gzip (lit and deep-chat external)",

@@ -24,28 +24,45 @@ export async function benchWidgetBundles(log: (line: string) => void): Promise<B
   const scratch = await mkdtemp(join(tmpdir(), 'canvas-ai-bench-widget-'));
   try {
     const external = [/^lit($|\/)/, /^@lit\//, /^deep-chat($|\/)/];
-    const ownCode = await buildAndWeigh('widget-own-code', 'the widget with lit and deep-chat external (the protocol schemas and zod inside)', {
-      mode: 'standalone',
-      build: { outDir: join(scratch, 'own'), rolldownOptions: { external } },
-    });
-    const zodExternal = await buildAndWeigh('widget-zod-external', 'the same with zod external too: the widget and the protocol schemas alone', {
-      mode: 'standalone',
-      build: { outDir: join(scratch, 'own-zod'), rolldownOptions: { external: [...external, /^zod($|\/)/] } },
-    });
-    const esm = await buildAndWeigh('widget-esm', '`vite build` (ESM for bundlers: lit, deep-chat and the protocol external), minified', {
-      mode: 'production',
-      build: { outDir: join(scratch, 'esm'), minify: true },
-    });
-    const standalone = await buildAndWeigh('self-contained', '`vite build --mode standalone`: one module with lit, deep-chat and the protocol', {
-      mode: 'standalone',
-      build: { outDir: join(scratch, 'standalone') },
-    });
+    const ownCode = await buildAndWeigh(
+      'widget-own-code',
+      'the widget with lit and deep-chat external (the protocol schemas and zod inside)',
+      {
+        mode: 'standalone',
+        build: { outDir: join(scratch, 'own'), rolldownOptions: { external } },
+      },
+    );
+    const zodExternal = await buildAndWeigh(
+      'widget-zod-external',
+      'the same with zod external too: the widget and the protocol schemas alone',
+      {
+        mode: 'standalone',
+        build: { outDir: join(scratch, 'own-zod'), rolldownOptions: { external: [...external, /^zod($|\/)/] } },
+      },
+    );
+    const esm = await buildAndWeigh(
+      'widget-esm',
+      '`vite build` (ESM for bundlers: lit, deep-chat and the protocol external), minified',
+      {
+        mode: 'production',
+        build: { outDir: join(scratch, 'esm'), minify: true },
+      },
+    );
+    const standalone = await buildAndWeigh(
+      'self-contained',
+      '`vite build --mode standalone`: one module with lit, deep-chat and the protocol',
+      {
+        mode: 'standalone',
+        build: { outDir: join(scratch, 'standalone') },
+      },
+    );
     const deepChatFile = createRequire(join(WIDGET_DIR, 'package.json')).resolve('deep-chat/dist/deepChat.js');
     const deepChat = weigh('deep-chat', 'deep-chat/dist/deepChat.js alone (already minified), for reference', [
       { name: 'deepChat.js', bytes: await readFile(deepChatFile) },
     ]);
     const bundles = [ownCode, zodExternal, esm, standalone, deepChat];
-    for (const bundle of bundles) log(`bundle ${bundle.name}: ${bundle.min_bytes} B min, ${bundle.gzip_bytes} B min+gzip`);
+    for (const bundle of bundles)
+      log(`bundle ${bundle.name}: ${bundle.min_bytes} B min, ${bundle.gzip_bytes} B min+gzip`);
     return bundles;
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -63,7 +80,11 @@ async function buildAndWeigh(name: string, description: string, overrides: Inlin
     build: { ...overrides.build, emptyOutDir: true, sourcemap: false },
   });
   const files = (await readdir(outDir)).filter((file) => file.endsWith('.js')).sort();
-  return weigh(name, description, await Promise.all(files.map(async (file) => ({ name: file, bytes: await readFile(join(outDir, file)) }))));
+  return weigh(
+    name,
+    description,
+    await Promise.all(files.map(async (file) => ({ name: file, bytes: await readFile(join(outDir, file)) }))),
+  );
 }
 
 function weigh(name: string, description: string, files: Array<{ name: string; bytes: Buffer }>): BundleSize {

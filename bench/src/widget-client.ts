@@ -13,7 +13,9 @@ import { median, round } from './shared/stats.js';
 const PAGE_ENTRY = fileURLToPath(new URL('./shared/client-page.ts', import.meta.url));
 const ORIGIN = 'http://bench.local';
 /** Debian's Chromium and its flags, shared by every browser test and benchmark of the repository. */
-const HEADLESS_CHROMIUM = JSON.parse(await readFile(new URL('../../scripts/headless-chromium.json', import.meta.url), 'utf8')) as {
+const HEADLESS_CHROMIUM = JSON.parse(
+  await readFile(new URL('../../scripts/headless-chromium.json', import.meta.url), 'utf8'),
+) as {
   executablePath: string;
   args: string[];
 };
@@ -25,16 +27,26 @@ export const CHROMIUM_ARGS: readonly string[] = HEADLESS_CHROMIUM.args;
  * widget's and the protocol's sources) is served from memory, and times its loop step per layout size; each
  * repetition's figures are means per hop, reported as the median over repetitions.
  */
-export async function benchWidgetClient(profile: BenchProfile['widget'], log: (line: string) => void): Promise<WidgetResults['client']> {
+export async function benchWidgetClient(
+  profile: BenchProfile['widget'],
+  log: (line: string) => void,
+): Promise<WidgetResults['client']> {
   const script = await bundlePage();
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? HEADLESS_CHROMIUM.executablePath, headless: true, args: [...CHROMIUM_ARGS] });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? HEADLESS_CHROMIUM.executablePath,
+    headless: true,
+    args: [...CHROMIUM_ARGS],
+  });
   try {
     const page = await browser.newPage();
     page.on('pageerror', (error) => log(`client page error: ${error.message}`));
     await page.route(`${ORIGIN}/**`, (route) => {
       const path = new URL(route.request().url()).pathname;
       if (path === '/client.js') return route.fulfill({ contentType: 'text/javascript', body: script });
-      return route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>bench</title><script type="module" src="/client.js"></script>' });
+      return route.fulfill({
+        contentType: 'text/html',
+        body: '<!doctype html><title>bench</title><script type="module" src="/client.js"></script>',
+      });
     });
     await page.goto(`${ORIGIN}/`);
     await page.waitForFunction(() => 'benchClient' in window);
@@ -55,7 +67,9 @@ export async function benchWidgetClient(profile: BenchProfile['widget'], log: (l
         ratio: round(perHop / floor, 2),
         apply_ms: round(median(repetitions.map((r) => r.applyMs))),
       });
-      log(`widget client ${components}: ${round(perHop)} ms/hop, JSON.stringify ${round(floor)} ms, ratio ${round(perHop / floor, 2)}`);
+      log(
+        `widget client ${components}: ${round(perHop)} ms/hop, JSON.stringify ${round(floor)} ms, ratio ${round(perHop / floor, 2)}`,
+      );
     }
     return { browser: `Chromium ${browser.version()}`, repetitions: profile.repetitions, rows };
   } finally {

@@ -27,33 +27,70 @@ describe('pnpm bench at the tiny size', () => {
       const tiny = PROFILES.tiny;
 
       assert.equal(results.size, 'tiny');
-      assert.deepEqual(results.server_hop?.rows.map((row) => row.concurrency), tiny.serverHop.concurrency);
+      assert.deepEqual(
+        results.server_hop?.rows.map((row) => row.concurrency),
+        tiny.serverHop.concurrency,
+      );
       for (const row of results.server_hop!.rows) {
-        assert.ok(row.server.hops_per_s > 0 && row.floor.hops_per_s > 0, `concurrency ${row.concurrency} completed hops`);
+        assert.ok(
+          row.server.hops_per_s > 0 && row.floor.hops_per_s > 0,
+          `concurrency ${row.concurrency} completed hops`,
+        );
         assert.equal(row.server.errors, 0, 'the reference server answered every hop as the scenario says');
         assert.equal(row.floor.errors, 0);
       }
       assert.equal(results.server_hop!.request_bytes.length, 10, 'the turn has ten hops');
 
-      assert.deepEqual(results.layout_scaling?.rows.map((row) => row.components), tiny.layoutScaling.sizes);
-      for (const row of results.layout_scaling!.rows) assert.ok(row.server_ms_per_hop > 0 && row.floor_ms_per_hop > 0 && row.ratio > 0);
+      assert.deepEqual(
+        results.layout_scaling?.rows.map((row) => row.components),
+        tiny.layoutScaling.sizes,
+      );
+      for (const row of results.layout_scaling!.rows)
+        assert.ok(row.server_ms_per_hop > 0 && row.floor_ms_per_hop > 0 && row.ratio > 0);
 
       const growth = results.state_growth!.turns[0]!;
-      assert.deepEqual(growth.rows.map((row) => row.hop), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-      assert.deepEqual(growth.rows.map((row) => row.kind), [...Array(9).fill('active'), 'finished']);
-      assert.ok(growth.rows.slice(0, 9).every((row, index, rows) => index === 0 || row.stored_bytes > rows[index - 1]!.stored_bytes));
+      assert.deepEqual(
+        growth.rows.map((row) => row.hop),
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+      );
+      assert.deepEqual(
+        growth.rows.map((row) => row.kind),
+        [...Array(9).fill('active'), 'finished'],
+      );
+      assert.ok(
+        growth.rows
+          .slice(0, 9)
+          .every((row, index, rows) => index === 0 || row.stored_bytes > rows[index - 1]!.stored_bytes),
+      );
 
-      assert.deepEqual(results.widget?.bundles.map((bundle) => bundle.name), ['widget-own-code', 'widget-zod-external', 'widget-esm', 'self-contained', 'deep-chat']);
-      for (const bundle of results.widget!.bundles) assert.ok(bundle.gzip_bytes > 0 && bundle.gzip_bytes < bundle.min_bytes, bundle.name);
-      assert.deepEqual(results.widget?.client.rows.map((row) => row.components), tiny.widget.clientSizes);
+      assert.deepEqual(
+        results.widget?.bundles.map((bundle) => bundle.name),
+        ['widget-own-code', 'widget-zod-external', 'widget-esm', 'self-contained', 'deep-chat'],
+      );
+      for (const bundle of results.widget!.bundles)
+        assert.ok(bundle.gzip_bytes > 0 && bundle.gzip_bytes < bundle.min_bytes, bundle.name);
+      assert.deepEqual(
+        results.widget?.client.rows.map((row) => row.components),
+        tiny.widget.clientSizes,
+      );
 
-      assert.deepEqual(results.targets.map((target) => target.id), ['server_throughput_c32', 'layout_10000_ratio', 'widget_own_code_gzip']);
+      assert.deepEqual(
+        results.targets.map((target) => target.id),
+        ['server_throughput_c32', 'layout_10000_ratio', 'widget_own_code_gzip'],
+      );
       // The tiny size measures neither concurrency 32 nor 10,000 components: those targets stay unjudged.
       assert.equal(results.targets[0]!.met, null);
       assert.equal(results.targets[1]!.met, null);
       assert.equal(typeof results.targets[2]!.met, 'boolean');
 
-      for (const heading of ['Server hop overhead', 'Layout scaling', 'State growth', 'Widget bundles', 'Widget client per hop', 'Targets']) {
+      for (const heading of [
+        'Server hop overhead',
+        'Layout scaling',
+        'State growth',
+        'Widget bundles',
+        'Widget client per hop',
+        'Targets',
+      ]) {
         assert.match(stdout, new RegExp(heading), `the table has its "${heading}" section`);
       }
     } finally {
@@ -62,13 +99,19 @@ describe('pnpm bench at the tiny size', () => {
   });
 
   it('refuses an unknown size or group with exit code 2', async () => {
-    await assert.rejects(run(process.execPath, ['--import', 'tsx', RUNNER, '--size', 'huge'], { cwd: BENCH_DIR }), (error: { code?: number }) => {
-      assert.equal(error.code, 2);
-      return true;
-    });
-    await assert.rejects(run(process.execPath, ['--import', 'tsx', RUNNER, '--only', 'everything'], { cwd: BENCH_DIR }), (error: { code?: number }) => {
-      assert.equal(error.code, 2);
-      return true;
-    });
+    await assert.rejects(
+      run(process.execPath, ['--import', 'tsx', RUNNER, '--size', 'huge'], { cwd: BENCH_DIR }),
+      (error: { code?: number }) => {
+        assert.equal(error.code, 2);
+        return true;
+      },
+    );
+    await assert.rejects(
+      run(process.execPath, ['--import', 'tsx', RUNNER, '--only', 'everything'], { cwd: BENCH_DIR }),
+      (error: { code?: number }) => {
+        assert.equal(error.code, 2);
+        return true;
+      },
+    );
   });
 });

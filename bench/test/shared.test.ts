@@ -32,7 +32,10 @@ describe('the bench turn', () => {
       assert.equal(parsed.data.messages !== undefined, hop === 1, 'messages on hop 1 only');
       // Hop 1 parks call_1, hop 2 returns its output, hop 3 reports it applied.
       const reported = hop === 1 ? undefined : hop === 2 ? [] : [`call_${hop - 2}`];
-      assert.deepEqual(parsed.data.apply_results?.map((result) => result.call_id), reported);
+      assert.deepEqual(
+        parsed.data.apply_results?.map((result) => result.call_id),
+        reported,
+      );
     }
   });
 });
@@ -42,14 +45,30 @@ describe('statistics', () => {
     assert.equal(median([3, 1, 2]), 2);
     assert.equal(median([4, 1, 3, 2]), 2.5);
     assert.equal(percentile([5, 1, 4, 2, 3], 50), 3);
-    assert.equal(percentile(Array.from({ length: 100 }, (_, i) => i + 1), 99), 99);
+    assert.equal(
+      percentile(
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        99,
+      ),
+      99,
+    );
     assert.throws(() => median([]), RangeError);
   });
 });
 
 describe('the report', () => {
   it('aligns numbers right and text left', () => {
-    assert.equal(formatTable(['name', 'n', 'what'], [['a', 1, 'x'], ['bb', 10, 'yy']], [2]), 'name   n  what\n----  --  ----\na      1  x\nbb    10  yy');
+    assert.equal(
+      formatTable(
+        ['name', 'n', 'what'],
+        [
+          ['a', 1, 'x'],
+          ['bb', 10, 'yy'],
+        ],
+        [2],
+      ),
+      'name   n  what\n----  --  ----\na      1  x\nbb    10  yy',
+    );
   });
 
   it('judges only the targets whose figures were measured', () => {
@@ -59,8 +78,14 @@ describe('the report', () => {
       size: 'tiny',
       machine: { node: '20', platform: 'linux', cpus: 2, cpu_model: 'cpu' },
       duration_s: 1,
-      widget: { bundles: [{ name: 'widget-own-code', description: '', files: [], min_bytes: 40_000, gzip_bytes: 14_999 }], client: { browser: '', repetitions: 1, rows: [] } },
+      widget: {
+        bundles: [{ name: 'widget-own-code', description: '', files: [], min_bytes: 40_000, gzip_bytes: 14_999 }],
+        client: { browser: '', repetitions: 1, rows: [] },
+      },
     });
-    assert.deepEqual(targets.map((target) => target.met), [null, null, true]);
+    assert.deepEqual(
+      targets.map((target) => target.met),
+      [null, null, true],
+    );
   });
 });

@@ -8,7 +8,9 @@ import { chromeLauncher } from '@web/test-runner-chrome';
 
 const require = createRequire(import.meta.url);
 /** Debian's Chromium and its flags, shared by every browser test and benchmark of the repository. */
-const headlessChromium = JSON.parse(await readFile(new URL('../../scripts/headless-chromium.json', import.meta.url), 'utf8'));
+const headlessChromium = JSON.parse(
+  await readFile(new URL('../../scripts/headless-chromium.json', import.meta.url), 'utf8'),
+);
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 /** msw's service worker, served from node_modules at the root scope: nothing generated, nothing committed. */

@@ -28,7 +28,8 @@ export function benchHopRequest(scenario: Scenario, layout: Layout, requestId: s
   };
   if (hop === 1) request.messages = [{ role: 'user', text: scenario.user_message }];
   const previous = scenario.hops[hop - 2];
-  if (previous) request.apply_results = previous.outputs.map((output) => ({ call_id: output.call_id, status: 'applied' as const }));
+  if (previous)
+    request.apply_results = previous.outputs.map((output) => ({ call_id: output.call_id, status: 'applied' as const }));
   return request;
 }
 

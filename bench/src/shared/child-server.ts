@@ -20,7 +20,11 @@ const LISTENING = /listening on (http:\/\/\S+)/;
  * "listening on http://…" to stderr. A child keeps the server off the load generator's event loop: on two cores the
  * client gets one and the server the other. Its stdout (the server's per-hop log lines) goes to /dev/null.
  */
-export function startChildServer(script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ChildServer> {
+export function startChildServer(
+  script: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ChildServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: BENCH_DIR,
     env: { ...process.env, ...env },

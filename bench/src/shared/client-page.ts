@@ -2,7 +2,13 @@
 // per-hop work with the widget's and the protocol's exported functions (nothing copied): getLayout → build and
 // serialize the request → read and validate the response → the host's applyOutputs (the protocol's reducer, as the
 // widget README recommends), against JSON.stringify of the same layout.
-import { applyOutputsWithResults, PROTOCOL_VERSION, type ApplyResult, type CanvasDocument, type HopResponse } from '@canvas-ai/protocol';
+import {
+  applyOutputsWithResults,
+  PROTOCOL_VERSION,
+  type ApplyResult,
+  type CanvasDocument,
+  type HopResponse,
+} from '@canvas-ai/protocol';
 import { buildHopRequest, readHopResponse, serializeHopRequest, type HostDocument } from '@canvas-ai/widget';
 import { ANCHOR_UUID, benchLayout } from './layout.js';
 
@@ -50,14 +56,18 @@ function responseText(requestId: string): string {
               {
                 uuid: '6f1c1c64-1e5b-4a8e-9a53-1d3a4f0c2b7e',
                 component: 'sdc.demo.text',
-                props: { body: 'Paragraph 1 of the benchmark, a sentence of ordinary length so the output looks like a real one.', size: 'normal' },
+                props: {
+                  body: 'Paragraph 1 of the benchmark, a sentence of ordinary length so the output looks like a real one.',
+                  size: 'normal',
+                },
               },
             ],
           },
         ],
       },
     ],
-    progress: 'Adding paragraph 1 of 9 below the first component.\n\nAdding paragraph 2 of 9 below the first component.',
+    progress:
+      'Adding paragraph 1 of 9 below the first component.\n\nAdding paragraph 2 of 9 below the first component.',
   };
   return JSON.stringify(response);
 }
@@ -70,7 +80,8 @@ const applyResults: ApplyResult[] = [{ call_id: 'call_0', status: 'applied' }];
 
 // The host's hooks, as the widget README's "store already uses the protocol's layout model" example writes them.
 const getLayout = (): HostDocument => store;
-const applyOutputs = (outputs: HopResponse['outputs']): ApplyResult[] => applyOutputsWithResults(store, outputs).results;
+const applyOutputs = (outputs: HopResponse['outputs']): ApplyResult[] =>
+  applyOutputsWithResults(store, outputs).results;
 
 window.benchClient = {
   prepare(components) {
@@ -86,9 +97,20 @@ window.benchClient = {
     while (iterations === 0 || perHop < minMs) {
       const started = performance.now();
       const document = getLayout();
-      const request = buildHopRequest({ requestId, hop: 2, messages: [], document, agent: 'page_builder', conversationId: 'bench', applyResults });
+      const request = buildHopRequest({
+        requestId,
+        hop: 2,
+        messages: [],
+        document,
+        agent: 'page_builder',
+        conversationId: 'bench',
+        applyResults,
+      });
       const { body } = serializeHopRequest(request);
-      const response = await readHopResponse(new Response(text, { status: 200, headers: { 'content-type': 'application/json' } }), request);
+      const response = await readHopResponse(
+        new Response(text, { status: 200, headers: { 'content-type': 'application/json' } }),
+        request,
+      );
       const applying = performance.now();
       const results = applyOutputs(response.outputs);
       const applied = performance.now();

@@ -98,14 +98,24 @@ export async function runLoad(options: LoadOptions): Promise<LoadWindow> {
   };
 }
 
-function post(agent: Agent, url: URL, headers: SessionHeaders, body: string): Promise<{ status: number; body: string }> {
+function post(
+  agent: Agent,
+  url: URL,
+  headers: SessionHeaders,
+  body: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       url,
       {
         method: 'POST',
         agent,
-        headers: { ...headers, 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
       },
       (response) => {
         let text = '';

@@ -42,6 +42,10 @@ export async function inProcessServer(store: TurnStore = new MemoryTurnStore()):
     app,
     session,
     hopRequest: (body) =>
-      new Request('http://bench.local/api/hop', { method: 'POST', headers: { ...session, 'content-type': 'application/json' }, body }),
+      new Request('http://bench.local/api/hop', {
+        method: 'POST',
+        headers: { ...session, 'content-type': 'application/json' },
+        body,
+      }),
   };
 }

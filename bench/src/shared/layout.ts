@@ -14,7 +14,8 @@ function uuidAt(index: number): string {
  * rows of heading, text, a grid of three cards and a button. The first component's uuid is {@link ANCHOR_UUID}.
  */
 export function benchLayout(count: number): Layout {
-  if (!Number.isInteger(count) || count < 1) throw new RangeError(`a bench layout needs at least one component, not ${count}`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new RangeError(`a bench layout needs at least one component, not ${count}`);
   let next = 0;
   const node = (component: string, props: ComponentNode['props'], slots?: ComponentNode['slots']): ComponentNode => {
     const built: ComponentNode = { uuid: uuidAt(next), component, props };
@@ -52,7 +53,10 @@ export function benchLayout(count: number): Layout {
     } else if (left >= 2) {
       components.push(
         node('sdc.demo.heading', { text: `Row ${row}`, level: 2, align: 'left' }),
-        node('sdc.demo.text', { body: `Paragraph ${row}: small batches, real butter, delivered warm to your door.`, size: 'normal' }),
+        node('sdc.demo.text', {
+          body: `Paragraph ${row}: small batches, real butter, delivered warm to your door.`,
+          size: 'normal',
+        }),
       );
     } else {
       components.push(node('sdc.demo.button', { label: 'See the menu', url: '/menu', variant: 'primary' }));

@@ -40,7 +40,12 @@ export class EditorStore {
   }
 
   /** The document as the store holds it right now: what the chat's `getLayout()` returns at the start of every hop. */
-  snapshot(): { layout: Layout; page: CanvasDocument['page']; selectedComponent: string | null; extra: { editor: string } } {
+  snapshot(): {
+    layout: Layout;
+    page: CanvasDocument['page'];
+    selectedComponent: string | null;
+    extra: { editor: string };
+  } {
     return {
       layout: this.#document.layout,
       page: this.#document.page,

@@ -18,7 +18,12 @@ let highlightTimer: ReturnType<typeof setTimeout> | undefined;
 
 function paint(): void {
   render(
-    canvasView({ document: store.document, selected: store.selected, highlighted, onSelect: (uuid) => store.select(uuid) }),
+    canvasView({
+      document: store.document,
+      selected: store.selected,
+      highlighted,
+      onSelect: (uuid) => store.select(uuid),
+    }),
     canvas,
   );
 }
@@ -34,7 +39,10 @@ store.subscribe((change) => {
     }, HIGHLIGHT_MS);
   }
   paint();
-  touched.at(-1) && canvas.querySelector(`[data-uuid="${CSS.escape(touched.at(-1)!)}"]`)?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  touched.at(-1) &&
+    canvas
+      .querySelector(`[data-uuid="${CSS.escape(touched.at(-1)!)}"]`)
+      ?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
 });
 
 // The chat reads the store at the start of every hop and writes to it only through the shared reducer.

@@ -62,10 +62,16 @@ describe('the demo editor against the reference server', () => {
         [0, 1, 2, 3, 4, 5, 5],
         'after each hop the canvas has exactly one more row while rows are being placed',
       );
-      assert.deepEqual(seen.map((hop) => hop.shouldContinue), [true, true, true, true, true, true, false]);
+      assert.deepEqual(
+        seen.map((hop) => hop.shouldContinue),
+        [true, true, true, true, true, true, false],
+      );
 
       assert.equal(demo.hops.length, COOKIE_SHOP_HOPS, 'one request per hop');
-      assert.deepEqual(demo.hops.map((hop) => hop.hop), [1, 2, 3, 4, 5, 6, 7]);
+      assert.deepEqual(
+        demo.hops.map((hop) => hop.hop),
+        [1, 2, 3, 4, 5, 6, 7],
+      );
       assert.equal(new Set(demo.hops.map((hop) => hop.requestId)).size, 1, 'one request_id for the whole turn');
       // Each hop carries the layout the browser held after applying the previous hop's outputs.
       assert.deepEqual(
@@ -79,7 +85,10 @@ describe('the demo editor against the reference server', () => {
         (await demo.page.locator('[data-field="title"]').textContent())?.trim(),
         'Crumb & Co. | Fresh cookies, baked every morning',
       );
-      assert.match((await demo.page.locator('[data-field="description"]').textContent()) ?? '', /Hand-made cookies baked in small batches/);
+      assert.match(
+        (await demo.page.locator('[data-field="description"]').textContent()) ?? '',
+        /Hand-made cookies baked in small batches/,
+      );
       assert.equal(await demo.page.locator('#canvas [data-component="sdc.demo.card"]').count(), 3);
       assert.equal(await demo.page.locator('#canvas [data-component="sdc.demo.footer"]').count(), 1);
 
@@ -100,7 +109,10 @@ describe('the demo editor against the reference server', () => {
       assert.equal(await demo.turnEnded(1), 'done');
 
       const turn = demo.hops.filter((hop) => !turnsBefore.has(hop.requestId));
-      assert.deepEqual(turn.map((hop) => hop.hop), [1, 2]);
+      assert.deepEqual(
+        turn.map((hop) => hop.hop),
+        [1, 2],
+      );
       assert.equal(turn[0]!.body.context.selected_component, uuid);
       assert.equal(turn[0]!.body.conversation_id, demo.hops[0]!.body.conversation_id, 'same conversation');
       assert.equal(turn[0]!.body.agent, 'page_builder');

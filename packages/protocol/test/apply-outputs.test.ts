@@ -14,7 +14,9 @@ import {
   type ToolOutput,
 } from '../src/index.js';
 
-const nested = Layout.parse(parse(readFileSync(new URL('../../../fixtures/layouts/nested.yaml', import.meta.url), 'utf8')));
+const nested = Layout.parse(
+  parse(readFileSync(new URL('../../../fixtures/layouts/nested.yaml', import.meta.url), 'utf8')),
+);
 
 function doc(layout: Layout = nested): CanvasDocument {
   return { layout, page: { title: 'Old title' } };
@@ -51,7 +53,9 @@ describe('applyOutputs: place_components', () => {
   });
 
   it('appends inside a non-empty region, after the existing components', () => {
-    const result = applyOutputs(doc(), [place({ target: 'content', placement: 'inside', components: [text('a'), text('b')] })]);
+    const result = applyOutputs(doc(), [
+      place({ target: 'content', placement: 'inside', components: [text('a'), text('b')] }),
+    ]);
     assert.deepEqual(uuidsOf(result.layout.regions.content!.components), ['section-1', 'footer-1', 'a', 'b']);
   });
 
@@ -71,7 +75,12 @@ describe('applyOutputs: place_components', () => {
 
   it('places into a slot three levels deep', () => {
     const result = applyOutputs(doc(), [
-      place({ target: 'grid-1/items', placement: 'below', reference_uuid: 'card-1', components: [{ uuid: 'card-3', component: 'sdc.demo.card', props: { title: 'Snickerdoodle' } }] }),
+      place({
+        target: 'grid-1/items',
+        placement: 'below',
+        reference_uuid: 'card-1',
+        components: [{ uuid: 'card-3', component: 'sdc.demo.card', props: { title: 'Snickerdoodle' } }],
+      }),
     ]);
     const grid = findComponent(result.layout, 'grid-1')!;
     assert.deepEqual(uuidsOf(grid.slots!.items!), ['card-1', 'card-3', 'card-2']);
@@ -82,14 +91,20 @@ describe('applyOutputs: place_components', () => {
       uuid: 'new-section',
       component: 'sdc.demo.section',
       props: { heading: 'Flavours' },
-      slots: { content: [{ uuid: 'new-grid', component: 'sdc.demo.grid', props: { columns: 3 }, slots: { items: [] } }] },
+      slots: {
+        content: [{ uuid: 'new-grid', component: 'sdc.demo.grid', props: { columns: 3 }, slots: { items: [] } }],
+      },
     };
     const output: ToolOutput = {
       type: 'place_components',
       call_id: 'call-1',
       operations: [
         { target: 'content', placement: 'below', reference_uuid: 'section-1', components: [section] },
-        { target: 'new-grid/items', placement: 'inside', components: [{ uuid: 'c1', component: 'sdc.demo.card', props: { title: 'A' } }] },
+        {
+          target: 'new-grid/items',
+          placement: 'inside',
+          components: [{ uuid: 'c1', component: 'sdc.demo.card', props: { title: 'A' } }],
+        },
       ],
     };
     const result = applyOutputs(doc(), [output]);
@@ -98,7 +113,9 @@ describe('applyOutputs: place_components', () => {
   });
 
   it('places into another region', () => {
-    const result = applyOutputs(doc(), [place({ target: 'header', placement: 'below', reference_uuid: 'hero-1', components: [text('a')] })]);
+    const result = applyOutputs(doc(), [
+      place({ target: 'header', placement: 'below', reference_uuid: 'hero-1', components: [text('a')] }),
+    ]);
     assert.deepEqual(uuidsOf(result.layout.regions.header!.components), ['hero-1', 'a']);
   });
 });
@@ -106,7 +123,11 @@ describe('applyOutputs: place_components', () => {
 describe('applyOutputs: edit_components and set_page_value', () => {
   it('changes only the named props of each component, at any depth', () => {
     const result = applyOutputs(doc(), [
-      { type: 'edit_components', call_id: 'e1', component_updates: { 'card-2': { title: 'Oat & raisin' }, 'hero-1': { theme: 'dark' } } },
+      {
+        type: 'edit_components',
+        call_id: 'e1',
+        component_updates: { 'card-2': { title: 'Oat & raisin' }, 'hero-1': { theme: 'dark' } },
+      },
     ]);
     assert.deepEqual(findComponent(result.layout, 'card-2')!.props, { title: 'Oat & raisin', price: '$3.00' });
     assert.equal(findComponent(result.layout, 'hero-1')!.props.theme, 'dark');
@@ -114,7 +135,9 @@ describe('applyOutputs: edit_components and set_page_value', () => {
   });
 
   it('sets a page field beside the layout', () => {
-    const result = applyOutputs(doc(), [{ type: 'set_page_value', call_id: 's1', field: 'description', value: 'Cookies.' }]);
+    const result = applyOutputs(doc(), [
+      { type: 'set_page_value', call_id: 's1', field: 'description', value: 'Cookies.' },
+    ]);
     assert.deepEqual(result.page, { title: 'Old title', description: 'Cookies.' });
     assert.equal(result.layout, nested, 'the layout is shared, not copied, when only the page changes');
   });
@@ -148,31 +171,84 @@ describe('applyOutputs: purity', () => {
 });
 
 describe('applyOutputs: impossible operations raise a typed error and change nothing', () => {
-  it('unknown region', () => assertRefused(doc(), [place({ target: 'sidebar', placement: 'inside', components: [text('a')] })], 'unknown_target'));
+  it('unknown region', () =>
+    assertRefused(
+      doc(),
+      [place({ target: 'sidebar', placement: 'inside', components: [text('a')] })],
+      'unknown_target',
+    ));
   it('unknown parent uuid in a slot target', () =>
-    assertRefused(doc(), [place({ target: 'ghost/content', placement: 'inside', components: [text('a')] })], 'unknown_target'));
+    assertRefused(
+      doc(),
+      [place({ target: 'ghost/content', placement: 'inside', components: [text('a')] })],
+      'unknown_target',
+    ));
   it('unknown slot of a known parent', () =>
-    assertRefused(doc(), [place({ target: 'section-1/sidebar', placement: 'inside', components: [text('a')] })], 'unknown_slot'));
+    assertRefused(
+      doc(),
+      [place({ target: 'section-1/sidebar', placement: 'inside', components: [text('a')] })],
+      'unknown_slot',
+    ));
   it('a slot target on a component without slots', () =>
-    assertRefused(doc(), [place({ target: 'hero-1/content', placement: 'inside', components: [text('a')] })], 'unknown_slot'));
+    assertRefused(
+      doc(),
+      [place({ target: 'hero-1/content', placement: 'inside', components: [text('a')] })],
+      'unknown_slot',
+    ));
   it('unknown reference uuid', () =>
-    assertRefused(doc(), [place({ target: 'content', placement: 'below', reference_uuid: 'ghost', components: [text('a')] })], 'unknown_reference'));
+    assertRefused(
+      doc(),
+      [place({ target: 'content', placement: 'below', reference_uuid: 'ghost', components: [text('a')] })],
+      'unknown_reference',
+    ));
   it('a reference uuid that exists, but in another target', () =>
-    assertRefused(doc(), [place({ target: 'content', placement: 'below', reference_uuid: 'card-1', components: [text('a')] })], 'unknown_reference'));
+    assertRefused(
+      doc(),
+      [place({ target: 'content', placement: 'below', reference_uuid: 'card-1', components: [text('a')] })],
+      'unknown_reference',
+    ));
   it('above/below without a reference uuid', () =>
-    assertRefused(doc(), [place({ target: 'content', placement: 'above', components: [text('a')] })], 'missing_reference'));
+    assertRefused(
+      doc(),
+      [place({ target: 'content', placement: 'above', components: [text('a')] })],
+      'missing_reference',
+    ));
   it('a uuid already in the layout', () =>
-    assertRefused(doc(), [place({ target: 'content', placement: 'inside', components: [text('card-2')] })], 'duplicate_uuid'));
+    assertRefused(
+      doc(),
+      [place({ target: 'content', placement: 'inside', components: [text('card-2')] })],
+      'duplicate_uuid',
+    ));
   it('the same new uuid twice within one placement', () =>
-    assertRefused(doc(), [place({ target: 'content', placement: 'inside', components: [text('n'), text('n')] })], 'duplicate_uuid'));
+    assertRefused(
+      doc(),
+      [place({ target: 'content', placement: 'inside', components: [text('n'), text('n')] })],
+      'duplicate_uuid',
+    ));
   it('a duplicate uuid hidden in a nested slot child', () =>
     assertRefused(
       doc(),
-      [place({ target: 'content', placement: 'inside', components: [{ uuid: 'x', component: 'sdc.demo.section', props: {}, slots: { content: [text('footer-1')] } }] })],
+      [
+        place({
+          target: 'content',
+          placement: 'inside',
+          components: [{ uuid: 'x', component: 'sdc.demo.section', props: {}, slots: { content: [text('footer-1')] } }],
+        }),
+      ],
       'duplicate_uuid',
     ));
   it('an edit of an unknown uuid', () =>
-    assertRefused(doc(), [{ type: 'edit_components', call_id: 'e', component_updates: { 'card-1': { title: 'ok' }, ghost: { title: 'x' } } }], 'unknown_uuid'));
+    assertRefused(
+      doc(),
+      [
+        {
+          type: 'edit_components',
+          call_id: 'e',
+          component_updates: { 'card-1': { title: 'ok' }, ghost: { title: 'x' } },
+        },
+      ],
+      'unknown_uuid',
+    ));
   it('a failing second operation of one output applies neither operation', () => {
     const output: ToolOutput = {
       type: 'place_components',
@@ -211,7 +287,11 @@ describe('applyOutputsWithResults', () => {
     ]);
     assert.deepEqual(
       results.map((r) => [r.call_id, r.status]),
-      [['c1', 'applied'], ['c2', 'rejected'], ['c3', 'applied']],
+      [
+        ['c1', 'applied'],
+        ['c2', 'rejected'],
+        ['c3', 'applied'],
+      ],
     );
     assert.match(results[1]!.reason ?? '', /nowhere/);
     assert.ok(findComponent(document.layout, 'a'));

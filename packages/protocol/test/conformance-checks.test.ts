@@ -62,7 +62,10 @@ describe('the concurrency check', () => {
 
   it('fails when two copies are answered differently: the hop executed twice', async () => {
     const [result] = await check(
-      (request) => (request.method === 'DELETE' ? cancelled(request) : { status: 200, body: hopBody(request.json, { message: crypto.randomUUID() }) }),
+      (request) =>
+        request.method === 'DELETE'
+          ? cancelled(request)
+          : { status: 200, body: hopBody(request.json, { message: crypto.randomUUID() }) },
       ['turn-rules.concurrent-hop-409'],
     );
     assert.equal(result!.status, 'fail');
@@ -71,12 +74,17 @@ describe('the concurrency check', () => {
 
   it('fails when a copy gets another error than 409 hop_in_progress', async () => {
     let first = true;
-    const [result] = await check((request) => {
-      if (request.method === 'DELETE') return cancelled(request);
-      const answer = first ? { status: 200, body: hopBody(request.json, {}) } : { status: 409, body: errorBody('hop_out_of_order') };
-      first = false;
-      return answer;
-    }, ['turn-rules.concurrent-hop-409']);
+    const [result] = await check(
+      (request) => {
+        if (request.method === 'DELETE') return cancelled(request);
+        const answer = first
+          ? { status: 200, body: hopBody(request.json, {}) }
+          : { status: 409, body: errorBody('hop_out_of_order') };
+        first = false;
+        return answer;
+      },
+      ['turn-rules.concurrent-hop-409'],
+    );
     assert.equal(result!.status, 'fail');
     assert.match(result!.why, /answered 409 hop_out_of_order; expected 200 or 409 hop_in_progress/);
   });
@@ -84,47 +92,79 @@ describe('the concurrency check', () => {
 
 describe('the prompt-turn invariants', () => {
   /** A server that plays a fixed turn: `bodies[hop - 1]` for each hop, replayed as is. */
-  const playing = (bodies: Array<Record<string, unknown>>) => (request: FakeRequest): FakeResponse => {
-    if (request.method === 'DELETE') return cancelled(request);
-    const body = bodies[request.json.hop - 1];
-    return body ? { status: 200, body: hopBody(request.json, body) } : { status: 410, body: errorBody('turn_not_found') };
-  };
-  const going = (progress: string, extra: Record<string, unknown> = {}) => ({ should_continue: true, progress, message: undefined, finish_reason: undefined, ...extra });
+  const playing =
+    (bodies: Array<Record<string, unknown>>) =>
+    (request: FakeRequest): FakeResponse => {
+      if (request.method === 'DELETE') return cancelled(request);
+      const body = bodies[request.json.hop - 1];
+      return body
+        ? { status: 200, body: hopBody(request.json, body) }
+        : { status: 410, body: errorBody('turn_not_found') };
+    };
+  const going = (progress: string, extra: Record<string, unknown> = {}) => ({
+    should_continue: true,
+    progress,
+    message: undefined,
+    finish_reason: undefined,
+    ...extra,
+  });
 
   it('passes a well-formed two-hop turn', async () => {
-    const results = await check(playing([going('Looking.'), { progress: 'Looking.', message: 'Done.' }]), ['invariants', 'replay.same-response', 'turn-rules.ended-turn-410']);
-    assert.deepEqual(results.filter((result) => result.status !== 'pass'), []);
-    assert.equal(results.find((result) => result.id === 'invariants.turn-completes')!.why, '2 hop(s), finish_reason answer');
+    const results = await check(playing([going('Looking.'), { progress: 'Looking.', message: 'Done.' }]), [
+      'invariants',
+      'replay.same-response',
+      'turn-rules.ended-turn-410',
+    ]);
+    assert.deepEqual(
+      results.filter((result) => result.status !== 'pass'),
+      [],
+    );
+    assert.equal(
+      results.find((result) => result.id === 'invariants.turn-completes')!.why,
+      '2 hop(s), finish_reason answer',
+    );
   });
 
   it('fails final-fields-last-hop-only when a continuing hop carries message', async () => {
-    const results = await check(playing([going('Looking.', { message: 'early' }), { progress: 'Looking.', message: 'Done.' }]), ['invariants.final-fields-last-hop-only']);
+    const results = await check(
+      playing([going('Looking.', { message: 'early' }), { progress: 'Looking.', message: 'Done.' }]),
+      ['invariants.final-fields-last-hop-only'],
+    );
     assert.equal(results[0]!.status, 'fail');
     assert.equal(results[0]!.why, 'hop 1 continues but carries message');
   });
 
   it('fails progress-never-shrinks when a hop forgets the earlier narration', async () => {
-    const results = await check(playing([going('One.'), going('Two.'), { progress: 'Two.', message: 'Done.' }]), ['invariants.progress-never-shrinks']);
+    const results = await check(playing([going('One.'), going('Two.'), { progress: 'Two.', message: 'Done.' }]), [
+      'invariants.progress-never-shrinks',
+    ]);
     assert.equal(results[0]!.status, 'fail');
     assert.match(results[0]!.why, /hop 2's progress "Two\." does not start with hop 1's "One\."/);
   });
 
   it('fails answer-not-in-progress when the answer is also the end of progress', async () => {
-    const results = await check(playing([going('One.'), { progress: 'One.\n\nDone.', message: 'Done.' }]), ['invariants.answer-not-in-progress']);
+    const results = await check(playing([going('One.'), { progress: 'One.\n\nDone.', message: 'Done.' }]), [
+      'invariants.answer-not-in-progress',
+    ]);
     assert.equal(results[0]!.status, 'fail');
     assert.match(results[0]!.why, /ends with the final answer "Done\."/);
   });
 
   it('fails first-hop-no-outputs when hop 1 already returns an output', async () => {
     const output = { type: 'set_page_value', call_id: 'c1', field: 'title', value: 'Hi' };
-    const results = await check(playing([{ outputs: [output], progress: '', message: 'Done.' }]), ['invariants.first-hop-no-outputs']);
+    const results = await check(playing([{ outputs: [output], progress: '', message: 'Done.' }]), [
+      'invariants.first-hop-no-outputs',
+    ]);
     assert.equal(results[0]!.status, 'fail');
     assert.match(results[0]!.why, /hop 1 returned set_page_value c1/);
   });
 
   it('fails replay.same-response when a repeated hop is answered differently', async () => {
     let count = 0;
-    const results = await check((request) => ({ status: 200, body: hopBody(request.json, { message: `answer ${(count += 1)}` }) }), ['replay.same-response']);
+    const results = await check(
+      (request) => ({ status: 200, body: hopBody(request.json, { message: `answer ${(count += 1)}` }) }),
+      ['replay.same-response'],
+    );
     assert.equal(results[0]!.status, 'fail');
     assert.match(results[0]!.why, /hop 1 sent again answered differently: message: "answer 1" vs "answer 2"/);
   });
@@ -136,22 +176,30 @@ describe('CSRF and the session cookie', () => {
     const session = /sid=([a-z0-9-]+)/.exec(request.headers.cookie ?? '')?.[1];
     if (request.method === 'GET') {
       const id = session ?? crypto.randomUUID();
-      return { status: 200, body: { token: `tok-${id}`, header: 'X-CSRF-Token' }, headers: { 'set-cookie': `sid=${id}; Path=/; HttpOnly` } };
+      return {
+        status: 200,
+        body: { token: `tok-${id}`, header: 'X-CSRF-Token' },
+        headers: { 'set-cookie': `sid=${id}; Path=/; HttpOnly` },
+      };
     }
-    if (!session || request.headers['x-csrf-token'] !== `tok-${session}`) return { status: 403, body: errorBody('csrf_invalid') };
+    if (!session || request.headers['x-csrf-token'] !== `tok-${session}`)
+      return { status: 403, body: errorBody('csrf_invalid') };
     return request.method === 'DELETE' ? cancelled(request) : { status: 200, body: hopBody(request.json, {}) };
   };
 
   it('passes every CSRF check against a server that binds the token to the session cookie', async () => {
     const results = await check(guarded, ['csrf', 'schemas.token-response'], { tokenEndpoint: '/api/token' });
-    assert.deepEqual(results.map((result) => [result.id, result.status]), [
-      ['csrf.missing-header', 'pass'],
-      ['csrf.wrong-token', 'pass'],
-      ['csrf.other-session-token', 'pass'],
-      ['csrf.no-session', 'pass'],
-      ['csrf.cancel-needs-token', 'pass'],
-      ['schemas.token-response', 'pass'],
-    ]);
+    assert.deepEqual(
+      results.map((result) => [result.id, result.status]),
+      [
+        ['csrf.missing-header', 'pass'],
+        ['csrf.wrong-token', 'pass'],
+        ['csrf.other-session-token', 'pass'],
+        ['csrf.no-session', 'pass'],
+        ['csrf.cancel-needs-token', 'pass'],
+        ['schemas.token-response', 'pass'],
+      ],
+    );
   });
 
   it('fails every CSRF check against a server that checks nothing', async () => {
@@ -162,7 +210,10 @@ describe('CSRF and the session cookie', () => {
           ? cancelled(request)
           : { status: 200, body: hopBody(request.json, {}) };
     const results = await check(open, ['csrf'], { tokenEndpoint: '/api/token' });
-    assert.deepEqual(results.map((result) => result.status), ['fail', 'fail', 'fail', 'fail', 'fail']);
+    assert.deepEqual(
+      results.map((result) => result.status),
+      ['fail', 'fail', 'fail', 'fail', 'fail'],
+    );
     assert.equal(results[0]!.why, 'expected 403 csrf_invalid, got 200');
   });
 
@@ -180,17 +231,23 @@ describe('a server that cannot be reached', () => {
     const report = await runConformance({
       endpoint: `${gone.url}/api/hop`,
       inputs: { malformedRequests: [] },
-      filter: (candidate) => candidate.id === 'turn-rules.unknown-turn-410' || candidate.id === 'invariants.turn-completes',
+      filter: (candidate) =>
+        candidate.id === 'turn-rules.unknown-turn-410' || candidate.id === 'invariants.turn-completes',
     });
-    assert.deepEqual(report.results.map((result) => result.status), ['fail', 'fail']);
-    for (const result of report.results) assert.match(result.why, /^cannot reach the server: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
+    assert.deepEqual(
+      report.results.map((result) => result.status),
+      ['fail', 'fail'],
+    );
+    for (const result of report.results)
+      assert.match(result.why, /^cannot reach the server: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
   });
 });
 
 describe('the schema checks', () => {
   it('fails an error body whose code does not have the HTTP status it was sent with', async () => {
     const results = await check(
-      (request) => (request.method === 'DELETE' ? cancelled(request) : { status: 400, body: errorBody('turn_not_found') }),
+      (request) =>
+        request.method === 'DELETE' ? cancelled(request) : { status: 400, body: errorBody('turn_not_found') },
       ['turn-rules.unknown-turn-410', 'schemas.error-bodies'],
     );
     assert.equal(results[1]!.status, 'fail');
@@ -198,7 +255,10 @@ describe('the schema checks', () => {
   });
 
   it('fails a 200 hop answer that is not a HopResponse', async () => {
-    const results = await check((request) => ({ status: 200, body: { ...hopBody(request.json, {}), outputs: 'none' } }), ['invariants.turn-completes', 'schemas.hop-responses']);
+    const results = await check(
+      (request) => ({ status: 200, body: { ...hopBody(request.json, {}), outputs: 'none' } }),
+      ['invariants.turn-completes', 'schemas.hop-responses'],
+    );
     assert.equal(results[1]!.status, 'fail');
     assert.match(results[1]!.why, /outputs: /);
   });
@@ -206,7 +266,15 @@ describe('the schema checks', () => {
 
 describe('the level-2 turn checks', () => {
   const level2 = async () => ({ level: 2 as const, inputs: { malformedRequests: [], fixtures: await loadFixtures() } });
-  const going = (request: FakeRequest): FakeResponse => ({ status: 200, body: hopBody(request.json, { should_continue: true, progress: 'Going.', message: undefined, finish_reason: undefined }) });
+  const going = (request: FakeRequest): FakeResponse => ({
+    status: 200,
+    body: hopBody(request.json, {
+      should_continue: true,
+      progress: 'Going.',
+      message: undefined,
+      finish_reason: undefined,
+    }),
+  });
 
   it('fails the failure checks when a decision that cannot be replayed gets 500 internal_error instead of 502 provider_error', async () => {
     const results = await check(
@@ -218,13 +286,25 @@ describe('the level-2 turn checks', () => {
       ['turn-rules.failed-turn-gone', 'turn-rules.failed-hop-keeps-narration'],
       await level2(),
     );
-    assert.deepEqual(results.map((result) => result.status), ['fail', 'fail']);
-    assert.match(results[0]!.why, /answered 500 internal_error; scripted mode MUST fail a decision .* \(502 provider_error\)/);
+    assert.deepEqual(
+      results.map((result) => result.status),
+      ['fail', 'fail'],
+    );
+    assert.match(
+      results[0]!.why,
+      /answered 500 internal_error; scripted mode MUST fail a decision .* \(502 provider_error\)/,
+    );
   });
 
   it('fails cancel.restart-410 against a server that starts a cancelled turn over on hop 1', async () => {
     const results = await check(
-      (request) => (request.method === 'DELETE' ? { status: 200, body: { status: true, request_id: decodeURIComponent(request.path.split('/').at(-1)!), cancelled: true } } : going(request)),
+      (request) =>
+        request.method === 'DELETE'
+          ? {
+              status: 200,
+              body: { status: true, request_id: decodeURIComponent(request.path.split('/').at(-1)!), cancelled: true },
+            }
+          : going(request),
       ['cancel.restart-410'],
       await level2(),
     );

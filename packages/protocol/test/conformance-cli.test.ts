@@ -1,6 +1,13 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { CONFORMANCE_FLAGS, conformanceHelp, main, parseConformanceArgs, UsageError, type CliIo } from '../src/conformance/index.js';
+import {
+  CONFORMANCE_FLAGS,
+  conformanceHelp,
+  main,
+  parseConformanceArgs,
+  UsageError,
+  type CliIo,
+} from '../src/conformance/index.js';
 import { startFakeServer } from './conformance-fake-server.js';
 
 /** A CLI io that keeps what is written. */
@@ -34,9 +41,25 @@ describe('the CLI arguments', () => {
 
   it('reads every flag, and ignores the "--" that `pnpm conformance -- …` passes', () => {
     const options = parseConformanceArgs([
-      '--', '--endpoint', 'https://example.test/api/hop', '--token-endpoint', 'https://example.test/api/token',
-      '--agents-endpoint', 'https://example.test/api/agents', '--level', '2', '--scenarios', 'my/scenarios',
-      '--fixtures', 'my', '--json', 'report.json', '--prompt', 'Hi there', '--timeout-ms', '5000',
+      '--',
+      '--endpoint',
+      'https://example.test/api/hop',
+      '--token-endpoint',
+      'https://example.test/api/token',
+      '--agents-endpoint',
+      'https://example.test/api/agents',
+      '--level',
+      '2',
+      '--scenarios',
+      'my/scenarios',
+      '--fixtures',
+      'my',
+      '--json',
+      'report.json',
+      '--prompt',
+      'Hi there',
+      '--timeout-ms',
+      '5000',
     ]);
     assert.equal(options.level, 2);
     assert.equal(options.tokenEndpoint, 'https://example.test/api/token');
@@ -51,21 +74,37 @@ describe('the CLI arguments', () => {
     ['no endpoint', [], /--endpoint URL is required/],
     ['a level other than 1 or 2', ['--endpoint', 'http://a.test/h', '--level', '3'], /--level must be 1 or 2/],
     ['an endpoint that is not a URL', ['--endpoint', 'localhost:8787'], /--endpoint must be an http or https URL/],
-    ['a token endpoint that is not a URL', ['--endpoint', 'http://a.test/h', '--token-endpoint', 'token'], /--token-endpoint must be a URL/],
+    [
+      'a token endpoint that is not a URL',
+      ['--endpoint', 'http://a.test/h', '--token-endpoint', 'token'],
+      /--token-endpoint must be a URL/,
+    ],
     ['scenarios at level 1', ['--endpoint', 'http://a.test/h', '--scenarios', 'x'], /--scenarios is for level 2/],
-    ['a timeout that is not a whole number', ['--endpoint', 'http://a.test/h', '--timeout-ms', 'soon'], /--timeout-ms must be a positive whole number/],
+    [
+      'a timeout that is not a whole number',
+      ['--endpoint', 'http://a.test/h', '--timeout-ms', 'soon'],
+      /--timeout-ms must be a positive whole number/,
+    ],
     ['an unknown flag', ['--endpoint', 'http://a.test/h', '--verbose'], /Unknown option '--verbose'/],
   ];
   for (const [name, argv, message] of usage) {
     it(`refuses ${name} with a usage error`, () => {
-      assert.throws(() => parseConformanceArgs(argv), (error: unknown) => error instanceof UsageError && message.test(error.message));
+      assert.throws(
+        () => parseConformanceArgs(argv),
+        (error: unknown) => error instanceof UsageError && message.test(error.message),
+      );
     });
   }
 
   it('generates the help from the flags: every flag, its placeholder and its default', () => {
     const help = conformanceHelp();
     for (const [name, flag] of Object.entries(CONFORMANCE_FLAGS)) {
-      assert.match(help, new RegExp(`--${name}${'value' in flag ? ` ${flag.value.replace('|', '\\|')}` : ''} +${flag.help.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      assert.match(
+        help,
+        new RegExp(
+          `--${name}${'value' in flag ? ` ${flag.value.replace('|', '\\|')}` : ''} +${flag.help.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
+        ),
+      );
     }
     assert.match(help, /\(default 1\)/);
     assert.match(help, /Exit status: 0 every check passed, 1 a check failed, 2 a usage error/);
@@ -83,13 +122,22 @@ describe('the CLI', () => {
     const io = memoryIo();
     assert.equal(await main(['--level', '2'], io), 2);
     assert.deepEqual(io.stdout, []);
-    assert.match(io.stderr[0]!, /^--endpoint URL is required\.\n\ncanvas-ai-conformance: [^]*\nUsage: canvas-ai-conformance --endpoint URL/);
+    assert.match(
+      io.stderr[0]!,
+      /^--endpoint URL is required\.\n\ncanvas-ai-conformance: [^]*\nUsage: canvas-ai-conformance --endpoint URL/,
+    );
   });
 
   it('exits 2 when the fixtures cannot be read', async () => {
     const io = memoryIo();
-    assert.equal(await main(['--endpoint', 'http://127.0.0.1:9/api/hop', '--fixtures', '/nonexistent/fixtures'], io), 2);
-    assert.match(io.stderr[0]!, /^Cannot read the fixtures: \/nonexistent\/fixtures\/malformed-requests\.yaml: cannot be read/);
+    assert.equal(
+      await main(['--endpoint', 'http://127.0.0.1:9/api/hop', '--fixtures', '/nonexistent/fixtures'], io),
+      2,
+    );
+    assert.match(
+      io.stderr[0]!,
+      /^Cannot read the fixtures: \/nonexistent\/fixtures\/malformed-requests\.yaml: cannot be read/,
+    );
   });
 
   it('exits 1 when a check fails, one line per check, then the summary ending "0 passed, N failed", and writes --json', async () => {

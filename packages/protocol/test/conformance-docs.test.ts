@@ -1,7 +1,13 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { CONFORMANCE_FLAGS, loadConformanceInputs, planChecks, SPEC_SECTIONS, specLink } from '../src/conformance/index.js';
+import {
+  CONFORMANCE_FLAGS,
+  loadConformanceInputs,
+  planChecks,
+  SPEC_SECTIONS,
+  specLink,
+} from '../src/conformance/index.js';
 
 // spec/conformance.md maps every check to the rule it enforces: these tests keep that map, the section links and
 // the options table in step with the kit.
@@ -19,18 +25,24 @@ function anchorOf(heading: string): string {
     .replace(/[^a-z0-9 _-]/g, '')
     .replace(/ /g, '-');
 }
-const anchors = (markdown: string) => new Set([...markdown.matchAll(/^#{1,6} (.+)$/gm)].map((match) => anchorOf(match[1]!)));
+const anchors = (markdown: string) =>
+  new Set([...markdown.matchAll(/^#{1,6} (.+)$/gm)].map((match) => anchorOf(match[1]!)));
 
 /** The rows of the checks table: the family each names, and the whole row. */
 const tableRows = doc
   .split('\n')
   .filter((line) => /^\| `[a-z-]+\.[a-z0-9.*-]+` \| [12] \|/.test(line))
-  .map((line) => ({ family: /^\| `([^`]+)`/.exec(line)![1]!, level: Number(/^\| `[^`]+` \| ([12]) \|/.exec(line)![1]), line }));
+  .map((line) => ({
+    family: /^\| `([^`]+)`/.exec(line)![1]!,
+    level: Number(/^\| `[^`]+` \| ([12]) \|/.exec(line)![1]),
+    line,
+  }));
 
 describe('spec/conformance.md', () => {
   it('links every section a check enforces to a real heading of spec/hop-protocol.md', () => {
     const headings = anchors(protocol);
-    for (const [key, section] of Object.entries(SPEC_SECTIONS)) assert.ok(headings.has(section.anchor), `${key}: #${section.anchor} is not a heading`);
+    for (const [key, section] of Object.entries(SPEC_SECTIONS))
+      assert.ok(headings.has(section.anchor), `${key}: #${section.anchor} is not a heading`);
   });
 
   it('has one row per check (or per family of checks) with its level and the link of its section', () => {
@@ -40,14 +52,25 @@ describe('spec/conformance.md', () => {
       assert.ok(row, `no row for ${family}`);
       const members = plan.filter((check) => check.family === family);
       assert.equal(row.level, members[0]!.level, `${family}: level`);
-      for (const check of members) assert.ok(row.line.includes(`(${specLink(check.spec.section)})`), `${check.id}: the row does not link ${specLink(check.spec.section)}`);
+      for (const check of members)
+        assert.ok(
+          row.line.includes(`(${specLink(check.spec.section)})`),
+          `${check.id}: the row does not link ${specLink(check.spec.section)}`,
+        );
     }
-    assert.deepEqual(tableRows.map((row) => row.family), families, 'the rows name exactly the checks, in run order');
+    assert.deepEqual(
+      tableRows.map((row) => row.family),
+      families,
+      'the rows name exactly the checks, in run order',
+    );
   });
 
   it('documents every flag of the CLI', () => {
     for (const [name, flag] of Object.entries(CONFORMANCE_FLAGS)) {
-      assert.ok(doc.includes(`| \`--${name}${'value' in flag ? ` ${flag.value.replace('|', '\\|')}` : ''}\` |`), `--${name} is not in the options table`);
+      assert.ok(
+        doc.includes(`| \`--${name}${'value' in flag ? ` ${flag.value.replace('|', '\\|')}` : ''}\` |`),
+        `--${name} is not in the options table`,
+      );
     }
   });
 
@@ -60,7 +83,8 @@ describe('spec/conformance.md', () => {
       if (path === '') assert.ok(own.has(anchor!), `#${anchor} is not a heading of conformance.md`);
       else {
         assert.ok(existsSync(new URL(path, specDir)), `${path} does not exist`);
-        if (anchor !== undefined && path === 'hop-protocol.md') assert.ok(theirs.has(anchor), `hop-protocol.md#${anchor} is not a heading`);
+        if (anchor !== undefined && path === 'hop-protocol.md')
+          assert.ok(theirs.has(anchor), `hop-protocol.md#${anchor} is not a heading`);
       }
     }
   });

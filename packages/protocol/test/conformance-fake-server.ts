@@ -20,7 +20,9 @@ export interface FakeResponse {
 }
 
 /** A tiny HTTP server on 127.0.0.1 (port 0) answering with `handle`, for testing the kit's checks one by one. */
-export async function startFakeServer(handle: (request: FakeRequest) => FakeResponse | Promise<FakeResponse>): Promise<{ url: string; close(): Promise<void> }> {
+export async function startFakeServer(
+  handle: (request: FakeRequest) => FakeResponse | Promise<FakeResponse>,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((incoming, outgoing) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -32,7 +34,13 @@ export async function startFakeServer(handle: (request: FakeRequest) => FakeResp
       } catch {
         json = undefined;
       }
-      const answer = await handle({ method: incoming.method ?? 'GET', path: incoming.url ?? '/', headers: incoming.headers, text, json });
+      const answer = await handle({
+        method: incoming.method ?? 'GET',
+        path: incoming.url ?? '/',
+        headers: incoming.headers,
+        text,
+        json,
+      });
       outgoing.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       outgoing.end(JSON.stringify(answer.body));
     });
@@ -51,7 +59,15 @@ export async function startFakeServer(handle: (request: FakeRequest) => FakeResp
 
 /** A protocol error body. */
 export function errorBody(code: string, extra: Record<string, unknown> = {}) {
-  return { status: false, should_continue: false, protocol: 'canvas-ai/1', progress: '', message: `fake ${code}`, error: { code }, ...extra };
+  return {
+    status: false,
+    should_continue: false,
+    protocol: 'canvas-ai/1',
+    progress: '',
+    message: `fake ${code}`,
+    error: { code },
+    ...extra,
+  };
 }
 
 /** A 200 hop response. */

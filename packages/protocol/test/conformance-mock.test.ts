@@ -9,18 +9,39 @@ import { loadFixtures } from '../src/node/index.js';
 // server (except those that need a session cookie, which the mock does not keep).
 const fixtures = await loadFixtures();
 const server = setupServer(
-  ...createHandlers({ baseUrl: 'http://mock.test', scenarios: fixtures.scenarios, catalog: fixtures.catalog, agents: fixtures.agents, latencyMs: 1 }),
+  ...createHandlers({
+    baseUrl: 'http://mock.test',
+    scenarios: fixtures.scenarios,
+    catalog: fixtures.catalog,
+    agents: fixtures.agents,
+    latencyMs: 1,
+  }),
 );
 before(() => server.listen({ onUnhandledFrame: 'error' }));
 after(() => server.close());
 
 describe('the conformance kit against the msw mock', () => {
   it('passes every level-1 and level-2 check that needs no session', async () => {
-    const report = await runConformance({ endpoint: 'http://mock.test/api/hop', agentsEndpoint: 'http://mock.test/api/agents', level: 2 });
-    assert.deepEqual(report.results.filter((result) => result.status === 'fail').map((result) => `${result.id}: ${result.why}`), []);
+    const report = await runConformance({
+      endpoint: 'http://mock.test/api/hop',
+      agentsEndpoint: 'http://mock.test/api/agents',
+      level: 2,
+    });
+    assert.deepEqual(
+      report.results.filter((result) => result.status === 'fail').map((result) => `${result.id}: ${result.why}`),
+      [],
+    );
     assert.deepEqual(
       report.results.filter((result) => result.status === 'skip').map((result) => result.id),
-      ['csrf.missing-header', 'csrf.wrong-token', 'csrf.other-session-token', 'csrf.no-session', 'csrf.cancel-needs-token', 'turn-rules.other-session-410', 'schemas.token-response'],
+      [
+        'csrf.missing-header',
+        'csrf.wrong-token',
+        'csrf.other-session-token',
+        'csrf.no-session',
+        'csrf.cancel-needs-token',
+        'turn-rules.other-session-410',
+        'schemas.token-response',
+      ],
     );
   });
 });

@@ -6,7 +6,13 @@ import { LIMITS, readAttachments, readBody, readHopRequest, sniffImageType } fro
 const bytes = (...values: number[]) => new Uint8Array(values);
 const ascii = (text: string) => [...text].map((char) => char.charCodeAt(0));
 const PNG = bytes(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0);
-const hop1 = { protocol: 'canvas-ai/1', request_id: 'door-1', hop: 1, messages: [{ role: 'user', text: 'Hi' }], context: { current_layout: { regions: {} } } };
+const hop1 = {
+  protocol: 'canvas-ai/1',
+  request_id: 'door-1',
+  hop: 1,
+  messages: [{ role: 'user', text: 'Hi' }],
+  context: { current_layout: { regions: {} } },
+};
 
 /** A request whose body streams in chunks and declares no Content-Length. */
 function streamed(chunks: number, chunkBytes: number, contentType = 'application/json'): Request {
@@ -18,7 +24,12 @@ function streamed(chunks: number, chunkBytes: number, contentType = 'application
       controller.enqueue(new Uint8Array(chunkBytes).fill(0x20));
     },
   });
-  return new Request('http://x/api/hop', { method: 'POST', body, headers: { 'content-type': contentType }, duplex: 'half' } as RequestInit);
+  return new Request('http://x/api/hop', {
+    method: 'POST',
+    body,
+    headers: { 'content-type': contentType },
+    duplex: 'half',
+  } as RequestInit);
 }
 
 describe('sniffImageType', () => {
@@ -40,8 +51,15 @@ describe('readAttachments', () => {
     const [image] = await readAttachments([new File([PNG], 'photo.jpg', { type: 'image/jpeg' })]);
     assert.equal(image!.mediaType, 'image/png', 'the bytes decide, not the declared type');
     const refused = (files: (File | string)[]) => readAttachments(files, 'door-1');
-    await assert.rejects(refused([new File(['hello'], 'a.png')]), { code: 'attachment_rejected', field: 'attachments.0', requestId: 'door-1' });
-    await assert.rejects(refused([new File([PNG], 'a.png'), 'text']), { code: 'attachment_rejected', field: 'attachments.1' });
+    await assert.rejects(refused([new File(['hello'], 'a.png')]), {
+      code: 'attachment_rejected',
+      field: 'attachments.0',
+      requestId: 'door-1',
+    });
+    await assert.rejects(refused([new File([PNG], 'a.png'), 'text']), {
+      code: 'attachment_rejected',
+      field: 'attachments.1',
+    });
     const five = Array.from({ length: LIMITS.maxAttachments + 1 }, () => new File([PNG], 'a.png'));
     await assert.rejects(refused(five), { code: 'attachment_rejected', field: 'attachments' });
     const big = new File([PNG, new Uint8Array(LIMITS.maxAttachmentBytes)], 'big.png');
@@ -51,18 +69,31 @@ describe('readAttachments', () => {
 
 describe('readHopRequest', () => {
   it('reads a JSON hop and a multipart hop 1 with its attachments', async () => {
-    const json = await readHopRequest(new Request('http://x/', { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(hop1) }));
+    const json = await readHopRequest(
+      new Request('http://x/', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify(hop1),
+      }),
+    );
     assert.equal(json.request.request_id, 'door-1');
     const form = new FormData();
     form.append('request', JSON.stringify(hop1));
     form.append('attachments', new File([PNG], 'a.png'));
     const multipart = await readHopRequest(new Request('http://x/', { method: 'POST', body: form }));
-    assert.deepEqual(multipart.attachments.map((attachment) => attachment.mediaType), ['image/png']);
+    assert.deepEqual(
+      multipart.attachments.map((attachment) => attachment.mediaType),
+      ['image/png'],
+    );
   });
 
   it('refuses any content type but application/json and multipart/form-data with 415, +json types included', async () => {
     for (const type of ['application/vnd.api+json', 'application/problem+json', 'text/plain', '']) {
-      const request = new Request('http://x/', { method: 'POST', headers: type ? { 'content-type': type } : {}, body: JSON.stringify(hop1) });
+      const request = new Request('http://x/', {
+        method: 'POST',
+        headers: type ? { 'content-type': type } : {},
+        body: JSON.stringify(hop1),
+      });
       if (!type) request.headers.delete('content-type');
       await assert.rejects(readHopRequest(request), { code: 'unsupported_media_type' }, type || 'no content type');
     }
@@ -71,13 +102,21 @@ describe('readHopRequest', () => {
   it('refuses a body over the limit from its declared length, before reading it', async () => {
     let pulled = false;
     const body = new ReadableStream({ pull: () => void (pulled = true) }, { highWaterMark: 0 });
-    const request = new Request('http://x/', { method: 'POST', body, headers: { 'content-length': '2000' }, duplex: 'half' } as RequestInit);
+    const request = new Request('http://x/', {
+      method: 'POST',
+      body,
+      headers: { 'content-length': '2000' },
+      duplex: 'half',
+    } as RequestInit);
     await assert.rejects(readBody(request, 1000), { code: 'payload_too_large' });
     assert.equal(pulled, false);
   });
 
   it('reads a body within the limit whole', async () => {
-    assert.equal((await readBody(new Request('http://x/', { method: 'POST', body: 'x'.repeat(1000) }), 1000)).byteLength, 1000);
+    assert.equal(
+      (await readBody(new Request('http://x/', { method: 'POST', body: 'x'.repeat(1000) }), 1000)).byteLength,
+      1000,
+    );
   });
 
   it('refuses a streamed body over the limit with 413 by counting its bytes, with no Content-Length to go by', async () => {
@@ -90,6 +129,9 @@ describe('readHopRequest', () => {
     const form = new FormData();
     form.append('request', JSON.stringify({ ...hop1, hop: 2 }));
     form.append('attachments', new File([PNG], 'a.png'));
-    await assert.rejects(readHopRequest(new Request('http://x/', { method: 'POST', body: form })), { code: 'attachment_rejected', field: 'attachments' });
+    await assert.rejects(readHopRequest(new Request('http://x/', { method: 'POST', body: form })), {
+      code: 'attachment_rejected',
+      field: 'attachments',
+    });
   });
 });

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ERROR_CODES, ERROR_STATUS, HopError, HopErrorBody, isKnownErrorCode } from '../src/index.js';
 
 describe('error bodies', () => {
-  it('builds a valid body for every code, with the code\'s status', () => {
+  it("builds a valid body for every code, with the code's status", () => {
     for (const code of ERROR_CODES) {
       const error = new HopError(code, 'Something to do next.', { requestId: 'turn-1', progress: 'So far.' });
       assert.equal(error.status, ERROR_STATUS[code]);
@@ -12,7 +12,13 @@ describe('error bodies', () => {
   });
 
   it('reads a body whose code is newer than this version, keeping its message and progress', () => {
-    const body = { status: false, should_continue: false, progress: 'Added the hero.', message: 'Slow down.', error: { code: 'rate_limited' } };
+    const body = {
+      status: false,
+      should_continue: false,
+      progress: 'Added the hero.',
+      message: 'Slow down.',
+      error: { code: 'rate_limited' },
+    };
     const parsed = HopErrorBody.safeParse(body);
     assert.equal(parsed.success, true);
     assert.equal(parsed.data?.progress, 'Added the hero.');
@@ -21,6 +27,9 @@ describe('error bodies', () => {
   });
 
   it('still rejects an error body without a code', () => {
-    assert.equal(HopErrorBody.safeParse({ status: false, should_continue: false, progress: '', message: 'x', error: {} }).success, false);
+    assert.equal(
+      HopErrorBody.safeParse({ status: false, should_continue: false, progress: '', message: 'x', error: {} }).success,
+      false,
+    );
   });
 });

@@ -47,7 +47,9 @@ function checkComponentList(list: unknown, where: string): string[] {
     const id = keys[0]!;
     const component = components.get(id);
     if (!component) return [`${at}: unknown component ${id}`];
-    const { props = {}, slots = {} } = (entry as Record<string, { props?: object; slots?: Record<string, unknown> }>)[id]!;
+    const { props = {}, slots = {} } = (entry as Record<string, { props?: object; slots?: Record<string, unknown> }>)[
+      id
+    ]!;
     return [
       ...checkPropNames(component, Object.keys(props), at),
       ...Object.entries(slots).flatMap(([slot, children]) =>
@@ -58,7 +60,9 @@ function checkComponentList(list: unknown, where: string): string[] {
 }
 
 function checkPropNames(component: CatalogComponent, names: string[], where: string): string[] {
-  return names.filter((name) => !(name in component.props)).map((name) => `${where}: ${component.id} has no prop ${name}`);
+  return names
+    .filter((name) => !(name in component.props))
+    .map((name) => `${where}: ${component.id} has no prop ${name}`);
 }
 
 /** Every name a scenario uses that the catalog, the agents config or the layout fixture does not have. */
@@ -86,20 +90,29 @@ function problemsOf(scenario: Scenario): string[] {
   scenario.replies.forEach((reply, replyIndex) => {
     for (const call of reply.tool_calls) {
       const where = `reply ${replyIndex + 1} ${call.id}`;
-      if (!agent.tools.includes(call.name)) problems.push(`${where}: agent ${agentOf(scenario)} has no tool ${call.name}`);
+      if (!agent.tools.includes(call.name))
+        problems.push(`${where}: agent ${agentOf(scenario)} has no tool ${call.name}`);
       // Refs are resolved by the server; a placeholder uuid stands in, so the input schema and YAML can be checked.
       const args = JSON.parse(call.arguments.replace(/\{\{placed\.(\d+)\}\}/g, 'placed-ref-$1')) as Record<string, any>;
-      if (!inputs[call.name]?.safeParse(args).success) problems.push(`${where}: arguments do not match the ${call.name} input`);
+      if (!inputs[call.name]?.safeParse(args).success)
+        problems.push(`${where}: arguments do not match the ${call.name} input`);
       const yaml = (text: string): unknown => parse(text);
       if (call.name === 'place_components') {
-        for (const operation of args.operations) problems.push(...checkComponentList(yaml(operation.components), where));
+        for (const operation of args.operations)
+          problems.push(...checkComponentList(yaml(operation.components), where));
       }
       if (call.name === 'edit_components') {
         const edits = yaml(args.component_edits) as Record<string, unknown>;
-        checkEdits(Object.fromEntries(Object.entries(edits).map(([uuid, props]) => [uuid.replace(/^placed-ref-(\d+)$/, '{{placed.$1}}'), props])), where);
+        checkEdits(
+          Object.fromEntries(
+            Object.entries(edits).map(([uuid, props]) => [uuid.replace(/^placed-ref-(\d+)$/, '{{placed.$1}}'), props]),
+          ),
+          where,
+        );
       }
       if (call.name === 'get_component_details') {
-        for (const id of args.component_ids) if (!components.has(id)) problems.push(`${where}: unknown component ${id}`);
+        for (const id of args.component_ids)
+          if (!components.has(id)) problems.push(`${where}: unknown component ${id}`);
       }
       if (call.name === 'set_page_value' && !fixtures.agents.page_fields.some((field) => field.name === args.field)) {
         problems.push(`${where}: no page field ${args.field}`);
@@ -181,7 +194,8 @@ describe('every scenario', () => {
     });
 
     it(`"${scenario.id}" states the max_hops of its agent, when it states one`, () => {
-      if (scenario.max_hops !== undefined) assert.equal(scenario.max_hops, fixtures.agents.agents[agentOf(scenario)]!.max_hops);
+      if (scenario.max_hops !== undefined)
+        assert.equal(scenario.max_hops, fixtures.agents.agents[agentOf(scenario)]!.max_hops);
     });
   }
 
@@ -232,9 +246,15 @@ describe('the scenarios against the shared tools', () => {
 
   it('does not execute the second placement of parallel-place-rejected and tells the configured message', async () => {
     const executed = await run(fixtures.scenarios.find((scenario) => scenario.id === 'parallel-place-rejected')!, 0);
-    assert.deepEqual(executed.outputs.map((output) => output.call_id), ['call_hero']);
+    assert.deepEqual(
+      executed.outputs.map((output) => output.call_id),
+      ['call_hero'],
+    );
     assert.equal(executed.results[1]!.ok, false);
-    assert.equal(executed.results[1]!.content, fixtures.agents.agents.page_builder!.tool_settings.place_components!.parallel_message);
+    assert.equal(
+      executed.results[1]!.content,
+      fixtures.agents.agents.page_builder!.tool_settings.place_components!.parallel_message,
+    );
   });
 });
 
@@ -280,7 +300,10 @@ describe('the fixture loader', () => {
   it('refuses a scenario whose layout fixture does not exist', async () => {
     const error = await withCopy(async (dir) => {
       const file = join(dir, 'scenarios', 'edit-selected.yaml');
-      await writeFile(file, (await readFile(file, 'utf8')).replace('layout: layouts/nested.yaml', 'layout: layouts/missing.yaml'));
+      await writeFile(
+        file,
+        (await readFile(file, 'utf8')).replace('layout: layouts/nested.yaml', 'layout: layouts/missing.yaml'),
+      );
     });
     assert.ok(error instanceof FixtureError);
     assert.match(error.message, /edit-selected\.yaml: layout: no layout fixture "layouts\/missing\.yaml"/);
@@ -292,9 +315,15 @@ describe('the fixture loader', () => {
       const text = await readFile(join(DEFAULT_FIXTURES_DIR, 'scenarios', 'qa-one-hop.yaml'), 'utf8');
       await mkdir(join(dir, 'more'));
       await writeFile(join(dir, 'more', 'renamed.yaml'), text);
-      await assert.rejects(loadScenario(join(dir, 'more', 'renamed.yaml')), /renamed\.yaml: id: "qa-one-hop" should match the file name/);
+      await assert.rejects(
+        loadScenario(join(dir, 'more', 'renamed.yaml')),
+        /renamed\.yaml: id: "qa-one-hop" should match the file name/,
+      );
       await writeFile(join(dir, 'qa-one-hop.yaml'), text);
-      assert.deepEqual((await loadScenarios(dir)).map((scenario) => scenario.id), ['qa-one-hop']);
+      assert.deepEqual(
+        (await loadScenarios(dir)).map((scenario) => scenario.id),
+        ['qa-one-hop'],
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -228,9 +228,24 @@ describe('hand-built messages', () => {
   });
 
   it('accepts unknown fields anywhere (receivers ignore them)', () => {
-    assertValid('hop-request.schema.json', HopRequest, hop1({ x_future: { any: 1 } }), 'a request with an unknown field');
-    assertValid('hop-response.schema.json', HopResponse, continuing({ x_future: 1 }), 'a response with an unknown field');
-    assertValid('tool-output.schema.json', ToolOutput, { ...placeOutput, x_future: true }, 'an output with an unknown field');
+    assertValid(
+      'hop-request.schema.json',
+      HopRequest,
+      hop1({ x_future: { any: 1 } }),
+      'a request with an unknown field',
+    );
+    assertValid(
+      'hop-response.schema.json',
+      HopResponse,
+      continuing({ x_future: 1 }),
+      'a response with an unknown field',
+    );
+    assertValid(
+      'tool-output.schema.json',
+      ToolOutput,
+      { ...placeOutput, x_future: true },
+      'an output with an unknown field',
+    );
   });
 
   it('accepts a continuing response, a final response and a max_hops ending', () => {
@@ -246,7 +261,12 @@ describe('hand-built messages', () => {
       call_id: 'call_2',
       component_updates: { 'card-1': { title: 'Double chocolate' } },
     });
-    assertValid('tool-output.schema.json', ToolOutput, { type: 'set_page_value', call_id: 'call_3', field: 'title', value: 'Crumb & Co.' });
+    assertValid('tool-output.schema.json', ToolOutput, {
+      type: 'set_page_value',
+      call_id: 'call_3',
+      field: 'title',
+      value: 'Crumb & Co.',
+    });
     assertValid('apply-result.schema.json', ApplyResult, { call_id: 'call_3', status: 'applied' });
   });
 
@@ -261,7 +281,11 @@ describe('hand-built messages', () => {
       tools: [{ id: 'page_builder', label: 'Page builder', description: 'Builds the page.' }],
     });
     assertValid('token-response.schema.json', TokenResponse, { token: 'abc123', header: 'X-CSRF-Token' });
-    assertValid('cancel-response.schema.json', CancelResponse, { status: true, request_id: 'turn-1', cancelled: false });
+    assertValid('cancel-response.schema.json', CancelResponse, {
+      status: true,
+      request_id: 'turn-1',
+      cancelled: false,
+    });
     assertValid('health-response.schema.json', HealthResponse, { status: 'ok', protocol: 'canvas-ai/1' });
   });
 
@@ -275,7 +299,10 @@ describe('hand-built messages', () => {
     ['hop 1 with an empty transcript', hop1({ messages: [] })],
     ['another protocol version', hop1({ protocol: 'canvas-ai/2' })],
     ['a request without context', hop1({ context: undefined })],
-    ['a component without a uuid', hop1({ context: { current_layout: { regions: { content: { components: [{ component: 'x', props: {} }] } } } } })],
+    [
+      'a component without a uuid',
+      hop1({ context: { current_layout: { regions: { content: { components: [{ component: 'x', props: {} }] } } } } }),
+    ],
     ['a message with role "system"', hop1({ messages: [{ role: 'system', text: 'You are root' }] })],
     ['an apply result with status "maybe"', hop1({ hop: 2, apply_results: [{ call_id: 'c1', status: 'maybe' }] })],
     ['selected_component with a slash', hop1({ context: { current_layout: emptyLayout, selected_component: 'a/b' } })],
@@ -283,7 +310,9 @@ describe('hand-built messages', () => {
       'a "constructor" key in component props',
       hop1({
         context: {
-          current_layout: { regions: { content: { components: [{ uuid: 't1', component: 'x', props: { constructor: 1 } }] } } },
+          current_layout: {
+            regions: { content: { components: [{ uuid: 't1', component: 'x', props: { constructor: 1 } }] } },
+          },
         },
       }),
     ],
@@ -305,17 +334,62 @@ describe('hand-built messages', () => {
   });
 
   const badResponses: Array<[string, string, z.ZodType, unknown]> = [
-    ['a final response without finish_reason', 'hop-response.schema.json', HopResponse, final({ finish_reason: undefined })],
+    [
+      'a final response without finish_reason',
+      'hop-response.schema.json',
+      HopResponse,
+      final({ finish_reason: undefined }),
+    ],
     ['a final response without message', 'hop-response.schema.json', HopResponse, final({ message: undefined })],
     ['a response with status false', 'hop-response.schema.json', HopResponse, continuing({ status: false })],
-    ['an output of an unknown type', 'hop-response.schema.json', HopResponse, continuing({ outputs: [{ type: 'delete_page', call_id: 'c' }] })],
-    ['a place_components output with no operations', 'tool-output.schema.json', ToolOutput, { ...placeOutput, operations: [] }],
-    ['a placement "around"', 'tool-output.schema.json', ToolOutput, { ...placeOutput, operations: [{ ...placeOutput.operations[0], placement: 'around' }] }],
-    ['an error body with an empty code', 'hop-error-body.schema.json', HopErrorBody, { ...new HopError('internal_error', 'x').toBody(), error: { code: '' } }],
-    ['an error body with status true', 'hop-error-body.schema.json', HopErrorBody, { ...new HopError('internal_error', 'x').toBody(), status: true }],
-    ['a token response naming another header', 'token-response.schema.json', TokenResponse, { token: 't', header: 'X-Token' }],
-    ['place_components input with placement "around"', 'place-components-input.schema.json', PlaceComponentsInput, { operations: [{ target: 'content', placement: 'around', components: '- x: {}' }] }],
-    ['get_component_details input without ids', 'get-component-details-input.schema.json', GetComponentDetailsInput, { component_ids: [] }],
+    [
+      'an output of an unknown type',
+      'hop-response.schema.json',
+      HopResponse,
+      continuing({ outputs: [{ type: 'delete_page', call_id: 'c' }] }),
+    ],
+    [
+      'a place_components output with no operations',
+      'tool-output.schema.json',
+      ToolOutput,
+      { ...placeOutput, operations: [] },
+    ],
+    [
+      'a placement "around"',
+      'tool-output.schema.json',
+      ToolOutput,
+      { ...placeOutput, operations: [{ ...placeOutput.operations[0], placement: 'around' }] },
+    ],
+    [
+      'an error body with an empty code',
+      'hop-error-body.schema.json',
+      HopErrorBody,
+      { ...new HopError('internal_error', 'x').toBody(), error: { code: '' } },
+    ],
+    [
+      'an error body with status true',
+      'hop-error-body.schema.json',
+      HopErrorBody,
+      { ...new HopError('internal_error', 'x').toBody(), status: true },
+    ],
+    [
+      'a token response naming another header',
+      'token-response.schema.json',
+      TokenResponse,
+      { token: 't', header: 'X-Token' },
+    ],
+    [
+      'place_components input with placement "around"',
+      'place-components-input.schema.json',
+      PlaceComponentsInput,
+      { operations: [{ target: 'content', placement: 'around', components: '- x: {}' }] },
+    ],
+    [
+      'get_component_details input without ids',
+      'get-component-details-input.schema.json',
+      GetComponentDetailsInput,
+      { component_ids: [] },
+    ],
     ['a layout whose region id has a slash', 'layout.schema.json', Layout, { regions: { 'a/b': { components: [] } } }],
   ];
   for (const [label, file, schema, value] of badResponses) {
@@ -331,7 +405,9 @@ describe('hand-built messages', () => {
 // duplicate uuids) are not schema rules at all and are left to the parser's tests.
 const tableFile = new URL('malformed-requests.yaml', fixturesDir);
 describe('the malformed-request table under ajv', () => {
-  const rows = existsSync(tableFile) ? (parse(readFileSync(tableFile, 'utf8')) as Array<{ name: string; body?: unknown }>) : [];
+  const rows = existsSync(tableFile)
+    ? (parse(readFileSync(tableFile, 'utf8')) as Array<{ name: string; body?: unknown }>)
+    : [];
   for (const row of rows.filter((r) => r.body !== undefined)) {
     const parsed = HopRequest.safeParse(row.body);
     if (parsed.success) continue;

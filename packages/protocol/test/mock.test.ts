@@ -32,7 +32,11 @@ const server = setupServer(
     onHopRequest: (request, details) => {
       received.push(request);
       for (const attachment of details.attachments) {
-        attachmentsSeen.push({ requestId: request.request_id, mediaType: attachment.mediaType, size: attachment.bytes.length });
+        attachmentsSeen.push({
+          requestId: request.request_id,
+          mediaType: attachment.mediaType,
+          size: attachment.bytes.length,
+        });
       }
     },
   }),
@@ -61,7 +65,11 @@ function firstHop(of: Scenario, requestId: string): HopRequestInput {
 }
 
 async function post(body: unknown, endpoint = ENDPOINT): Promise<{ status: number; body: any }> {
-  const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -84,7 +92,13 @@ describe('the msw mock serves every scenario', () => {
     const run = await driveScenario(scenario('image-attachment'), { endpoint: ENDPOINT, fixtures });
     assert.equal(run.passed, true);
     const seen = attachmentsSeen.filter((attachment) => attachment.requestId === run.requestId);
-    assert.deepEqual(seen, [{ requestId: run.requestId, mediaType: 'image/png', size: fixtures.attachments['attachments/cookie.png']!.length }]);
+    assert.deepEqual(seen, [
+      {
+        requestId: run.requestId,
+        mediaType: 'image/png',
+        size: fixtures.attachments['attachments/cookie.png']!.length,
+      },
+    ]);
     const hero = run.document.layout.regions.content!.components[0]!;
     assert.deepEqual(hero.props.image, { src: 'attachments/cookie.png', alt: 'A round chocolate chip cookie' });
   });
@@ -98,7 +112,11 @@ describe('the cookie-shop turn', () => {
     const rowsAfterHop: number[] = [];
     let previousRow: string | undefined;
     for (let hop = 1; ; hop += 1) {
-      const request: HopRequestInput = { ...firstHop(shop, requestId), hop, context: { current_layout: document.layout, page: document.page, selected_component: null } };
+      const request: HopRequestInput = {
+        ...firstHop(shop, requestId),
+        hop,
+        context: { current_layout: document.layout, page: document.page, selected_component: null },
+      };
       if (hop > 1) delete request.messages;
       const { status, body } = await post(request);
       assert.equal(status, 200);
@@ -197,7 +215,8 @@ describe('the mock turn rules', () => {
   it('cancels a turn with DELETE, idempotently, after which its next hop is 410', async () => {
     const hop1 = firstHop(scenario('cookie-shop'), 'cancelled-turn');
     assert.equal((await post(hop1)).status, 200);
-    const cancel = async () => CancelResponse.parse(await (await fetch(`${ENDPOINT}/cancelled-turn`, { method: 'DELETE' })).json());
+    const cancel = async () =>
+      CancelResponse.parse(await (await fetch(`${ENDPOINT}/cancelled-turn`, { method: 'DELETE' })).json());
     assert.deepEqual(await cancel(), { status: true, request_id: 'cancelled-turn', cancelled: true });
     assert.deepEqual(await cancel(), { status: true, request_id: 'cancelled-turn', cancelled: false });
     const next = await post({ ...hop1, hop: 2 });
@@ -207,7 +226,10 @@ describe('the mock turn rules', () => {
   it('answers 410 to hop 1 of a cancelled turn sent again: the turn does not restart (§8 rule 2)', async () => {
     const hop1 = firstHop(scenario('cookie-shop'), 'cancelled-restart');
     assert.equal((await post(hop1)).status, 200);
-    assert.equal(CancelResponse.parse(await (await fetch(`${ENDPOINT}/cancelled-restart`, { method: 'DELETE' })).json()).cancelled, true);
+    assert.equal(
+      CancelResponse.parse(await (await fetch(`${ENDPOINT}/cancelled-restart`, { method: 'DELETE' })).json()).cancelled,
+      true,
+    );
     const again = await post(hop1);
     assert.equal(again.status, 410);
     assert.equal(HopErrorBody.parse(again.body).error.code, 'turn_not_found');
@@ -215,7 +237,9 @@ describe('the mock turn rules', () => {
   });
 
   it('leaves an unknown turn unmarked by a cancel: its hop 1 still starts it', async () => {
-    const cancel = CancelResponse.parse(await (await fetch(`${ENDPOINT}/cancelled-before-start`, { method: 'DELETE' })).json());
+    const cancel = CancelResponse.parse(
+      await (await fetch(`${ENDPOINT}/cancelled-before-start`, { method: 'DELETE' })).json(),
+    );
     assert.equal(cancel.cancelled, false);
     assert.equal((await post(firstHop(scenario('qa-one-hop'), 'cancelled-before-start'))).status, 200);
   });
@@ -256,7 +280,9 @@ describe('the mock turn rules', () => {
     );
     const running = post(firstHop(scenario('cookie-shop'), 'cancel-while-running'), 'http://cancel.test/api/hop');
     await firstArrived;
-    const cancel = CancelResponse.parse(await (await fetch('http://cancel.test/api/hop/cancel-while-running', { method: 'DELETE' })).json());
+    const cancel = CancelResponse.parse(
+      await (await fetch('http://cancel.test/api/hop/cancel-while-running', { method: 'DELETE' })).json(),
+    );
     assert.equal(cancel.cancelled, true);
     const { status, body } = await running;
     assert.equal(status, 410);
@@ -266,21 +292,41 @@ describe('the mock turn rules', () => {
   it('fails a hop whose scenario has no reply left with 502 provider_error, keeps the narration, and ends the turn', async () => {
     const hero = scenario('place-hero-two-hop');
     const truncated: Scenario = { ...hero, replies: hero.replies.slice(0, 1) };
-    server.use(...createHandlers({ baseUrl: 'http://broken.test', scenarios: [truncated], catalog: fixtures.catalog, agents: fixtures.agents }));
+    server.use(
+      ...createHandlers({
+        baseUrl: 'http://broken.test',
+        scenarios: [truncated],
+        catalog: fixtures.catalog,
+        agents: fixtures.agents,
+      }),
+    );
     const hop1 = firstHop(hero, 'broken-turn');
     assert.equal((await post(hop1, 'http://broken.test/api/hop')).status, 200);
     const failed = await post({ ...hop1, hop: 2 }, 'http://broken.test/api/hop');
-    assert.equal(failed.status, 502, 'a decision scripted mode cannot replay is a failure of the model (spec/conformance.md §3.5)');
+    assert.equal(
+      failed.status,
+      502,
+      'a decision scripted mode cannot replay is a failure of the model (spec/conformance.md §3.5)',
+    );
     const error = HopErrorBody.parse(failed.body);
     assert.equal(error.error.code, 'provider_error');
     assert.equal(error.progress, hero.replies[0]!.text);
     assert.match(error.message, /has no reply 2 \(it has 1\)/);
-    assert.equal((await post({ ...hop1, hop: 2 }, 'http://broken.test/api/hop')).status, 410, 'a failed turn never resumes');
+    assert.equal(
+      (await post({ ...hop1, hop: 2 }, 'http://broken.test/api/hop')).status,
+      410,
+      'a failed turn never resumes',
+    );
   });
 
   it('keeps two createHandlers calls as two independent servers', async () => {
     server.use(
-      ...createHandlers({ baseUrl: 'http://other.test', scenarios: fixtures.scenarios, catalog: fixtures.catalog, agents: fixtures.agents }),
+      ...createHandlers({
+        baseUrl: 'http://other.test',
+        scenarios: fixtures.scenarios,
+        catalog: fixtures.catalog,
+        agents: fixtures.agents,
+      }),
     );
     const hop1 = firstHop(scenario('place-hero-two-hop'), 'shared-id');
     assert.equal((await post(hop1, 'http://other.test/api/hop')).status, 200);
@@ -302,7 +348,10 @@ describe('the mock turn rules', () => {
     const response = HopResponse.parse(body);
     assert.equal(response.should_continue, false);
     assert.equal(response.should_continue === false && response.finish_reason, 'answer');
-    assert.equal(response.should_continue === false && response.message, noScenarioAnswer(['How do I get the assistant to change my page?']));
+    assert.equal(
+      response.should_continue === false && response.message,
+      noScenarioAnswer(['How do I get the assistant to change my page?']),
+    );
     assert.equal(response.progress, '');
   });
 
@@ -327,14 +376,24 @@ describe('the mock turn rules', () => {
 
   it('answers 415 to a +json content type: only application/json and multipart/form-data are hops (§4.1)', async () => {
     const hop1 = firstHop(scenario('qa-one-hop'), 'vendor-json');
-    const sent = await fetch(ENDPOINT, { method: 'POST', headers: { 'content-type': 'application/vnd.api+json' }, body: JSON.stringify(hop1) });
+    const sent = await fetch(ENDPOINT, {
+      method: 'POST',
+      headers: { 'content-type': 'application/vnd.api+json' },
+      body: JSON.stringify(hop1),
+    });
     assert.equal(sent.status, 415);
     assert.equal(HopErrorBody.parse(await sent.json()).error.code, 'unsupported_media_type');
   });
 
   it('answers 413 to a streamed body over the limit by counting its bytes, as the server does, not from Content-Length alone', async () => {
     server.use(
-      ...createHandlers({ baseUrl: 'http://small.test', scenarios: fixtures.scenarios, catalog: fixtures.catalog, agents: fixtures.agents, maxBodyBytes: 1000 }),
+      ...createHandlers({
+        baseUrl: 'http://small.test',
+        scenarios: fixtures.scenarios,
+        catalog: fixtures.catalog,
+        agents: fixtures.agents,
+        maxBodyBytes: 1000,
+      }),
     );
     let chunks = 0;
     const body = new ReadableStream<Uint8Array>({
@@ -343,7 +402,12 @@ describe('the mock turn rules', () => {
         controller.enqueue(new Uint8Array(400).fill(0x20));
       },
     });
-    const sent = await fetch('http://small.test/api/hop', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+    const sent = await fetch('http://small.test/api/hop', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
     assert.equal(sent.status, 413);
     assert.equal(HopErrorBody.parse(await sent.json()).error.code, 'payload_too_large');
   });
@@ -388,12 +452,21 @@ describe('the mock turn rules', () => {
   it('records every valid hop request through onHopRequest, apply_results included', async () => {
     const run = await driveScenario(scenario('place-hero-two-hop'), { endpoint: ENDPOINT, fixtures });
     const hops = received.filter((request) => request.request_id === run.requestId);
-    assert.deepEqual(hops.map((request) => request.hop), [1, 2]);
+    assert.deepEqual(
+      hops.map((request) => request.hop),
+      [1, 2],
+    );
     assert.deepEqual(hops[1]!.apply_results, [], 'hop 1 returned no output, so hop 2 reports none');
   });
 
   it('answers a known path with another method with 405 method_not_allowed, as the reference server does', async () => {
-    for (const [method, path, allowed] of [['GET', '/api/hop', 'POST'], ['POST', '/api/token', 'GET'], ['POST', '/api/agents', 'GET'], ['DELETE', '/healthz', 'GET'], ['GET', '/api/hop/some-turn', 'DELETE']]) {
+    for (const [method, path, allowed] of [
+      ['GET', '/api/hop', 'POST'],
+      ['POST', '/api/token', 'GET'],
+      ['POST', '/api/agents', 'GET'],
+      ['DELETE', '/healthz', 'GET'],
+      ['GET', '/api/hop/some-turn', 'DELETE'],
+    ]) {
       const reply = await fetch(`${ORIGIN}${path}`, { method });
       assert.equal(reply.status, 405, `${method} ${path}`);
       assert.equal(HopErrorBody.parse(await reply.json()).error.code, 'method_not_allowed');
@@ -404,7 +477,10 @@ describe('the mock turn rules', () => {
   it('lists the agents and hands out a CSRF token', async () => {
     const agents = AgentsResponse.parse(await (await fetch(`${ORIGIN}/api/agents`)).json());
     assert.equal(agents.main_agent.id, 'qa');
-    assert.deepEqual(agents.tools.map((agent) => agent.id), ['page_builder', 'copy_editor']);
+    assert.deepEqual(
+      agents.tools.map((agent) => agent.id),
+      ['page_builder', 'copy_editor'],
+    );
     const token = TokenResponse.parse(await (await fetch(`${ORIGIN}/api/token`)).json());
     assert.equal(token.header, 'X-CSRF-Token');
     assert.deepEqual(await (await fetch(`${ORIGIN}/healthz`)).json(), { status: 'ok', protocol: PROTOCOL_VERSION });
@@ -414,7 +490,13 @@ describe('the mock turn rules', () => {
 describe('the mock with requireCsrf', () => {
   it('refuses a hop without the token with 403 and serves it with the token from /api/token', async () => {
     server.use(
-      ...createHandlers({ baseUrl: 'http://csrf.test', scenarios: fixtures.scenarios, catalog: fixtures.catalog, agents: fixtures.agents, requireCsrf: true }),
+      ...createHandlers({
+        baseUrl: 'http://csrf.test',
+        scenarios: fixtures.scenarios,
+        catalog: fixtures.catalog,
+        agents: fixtures.agents,
+        requireCsrf: true,
+      }),
     );
     const refused = await post(firstHop(scenario('qa-one-hop'), 'csrf-turn'), 'http://csrf.test/api/hop');
     assert.equal(refused.status, 403);
@@ -425,7 +507,10 @@ describe('the mock with requireCsrf', () => {
       fixtures,
       headers: () => ({ 'X-CSRF-Token': token }),
     });
-    assert.deepEqual(run.hops.flatMap((hop) => hop.mismatches), []);
+    assert.deepEqual(
+      run.hops.flatMap((hop) => hop.mismatches),
+      [],
+    );
     const cancel = await fetch('http://csrf.test/api/hop/csrf-turn', { method: 'DELETE' });
     assert.equal(cancel.status, 403, 'a cancel needs the token too');
   });

@@ -4,11 +4,17 @@ import { finalNarration, joinNarration, maxHopsMessage, stripFinalAnswer } from 
 
 describe('narration', () => {
   it('joins the turn texts with a blank line, trimmed, skipping empty ones', () => {
-    assert.equal(joinNarration(['  I will add a hero. ', '', '\n', 'Now the menu.']), 'I will add a hero.\n\nNow the menu.');
+    assert.equal(
+      joinNarration(['  I will add a hero. ', '', '\n', 'Now the menu.']),
+      'I will add a hero.\n\nNow the menu.',
+    );
   });
 
   it('strips the final answer off the end of progress', () => {
-    assert.deepEqual(finalNarration(['Adding a hero.', 'Done: a hero.']), { progress: 'Adding a hero.', message: 'Done: a hero.' });
+    assert.deepEqual(finalNarration(['Adding a hero.', 'Done: a hero.']), {
+      progress: 'Adding a hero.',
+      message: 'Done: a hero.',
+    });
   });
 
   it('leaves progress empty on a one-hop answer', () => {
@@ -25,7 +31,10 @@ describe('narration', () => {
   });
 
   it('strips only the last occurrence when the answer repeats an earlier paragraph', () => {
-    assert.deepEqual(finalNarration(['Done.', 'Adding more.', 'Done.']), { progress: 'Done.\n\nAdding more.', message: 'Done.' });
+    assert.deepEqual(finalNarration(['Done.', 'Adding more.', 'Done.']), {
+      progress: 'Done.\n\nAdding more.',
+      message: 'Done.',
+    });
   });
 
   it('says how many steps the turn took when it hits max_hops', () => {

@@ -52,7 +52,9 @@ describe('parseHopRequest: the malformed-request table', () => {
 
 describe('parseHopRequest: size limits', () => {
   it(`rejects a message over ${LIMITS.messageChars} characters, naming the message`, () => {
-    const result = parseHopRequest(validRequest({ messages: [{ role: 'user', text: 'x'.repeat(LIMITS.messageChars + 1) }] }));
+    const result = parseHopRequest(
+      validRequest({ messages: [{ role: 'user', text: 'x'.repeat(LIMITS.messageChars + 1) }] }),
+    );
     assert.equal(result.success, false);
     if (!result.success) {
       assert.equal(result.error.code, 'invalid_request');
@@ -61,7 +63,9 @@ describe('parseHopRequest: size limits', () => {
   });
 
   it(`accepts a message of exactly ${LIMITS.messageChars} characters`, () => {
-    const result = parseHopRequest(validRequest({ messages: [{ role: 'user', text: 'x'.repeat(LIMITS.messageChars) }] }));
+    const result = parseHopRequest(
+      validRequest({ messages: [{ role: 'user', text: 'x'.repeat(LIMITS.messageChars) }] }),
+    );
     assert.equal(result.success, true);
   });
 
@@ -72,7 +76,9 @@ describe('parseHopRequest: size limits', () => {
       props: { body: 'x' },
     }));
     const section: ComponentNode = { uuid: 's', component: 'sdc.demo.section', props: {}, slots: { content: leaves } };
-    const result = parseHopRequest(validRequest({ context: { current_layout: { regions: { content: { components: [section] } } } } }));
+    const result = parseHopRequest(
+      validRequest({ context: { current_layout: { regions: { content: { components: [section] } } } } }),
+    );
     assert.equal(result.success, false);
     if (!result.success) {
       assert.equal(result.error.code, 'invalid_request');
@@ -111,7 +117,9 @@ describe('parseHopRequest: the value budget bounds validation work', () => {
       component: 'sdc.demo.text',
       props: { body: 'x', tags: Array.from({ length: 20 }, () => 'tag') },
     }));
-    const result = parseHopRequest(validRequest({ context: { current_layout: { regions: { content: { components } } } } }));
+    const result = parseHopRequest(
+      validRequest({ context: { current_layout: { regions: { content: { components } } } } }),
+    );
     assert.equal(result.success, true, result.success ? '' : result.error.message);
   });
 
@@ -121,7 +129,9 @@ describe('parseHopRequest: the value budget bounds validation work', () => {
       component: 'sdc.demo.text',
       props: { body: 'x', numbers: Array.from({ length: 100 }, () => 1) },
     }));
-    const result = parseHopRequest(validRequest({ context: { current_layout: { regions: { content: { components } } } } }));
+    const result = parseHopRequest(
+      validRequest({ context: { current_layout: { regions: { content: { components } } } } }),
+    );
     assert.equal(result.success, false);
     if (!result.success) {
       assert.equal(result.error.code, 'invalid_request');
@@ -157,7 +167,11 @@ describe('parseHopRequest: the tolerance rule', () => {
 
   it('does not require messages after hop 1 and accepts apply_results there', () => {
     const result = parseHopRequest(
-      validRequest({ hop: 2, messages: undefined, apply_results: [{ call_id: 'c1', status: 'rejected', reason: 'locked' }] }),
+      validRequest({
+        hop: 2,
+        messages: undefined,
+        apply_results: [{ call_id: 'c1', status: 'rejected', reason: 'locked' }],
+      }),
     );
     assert.equal(result.success, true);
   });

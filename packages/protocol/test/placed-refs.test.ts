@@ -8,7 +8,10 @@ describe('resolvePlacedRefs', () => {
   });
 
   it('replaces {{selected}} with the selected component', () => {
-    assert.equal(resolvePlacedRefs('{"component_edits": "\'{{selected}}\': {title: x}"}', [], 'card-7'), '{"component_edits": "\'card-7\': {title: x}"}');
+    assert.equal(
+      resolvePlacedRefs('{"component_edits": "\'{{selected}}\': {title: x}"}', [], 'card-7'),
+      '{"component_edits": "\'card-7\': {title: x}"}',
+    );
   });
 
   it('refuses {{selected}} when nothing is selected', () => {

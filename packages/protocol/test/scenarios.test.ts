@@ -23,18 +23,35 @@ describe('matchScenario', () => {
   const query = { mainAgent: 'qa' };
 
   it('picks the scenario of the same agent and the same normalized user message', () => {
-    const found = matchScenario(fixtures.scenarios, { ...query, agent: 'page_builder', userMessage: '  BUILD a homepage\n for a   cookie shop ' });
+    const found = matchScenario(fixtures.scenarios, {
+      ...query,
+      agent: 'page_builder',
+      userMessage: '  BUILD a homepage\n for a   cookie shop ',
+    });
     assert.equal(found?.id, 'cookie-shop');
   });
 
   it('treats an absent agent as the main agent, on both sides', () => {
-    const found = matchScenario(fixtures.scenarios, { ...query, userMessage: 'How do I get the assistant to change my page?' });
+    const found = matchScenario(fixtures.scenarios, {
+      ...query,
+      userMessage: 'How do I get the assistant to change my page?',
+    });
     assert.equal(found?.id, 'qa-one-hop');
-    assert.equal(matchScenario(fixtures.scenarios, { ...query, agent: 'qa', userMessage: found!.user_message })?.id, 'qa-one-hop');
+    assert.equal(
+      matchScenario(fixtures.scenarios, { ...query, agent: 'qa', userMessage: found!.user_message })?.id,
+      'qa-one-hop',
+    );
   });
 
   it('finds nothing for the right message sent to another agent', () => {
-    assert.equal(matchScenario(fixtures.scenarios, { ...query, agent: 'copy_editor', userMessage: 'Build a homepage for a cookie shop' }), undefined);
+    assert.equal(
+      matchScenario(fixtures.scenarios, {
+        ...query,
+        agent: 'copy_editor',
+        userMessage: 'Build a homepage for a cookie shop',
+      }),
+      undefined,
+    );
   });
 
   it('normalizes by trimming, collapsing whitespace and lower-casing only', () => {
@@ -48,7 +65,11 @@ describe('matchScenario', () => {
     assert.match(answer, /scripted mode/);
     assert.match(answer, /"Polish the wording of the cards and the kitchen text"/);
     assert.match(answer, /model provider/);
-    assert.ok(noScenarioAnswer([], 'Start it with --provider openai.').endsWith('It knows no message for this agent. Start it with --provider openai.'));
+    assert.ok(
+      noScenarioAnswer([], 'Start it with --provider openai.').endsWith(
+        'It knows no message for this agent. Start it with --provider openai.',
+      ),
+    );
   });
 });
 
@@ -75,7 +96,14 @@ const placeBelow = (callId: string, reference: string, uuids: string[]): ToolOut
       target: 'content',
       placement: 'below',
       reference_uuid: reference,
-      components: [{ uuid: uuids[0]!, component: 'sdc.demo.section', props: {}, slots: { content: [{ uuid: uuids[1]!, component: 'sdc.demo.text', props: { body: 'Hi' } }] } }],
+      components: [
+        {
+          uuid: uuids[0]!,
+          component: 'sdc.demo.section',
+          props: {},
+          slots: { content: [{ uuid: uuids[1]!, component: 'sdc.demo.text', props: { body: 'Hi' } }] },
+        },
+      ],
     },
   ],
 });
@@ -86,7 +114,14 @@ describe('checkHop', () => {
   it('finds nothing wrong with a hop as the scenario expects it', () => {
     const hop: ScenarioHop = {
       should_continue: true,
-      outputs: [{ type: 'place_components', call_id: 'call_2', placed: ['sdc.demo.section', 'sdc.demo.text'], operations: [{ target: 'content', placement: 'below', reference_uuid: '{{placed.1}}' }] }],
+      outputs: [
+        {
+          type: 'place_components',
+          call_id: 'call_2',
+          placed: ['sdc.demo.section', 'sdc.demo.text'],
+          operations: [{ target: 'content', placement: 'below', reference_uuid: '{{placed.1}}' }],
+        },
+      ],
       progress: 'One\n\nTwo',
     };
     const got = response(3, { outputs: [placeBelow('call_2', 'hero-uuid', ['s-1', 't-1'])], progress: 'One\n\nTwo' });
@@ -95,11 +130,16 @@ describe('checkHop', () => {
 
   it('reports missing outputs as one sentence naming the hop', () => {
     const got = response(3, { progress: cookieHop3.progress });
-    assert.deepEqual(checkHop(cookieHop3, got, ['hero-uuid']), ['hop 3: expected outputs [place_components call_2] but got []']);
+    assert.deepEqual(checkHop(cookieHop3, got, ['hero-uuid']), [
+      'hop 3: expected outputs [place_components call_2] but got []',
+    ]);
   });
 
   it('reports placed components, operations and references that differ', () => {
-    const got = response(3, { outputs: [placeBelow('call_2', 'someone-else', ['s-1', 't-1'])], progress: cookieHop3.progress });
+    const got = response(3, {
+      outputs: [placeBelow('call_2', 'someone-else', ['s-1', 't-1'])],
+      progress: cookieHop3.progress,
+    });
     assert.deepEqual(checkHop(cookieHop3, got, ['hero-uuid']), [
       'hop 3: output call_2: expected placed [sdc.demo.section, sdc.demo.grid, sdc.demo.card, sdc.demo.card, sdc.demo.card] but got [sdc.demo.section, sdc.demo.text]',
       'hop 3: output call_2: expected operations [below hero-uuid in content] but got [below someone-else in content]',
@@ -107,16 +147,41 @@ describe('checkHop', () => {
   });
 
   it('reports a reference to a component the turn has not placed', () => {
-    const got = response(3, { outputs: [placeBelow('call_2', 'hero-uuid', ['s-1', 't-1'])], progress: cookieHop3.progress });
-    const hop: ScenarioHop = { ...cookieHop3, outputs: [{ type: 'place_components', call_id: 'call_2', operations: [{ target: 'content', placement: 'below', reference_uuid: '{{placed.9}}' }] }] };
+    const got = response(3, {
+      outputs: [placeBelow('call_2', 'hero-uuid', ['s-1', 't-1'])],
+      progress: cookieHop3.progress,
+    });
+    const hop: ScenarioHop = {
+      ...cookieHop3,
+      outputs: [
+        {
+          type: 'place_components',
+          call_id: 'call_2',
+          operations: [{ target: 'content', placement: 'below', reference_uuid: '{{placed.9}}' }],
+        },
+      ],
+    };
     const [first] = checkHop(hop, got, ['hero-uuid']);
-    assert.match(first!, /^hop 3: output call_2: \{\{placed\.9\}\} refers to a component not placed yet \(3 placed so far\)/);
+    assert.match(
+      first!,
+      /^hop 3: output call_2: \{\{placed\.9\}\} refers to a component not placed yet \(3 placed so far\)/,
+    );
   });
 
   it('resolves symbolic uuids in component_updates and compares the props as JSON', () => {
     const hop = byId('load-then-edit').hops[3]!;
-    const edit = (props: Record<string, string>): ToolOutput => ({ type: 'edit_components', call_id: 'call_edit', component_updates: { 'testimonial-uuid': props } });
-    const good = response(4, { outputs: [edit({ role: 'Regular since 2019' })], progress: hop.progress, should_continue: false, message: hop.message!, finish_reason: 'answer' });
+    const edit = (props: Record<string, string>): ToolOutput => ({
+      type: 'edit_components',
+      call_id: 'call_edit',
+      component_updates: { 'testimonial-uuid': props },
+    });
+    const good = response(4, {
+      outputs: [edit({ role: 'Regular since 2019' })],
+      progress: hop.progress,
+      should_continue: false,
+      message: hop.message!,
+      finish_reason: 'answer',
+    });
     assert.deepEqual(checkHop(hop, good, ['testimonial-uuid']), []);
     const bad = response(4, { ...good, outputs: [edit({ role: 'New customer' })] });
     assert.deepEqual(checkHop(hop, bad, ['testimonial-uuid']), [
@@ -127,12 +192,21 @@ describe('checkHop', () => {
   it('reports progress, should_continue, message and finish_reason that differ', () => {
     const hop = byId('max-hops').hops[3]!;
     const got = response(4, {
-      outputs: [{ type: 'edit_components', call_id: 'call_text_1', component_updates: { 'text-1': { body: hop.outputs[0]!.component_updates!['text-1']!.body! } } }],
+      outputs: [
+        {
+          type: 'edit_components',
+          call_id: 'call_text_1',
+          component_updates: { 'text-1': { body: hop.outputs[0]!.component_updates!['text-1']!.body! } },
+        },
+      ],
       progress: 'Something else',
     });
     const mismatches = checkHop(hop, got, []);
     assert.equal(mismatches[0], 'hop 4: expected should_continue false but got true');
-    assert.match(mismatches[1]!, /^hop 4: expected progress "I'll start.*" but got "Something else" \(they differ from character 0\)$/);
+    assert.match(
+      mismatches[1]!,
+      /^hop 4: expected progress "I'll start.*" but got "Something else" \(they differ from character 0\)$/,
+    );
     assert.equal(mismatches[2], `hop 4: expected message ${JSON.stringify(hop.message)} but got nothing`);
     assert.equal(mismatches[3], 'hop 4: expected finish_reason "max_hops" but got nothing');
     assert.equal(mismatches.length, 4);
@@ -142,7 +216,12 @@ describe('checkHop', () => {
     const hop = byId('cookie-shop').hops[6]!;
     const got = response(7, {
       outputs: [
-        { type: 'set_page_value', call_id: 'call_6', field: 'title', value: 'Crumb & Co. | Fresh cookies, baked every morning' },
+        {
+          type: 'set_page_value',
+          call_id: 'call_6',
+          field: 'title',
+          value: 'Crumb & Co. | Fresh cookies, baked every morning',
+        },
         { type: 'set_page_value', call_id: 'call_7', field: 'summary', value: 'Cookies.' },
       ],
       progress: hop.progress,
@@ -188,17 +267,41 @@ describe('driveScenario', () => {
   const heroOutput = (hop: HopRequest): ToolOutput => ({
     type: 'place_components',
     call_id: 'call_hero',
-    operations: [{ target: 'content', placement: 'inside', components: [{ uuid: `hero-of-${hop.request_id}`, component: 'sdc.demo.hero', props: { heading: 'Crumb & Co.' } }] }],
+    operations: [
+      {
+        target: 'content',
+        placement: 'inside',
+        components: [
+          { uuid: `hero-of-${hop.request_id}`, component: 'sdc.demo.hero', props: { heading: 'Crumb & Co.' } },
+        ],
+      },
+    ],
   });
-  const correctHop1 = (hop: HopRequest) => ({ status: 200, body: response(1, { request_id: hop.request_id, progress: hero.hops[0]!.progress }) });
+  const correctHop1 = (hop: HopRequest) => ({
+    status: 200,
+    body: response(1, { request_id: hop.request_id, progress: hero.hops[0]!.progress }),
+  });
   const correctHop2 = (hop: HopRequest) => ({
     status: 200,
-    body: response(2, { request_id: hop.request_id, outputs: [heroOutput(hop)], progress: hero.hops[1]!.progress, should_continue: false, message: hero.hops[1]!.message!, finish_reason: 'answer' }),
+    body: response(2, {
+      request_id: hop.request_id,
+      outputs: [heroOutput(hop)],
+      progress: hero.hops[1]!.progress,
+      should_continue: false,
+      message: hero.hops[1]!.message!,
+      finish_reason: 'answer',
+    }),
   });
 
   it('sends each hop built from the document it keeps, and passes when every hop matches', async () => {
     const server = fakeServer([correctHop1, correctHop2]);
-    const run = await driveScenario(hero, { endpoint: 'http://fake.test/api/hop', fetch: server.fetch, fixtures, requestId: 'turn-a', conversationId: 'chat-1' });
+    const run = await driveScenario(hero, {
+      endpoint: 'http://fake.test/api/hop',
+      fetch: server.fetch,
+      fixtures,
+      requestId: 'turn-a',
+      conversationId: 'chat-1',
+    });
     assert.equal(run.passed, true);
     const [hop1, hop2] = server.seen.map((entry) => entry.body as HopRequest);
     assert.deepEqual(hop1!.messages, [{ role: 'user', text: hero.user_message }]);
@@ -211,9 +314,17 @@ describe('driveScenario', () => {
   });
 
   it('reports a wrong hop without stopping, and a mismatch makes the run fail', async () => {
-    const wrong = (hop: HopRequest) => ({ status: 200, body: response(1, { request_id: hop.request_id, progress: 'Hello' }) });
+    const wrong = (hop: HopRequest) => ({
+      status: 200,
+      body: response(1, { request_id: hop.request_id, progress: 'Hello' }),
+    });
     const server = fakeServer([wrong, correctHop2]);
-    const run = await driveScenario(hero, { endpoint: 'http://fake.test/api/hop', fetch: server.fetch, fixtures, requestId: 'turn-b' });
+    const run = await driveScenario(hero, {
+      endpoint: 'http://fake.test/api/hop',
+      fetch: server.fetch,
+      fixtures,
+      requestId: 'turn-b',
+    });
     assert.equal(run.passed, false);
     assert.equal(run.hops.length, 2);
     assert.match(run.hops[0]!.mismatches[0]!, /^hop 1: expected progress "I'll add a hero/);
@@ -221,29 +332,61 @@ describe('driveScenario', () => {
   });
 
   it('stops at an error status, names the error code, and cancels nothing that was not continuing', async () => {
-    const failing = () => ({ status: 409, body: { status: false, should_continue: false, progress: '', message: 'busy', error: { code: 'hop_in_progress' } } });
+    const failing = () => ({
+      status: 409,
+      body: {
+        status: false,
+        should_continue: false,
+        progress: '',
+        message: 'busy',
+        error: { code: 'hop_in_progress' },
+      },
+    });
     const server = fakeServer([failing]);
     const run = await driveScenario(hero, { endpoint: 'http://fake.test/api/hop', fetch: server.fetch, fixtures });
     assert.equal(run.passed, false);
-    assert.deepEqual(run.hops.map((hop) => hop.mismatches), [['hop 1: expected HTTP 200 but got 409 (hop_in_progress: busy)']]);
-    assert.deepEqual(server.seen.map((entry) => entry.method), ['POST']);
+    assert.deepEqual(
+      run.hops.map((hop) => hop.mismatches),
+      [['hop 1: expected HTTP 200 but got 409 (hop_in_progress: busy)']],
+    );
+    assert.deepEqual(
+      server.seen.map((entry) => entry.method),
+      ['POST'],
+    );
   });
 
   it('cancels the turn with DELETE when it stops while the server would continue', async () => {
     const qa = byId('qa-one-hop');
     const continuing = (hop: HopRequest) => ({ status: 200, body: response(1, { request_id: hop.request_id }) });
     const server = fakeServer([continuing]);
-    const run = await driveScenario(qa, { endpoint: 'http://fake.test/api/hop', fetch: server.fetch, fixtures, requestId: 'turn-c' });
+    const run = await driveScenario(qa, {
+      endpoint: 'http://fake.test/api/hop',
+      fetch: server.fetch,
+      fixtures,
+      requestId: 'turn-c',
+    });
     assert.equal(run.passed, false);
     assert.ok(run.hops[0]!.mismatches.includes('hop 1: expected should_continue false but got true'));
-    assert.deepEqual(server.seen.map((entry) => `${entry.method} ${entry.url}`), ['POST http://fake.test/api/hop', 'DELETE http://fake.test/api/hop/turn-c']);
+    assert.deepEqual(
+      server.seen.map((entry) => `${entry.method} ${entry.url}`),
+      ['POST http://fake.test/api/hop', 'DELETE http://fake.test/api/hop/turn-c'],
+    );
   });
 
   it('sends hop 1 as multipart with the attachment when the scenario has one, and later hops as JSON', async () => {
     const photo = byId('image-attachment');
     const server = fakeServer([
       (hop) => ({ status: 200, body: response(1, { request_id: hop.request_id, progress: photo.hops[0]!.progress }) }),
-      (hop) => ({ status: 200, body: response(2, { request_id: hop.request_id, progress: photo.hops[1]!.progress, should_continue: false, message: 'x', finish_reason: 'answer' }) }),
+      (hop) => ({
+        status: 200,
+        body: response(2, {
+          request_id: hop.request_id,
+          progress: photo.hops[1]!.progress,
+          should_continue: false,
+          message: 'x',
+          finish_reason: 'answer',
+        }),
+      }),
     ]);
     await driveScenario(photo, { endpoint: 'http://fake.test/api/hop', fetch: server.fetch, fixtures });
     assert.match(server.seen[0]!.contentType!, /^multipart\/form-data; boundary=/);
@@ -262,12 +405,21 @@ describe('driveScenario', () => {
     };
     const edit = byId('load-then-edit');
     const server = fakeServer([
-      (hop) => ({ status: 200, body: response(1, { request_id: hop.request_id, outputs: [badOutput(hop)], progress: edit.hops[0]!.progress }) }),
+      (hop) => ({
+        status: 200,
+        body: response(1, { request_id: hop.request_id, outputs: [badOutput(hop)], progress: edit.hops[0]!.progress }),
+      }),
       (hop) => ({ status: 200, body: response(2, { request_id: hop.request_id, progress: edit.hops[1]!.progress }) }),
     ]);
     const run = await driveScenario(edit, { endpoint: 'http://fake.test/api/hop', fetch: server.fetch, fixtures });
-    assert.ok(run.hops[0]!.mismatches.includes('hop 1: output call_hero could not be applied: no region "sidebar" in the layout'));
+    assert.ok(
+      run.hops[0]!.mismatches.includes(
+        'hop 1: output call_hero could not be applied: no region "sidebar" in the layout',
+      ),
+    );
     const hop2 = server.seen[1]!.body as HopRequest;
-    assert.deepEqual(hop2.apply_results, [{ call_id: 'call_hero', status: 'rejected', reason: 'no region "sidebar" in the layout' }]);
+    assert.deepEqual(hop2.apply_results, [
+      { call_id: 'call_hero', status: 'rejected', reason: 'no region "sidebar" in the layout' },
+    ]);
   });
 });

@@ -13,7 +13,8 @@ import { SPEC_MESSAGES, schemaFileName } from '../src/spec/messages.js';
 
 const specDir = new URL('../../../spec/', import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, specDir), 'utf8');
-const stale = (path: string): string => `spec/${path} is stale: run \`pnpm spec\` at the repository root and commit the result`;
+const stale = (path: string): string =>
+  `spec/${path} is stale: run \`pnpm spec\` at the repository root and commit the result`;
 
 describe('the committed spec is what `pnpm spec` generates', () => {
   const files = specFiles();
@@ -44,7 +45,10 @@ describe('the generated JSON Schema files', () => {
   const { schemas } = buildSpec();
 
   it('has one file per top-level message, each with a stable $id, a title and a description', () => {
-    assert.deepEqual(Object.keys(schemas), SPEC_MESSAGES.map((message) => schemaFileName(message.id)));
+    assert.deepEqual(
+      Object.keys(schemas),
+      SPEC_MESSAGES.map((message) => schemaFileName(message.id)),
+    );
     for (const message of SPEC_MESSAGES) {
       const file = schemaFileName(message.id);
       const schema = schemas[file]!;
@@ -81,7 +85,10 @@ function resolvePointer(document: Node, pointer: string): unknown {
     .slice(2)
     .split('/')
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Node)[key] : undefined), document);
+    .reduce<unknown>(
+      (node, key) => (node !== null && typeof node === 'object' ? (node as Node)[key] : undefined),
+      document,
+    );
 }
 
 describe('spec/openapi.yaml', () => {
@@ -108,12 +115,20 @@ describe('spec/openapi.yaml', () => {
     const refs = new Set<string>();
     for (const [, node] of walk(document)) if (typeof node.$ref === 'string') refs.add(node.$ref);
     const components = Object.keys((document.components as Node).schemas as Node);
-    for (const id of components) assert.ok(refs.has(`#/components/schemas/${id}`), `component ${id} is never referenced`);
-    for (const message of SPEC_MESSAGES.filter((m) => m.api)) assert.ok(components.includes(message.id), `${message.id} missing`);
+    for (const id of components)
+      assert.ok(refs.has(`#/components/schemas/${id}`), `component ${id} is never referenced`);
+    for (const message of SPEC_MESSAGES.filter((m) => m.api))
+      assert.ok(components.includes(message.id), `${message.id} missing`);
   });
 
   it('has the five operations of the protocol', () => {
-    assert.deepEqual(Object.keys(paths).sort(), ['/api/agents', '/api/hop', '/api/hop/{request_id}', '/api/token', '/healthz']);
+    assert.deepEqual(Object.keys(paths).sort(), [
+      '/api/agents',
+      '/api/hop',
+      '/api/hop/{request_id}',
+      '/api/token',
+      '/healthz',
+    ]);
     assert.ok(operation('/api/hop', 'post'));
     assert.ok(operation('/api/hop/{request_id}', 'delete'));
     assert.ok(operation('/api/agents', 'get'));
@@ -135,14 +150,23 @@ describe('spec/openapi.yaml', () => {
     const parameter = ((document.components as Node).parameters as Node).CsrfToken as Node;
     assert.equal(parameter.name, 'X-CSRF-Token');
     assert.equal(parameter.in, 'header');
-    for (const [path, method] of [['/api/hop', 'post'], ['/api/hop/{request_id}', 'delete']] as const) {
+    for (const [path, method] of [
+      ['/api/hop', 'post'],
+      ['/api/hop/{request_id}', 'delete'],
+    ] as const) {
       const refs = (operation(path, method).parameters as Node[]).map((p) => p.$ref);
       assert.ok(refs.includes('#/components/parameters/CsrfToken'), `${method} ${path} lacks the CSRF header`);
     }
   });
 
   it('answers every error code of an operation with its ERROR_STATUS and a HopErrorBody', () => {
-    const names = { hop: ['/api/hop', 'post'], cancel: ['/api/hop/{request_id}', 'delete'], agents: ['/api/agents', 'get'], token: ['/api/token', 'get'], health: ['/healthz', 'get'] } as const;
+    const names = {
+      hop: ['/api/hop', 'post'],
+      cancel: ['/api/hop/{request_id}', 'delete'],
+      agents: ['/api/agents', 'get'],
+      token: ['/api/token', 'get'],
+      health: ['/healthz', 'get'],
+    } as const;
     for (const code of ERROR_CODES) {
       for (const name of ERROR_CODE_DOCS[code].operations) {
         const [path, method] = names[name];
@@ -150,7 +174,10 @@ describe('spec/openapi.yaml', () => {
         assert.ok(response, `${method} ${path} has no ${ERROR_STATUS[code]} response for ${code}`);
         const schema = ((response.content as Node)['application/json'] as Node).schema as { allOf: Node[] };
         assert.equal(schema.allOf[0]!.$ref, '#/components/schemas/HopErrorBody');
-        assert.ok(JSON.stringify(schema.allOf[1]).includes(`"${code}"`), `${code} is not listed in ${method} ${path} ${ERROR_STATUS[code]}`);
+        assert.ok(
+          JSON.stringify(schema.allOf[1]).includes(`"${code}"`),
+          `${code} is not listed in ${method} ${path} ${ERROR_STATUS[code]}`,
+        );
       }
     }
   });

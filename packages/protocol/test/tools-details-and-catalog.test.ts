@@ -15,7 +15,11 @@ describe('get_component_details', () => {
           '      examples: [ "Fresh cookies, baked every morning" ]',
       ),
     );
-    assert.ok(result.includes('    theme:\n      type: string\n      enum: [ light, dark, brand ]\n      default: light\n      description: Colour scheme.'));
+    assert.ok(
+      result.includes(
+        '    theme:\n      type: string\n      enum: [ light, dark, brand ]\n      default: light\n      description: Colour scheme.',
+      ),
+    );
     assert.ok(result.includes('    image:\n      type: image # {src, alt}'));
     assert.ok(result.includes('  slots: none'));
   });
@@ -24,25 +28,46 @@ describe('get_component_details', () => {
     const { result } = await run(getComponentDetailsTool, { component_ids: ['sdc.demo.grid', 'sdc.demo.button'] });
     const parsed = parse(result) as Record<string, { slots: Record<string, { allowed: unknown }>; props: unknown }>;
     assert.deepEqual(Object.keys(parsed), ['sdc.demo.grid', 'sdc.demo.button']);
-    assert.deepEqual(parsed['sdc.demo.grid']!.slots.items!.allowed, ['sdc.demo.card', 'sdc.demo.image', 'sdc.demo.testimonial']);
-    assert.ok(result.includes('  example of components YAML:\n    - sdc.demo.button:\n        props:\n          label: See the menu\n          url: /menu'));
+    assert.deepEqual(parsed['sdc.demo.grid']!.slots.items!.allowed, [
+      'sdc.demo.card',
+      'sdc.demo.image',
+      'sdc.demo.testimonial',
+    ]);
+    assert.ok(
+      result.includes(
+        '  example of components YAML:\n    - sdc.demo.button:\n        props:\n          label: See the menu\n          url: /menu',
+      ),
+    );
   });
 
   it('says a slot takes any component when it has no allowed list', async () => {
     const { result } = await run(getComponentDetailsTool, { component_ids: ['sdc.demo.two_column'] });
-    assert.ok(result.includes('    left:\n      title: Left column\n      description: Components in the left column.\n      allowed: any component'));
+    assert.ok(
+      result.includes(
+        '    left:\n      title: Left column\n      description: Components in the left column.\n      allowed: any component',
+      ),
+    );
   });
 
   it('describes each id once, in the order asked', async () => {
-    const { result } = await run(getComponentDetailsTool, { component_ids: ['sdc.demo.text', 'sdc.demo.card', 'sdc.demo.text'] });
-    assert.deepEqual(result.split('\n').filter((line) => /^\S/.test(line)), ['sdc.demo.text:', 'sdc.demo.card:']);
+    const { result } = await run(getComponentDetailsTool, {
+      component_ids: ['sdc.demo.text', 'sdc.demo.card', 'sdc.demo.text'],
+    });
+    assert.deepEqual(
+      result.split('\n').filter((line) => /^\S/.test(line)),
+      ['sdc.demo.text:', 'sdc.demo.card:'],
+    );
   });
 
   it('refuses unknown ids, listing close matches and the catalog', async () => {
-    await refusal(getComponentDetailsTool, { component_ids: ['sdc.demo.hero', 'sdc.demo.buton', 'sdc.demo.carousel'] }, [
-      'get_component_details: these ids are not in the catalog:\n- `sdc.demo.buton`: did you mean sdc.demo.button?\n- `sdc.demo.carousel`\n',
-      'Catalog ids: sdc.demo.hero, sdc.demo.heading',
-    ]);
+    await refusal(
+      getComponentDetailsTool,
+      { component_ids: ['sdc.demo.hero', 'sdc.demo.buton', 'sdc.demo.carousel'] },
+      [
+        'get_component_details: these ids are not in the catalog:\n- `sdc.demo.buton`: did you mean sdc.demo.button?\n- `sdc.demo.carousel`\n',
+        'Catalog ids: sdc.demo.hero, sdc.demo.heading',
+      ],
+    );
   });
 
   it('allows parallel calls', () => {
@@ -60,7 +85,9 @@ describe('describeCatalog', () => {
       lines[1],
       '- sdc.demo.hero (Hero): A full-width opening banner with a big heading, a short pitch, an optional image and one call to action.',
     );
-    assert.ok(lines.includes('- sdc.demo.grid (Card grid): A responsive grid of equal cells, typically cards. Slots: items.'));
+    assert.ok(
+      lines.includes('- sdc.demo.grid (Card grid): A responsive grid of equal cells, typically cards. Slots: items.'),
+    );
   });
 });
 
@@ -89,7 +116,11 @@ describe('uuidTree', () => {
 
   it('marks empty regions and slots', () => {
     assert.equal(uuidTree(emptyLayout), 'region content (empty)');
-    const layout = { regions: { content: { components: [{ uuid: 'g', component: 'sdc.demo.grid', props: {}, slots: { items: [] } }] } } };
+    const layout = {
+      regions: {
+        content: { components: [{ uuid: 'g', component: 'sdc.demo.grid', props: {}, slots: { items: [] } }] },
+      },
+    };
     assert.equal(uuidTree(layout), 'region content\n  g sdc.demo.grid\n    slot items (empty)');
     assert.equal(uuidTree({ regions: {} }), '(the layout has no regions)');
   });

@@ -46,7 +46,10 @@ describe('edit_components', () => {
   });
 
   it('refuses a prop the component does not have', async () => {
-    await refusal(editComponentsTool, edit('text-1: {text: Hello}'), ['sdc.demo.text has no prop `text`', 'Its props are: body, size.']);
+    await refusal(editComponentsTool, edit('text-1: {text: Hello}'), [
+      'sdc.demo.text has no prop `text`',
+      'Its props are: body, size.',
+    ]);
   });
 
   it('refuses a value of the wrong type or outside the enum', async () => {
@@ -58,26 +61,43 @@ describe('edit_components', () => {
   });
 
   it('is all or nothing: one bad edit refuses the whole call', async () => {
-    await refusal(editComponentsTool, edit('hero-1: {heading: Fine}\ncard-1: {title: 7}'), ['prop `title` of sdc.demo.card must be a string']);
+    await refusal(editComponentsTool, edit('hero-1: {heading: Fine}\ncard-1: {title: 7}'), [
+      'prop `title` of sdc.demo.card must be a string',
+    ]);
   });
 
   it('refuses YAML that is not a map of uuid → props', async () => {
-    await refusal(editComponentsTool, edit('- hero-1: {heading: Hi}'), ['component_edits must be a YAML map of uuid → changed props', 'got a list']);
-    await refusal(editComponentsTool, edit('hero-1: Hi'), ['component_edits.hero-1: give a map of the props of sdc.demo.hero to change; got a string']);
+    await refusal(editComponentsTool, edit('- hero-1: {heading: Hi}'), [
+      'component_edits must be a YAML map of uuid → changed props',
+      'got a list',
+    ]);
+    await refusal(editComponentsTool, edit('hero-1: Hi'), [
+      'component_edits.hero-1: give a map of the props of sdc.demo.hero to change; got a string',
+    ]);
     await refusal(editComponentsTool, edit('hero-1: {heading: [Hi'), ['`component_edits` is not valid YAML']);
   });
 
   it('refuses a component of the layout that is not in the catalog', async () => {
     const layout = structuredClone(nestedLayout);
     layout.regions.content!.components.push({ uuid: 'legacy-1', component: 'old.banner', props: {} });
-    await refusal(editComponentsTool, edit('legacy-1: {title: x}'), ['legacy-1 is a `old.banner`, a component the catalog does not have'], contextOf(documentOf(layout)));
+    await refusal(
+      editComponentsTool,
+      edit('legacy-1: {title: x}'),
+      ['legacy-1 is a `old.banner`, a component the catalog does not have'],
+      contextOf(documentOf(layout)),
+    );
   });
 });
 
 describe('set_page_value', () => {
   it('outputs the field and value and confirms with the old value', async () => {
     const { output, result } = await run(setPageValueTool, { field: 'title', value: 'Crumb & Co. | Cookies' });
-    assert.deepEqual(output, { type: 'set_page_value', call_id: 'call-1', field: 'title', value: 'Crumb & Co. | Cookies' });
+    assert.deepEqual(output, {
+      type: 'set_page_value',
+      call_id: 'call-1',
+      field: 'title',
+      value: 'Crumb & Co. | Cookies',
+    });
     assert.equal(result, "Set Page title (`title`) to 'Crumb & Co. | Cookies' (it was 'Crumb & Co.').");
   });
 
@@ -93,10 +113,15 @@ describe('set_page_value', () => {
   });
 
   it('refuses a value that is not a string', async () => {
-    await refusal(setPageValueTool, { field: 'title', value: { text: 'x' } }, ['the value of `title` must be a string; got a map']);
+    await refusal(setPageValueTool, { field: 'title', value: { text: 'x' } }, [
+      'the value of `title` must be a string; got a map',
+    ]);
   });
 
   it('says so when the site configures no page fields', async () => {
-    await refusal(setPageValueTool, { field: 'title', value: 'x' }, ['no page fields are configured'], { ...contextOf(), pageFields: [] });
+    await refusal(setPageValueTool, { field: 'title', value: 'x' }, ['no page fields are configured'], {
+      ...contextOf(),
+      pageFields: [],
+    });
   });
 });

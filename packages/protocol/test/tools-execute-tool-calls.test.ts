@@ -17,7 +17,14 @@ import {
 import { catalog, counterUuids, documentOf, emptyLayout, nestedLayout, pageFields } from './tools-fixtures.js';
 
 function options(overrides: Partial<ExecuteToolCallsOptions> = {}): ExecuteToolCallsOptions {
-  return { tools: builtinTools, catalog, document: documentOf(nestedLayout), pageFields, newUuid: counterUuids(), ...overrides };
+  return {
+    tools: builtinTools,
+    catalog,
+    document: documentOf(nestedLayout),
+    pageFields,
+    newUuid: counterUuids(),
+    ...overrides,
+  };
 }
 
 function call(id: string, name: string, args: unknown): ToolCall {
@@ -26,16 +33,29 @@ function call(id: string, name: string, args: unknown): ToolCall {
 
 const placeText = (id: string, body: string, reference = 'footer-1') =>
   call(id, 'place_components', {
-    operations: [{ target: 'content', placement: 'below', reference_uuid: reference, components: `- sdc.demo.text: {props: {body: ${body}}}` }],
+    operations: [
+      {
+        target: 'content',
+        placement: 'below',
+        reference_uuid: reference,
+        components: `- sdc.demo.text: {props: {body: ${body}}}`,
+      },
+    ],
   });
 
 describe('executeToolCalls', () => {
   it('refuses every call past the outputs one response may carry, telling the model to make it in its next reply', async () => {
     const max = LIMITS.maxOutputsPerHop;
-    const titles = Array.from({ length: max + 1 }, (_, index) => call(`t${index + 1}`, 'set_page_value', { field: 'title', value: `Title ${index + 1}` }));
+    const titles = Array.from({ length: max + 1 }, (_, index) =>
+      call(`t${index + 1}`, 'set_page_value', { field: 'title', value: `Title ${index + 1}` }),
+    );
     const details = call('d1', 'get_component_details', { component_ids: ['sdc.demo.text'] });
     const run = await executeToolCalls([...titles, details], options());
-    assert.equal(run.outputs.length, max, 'a response never carries more, so the next apply_results fits the request limit');
+    assert.equal(
+      run.outputs.length,
+      max,
+      'a response never carries more, so the next apply_results fits the request limit',
+    );
     assert.equal(run.outputs.at(-1)!.call_id, `t${max}`);
     assert.equal(run.results.length, max + 2, 'one readable result per call');
     for (const refused of run.results.slice(max)) {
@@ -56,17 +76,23 @@ describe('executeToolCalls', () => {
       ],
       options(),
     );
-    assert.deepEqual(run.results.map((result) => [result.call_id, result.name, result.ok]), [
-      ['c1', 'get_component_details', true],
-      ['c2', 'set_page_value', true],
-      ['c3', 'place_components', true],
-      ['c4', 'edit_components', true],
-    ]);
-    assert.deepEqual(run.outputs.map((output) => [output.type, output.call_id]), [
-      ['set_page_value', 'c2'],
-      ['place_components', 'c3'],
-      ['edit_components', 'c4'],
-    ]);
+    assert.deepEqual(
+      run.results.map((result) => [result.call_id, result.name, result.ok]),
+      [
+        ['c1', 'get_component_details', true],
+        ['c2', 'set_page_value', true],
+        ['c3', 'place_components', true],
+        ['c4', 'edit_components', true],
+      ],
+    );
+    assert.deepEqual(
+      run.outputs.map((output) => [output.type, output.call_id]),
+      [
+        ['set_page_value', 'c2'],
+        ['place_components', 'c3'],
+        ['edit_components', 'c4'],
+      ],
+    );
     assert.ok(run.results[2]!.content.startsWith('Placed 1 component.'));
   });
 
@@ -77,7 +103,10 @@ describe('executeToolCalls', () => {
       start,
     );
     assert.equal(run.results[1]!.ok, true, run.results[1]!.content);
-    assert.equal(run.results[1]!.content, "Edited 1 component:\n- u1 (sdc.demo.text): body 'First' → 'Edited'; size 'normal' → 'large'");
+    assert.equal(
+      run.results[1]!.content,
+      "Edited 1 component:\n- u1 (sdc.demo.text): body 'First' → 'Edited'; size 'normal' → 'large'",
+    );
     assert.deepEqual(run.document, applyOutputs(start.document, run.outputs));
     assert.deepEqual(findComponent(run.document.layout, 'u1')?.props, { body: 'Edited', size: 'large' });
     // The caller's document is left as it was.
@@ -86,8 +115,16 @@ describe('executeToolCalls', () => {
 
   it('does not execute a second call of a tool whose allow_parallel is false', async () => {
     const run = await executeToolCalls([placeText('c1', 'One'), placeText('c2', 'Two')], options());
-    assert.deepEqual(run.outputs.map((output) => output.call_id), ['c1']);
-    assert.deepEqual(run.results[1], { call_id: 'c2', name: 'place_components', content: defaultParallelMessage('place_components'), ok: false });
+    assert.deepEqual(
+      run.outputs.map((output) => output.call_id),
+      ['c1'],
+    );
+    assert.deepEqual(run.results[1], {
+      call_id: 'c2',
+      name: 'place_components',
+      content: defaultParallelMessage('place_components'),
+      ok: false,
+    });
     assert.equal(findComponent(run.document.layout, 'u2'), undefined);
   });
 
@@ -106,20 +143,38 @@ describe('executeToolCalls', () => {
       [placeText('c1', 'One'), placeText('c2', 'Two', 'u1')],
       options({ toolSettings: { place_components: { allow_parallel: true } } }),
     );
-    assert.deepEqual(allowed.outputs.map((output) => output.call_id), ['c1', 'c2']);
-    assert.deepEqual(allowed.document.layout.regions.content!.components.map((node) => node.uuid), ['section-1', 'footer-1', 'u1', 'u2']);
+    assert.deepEqual(
+      allowed.outputs.map((output) => output.call_id),
+      ['c1', 'c2'],
+    );
+    assert.deepEqual(
+      allowed.document.layout.regions.content!.components.map((node) => node.uuid),
+      ['section-1', 'footer-1', 'u1', 'u2'],
+    );
 
     const forbidden = await executeToolCalls(
-      [call('c1', 'set_page_value', { field: 'title', value: 'A' }), call('c2', 'set_page_value', { field: 'description', value: 'B' })],
+      [
+        call('c1', 'set_page_value', { field: 'title', value: 'A' }),
+        call('c2', 'set_page_value', { field: 'description', value: 'B' }),
+      ],
       options({ toolSettings: { set_page_value: { allow_parallel: false } } }),
     );
-    assert.deepEqual(forbidden.results.map((result) => result.ok), [true, false]);
+    assert.deepEqual(
+      forbidden.results.map((result) => result.ok),
+      [true, false],
+    );
     assert.equal(forbidden.document.page.description, undefined);
   });
 
   it('counts a refused first call: the second call of a non-parallel tool is still skipped', async () => {
-    const run = await executeToolCalls([call('c1', 'place_components', '{"operations": ['), placeText('c2', 'Two')], options());
-    assert.deepEqual(run.results.map((result) => result.ok), [false, false]);
+    const run = await executeToolCalls(
+      [call('c1', 'place_components', '{"operations": ['), placeText('c2', 'Two')],
+      options(),
+    );
+    assert.deepEqual(
+      run.results.map((result) => result.ok),
+      [false, false],
+    );
     assert.equal(run.results[1]!.content, defaultParallelMessage('place_components'));
   });
 
@@ -136,7 +191,10 @@ describe('executeToolCalls', () => {
   it('answers malformed JSON arguments readably, without an output', async () => {
     const run = await executeToolCalls([call('c1', 'set_page_value', '{"field": "title", "value": ')], options());
     assert.equal(run.results[0]!.ok, false);
-    assert.match(run.results[0]!.content, /^The arguments of set_page_value are not valid JSON \(.+\)\. Send one JSON object/);
+    assert.match(
+      run.results[0]!.content,
+      /^The arguments of set_page_value are not valid JSON \(.+\)\. Send one JSON object/,
+    );
     assert.deepEqual(run.outputs, []);
   });
 
@@ -149,11 +207,18 @@ describe('executeToolCalls', () => {
 
   it('answers arguments that fail the input schema with the fields at fault', async () => {
     const run = await executeToolCalls(
-      [call('c1', 'place_components', { operations: [{ target: 'content', placement: 'beside', components: '- sdc.demo.grid:' }] })],
+      [
+        call('c1', 'place_components', {
+          operations: [{ target: 'content', placement: 'beside', components: '- sdc.demo.grid:' }],
+        }),
+      ],
       options(),
     );
     assert.equal(run.results[0]!.ok, false);
-    assert.match(run.results[0]!.content, /^The arguments of place_components do not match its parameters:\n- operations\.0\.placement: /);
+    assert.match(
+      run.results[0]!.content,
+      /^The arguments of place_components do not match its parameters:\n- operations\.0\.placement: /,
+    );
   });
 
   it('turns a ToolInputError into a readable result and applies nothing', async () => {
@@ -162,7 +227,8 @@ describe('executeToolCalls', () => {
     assert.deepEqual(run.results[0], {
       call_id: 'c1',
       name: 'set_page_value',
-      content: 'set_page_value was not applied: the page has no field `slug`; the fields you can set are: title (Page title), description (Meta description)',
+      content:
+        'set_page_value was not applied: the page has no field `slug`; the fields you can set are: title (Page title), description (Meta description)',
       ok: false,
     });
     assert.equal(run.document, start.document);
@@ -178,7 +244,10 @@ describe('executeToolCalls', () => {
         throw new TypeError('database unreachable');
       },
     };
-    await assert.rejects(executeToolCalls([call('c1', 'crash', {})], options({ tools: { crash: crashing } })), /database unreachable/);
+    await assert.rejects(
+      executeToolCalls([call('c1', 'crash', {})], options({ tools: { crash: crashing } })),
+      /database unreachable/,
+    );
   });
 
   it("refuses a custom tool's output that the layout cannot take, and keeps going", async () => {
@@ -189,7 +258,11 @@ describe('executeToolCalls', () => {
       allowParallel: true,
       execute: async (input, context) => ({
         result: 'done',
-        output: { type: 'edit_components', call_id: context.callId, component_updates: { [input.uuid]: { title: 'X' } } },
+        output: {
+          type: 'edit_components',
+          call_id: context.callId,
+          component_updates: { [input.uuid]: { title: 'X' } },
+        },
       }),
     };
     const run = await executeToolCalls(
@@ -197,8 +270,14 @@ describe('executeToolCalls', () => {
       options({ tools: { retitle: careless } }),
     );
     assert.equal(run.results[0]!.ok, false);
-    assert.match(run.results[0]!.content, /^retitle produced a change that cannot be applied to the page: no component "ghost"/);
-    assert.deepEqual(run.outputs.map((output) => output.call_id), ['c2']);
+    assert.match(
+      run.results[0]!.content,
+      /^retitle produced a change that cannot be applied to the page: no component "ghost"/,
+    );
+    assert.deepEqual(
+      run.outputs.map((output) => output.call_id),
+      ['c2'],
+    );
   });
 
   it('fails the hop when a tool returns an output for another call', async () => {
@@ -207,9 +286,15 @@ describe('executeToolCalls', () => {
       description: 'Names the wrong call.',
       input: z.object({}),
       allowParallel: true,
-      execute: () => ({ result: 'ok', output: { type: 'set_page_value', call_id: 'other', field: 'title', value: 'x' } }),
+      execute: () => ({
+        result: 'ok',
+        output: { type: 'set_page_value', call_id: 'other', field: 'title', value: 'x' },
+      }),
     };
-    await assert.rejects(executeToolCalls([call('c1', 'confused', '')], options({ tools: { confused } })), /output for call "other"/);
+    await assert.rejects(
+      executeToolCalls([call('c1', 'confused', '')], options({ tools: { confused } })),
+      /output for call "other"/,
+    );
   });
 
   it('passes the call id, the catalog, the page fields and newUuid to the tool', async () => {
@@ -224,7 +309,10 @@ describe('executeToolCalls', () => {
         throw new ToolInputError('nothing to do');
       },
     };
-    const run = await executeToolCalls([call('c7', 'probe', '  ')], options({ tools: { probe }, document: documentOf(emptyLayout) }));
+    const run = await executeToolCalls(
+      [call('c7', 'probe', '  ')],
+      options({ tools: { probe }, document: documentOf(emptyLayout) }),
+    );
     assert.deepEqual(seen, [['c7', true, 2, 'u1']]);
     assert.equal(run.results[0]!.content, 'nothing to do');
   });

@@ -44,7 +44,11 @@ export function contextOf(document: CanvasDocument = documentOf(), callId = 'cal
 }
 
 /** Runs one tool on raw (JSON-like) input: the input schema, then execute. */
-export async function run<Input>(tool: ToolDefinition<Input>, input: unknown, context: ToolContext = contextOf()): Promise<ToolExecution> {
+export async function run<Input>(
+  tool: ToolDefinition<Input>,
+  input: unknown,
+  context: ToolContext = contextOf(),
+): Promise<ToolExecution> {
   return tool.execute(tool.input.parse(input), context);
 }
 
@@ -63,6 +67,7 @@ export async function refusal<Input>(
     message = error.message;
   }
   assert.ok(message !== undefined, 'expected the tool to refuse the input, but it succeeded');
-  for (const fragment of fragments) assert.ok(message.includes(fragment), `expected the message to contain\n  ${fragment}\ngot\n  ${message}`);
+  for (const fragment of fragments)
+    assert.ok(message.includes(fragment), `expected the message to contain\n  ${fragment}\ngot\n  ${message}`);
   return message;
 }

@@ -66,7 +66,10 @@ describe('parseYamlData', () => {
 
   it('refuses the prototype-polluting keys anywhere', () => {
     for (const key of ['__proto__', 'constructor', 'prototype']) {
-      assert.match(refused(`- x: {props: {${key}: 1}}`), new RegExp(`the key \`${key}\` is not allowed \\(at \\(root\\)\\[0\\]\\.x\\.props\\)`));
+      assert.match(
+        refused(`- x: {props: {${key}: 1}}`),
+        new RegExp(`the key \`${key}\` is not allowed \\(at \\(root\\)\\[0\\]\\.x\\.props\\)`),
+      );
     }
   });
 

@@ -14,7 +14,12 @@ import { contextOf, documentOf, emptyLayout, nestedLayout, refusal, run } from '
 const place = placeComponentsTool;
 
 /** One operation's input. */
-function op(components: string, target = 'content', placement = 'inside', reference_uuid?: string): Record<string, unknown> {
+function op(
+  components: string,
+  target = 'content',
+  placement = 'inside',
+  reference_uuid?: string,
+): Record<string, unknown> {
   return { target, placement, components, ...(reference_uuid ? { reference_uuid } : {}) };
 }
 
@@ -47,7 +52,10 @@ describe('place_components: a valid placement', () => {
     );
     assert.deepEqual(
       section.slots?.content?.[1]?.slots?.items?.map((node) => [node.uuid, node.props.title]),
-      [['u4', 'Chocolate chip'], ['u5', 'Oatmeal']],
+      [
+        ['u4', 'Chocolate chip'],
+        ['u5', 'Oatmeal'],
+      ],
     );
   });
 
@@ -62,7 +70,11 @@ describe('place_components: a valid placement', () => {
   });
 
   it('lists every slot of the catalog component, empty ones as []', async () => {
-    const { output } = await run(place, { operations: [op('- sdc.demo.two_column:\n    slots: {left: [{sdc.demo.text: {props: {body: Hi}}}]}')] }, contextOf(emptyDoc));
+    const { output } = await run(
+      place,
+      { operations: [op('- sdc.demo.two_column:\n    slots: {left: [{sdc.demo.text: {props: {body: Hi}}}]}')] },
+      contextOf(emptyDoc),
+    );
     const columns = (output as PlaceComponentsOutput).operations[0]!.components[0]!;
     assert.deepEqual(Object.keys(columns.slots ?? {}), ['left', 'right']);
     assert.deepEqual(columns.slots?.right, []);
@@ -79,7 +91,16 @@ describe('place_components: a valid placement', () => {
     const document = documentOf(nestedLayout);
     const { output, result } = await run(
       place,
-      { operations: [op('- sdc.demo.text: {props: {body: Welcome}}\n- sdc.demo.button: {props: {label: Order, url: /order}}', 'content', 'below', 'section-1')] },
+      {
+        operations: [
+          op(
+            '- sdc.demo.text: {props: {body: Welcome}}\n- sdc.demo.button: {props: {label: Order, url: /order}}',
+            'content',
+            'below',
+            'section-1',
+          ),
+        ],
+      },
       contextOf(document),
     );
     assert.match(result, /^Placed 2 components\./);
@@ -87,7 +108,10 @@ describe('place_components: a valid placement', () => {
     assert.ok(result.includes('- sdc.demo.button: u2 (in content)'));
     const predicted = applyOutputs(document, [output!]);
     assert.ok(result.endsWith(`Layout after this placement:\n${uuidTree(predicted.layout)}`));
-    assert.ok(result.includes('  section-1 sdc.demo.section\n') && result.indexOf('u1 sdc.demo.text') < result.indexOf('footer-1'));
+    assert.ok(
+      result.includes('  section-1 sdc.demo.section\n') &&
+        result.indexOf('u1 sdc.demo.text') < result.indexOf('footer-1'),
+    );
   });
 
   it('nests slot children under their parent in the uuid list', async () => {
@@ -109,12 +133,19 @@ describe('place_components: a valid placement', () => {
       contextOf(emptyDoc),
     );
     const after = applyOutputs(emptyDoc, [output!]);
-    assert.deepEqual(findComponent(after.layout, 'u1')?.slots?.content?.map((node) => node.uuid), ['u2', 'u3']);
+    assert.deepEqual(
+      findComponent(after.layout, 'u1')?.slots?.content?.map((node) => node.uuid),
+      ['u2', 'u3'],
+    );
     assert.ok(result.includes('- sdc.demo.text: u2 (in u1/content)'));
   });
 
   it('does not carry a reference_uuid on an inside placement', async () => {
-    const { output } = await run(place, { operations: [op('- sdc.demo.grid:', 'content', 'inside', 'whatever')] }, contextOf(emptyDoc));
+    const { output } = await run(
+      place,
+      { operations: [op('- sdc.demo.grid:', 'content', 'inside', 'whatever')] },
+      contextOf(emptyDoc),
+    );
     assert.equal('reference_uuid' in (output as PlaceComponentsOutput).operations[0]!, false);
   });
 
@@ -128,7 +159,10 @@ describe('place_components: catalog validation', () => {
     refusal(place, { operations: [op(components, target, placement)] }, fragments, contextOf(emptyDoc));
 
   it('refuses an unknown component and suggests the closest ids', async () => {
-    await refuse('- sdc.demo.heros: {props: {heading: Hi}}', ['unknown component `sdc.demo.heros`', 'did you mean `sdc.demo.hero`']);
+    await refuse('- sdc.demo.heros: {props: {heading: Hi}}', [
+      'unknown component `sdc.demo.heros`',
+      'did you mean `sdc.demo.hero`',
+    ]);
   });
 
   it('lists the catalog when nothing is close to an unknown component', async () => {
@@ -150,21 +184,55 @@ describe('place_components: catalog validation', () => {
   });
 
   it('refuses a missing required prop', async () => {
-    await refuse('- sdc.demo.button: {props: {label: Order}}', ['sdc.demo.button is missing required prop `url` (a url']);
+    await refuse('- sdc.demo.button: {props: {label: Order}}', [
+      'sdc.demo.button is missing required prop `url` (a url',
+    ]);
   });
 
   for (const [type, yaml, fragment] of [
-    ['string', '- sdc.demo.heading: {props: {text: 42}}', 'prop `text` of sdc.demo.heading must be a string; got 42 (an integer)'],
+    [
+      'string',
+      '- sdc.demo.heading: {props: {text: 42}}',
+      'prop `text` of sdc.demo.heading must be a string; got 42 (an integer)',
+    ],
     ['text', '- sdc.demo.text: {props: {body: [a, b]}}', 'prop `body` of sdc.demo.text must be a text'],
-    ['url', '- sdc.demo.button: {props: {label: Go, url: "javascript:alert(1)"}}', 'the scheme `javascript:` is not allowed'],
+    [
+      'url',
+      '- sdc.demo.button: {props: {label: Go, url: "javascript:alert(1)"}}',
+      'the scheme `javascript:` is not allowed',
+    ],
     ['url with spaces', '- sdc.demo.button: {props: {label: Go, url: "/my page"}}', 'it contains spaces'],
-    ['integer', '- sdc.demo.heading: {props: {text: Hi, level: "2"}}', "prop `level` of sdc.demo.heading must be an integer; got '2' (a string)"],
-    ['integer, not a fraction', '- sdc.demo.grid: {props: {columns: 2.5}}', 'prop `columns` of sdc.demo.grid must be an integer; got 2.5'],
-    ['boolean', '- sdc.demo.footer: {props: {business_name: A, copyright: B, show_social: "yes"}}', 'must be a boolean (true or false)'],
-    ['image', '- sdc.demo.image: {props: {image: cookies.png}}', "prop `image` of sdc.demo.image must be an image {src, alt}"],
+    [
+      'integer',
+      '- sdc.demo.heading: {props: {text: Hi, level: "2"}}',
+      "prop `level` of sdc.demo.heading must be an integer; got '2' (a string)",
+    ],
+    [
+      'integer, not a fraction',
+      '- sdc.demo.grid: {props: {columns: 2.5}}',
+      'prop `columns` of sdc.demo.grid must be an integer; got 2.5',
+    ],
+    [
+      'boolean',
+      '- sdc.demo.footer: {props: {business_name: A, copyright: B, show_social: "yes"}}',
+      'must be a boolean (true or false)',
+    ],
+    [
+      'image',
+      '- sdc.demo.image: {props: {image: cookies.png}}',
+      'prop `image` of sdc.demo.image must be an image {src, alt}',
+    ],
     ['image without alt', '- sdc.demo.image: {props: {image: {src: a.png}}}', 'alt must be a string'],
-    ['image with extra keys', '- sdc.demo.image: {props: {image: {src: a.png, alt: A, width: 3}}}', 'only src and alt are allowed, not width'],
-    ['null', '- sdc.demo.image: {props: {image: {src: a.png, alt: A}, caption: null}}', 'got null (leave an optional prop out'],
+    [
+      'image with extra keys',
+      '- sdc.demo.image: {props: {image: {src: a.png, alt: A, width: 3}}}',
+      'only src and alt are allowed, not width',
+    ],
+    [
+      'null',
+      '- sdc.demo.image: {props: {image: {src: a.png, alt: A}, caption: null}}',
+      'got null (leave an optional prop out',
+    ],
   ] as const) {
     it(`refuses a value of the wrong type: ${type}`, async () => {
       await refuse(yaml, [fragment]);
@@ -194,8 +262,14 @@ describe('place_components: catalog validation', () => {
   });
 
   it('refuses an unknown slot, naming the slots that exist', async () => {
-    await refuse('- sdc.demo.two_column: {slots: {middle: []}}', ['sdc.demo.two_column has no slot `middle`', 'Its slots are: left, right.']);
-    await refuse('- sdc.demo.card: {props: {title: A}, slots: {content: []}}', ['sdc.demo.card has no slot `content`', 'It has no slots.']);
+    await refuse('- sdc.demo.two_column: {slots: {middle: []}}', [
+      'sdc.demo.two_column has no slot `middle`',
+      'Its slots are: left, right.',
+    ]);
+    await refuse('- sdc.demo.card: {props: {title: A}, slots: {content: []}}', [
+      'sdc.demo.card has no slot `content`',
+      'It has no slots.',
+    ]);
   });
 
   it("refuses a child that is not in its slot's allowed list", async () => {
@@ -209,32 +283,47 @@ describe('place_components: catalog validation', () => {
   });
 
   it('refuses YAML that is not a list', async () => {
-    await refuse('sdc.demo.grid: {props: {columns: 2}}', ['operations[0].components must be a YAML list; got a map', 'single-key map']);
+    await refuse('sdc.demo.grid: {props: {columns: 2}}', [
+      'operations[0].components must be a YAML list; got a map',
+      'single-key map',
+    ]);
   });
 
   it('refuses list items that are not single-key maps', async () => {
-    await refuse('- sdc.demo.grid\n', ['operations[0].components[0]: each item must be a single-key map', "got a string 'sdc.demo.grid'"]);
+    await refuse('- sdc.demo.grid\n', [
+      'operations[0].components[0]: each item must be a single-key map',
+      "got a string 'sdc.demo.grid'",
+    ]);
     await refuse('- sdc.demo.heading: {props: {text: Hi}}\n  sdc.demo.text: {props: {body: Hi}}', [
       'got a map with keys sdc.demo.heading, sdc.demo.text',
     ]);
   });
 
   it('refuses props written directly under the component id, showing where they go', async () => {
-    await refuse('- sdc.demo.heading: {text: Hi}', ['sdc.demo.heading has `text` next to props/slots', 'Put prop values under `props:`']);
+    await refuse('- sdc.demo.heading: {text: Hi}', [
+      'sdc.demo.heading has `text` next to props/slots',
+      'Put prop values under `props:`',
+    ]);
   });
 
   it('reports every catalog problem of every operation at once', async () => {
     const message = await refusal(
       place,
       { operations: [op('- sdc.demo.hero: {props: {theme: blue}}'), op('- sdc.demo.nope:', 'content', 'below', 'x')] },
-      ['3 problems', 'operations[0].components[0]: sdc.demo.hero is missing required prop `heading`', 'operations[1].components[0]: unknown component `sdc.demo.nope`'],
+      [
+        '3 problems',
+        'operations[0].components[0]: sdc.demo.hero is missing required prop `heading`',
+        'operations[1].components[0]: unknown component `sdc.demo.nope`',
+      ],
       contextOf(emptyDoc),
     );
     assert.ok(message.includes("got 'blue'"));
   });
 
   it('refuses the prototype-polluting keys', async () => {
-    await refuse('- sdc.demo.text: {props: {body: Hi, __proto__: {polluted: true}}}', ['the key `__proto__` is not allowed']);
+    await refuse('- sdc.demo.text: {props: {body: Hi, __proto__: {polluted: true}}}', [
+      'the key `__proto__` is not allowed',
+    ]);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 });
@@ -245,15 +334,24 @@ describe('place_components: layout validation', () => {
   const text = '- sdc.demo.text: {props: {body: Hi}}';
 
   it('refuses an unknown region, naming the regions', async () => {
-    await refuse(op(text, 'main'), ['unknown target `main`: the page has no region `main`', 'Regions: header, content']);
+    await refuse(op(text, 'main'), [
+      'unknown target `main`: the page has no region `main`',
+      'Regions: header, content',
+    ]);
   });
 
   it('refuses a target whose parent uuid is not in the layout', async () => {
-    await refuse(op(text, 'section-9/content'), ['unknown target `section-9/content`: no component with uuid `section-9` in the layout', 'did you mean `section-1`?']);
+    await refuse(op(text, 'section-9/content'), [
+      'unknown target `section-9/content`: no component with uuid `section-9` in the layout',
+      'did you mean `section-1`?',
+    ]);
   });
 
   it('refuses a target slot the parent does not have', async () => {
-    await refuse(op(text, 'columns-1/middle', 'inside'), ['sdc.demo.two_column (columns-1) has no slot `middle`', 'Its slots are: left, right.']);
+    await refuse(op(text, 'columns-1/middle', 'inside'), [
+      'sdc.demo.two_column (columns-1) has no slot `middle`',
+      'Its slots are: left, right.',
+    ]);
   });
 
   it("refuses components the target slot's allowed list excludes", async () => {
@@ -270,25 +368,43 @@ describe('place_components: layout validation', () => {
   });
 
   it('refuses above or below without a reference_uuid, listing the candidates', async () => {
-    await refuse(op(text, 'content', 'above'), ['placement `above` needs a reference_uuid', '(there: section-1, footer-1)']);
+    await refuse(op(text, 'content', 'above'), [
+      'placement `above` needs a reference_uuid',
+      '(there: section-1, footer-1)',
+    ]);
   });
 
   it('says to use inside when above/below names an empty target', async () => {
-    await refusal(place, { operations: [op(text, 'content', 'below')] }, ['the target is empty, so use placement `inside`'], contextOf(emptyDoc));
+    await refusal(
+      place,
+      { operations: [op(text, 'content', 'below')] },
+      ['the target is empty, so use placement `inside`'],
+      contextOf(emptyDoc),
+    );
   });
 
   it('refuses a reference_uuid that is not in the target and says where it is', async () => {
-    await refuse(op(text, 'content', 'below', 'card-1'), ['reference_uuid `card-1` is not in target `content`; it is in `grid-1/items`']);
+    await refuse(op(text, 'content', 'below', 'card-1'), [
+      'reference_uuid `card-1` is not in target `content`; it is in `grid-1/items`',
+    ]);
   });
 
   it('refuses a reference_uuid that is nowhere in the layout', async () => {
-    await refuse(op(text, 'content', 'below', 'ghost'), ['reference_uuid `ghost` is not in target `content`: no component with uuid `ghost`']);
+    await refuse(op(text, 'content', 'below', 'ghost'), [
+      'reference_uuid `ghost` is not in target `content`: no component with uuid `ghost`',
+    ]);
   });
 
   it('is all or nothing: a failing later operation leaves no output, and the model is told', async () => {
     const message = await refusal(
       place,
-      { operations: [op(text, 'content', 'below', 'footer-1'), op(text, 'content', 'inside'), op(text, 'header', 'below', 'hero-1')] },
+      {
+        operations: [
+          op(text, 'content', 'below', 'footer-1'),
+          op(text, 'content', 'inside'),
+          op(text, 'header', 'below', 'hero-1'),
+        ],
+      },
       ['operations[1]: target `content` is not empty', 'operations after operations[1] were not checked yet'],
       contextOf(documentOf(nestedLayout)),
     );
@@ -297,7 +413,12 @@ describe('place_components: layout validation', () => {
 
   it('rejects a layout check against the layout as earlier operations leave it', async () => {
     // The first operation fills the empty region, so `inside` on it is now wrong.
-    await refusal(place, { operations: [op(text), op(text)] }, ['operations[1]: target `content` is not empty (it holds 1 component)', 'reference_uuid `u1`'], contextOf(emptyDoc));
+    await refusal(
+      place,
+      { operations: [op(text), op(text)] },
+      ['operations[1]: target `content` is not empty (it holds 1 component)', 'reference_uuid `u1`'],
+      contextOf(emptyDoc),
+    );
   });
 });
 
@@ -317,7 +438,12 @@ describe('place_components on a large page', () => {
     assert.ok(output, result);
     const tree = result.slice(result.indexOf('Layout after this placement'));
     assert.match(tree, /the page has 251 components; your instructions show all of them/);
-    assert.ok(tree.includes('\n  … 98 earlier components\n  row-98 sdc.demo.text\n  row-99 sdc.demo.text\n  row-100 sdc.demo.text\n'), tree);
+    assert.ok(
+      tree.includes(
+        '\n  … 98 earlier components\n  row-98 sdc.demo.text\n  row-99 sdc.demo.text\n  row-100 sdc.demo.text\n',
+      ),
+      tree,
+    );
     assert.ok(tree.includes('\n  u1 sdc.demo.heading\n  row-101 sdc.demo.text\n'), tree);
     assert.ok(tree.endsWith('\n  … 146 later components'), tree);
     assert.ok(tree.split('\n').length < 15, 'bounded, whatever the page size');

@@ -16,7 +16,15 @@ const running: StoredTurnSummary = { agent: 'page_builder', hop: 2, ended: false
 const ended: StoredTurnSummary = { agent: 'page_builder', hop: 3, ended: true };
 
 function admit(overrides: Partial<HopAdmissionInput>) {
-  return admitHop({ requestId: 't1', hop: 3, agentId: 'page_builder', busy: false, cancelled: false, turn: running, ...overrides });
+  return admitHop({
+    requestId: 't1',
+    hop: 3,
+    agentId: 'page_builder',
+    busy: false,
+    cancelled: false,
+    turn: running,
+    ...overrides,
+  });
 }
 
 function refusal(overrides: Partial<HopAdmissionInput>): string {
@@ -83,12 +91,18 @@ describe('the hop-response builders', () => {
   it('build an answer with the answer stripped off the end of progress', () => {
     const response = answerResponse(head, ['I will add a hero.', 'Done: a hero.']);
     assert.deepEqual(HopResponse.parse(response), response);
-    assert.deepEqual([response.progress, response.message, response.finish_reason], ['I will add a hero.', 'Done: a hero.', 'answer']);
+    assert.deepEqual(
+      [response.progress, response.message, response.finish_reason],
+      ['I will add a hero.', 'Done: a hero.', 'answer'],
+    );
   });
 
   it('build the max_hops ending with the fixed message and nothing stripped', () => {
     const response = maxHopsResponse(head, ['One.', 'Two.'], 2);
     assert.deepEqual(HopResponse.parse(response), response);
-    assert.deepEqual([response.progress, response.message, response.finish_reason], ['One.\n\nTwo.', maxHopsMessage(2), 'max_hops']);
+    assert.deepEqual(
+      [response.progress, response.message, response.finish_reason],
+      ['One.\n\nTwo.', maxHopsMessage(2), 'max_hops'],
+    );
   });
 });

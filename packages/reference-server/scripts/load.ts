@@ -53,7 +53,13 @@ async function main(argv: string[]): Promise<number> {
   const turns = Number(values.turns);
   const warmup = Number(values.warmup);
   const configs = values.configs.split(',').map((name) => name.trim()) as ConfigName[];
-  if (!Number.isInteger(turns) || turns < 1 || !Number.isInteger(warmup) || warmup < 0 || configs.some((name) => !(name in CONFIGS))) {
+  if (
+    !Number.isInteger(turns) ||
+    turns < 1 ||
+    !Number.isInteger(warmup) ||
+    warmup < 0 ||
+    configs.some((name) => !(name in CONFIGS))
+  ) {
     console.error(HELP);
     return 2;
   }
@@ -94,7 +100,13 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** `count` turns at once, each in its own session; hop i of a turn goes to server (turn + i) mod servers. */
-async function playTurns(label: string, count: number, scenario: Scenario, fixtures: Fixtures, servers: ServerProcess[]): Promise<LoadResult> {
+async function playTurns(
+  label: string,
+  count: number,
+  scenario: Scenario,
+  fixtures: Fixtures,
+  servers: ServerProcess[],
+): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
   let completed = 0;
@@ -155,7 +167,10 @@ function report(results: LoadResult[], turns: number, scenario: Scenario): strin
     ];
   });
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join('  ');
   return [
     `pnpm load: ${turns} concurrent turns of "${scenario.id}" (${scenario.hops.length} hops each), scripted model, loopback`,
     line(header),

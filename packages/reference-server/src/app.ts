@@ -125,8 +125,15 @@ export function createApp(options: AppOptions): CanvasAiApp {
   app.get('/healthz', (c) => c.json({ status: 'ok', protocol: PROTOCOL_VERSION } satisfies HealthResponse));
 
   app.get('/api/agents', (c) => {
-    const summary = (id: string) => ({ id, label: options.agents.agents[id]!.label, description: options.agents.agents[id]!.description });
-    const body: AgentsResponse = { main_agent: summary(options.agents.main_agent), tools: options.agents.tools.map(summary) };
+    const summary = (id: string) => ({
+      id,
+      label: options.agents.agents[id]!.label,
+      description: options.agents.agents[id]!.description,
+    });
+    const body: AgentsResponse = {
+      main_agent: summary(options.agents.main_agent),
+      tools: options.agents.tools.map(summary),
+    };
     return c.json(body);
   });
 
@@ -151,14 +158,18 @@ export function createApp(options: AppOptions): CanvasAiApp {
     const sessionId = await session(c);
     const requestId = RequestId.safeParse(c.req.param('request_id'));
     if (!requestId.success) {
-      throw new HopError('invalid_request', `request_id: ${requestId.error.issues[0]!.message}`, { field: 'request_id' });
+      throw new HopError('invalid_request', `request_id: ${requestId.error.issues[0]!.message}`, {
+        field: 'request_id',
+      });
     }
     return c.json(await cancelTurn(deps, sessionId, requestId.data));
   });
 
   // A known path with another method is a 405 naming the methods it has (spec §3), not a 404; HEAD goes with GET.
   const allow = (path: string, methods: string, what: string) =>
-    app.all(path, (c) => new HopError('method_not_allowed', `${c.req.method} is not served here: ${what}.`).toResponse({ Allow: methods }));
+    app.all(path, (c) =>
+      new HopError('method_not_allowed', `${c.req.method} is not served here: ${what}.`).toResponse({ Allow: methods }),
+    );
   allow('/api/hop', 'POST', 'send hops with POST');
   allow('/api/hop/:request_id', 'DELETE', 'cancel a turn with DELETE');
   allow('/api/agents', 'GET', 'read the agents with GET');

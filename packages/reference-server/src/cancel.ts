@@ -46,7 +46,10 @@ export async function cancelTurn(deps: HopDeps, sessionId: string, requestId: st
  */
 async function dropTurn(deps: HopDeps, key: string, requestId: string, turn: ActiveTurn | undefined): Promise<void> {
   const marker: CancelMarker = { kind: 'cancelled', hop: turn?.hop ?? 0 };
-  await storeCall(() => deps.store.set(cancelMarkerKey(key), marker, Math.max(deps.ttl.finishedMs, deps.ttl.lockMs)), requestId);
+  await storeCall(
+    () => deps.store.set(cancelMarkerKey(key), marker, Math.max(deps.ttl.finishedMs, deps.ttl.lockMs)),
+    requestId,
+  );
   await storeCall(() => deps.store.delete(key), requestId);
   deps.log({
     event: 'turn_cancelled',

@@ -6,17 +6,29 @@ export const CLI_FLAGS = {
   host: { type: 'string', default: '127.0.0.1', help: 'Interface to bind; 0.0.0.0 exposes the server to the network.' },
   agents: { type: 'string', help: 'Agents config YAML (default: fixtures/agents.yaml).' },
   catalog: { type: 'string', help: 'Component catalog YAML (default: fixtures/catalog.yaml).' },
-  scenarios: { type: 'string', help: 'Scenario fixtures folder for the scripted provider (default: fixtures/scenarios).' },
-  provider: { type: 'string', help: 'scripted (replays scenarios, no key, no network; the default) or openai. Default from CANVAS_AI_PROVIDER.' },
+  scenarios: {
+    type: 'string',
+    help: 'Scenario fixtures folder for the scripted provider (default: fixtures/scenarios).',
+  },
+  provider: {
+    type: 'string',
+    help: 'scripted (replays scenarios, no key, no network; the default) or openai. Default from CANVAS_AI_PROVIDER.',
+  },
   static: { type: 'string', help: 'Serve the files of this folder on the same origin (e.g. a built editor).' },
-  store: { type: 'string', default: 'memory', help: 'Turn store: memory (one process) or redis://[user:pass@]host:port[/db] (several instances).' },
+  store: {
+    type: 'string',
+    default: 'memory',
+    help: 'Turn store: memory (one process) or redis://[user:pass@]host:port[/db] (several instances).',
+  },
   help: { type: 'boolean', default: false, help: 'Show this help.' },
 } as const;
 
 /** The environment variables the server reads. */
 export const CLI_ENV = {
-  CANVAS_AI_PROVIDER: 'The provider when --provider is not given: scripted (default) or openai (so `npm start` can use a real model).',
-  CANVAS_AI_OPENAI_BASE_URL: 'OpenAI-compatible base URL ending in /v1 (Ollama: http://127.0.0.1:11434/v1). Default: OpenAI.',
+  CANVAS_AI_PROVIDER:
+    'The provider when --provider is not given: scripted (default) or openai (so `npm start` can use a real model).',
+  CANVAS_AI_OPENAI_BASE_URL:
+    'OpenAI-compatible base URL ending in /v1 (Ollama: http://127.0.0.1:11434/v1). Default: OpenAI.',
   CANVAS_AI_OPENAI_API_KEY: 'API key (local servers accept any value).',
   CANVAS_AI_OPENAI_MODEL: 'Model name, e.g. gpt-4o-mini or llama3.1 (required with --provider openai).',
   CANVAS_AI_OPENAI_TIMEOUT_MS: 'Milliseconds one model call may take (default 120000).',
@@ -45,18 +57,25 @@ export class UsageError extends Error {
 }
 
 /** Parses the command line (flags win over `env`); throws a {@link UsageError} naming the bad flag. */
-export function parseCliOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): CliOptions {
+export function parseCliOptions(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): CliOptions {
   let values: Record<string, string | boolean | undefined>;
   try {
     const options: ParseArgsConfig['options'] = Object.fromEntries(
-      Object.entries(CLI_FLAGS).map(([name, flag]) => [name, { type: flag.type, ...('default' in flag ? { default: flag.default } : {}) }]),
+      Object.entries(CLI_FLAGS).map(([name, flag]) => [
+        name,
+        { type: flag.type, ...('default' in flag ? { default: flag.default } : {}) },
+      ]),
     );
     values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as typeof values;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a port number, not "${values.port}".`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new UsageError(`--port must be a port number, not "${values.port}".`);
   const provider = (values.provider as string | undefined) ?? (env.CANVAS_AI_PROVIDER || 'scripted');
   if (provider !== 'scripted' && provider !== 'openai') {
     const source = values.provider === undefined ? 'CANVAS_AI_PROVIDER' : '--provider';
@@ -91,7 +110,8 @@ function isRedisUrl(value: string): boolean {
 /** The `--help` text, made from {@link CLI_FLAGS} and {@link CLI_ENV}. */
 export function helpText(): string {
   const flags = Object.entries(CLI_FLAGS).map(([name, flag]) => {
-    const value = flag.type === 'string' ? ` <${name === 'provider' ? 'name' : name === 'store' ? 'memory|url' : 'value'}>` : '';
+    const value =
+      flag.type === 'string' ? ` <${name === 'provider' ? 'name' : name === 'store' ? 'memory|url' : 'value'}>` : '';
     const fallback = 'default' in flag && flag.type === 'string' ? ` (default ${flag.default})` : '';
     return `  --${name}${value}`.padEnd(28) + flag.help + fallback;
   });

@@ -26,13 +26,20 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   let redis: RedisTurnStore | undefined;
   try {
     const log = jsonLineLogger();
-    const config = await loadConfig({ agentsFile: options.agents, catalogFile: options.catalog, scenariosDir: options.scenarios });
-    const provider: ModelProvider = options.provider === 'openai' ? openAiProviderFromEnv(env) : new ScriptedProvider(config.scenarios);
+    const config = await loadConfig({
+      agentsFile: options.agents,
+      catalogFile: options.catalog,
+      scenariosDir: options.scenarios,
+    });
+    const provider: ModelProvider =
+      options.provider === 'openai' ? openAiProviderFromEnv(env) : new ScriptedProvider(config.scenarios);
     // Several instances share turns only through Redis (and only with one CANVAS_AI_SECRET, so tokens carry over).
     if (options.store !== 'memory') {
       redis = await RedisTurnStore.connect(options.store, { log });
       if (!env.CANVAS_AI_SECRET) {
-        console.error('warning: --store redis without CANVAS_AI_SECRET: each instance signs CSRF tokens with its own random secret, so a token only works on the instance that issued it. Set the same CANVAS_AI_SECRET on every instance.');
+        console.error(
+          'warning: --store redis without CANVAS_AI_SECRET: each instance signs CSRF tokens with its own random secret, so a token only works on the instance that issued it. Set the same CANVAS_AI_SECRET on every instance.',
+        );
       }
     }
     const app = createApp({
@@ -49,7 +56,10 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       staticFiles: options.static ? staticDirectory(options.static) : undefined,
     });
     const server = await startServer(app, { port: options.port, host: options.host });
-    const scripted = provider.name === 'scripted' ? ` (scripted: ${config.scenarios.length} scenarios; --provider openai for a real model)` : '';
+    const scripted =
+      provider.name === 'scripted'
+        ? ` (scripted: ${config.scenarios.length} scenarios; --provider openai for a real model)`
+        : '';
     const store = redis ? `; turns in ${redactUrl(options.store)}` : '';
     console.error(`canvas-ai-server listening on ${server.url}${scripted}${store}`);
     await new Promise<void>((resolve) => {

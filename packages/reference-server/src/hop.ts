@@ -90,10 +90,14 @@ function offeredAgent(config: AgentsConfig, agentId: string, requestId: string):
   const offered = agentId === config.main_agent || config.tools.includes(agentId);
   const agent = Object.hasOwn(config.agents, agentId) ? config.agents[agentId] : undefined;
   if (!offered || !agent) {
-    throw new HopError('unknown_agent', `There is no agent "${agentId}". Pick one of: ${[config.main_agent, ...config.tools].join(', ')} (GET /api/agents).`, {
-      field: 'agent',
-      requestId,
-    });
+    throw new HopError(
+      'unknown_agent',
+      `There is no agent "${agentId}". Pick one of: ${[config.main_agent, ...config.tools].join(', ')} (GET /api/agents).`,
+      {
+        field: 'agent',
+        requestId,
+      },
+    );
   }
   return agent;
 }
@@ -145,7 +149,12 @@ async function executeHop(
       messages.push({ role: 'assistant', text: reply.text, tool_calls: reply.toolCalls });
     }
 
-    const head: HopResponseHead = { requestId: request.request_id, hop: request.hop, agent: { id: agentId, label: agent.label }, outputs };
+    const head: HopResponseHead = {
+      requestId: request.request_id,
+      hop: request.hop,
+      agent: { id: agentId, label: agent.label },
+      outputs,
+    };
     let response: HopResponse;
     if (reply && reply.toolCalls.length > 0) {
       const continuing = continuingResponse(head, texts);
@@ -183,7 +192,15 @@ async function executeHop(
     });
     return response;
   } catch (error) {
-    throw await failHop(deps, key, request, agentId, { before: turnTexts(turn), now: texts }, error, Date.now() - started);
+    throw await failHop(
+      deps,
+      key,
+      request,
+      agentId,
+      { before: turnTexts(turn), now: texts },
+      error,
+      Date.now() - started,
+    );
   }
 }
 
@@ -196,7 +213,13 @@ async function decide(
   messages: readonly ModelMessage[],
   placed: readonly string[],
 ): Promise<ModelReply> {
-  const system = buildSystemPrompt({ agent, catalog: deps.catalog, context: request.context, pageFields: deps.config.page_fields, docs: deps.docs });
+  const system = buildSystemPrompt({
+    agent,
+    catalog: deps.catalog,
+    context: request.context,
+    pageFields: deps.config.page_fields,
+    docs: deps.docs,
+  });
   try {
     // No abort signal from the client's connection: a hop whose response is lost still completes and is stored,
     // so the client's retry of the same hop gets it instead of a failed turn.
@@ -215,7 +238,9 @@ async function decide(
     });
   } catch (error) {
     if (isHopError(error)) throw error;
-    throw new HopError('provider_error', `The model provider failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    throw new HopError('provider_error', `The model provider failed: ${(error as Error)?.message ?? String(error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -224,12 +249,20 @@ async function decide(
  * deleted and the hop answers 410. A cancel writes its marker before it deletes the turn, so whatever the
  * interleaving either it deletes after this write, or this read sees its marker: the cancel wins (§8.5).
  */
-async function persist(deps: HopDeps, key: string, requestId: string, value: ActiveTurn | FinishedTurn, ttlMs: number): Promise<void> {
+async function persist(
+  deps: HopDeps,
+  key: string,
+  requestId: string,
+  value: ActiveTurn | FinishedTurn,
+  ttlMs: number,
+): Promise<void> {
   // One write of the whole record: if it fails the store still holds the previous hop's turn, never half of this one.
   await storeCall(() => deps.store.set(key, value, ttlMs), requestId);
   if (await isCancelled(deps.store, key, requestId)) {
     await storeCall(() => deps.store.delete(key), requestId);
-    throw new HopError('turn_not_found', 'This turn was cancelled while the hop ran; its result was dropped.', { requestId });
+    throw new HopError('turn_not_found', 'This turn was cancelled while the hop ran; its result was dropped.', {
+      requestId,
+    });
   }
 }
 
@@ -254,7 +287,11 @@ async function failHop(
   if (!keepsTurn) await deps.store.delete(key).catch(() => undefined);
   const hopError = isHopError(error)
     ? error
-    : new HopError('internal_error', 'The server failed while running this hop, so the turn was stopped. Send your message again.', { cause: error });
+    : new HopError(
+        'internal_error',
+        'The server failed while running this hop, so the turn was stopped. Send your message again.',
+        { cause: error },
+      );
   deps.log({
     event: 'hop_failed',
     request_id: request.request_id,
@@ -274,6 +311,9 @@ export async function storeCall<T>(call: () => Promise<T>, requestId?: string): 
   try {
     return await call();
   } catch (error) {
-    throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', { requestId, cause: error });
+    throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', {
+      requestId,
+      cause: error,
+    });
   }
 }

@@ -9,7 +9,13 @@ export { ScriptedProvider, REAL_MODEL_HELP } from './providers/scripted.js';
 export { OpenAiCompatibleProvider, type OpenAiCompatibleOptions } from './providers/openai-compatible.js';
 export { openAiProviderFromEnv, type ProviderEnv } from './providers/from-env.js';
 export type { ModelMessage, StoredToolCall, StoredAttachment } from './turn-state.js';
-export { createToolRegistry, ToolInputError, type ToolContext, type ToolDefinition, type ToolExecution } from './tools/index.js';
+export {
+  createToolRegistry,
+  ToolInputError,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolExecution,
+} from './tools/index.js';
 export { ConfigError } from './agents/config-error.js';
 export { loadConfig, FIXTURES_DIR, REPO_ROOT, type ConfigFiles, type LoadedConfig } from './config.js';
 export { startServer, staticDirectory, type RunningServer } from './node.js';

@@ -17,19 +17,22 @@ export interface RunningServer {
 export function startServer(app: CanvasAiApp, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: (request) => app.fetch(request), port: options.port ?? 8787, hostname: host }, (info: AddressInfo) => {
-      const hostInUrl = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-      resolve({
-        url: `http://${hostInUrl}:${info.port}`,
-        port: info.port,
-        close: () =>
-          new Promise<void>((done, fail) => {
-            server.close((error) => (error ? fail(error) : done()));
-            // Keep-alive connections would hold close() open until they time out.
-            if ('closeAllConnections' in server) server.closeAllConnections();
-          }),
-      });
-    });
+    const server = serve(
+      { fetch: (request) => app.fetch(request), port: options.port ?? 8787, hostname: host },
+      (info: AddressInfo) => {
+        const hostInUrl = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+        resolve({
+          url: `http://${hostInUrl}:${info.port}`,
+          port: info.port,
+          close: () =>
+            new Promise<void>((done, fail) => {
+              server.close((error) => (error ? fail(error) : done()));
+              // Keep-alive connections would hold close() open until they time out.
+              if ('closeAllConnections' in server) server.closeAllConnections();
+            }),
+        });
+      },
+    );
     server.once('error', reject);
   });
 }

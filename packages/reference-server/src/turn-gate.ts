@@ -9,16 +9,23 @@ export async function loadTurn(store: TurnStore, key: string, requestId: string)
   try {
     value = await store.get(key);
   } catch (error) {
-    throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', { requestId, cause: error });
+    throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', {
+      requestId,
+      cause: error,
+    });
   }
   if (value === undefined) return undefined;
   const parsed = TurnRecord.safeParse(value);
   if (parsed.success) return parsed.data;
   await store.delete(key).catch(() => undefined);
-  throw new HopError('internal_error', 'The stored state of this turn could not be read, so the turn was stopped. Send your message again.', {
-    requestId,
-    cause: parsed.error,
-  });
+  throw new HopError(
+    'internal_error',
+    'The stored state of this turn could not be read, so the turn was stopped. Send your message again.',
+    {
+      requestId,
+      cause: parsed.error,
+    },
+  );
 }
 
 /** What to do with a hop, given what the store holds: replay a stored response, or run (with the turn to resume). */
@@ -29,7 +36,10 @@ export async function isCancelled(store: TurnStore, key: string, requestId: stri
   try {
     return (await store.get(cancelMarkerKey(key))) !== undefined;
   } catch (error) {
-    throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', { requestId, cause: error });
+    throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', {
+      requestId,
+      cause: error,
+    });
   }
 }
 
@@ -38,13 +48,23 @@ export async function isCancelled(store: TurnStore, key: string, requestId: stri
  * without the turn's lock 409; otherwise the stored turn and its cancel marker decide. A request refused here
  * changes nothing.
  */
-export async function admitStoredHop(store: TurnStore, key: string, request: HopRequest, agentId: string, lock: TurnLock | undefined): Promise<Admission> {
+export async function admitStoredHop(
+  store: TurnStore,
+  key: string,
+  request: HopRequest,
+  agentId: string,
+  lock: TurnLock | undefined,
+): Promise<Admission> {
   const rules = { requestId: request.request_id, hop: request.hop, agentId };
   // Without the lock the store is not even read: rule 1 answers first.
   if (!lock) admitHop({ ...rules, busy: true, cancelled: false, turn: undefined });
-  const [record, cancelled] = await Promise.all([loadTurn(store, key, request.request_id), isCancelled(store, key, request.request_id)]);
+  const [record, cancelled] = await Promise.all([
+    loadTurn(store, key, request.request_id),
+    isCancelled(store, key, request.request_id),
+  ]);
   const decision = admitHop({ ...rules, busy: false, cancelled, turn: record && summary(record) });
-  if (decision === 'replay') return { kind: 'replay', response: record!.kind === 'active' ? replayResponse(record!) : record!.response };
+  if (decision === 'replay')
+    return { kind: 'replay', response: record!.kind === 'active' ? replayResponse(record!) : record!.response };
   return { kind: 'run', turn: decision === 'resume' ? (record as ActiveTurn) : undefined };
 }
 

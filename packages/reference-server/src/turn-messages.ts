@@ -1,4 +1,10 @@
-import { joinNarration, type AgentsConfig, type Attachment, type ContinuingHopResponse, type HopRequest } from '@canvas-ai/protocol';
+import {
+  joinNarration,
+  type AgentsConfig,
+  type Attachment,
+  type ContinuingHopResponse,
+  type HopRequest,
+} from '@canvas-ai/protocol';
 import type { ActiveTurn, ModelMessage } from './turn-state.js';
 
 type ToolMessage = Extract<ModelMessage, { role: 'tool' }>;
@@ -7,7 +13,12 @@ type ToolMessage = Extract<ModelMessage, { role: 'tool' }>;
 export type TurnSoFar = Omit<ActiveTurn, 'kind' | 'response'>;
 
 /** Hop 1: the turn starts from the transcript's text — earlier messages up to `history_limit`, then the user's. */
-export function seedTurn(config: AgentsConfig, agentId: string, request: HopRequest, attachments: readonly Attachment[]): TurnSoFar {
+export function seedTurn(
+  config: AgentsConfig,
+  agentId: string,
+  request: HopRequest,
+  attachments: readonly Attachment[],
+): TurnSoFar {
   const messages = request.messages ?? [];
   const current = messages.at(-1)!;
   const history = config.history_limit > 0 ? messages.slice(0, -1).slice(-config.history_limit) : [];
@@ -59,8 +70,11 @@ export function rejectionNotice(request: HopRequest, messages: readonly ModelMes
   const rejected = (request.apply_results ?? []).filter((result) => result.status === 'rejected');
   if (rejected.length === 0) return undefined;
   const toolOf = (callId: string) =>
-    messages.findLast((message): message is ToolMessage => message.role === 'tool' && message.call_id === callId)?.name ?? 'a tool';
-  const lines = rejected.map((result) => `- ${result.call_id} (${toolOf(result.call_id)}): ${result.reason?.trim() || 'no reason given'}`);
+    messages.findLast((message): message is ToolMessage => message.role === 'tool' && message.call_id === callId)
+      ?.name ?? 'a tool';
+  const lines = rejected.map(
+    (result) => `- ${result.call_id} (${toolOf(result.call_id)}): ${result.reason?.trim() || 'no reason given'}`,
+  );
   return (
     'The editor could not apply these outputs, so the page does NOT contain those changes ' +
     `(the layout in your instructions shows the page as it is):\n${lines.join('\n')}`

@@ -37,7 +37,12 @@ describe('agents config validated at start-up', () => {
     assert.equal(loaded.agents.main_agent, 'qa');
     assert.ok(loaded.scenarios.length >= 9);
     assert.match(loaded.docs, /## README\.md/, 'the project README is part of the docs');
-    createApp({ agents: loaded.agents, catalog: loaded.catalog, provider: new ScriptedProvider(loaded.scenarios), log: silentLogger });
+    createApp({
+      agents: loaded.agents,
+      catalog: loaded.catalog,
+      provider: new ScriptedProvider(loaded.scenarios),
+      log: silentLogger,
+    });
   });
 
   it('names the file, the key and the fix for an agent naming a tool that does not exist', async () => {
@@ -58,7 +63,10 @@ describe('agents config validated at start-up', () => {
 
   it('names a tool setting for a tool the agent does not have', async () => {
     await assert.rejects(
-      loadVariant('stray-setting', (config) => (config.agents.copy_editor.tool_settings = { place_components: { allow_parallel: false } })),
+      loadVariant(
+        'stray-setting',
+        (config) => (config.agents.copy_editor.tool_settings = { place_components: { allow_parallel: false } }),
+      ),
       /agents\.copy_editor\.tool_settings\.place_components: "copy_editor" does not have the tool "place_components"\. Add it to agents\.copy_editor\.tools or remove the setting\./,
     );
   });
@@ -66,25 +74,44 @@ describe('agents config validated at start-up', () => {
   it('names the file and key when the main agent is also listed as a tool', async () => {
     await assert.rejects(
       loadVariant('main-in-tools', (config) => config.tools.push('qa')),
-      (error: Error) => error.message.includes('main-in-tools.yaml') && /tools\.2: "qa" is the main agent; remove it from tools/.test(error.message),
+      (error: Error) =>
+        error.message.includes('main-in-tools.yaml') &&
+        /tools\.2: "qa" is the main agent; remove it from tools/.test(error.message),
     );
   });
 
   it('names the file and key for an unknown agent id', async () => {
     await assert.rejects(
       loadVariant('unknown-agent', (config) => config.tools.push('translator')),
-      (error: Error) => error.message.includes('unknown-agent.yaml') && /tools\.2: tools names "translator", which is not defined under agents/.test(error.message),
+      (error: Error) =>
+        error.message.includes('unknown-agent.yaml') &&
+        /tools\.2: tools names "translator", which is not defined under agents/.test(error.message),
     );
     await assert.rejects(
       loadVariant('unknown-main', (config) => (config.main_agent = 'helper')),
-      (error: Error) => error.message.includes('unknown-main.yaml') && /main_agent: main_agent "helper" is not defined under agents/.test(error.message),
+      (error: Error) =>
+        error.message.includes('unknown-main.yaml') &&
+        /main_agent: main_agent "helper" is not defined under agents/.test(error.message),
     );
   });
 
   it('refuses a backend tool whose name is already taken', () => {
-    const tool = { name: 'place_components', description: 'x', input: {} as never, allowParallel: true, execute: () => ({ result: '' }) };
+    const tool = {
+      name: 'place_components',
+      description: 'x',
+      input: {} as never,
+      allowParallel: true,
+      execute: () => ({ result: '' }),
+    };
     assert.throws(
-      () => createApp({ agents: parse('main_agent: a\nagents: {a: {label: A, description: A, system_prompt: A}}') as never, catalog: {} as never, provider: new ScriptedProvider([]), tools: [tool], log: silentLogger }),
+      () =>
+        createApp({
+          agents: parse('main_agent: a\nagents: {a: {label: A, description: A, system_prompt: A}}') as never,
+          catalog: {} as never,
+          provider: new ScriptedProvider([]),
+          tools: [tool],
+          log: silentLogger,
+        }),
       /already exists; give the added tool another name/,
     );
   });

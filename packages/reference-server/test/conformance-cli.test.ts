@@ -60,11 +60,16 @@ describe('the canvas-ai-conformance CLI as a process', () => {
   it('exits 0 against the reference server CLI, one line per check, closing with "N passed, 0 failed"', async () => {
     const report = join(dir, 'report.json');
     const { code, stdout, stderr } = await runKit([
-      '--endpoint', `${server.url}/api/hop`,
-      '--token-endpoint', `${server.url}/api/token`,
-      '--agents-endpoint', `${server.url}/api/agents`,
-      '--level', '2',
-      '--json', report,
+      '--endpoint',
+      `${server.url}/api/hop`,
+      '--token-endpoint',
+      `${server.url}/api/token`,
+      '--agents-endpoint',
+      `${server.url}/api/agents`,
+      '--level',
+      '2',
+      '--json',
+      report,
     ]);
     assert.equal(code, 0, stdout + stderr);
     const passLines = stdout.split('\n').filter((line) => line.startsWith('PASS  ')).length;
@@ -77,9 +82,17 @@ describe('the canvas-ai-conformance CLI as a process', () => {
   it('exits 1 against a broken server, naming the failed check', async () => {
     const broken = await startBrokenServer('request-id-not-required', await sharedFixtures());
     try {
-      const { code, stdout } = await runKit(['--endpoint', `${broken.url}/api/hop`, '--token-endpoint', `${broken.url}/api/token`]);
+      const { code, stdout } = await runKit([
+        '--endpoint',
+        `${broken.url}/api/hop`,
+        '--token-endpoint',
+        `${broken.url}/api/token`,
+      ]);
       assert.equal(code, 1);
-      assert.match(stdout, /^FAIL {2}validation\.request-id-missing +expected 400 missing_field naming "request_id", got 200$/m);
+      assert.match(
+        stdout,
+        /^FAIL {2}validation\.request-id-missing +expected 400 missing_field naming "request_id", got 200$/m,
+      );
       assert.match(closingLine(stdout)!, /^\d+ passed, 1 failed$/);
     } finally {
       await broken.close();

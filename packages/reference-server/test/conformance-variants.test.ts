@@ -22,7 +22,10 @@ describe('the conformance kit against deliberately broken variants of the refere
         });
         const failed = report.results.filter((result) => result.status === 'fail').map((result) => result.id);
         assert.ok(report.failed > 0, 'the kit fails the variant');
-        assert.ok(failed.includes(variant.failingCheck), `${variant.failingCheck} should fail; failed: ${failed.join(', ')}`);
+        assert.ok(
+          failed.includes(variant.failingCheck),
+          `${variant.failingCheck} should fail; failed: ${failed.join(', ')}`,
+        );
         const named = report.results.find((result) => result.id === variant.failingCheck)!;
         assert.ok(named.why.length > 0, 'the failure says why');
       } finally {
@@ -35,7 +38,11 @@ describe('the conformance kit against deliberately broken variants of the refere
     for (const name of ['state-kept-after-error', 'replay-executes-again', 'request-id-not-required'] as const) {
       const server = await startBrokenServer(name, fixtures);
       try {
-        const report = await runConformance({ endpoint: `${server.url}/api/hop`, tokenEndpoint: `${server.url}/api/token`, level: 2 });
+        const report = await runConformance({
+          endpoint: `${server.url}/api/hop`,
+          tokenEndpoint: `${server.url}/api/token`,
+          level: 2,
+        });
         const failed = report.results.filter((result) => result.status === 'fail').map((result) => result.id);
         assert.deepEqual(failed, [BROKEN_VARIANTS[name].failingCheck], name);
       } finally {

@@ -29,7 +29,8 @@ describe('the conformance kit against the reference server', () => {
       assert.equal(report.skipped, 0);
       assert.equal(report.passed, report.results.length);
       const ids = report.results.map((result) => result.id);
-      for (const scenario of fixtures.scenarios) assert.ok(ids.includes(`scenario.${scenario.id}`), `scenario ${scenario.id} was played`);
+      for (const scenario of fixtures.scenarios)
+        assert.ok(ids.includes(`scenario.${scenario.id}`), `scenario ${scenario.id} was played`);
       assert.ok(ids.includes('validation.request-id-missing'), 'the malformed-request table was read');
       assert.deepEqual(new Set(report.results.map((result) => result.level)), new Set([1, 2]));
     } finally {

@@ -46,12 +46,20 @@ async function fuzzTarget() {
 }
 
 /** Sends one fuzzed body and checks the answer: 4xx with the protocol's error body, the store untouched. */
-async function assertRefused(target: { app: CanvasAiApp; store: RecordingStore; headers: Record<string, string> }, input: FuzzBody): Promise<void> {
+async function assertRefused(
+  target: { app: CanvasAiApp; store: RecordingStore; headers: Record<string, string> },
+  input: FuzzBody,
+): Promise<void> {
   const headers: Record<string, string> = { ...target.headers };
   if (input.contentType) headers['content-type'] = input.contentType;
-  const response = await target.app.fetch(new Request('http://test/api/hop', { method: 'POST', headers, body: input.body }));
+  const response = await target.app.fetch(
+    new Request('http://test/api/hop', { method: 'POST', headers, body: input.body }),
+  );
   const text = await response.text();
-  assert.ok(response.status >= 400 && response.status < 500, `${input.kind}: answered ${response.status} ${text.slice(0, 300)}`);
+  assert.ok(
+    response.status >= 400 && response.status < 500,
+    `${input.kind}: answered ${response.status} ${text.slice(0, 300)}`,
+  );
   const body = HopErrorBody.safeParse(JSON.parse(text));
   assert.ok(body.success, `${input.kind}: the error body is structured (${text.slice(0, 200)})`);
   assert.deepEqual(target.store.calls, [], `${input.kind}: the store was not called`);
@@ -76,7 +84,10 @@ describe('fuzzing hop requests (fast-check)', () => {
   ];
   for (const [name, arbitrary] of families) {
     it(`refuses ${name} with a structured 4xx and leaves the store alone`, async () => {
-      await fc.assert(fc.asyncProperty(arbitrary, (input) => assertRefused(target, input)), { numRuns: RUNS });
+      await fc.assert(
+        fc.asyncProperty(arbitrary, (input) => assertRefused(target, input)),
+        { numRuns: RUNS },
+      );
     });
   }
 
@@ -85,7 +96,13 @@ describe('fuzzing hop requests (fast-check)', () => {
     await fc.assert(
       fc.asyncProperty(oddUnicode, async (text) => {
         const body = JSON.stringify(firstHop(`odd-${crypto.randomUUID()}`, text));
-        const response = await app.fetch(new Request('http://test/api/hop', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body }));
+        const response = await app.fetch(
+          new Request('http://test/api/hop', {
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/json' },
+            body,
+          }),
+        );
         assert.equal(response.status, 200);
         HopResponse.parse(await response.json());
       }),
@@ -109,7 +126,11 @@ describe('fuzzing the real HTTP server (the Node adapter in front of the app)', 
     const headers = { cookie, 'x-csrf-token': ((await token.json()) as { token: string }).token };
     await fc.assert(
       fc.asyncProperty(badHopRequest, async (input) => {
-        const response = await fetch(server.hopUrl, { method: 'POST', headers: { ...headers, 'content-type': input.contentType }, body: input.body });
+        const response = await fetch(server.hopUrl, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': input.contentType },
+          body: input.body,
+        });
         assert.ok(response.status >= 400 && response.status < 500, `${input.kind}: answered ${response.status}`);
         HopErrorBody.parse(await response.json());
       }),

@@ -25,14 +25,19 @@ describe('requests refused at the door, over HTTP', () => {
   }
 
   async function assertStillServes() {
-    const reply = await session.hop(firstHop(`valid-${crypto.randomUUID()}`, 'How do I get the assistant to change my page?'));
+    const reply = await session.hop(
+      firstHop(`valid-${crypto.randomUUID()}`, 'How do I get the assistant to change my page?'),
+    );
     assert.equal(reply.status, 200, 'the next valid turn is served');
     assert.equal(reply.body.should_continue, false);
   }
 
   for (const row of table) {
     it(`answers "${row.name}" with ${row.expect.status} ${row.expect.code}`, async () => {
-      const reply = await send(malformedRequestBody(row), { 'content-type': row.content_type ?? 'application/json', ...row.headers });
+      const reply = await send(malformedRequestBody(row), {
+        'content-type': row.content_type ?? 'application/json',
+        ...row.headers,
+      });
       assert.equal(reply.status, row.expect.status);
       assert.equal(reply.body.status, false);
       assert.equal(reply.body.should_continue, false);
@@ -45,7 +50,9 @@ describe('requests refused at the door, over HTTP', () => {
   it('still serves a valid turn after every malformed row', assertStillServes);
 
   it('refuses a message over 20,000 characters with 400 naming the message', async () => {
-    const reply = await send(JSON.stringify(firstHop('long-1', 'x'.repeat(LIMITS.messageChars + 1))), { 'content-type': 'application/json' });
+    const reply = await send(JSON.stringify(firstHop('long-1', 'x'.repeat(LIMITS.messageChars + 1))), {
+      'content-type': 'application/json',
+    });
     assert.equal(reply.status, 400);
     assert.equal(reply.body.error.code, 'invalid_request');
     assert.equal(reply.body.error.field, 'messages.0.text');
@@ -57,7 +64,10 @@ describe('requests refused at the door, over HTTP', () => {
       component: 'sdc.demo.text',
       props: { body: 'x' },
     }));
-    const body = { ...firstHop('big-layout', 'Hi'), context: { current_layout: { regions: { content: { components } } } } };
+    const body = {
+      ...firstHop('big-layout', 'Hi'),
+      context: { current_layout: { regions: { content: { components } } } },
+    };
     const reply = await send(JSON.stringify(body), { 'content-type': 'application/json' });
     assert.equal(reply.status, 400);
     assert.equal(reply.body.error.field, 'context.current_layout');
@@ -73,7 +83,11 @@ describe('requests refused at the door, over HTTP', () => {
   });
 
   it('refuses a request without a content type with 415', async () => {
-    const reply = await fetch(server.hopUrl, { method: 'POST', headers: session.headers(), body: new Uint8Array([123, 125]) });
+    const reply = await fetch(server.hopUrl, {
+      method: 'POST',
+      headers: session.headers(),
+      body: new Uint8Array([123, 125]),
+    });
     assert.equal(reply.status, 415);
     assert.equal(((await reply.json()) as any).error.code, 'unsupported_media_type');
   });
@@ -90,7 +104,10 @@ describe('requests refused at the door, over HTTP', () => {
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = httpRequest(server.hopUrl, {
         method: 'POST',
-        headers: session.headers({ 'content-type': 'application/json', 'content-length': String(LIMITS.maxBodyBytes + chunk.length) }),
+        headers: session.headers({
+          'content-type': 'application/json',
+          'content-length': String(LIMITS.maxBodyBytes + chunk.length),
+        }),
       });
       req.on('response', (res) => {
         let text = '';
@@ -99,7 +116,9 @@ describe('requests refused at the door, over HTTP', () => {
         res.on('end', () => resolve({ status: res.statusCode!, body: text }));
       });
       // The server may close the connection once it has answered; the answer is what matters.
-      req.on('error', (error) => (error.message.includes('EPIPE') || error.message.includes('ECONNRESET') ? undefined : reject(error)));
+      req.on('error', (error) =>
+        error.message.includes('EPIPE') || error.message.includes('ECONNRESET') ? undefined : reject(error),
+      );
       // Really send more than 32 MB: the server must answer from the declared length without reading it all.
       const write = (left: number): void => {
         if (left === 0) return void req.end();
@@ -140,9 +159,13 @@ describe('requests refused at the door, over HTTP', () => {
   describe('attachments (multipart hop 1)', () => {
     function multipart(files: Array<{ bytes: Uint8Array; name: string; type?: string }>, hop = 1) {
       const form = new FormData();
-      const request = hop === 1 ? firstHop(`mp-${crypto.randomUUID()}`, 'Put this photo in a hero') : { ...firstHop('mp-2', 'x'), hop };
+      const request =
+        hop === 1
+          ? firstHop(`mp-${crypto.randomUUID()}`, 'Put this photo in a hero')
+          : { ...firstHop('mp-2', 'x'), hop };
       form.append('request', JSON.stringify({ ...request, agent: 'page_builder' }));
-      for (const file of files) form.append('attachments', new Blob([file.bytes.slice()], { type: file.type ?? 'image/png' }), file.name);
+      for (const file of files)
+        form.append('attachments', new Blob([file.bytes.slice()], { type: file.type ?? 'image/png' }), file.name);
       return form;
     }
     async function post(form: FormData) {
@@ -156,7 +179,9 @@ describe('requests refused at the door, over HTTP', () => {
     });
 
     it('refuses a file that is not an image by its bytes, whatever its declared type', async () => {
-      const reply = await post(multipart([{ bytes: new TextEncoder().encode('<svg onload=alert(1)>'), name: 'x.png', type: 'image/png' }]));
+      const reply = await post(
+        multipart([{ bytes: new TextEncoder().encode('<svg onload=alert(1)>'), name: 'x.png', type: 'image/png' }]),
+      );
       assert.equal(reply.status, 400);
       assert.equal(reply.body.error.code, 'attachment_rejected');
       assert.equal(reply.body.error.field, 'attachments.0');

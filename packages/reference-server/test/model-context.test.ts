@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { HopResponse, LIMITS, outputLimitMessage, type Layout } from '@canvas-ai/protocol';
 import { ScriptedProvider } from '../src/providers/scripted.js';
-import { firstHop, laterHop, openSession, sharedFixtures, startTestServer, type TestServer } from './support/harness.js';
+import {
+  firstHop,
+  laterHop,
+  openSession,
+  sharedFixtures,
+  startTestServer,
+  type TestServer,
+} from './support/harness.js';
 import { ListProvider, RecordingProvider } from './support/providers.js';
 
 const fixtures = await sharedFixtures();
@@ -21,14 +28,24 @@ describe('what the model is told', () => {
   it('seeds hop 1 from the transcript text within history_limit, and never re-seeds later hops', async () => {
     const session = await openSession(server);
     const id = `seed-${crypto.randomUUID()}`;
-    const history = Array.from({ length: 30 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', text: `old ${i}` }));
+    const history = Array.from({ length: 30 }, (_, i) => ({
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      text: `old ${i}`,
+    }));
     const start = model.requests.length;
-    await session.hop({ ...firstHop(id, COOKIE_SHOP, { agent: 'page_builder' }), messages: [...history, { role: 'user', text: COOKIE_SHOP }] });
+    await session.hop({
+      ...firstHop(id, COOKIE_SHOP, { agent: 'page_builder' }),
+      messages: [...history, { role: 'user', text: COOKIE_SHOP }],
+    });
     const hop1 = await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
     assert.equal(hop1.status, 200);
     const [first, second] = model.requests.slice(start);
     const firstTexts = first!.messages.map((message) => ('text' in message ? message.text : ''));
-    assert.equal(first!.messages.length, fixtures.agents.history_limit + 1, 'history_limit earlier messages, then the user message');
+    assert.equal(
+      first!.messages.length,
+      fixtures.agents.history_limit + 1,
+      'history_limit earlier messages, then the user message',
+    );
     assert.equal(firstTexts[0], 'old 10');
     assert.equal(firstTexts.at(-1), COOKIE_SHOP);
     const userMessages = second!.messages.filter((message) => message.role === 'user' && message.text === COOKIE_SHOP);
@@ -57,14 +74,28 @@ describe('what the model is told', () => {
     const session = await openSession(server);
     const id = `context-${crypto.randomUUID()}`;
     const start = model.requests.length;
-    await session.hop(firstHop(id, COOKIE_SHOP, { agent: 'page_builder', context: { current_layout: EMPTY, extra: { note: 'EXTRA-ONE' } } }));
+    await session.hop(
+      firstHop(id, COOKIE_SHOP, {
+        agent: 'page_builder',
+        context: { current_layout: EMPTY, extra: { note: 'EXTRA-ONE' } },
+      }),
+    );
     const layout: Layout = {
       regions: {
-        header: { components: [{ uuid: 'host-made-1', component: 'sdc.demo.text', props: { body: 'Typed by the user meanwhile' } }] },
+        header: {
+          components: [
+            { uuid: 'host-made-1', component: 'sdc.demo.text', props: { body: 'Typed by the user meanwhile' } },
+          ],
+        },
         content: { components: [] },
       },
     };
-    const hop2 = await session.hop(laterHop(id, 2, layout, { agent: 'page_builder', context: { current_layout: layout, page: { title: 'PAGE-TWO' }, selected_component: 'host-made-1' } }));
+    const hop2 = await session.hop(
+      laterHop(id, 2, layout, {
+        agent: 'page_builder',
+        context: { current_layout: layout, page: { title: 'PAGE-TWO' }, selected_component: 'host-made-1' },
+      }),
+    );
     assert.equal(hop2.status, 200);
     const [one, two] = model.requests.slice(start).map((request) => request.system);
     assert.match(one!, /EXTRA-ONE/);
@@ -96,7 +127,10 @@ describe('what the model is told', () => {
     const notice = third.messages.find((message) => message.role === 'notice');
     assert.ok(notice && notice.role === 'notice');
     assert.match(notice.text, /call_1 \(place_components\): The editor is read-only right now\./);
-    assert.ok(!model.requests[start + 1]!.messages.some((message) => message.role === 'notice'), 'no notice when all was applied');
+    assert.ok(
+      !model.requests[start + 1]!.messages.some((message) => message.role === 'notice'),
+      'no notice when all was applied',
+    );
   });
 
   it('adds the project documentation to the prompt of include_docs agents only', async () => {
@@ -108,7 +142,12 @@ describe('what the model is told', () => {
     assert.match(qa!.system, /DOCS SENTINEL/);
     assert.deepEqual(qa!.tools, []);
     assert.doesNotMatch(builder!.system, /DOCS SENTINEL/);
-    assert.deepEqual(builder!.tools, ['get_component_details', 'place_components', 'edit_components', 'set_page_value']);
+    assert.deepEqual(builder!.tools, [
+      'get_component_details',
+      'place_components',
+      'edit_components',
+      'set_page_value',
+    ]);
   });
 });
 
@@ -130,7 +169,10 @@ describe('a tool added by a backend team', () => {
     agents.agents.copy_editor!.tools.push('count_components');
     const model = new RecordingProvider(
       new ListProvider([
-        { text: 'Let me count.', toolCalls: [{ id: 'n1', name: 'count_components', arguments: '{"region":"content"}' }] },
+        {
+          text: 'Let me count.',
+          toolCalls: [{ id: 'n1', name: 'count_components', arguments: '{"region":"content"}' }],
+        },
         { text: '', toolCalls: [] },
       ]),
     );
@@ -140,9 +182,19 @@ describe('a tool added by a backend team', () => {
       await session.hop(firstHop('count-1', 'How many?', { agent: 'copy_editor' }));
       const layout = fixtures.layouts['layouts/nested.yaml']!;
       const last = await session.hop(laterHop('count-1', 2, layout, { agent: 'copy_editor' }));
-      assert.deepEqual(model.requests[0]!.tools, ['get_component_details', 'edit_components', 'set_page_value', 'count_components']);
+      assert.deepEqual(model.requests[0]!.tools, [
+        'get_component_details',
+        'edit_components',
+        'set_page_value',
+        'count_components',
+      ]);
       const result = model.requests[1]!.messages.at(-1)!;
-      assert.deepEqual(result, { role: 'tool', call_id: 'n1', name: 'count_components', content: '2 components in content' });
+      assert.deepEqual(result, {
+        role: 'tool',
+        call_id: 'n1',
+        name: 'count_components',
+        content: '2 components in content',
+      });
       // An empty final answer strips nothing: the narration stays whole and the message is empty.
       assert.equal(last.body.should_continue, false);
       assert.equal(last.body.message, '');
@@ -161,7 +213,10 @@ describe('a reply with more calls than one response may carry', () => {
       name: 'set_page_value',
       arguments: JSON.stringify({ field: 'title', value: `Title ${index + 1}` }),
     }));
-    const inner = new ListProvider([{ text: 'Retitling.', toolCalls: calls }, { text: 'One more title.', toolCalls: [] }]);
+    const inner = new ListProvider([
+      { text: 'Retitling.', toolCalls: calls },
+      { text: 'One more title.', toolCalls: [] },
+    ]);
     const model = new RecordingProvider(inner);
     const server = await startTestServer({ provider: model });
     try {

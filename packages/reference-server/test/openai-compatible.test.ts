@@ -12,13 +12,25 @@ import { firstHop, laterHop, openSession, startTestServer } from './support/harn
 
 const EMPTY: Layout = { regions: { content: { components: [] } } };
 const HERO_ARGS = JSON.stringify({
-  operations: [{ target: 'content', placement: 'inside', components: '- sdc.demo.hero:\n    props:\n      heading: Crumb & Co.\n' }],
+  operations: [
+    {
+      target: 'content',
+      placement: 'inside',
+      components: '- sdc.demo.hero:\n    props:\n      heading: Crumb & Co.\n',
+    },
+  ],
 });
 
 /** The reference server with the OpenAI-compatible provider pointed at a fake endpoint on 127.0.0.1. */
 async function serverWithFakeModel(queue: FakeBehaviour[], timeoutMs = 10_000) {
   const fake = await startFakeChatCompletions(queue);
-  const provider = new OpenAiCompatibleProvider({ model: 'fake-model', apiKey: 'sk-test', baseURL: fake.baseURL, timeoutMs, maxRetries: 0 });
+  const provider = new OpenAiCompatibleProvider({
+    model: 'fake-model',
+    apiKey: 'sk-test',
+    baseURL: fake.baseURL,
+    timeoutMs,
+    maxRetries: 0,
+  });
   const server = await startTestServer({ provider });
   const session = await openSession(server);
   return {
@@ -40,7 +52,10 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
 
   it('plays a full turn: a tool-call reply is parked, executed next hop, and the text reply ends the turn', async () => {
     const { fake, session, close } = await serverWithFakeModel([
-      { content: "I'll add a hero for Crumb & Co.", tool_calls: [{ id: 'call_abc', name: 'place_components', arguments: HERO_ARGS }] },
+      {
+        content: "I'll add a hero for Crumb & Co.",
+        tool_calls: [{ id: 'call_abc', name: 'place_components', arguments: HERO_ARGS }],
+      },
       { content: 'The page now opens with a hero.' },
     ]);
     cleanups.push(close);
@@ -76,7 +91,9 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
 
     const assistant = second.messages[2];
     assert.equal(assistant.role, 'assistant');
-    assert.deepEqual(assistant.tool_calls, [{ id: 'call_abc', type: 'function', function: { name: 'place_components', arguments: HERO_ARGS } }]);
+    assert.deepEqual(assistant.tool_calls, [
+      { id: 'call_abc', type: 'function', function: { name: 'place_components', arguments: HERO_ARGS } },
+    ]);
     const tool = second.messages[3];
     assert.equal(tool.role, 'tool');
     assert.equal(tool.tool_call_id, 'call_abc');
@@ -84,7 +101,9 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
   });
 
   it('answers a text-only reply in one hop, with no tools offered to an agent without tools', async () => {
-    const { fake, session, close } = await serverWithFakeModel([{ content: 'Pick the Page builder with the wrench button.' }]);
+    const { fake, session, close } = await serverWithFakeModel([
+      { content: 'Pick the Page builder with the wrench button.' },
+    ]);
     cleanups.push(close);
     const reply = await session.hop(firstHop('oa-2', 'How do I change my page?'));
     assert.equal(reply.status, 200);
@@ -96,7 +115,10 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
 
   it('sends hop 1’s attachments as image_url data URLs on the user message, and keeps them for later hops', async () => {
     const { fake, server, session, close } = await serverWithFakeModel([
-      { content: 'A hero with your photo.', tool_calls: [{ id: 'c1', name: 'place_components', arguments: HERO_ARGS }] },
+      {
+        content: 'A hero with your photo.',
+        tool_calls: [{ id: 'c1', name: 'place_components', arguments: HERO_ARGS }],
+      },
       { content: 'Done.' },
     ]);
     cleanups.push(close);
@@ -175,18 +197,35 @@ describe('provider configuration', () => {
         assert.ok((schema.$defs as Record<string, unknown>)?.[name], `${tool.name}: ${name} is defined`);
       }
     }
-    assert.ok(JSON.stringify(toolParameters(builtinTools.set_page_value)).includes('#/$defs/JsonValue'), 'recursive types stay referenced');
+    assert.ok(
+      JSON.stringify(toolParameters(builtinTools.set_page_value)).includes('#/$defs/JsonValue'),
+      'recursive types stay referenced',
+    );
   });
 
   it('reads the real provider from the environment, naming any missing variable', () => {
-    assert.throws(() => openAiProviderFromEnv({}), (error: unknown) => {
-      assert.ok(error instanceof ConfigError);
-      assert.match(error.message, /CANVAS_AI_OPENAI_MODEL: not set/);
-      assert.match(error.message, /CANVAS_AI_OPENAI_API_KEY: not set/);
-      return true;
+    assert.throws(
+      () => openAiProviderFromEnv({}),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /CANVAS_AI_OPENAI_MODEL: not set/);
+        assert.match(error.message, /CANVAS_AI_OPENAI_API_KEY: not set/);
+        return true;
+      },
+    );
+    assert.throws(
+      () =>
+        openAiProviderFromEnv({
+          CANVAS_AI_OPENAI_MODEL: 'm',
+          CANVAS_AI_OPENAI_API_KEY: 'k',
+          CANVAS_AI_OPENAI_TIMEOUT_MS: 'soon',
+        }),
+      /TIMEOUT_MS/,
+    );
+    const local = openAiProviderFromEnv({
+      CANVAS_AI_OPENAI_MODEL: 'llama3.1',
+      CANVAS_AI_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
     });
-    assert.throws(() => openAiProviderFromEnv({ CANVAS_AI_OPENAI_MODEL: 'm', CANVAS_AI_OPENAI_API_KEY: 'k', CANVAS_AI_OPENAI_TIMEOUT_MS: 'soon' }), /TIMEOUT_MS/);
-    const local = openAiProviderFromEnv({ CANVAS_AI_OPENAI_MODEL: 'llama3.1', CANVAS_AI_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' });
     assert.equal(local.name, 'openai', 'a local server needs no key');
   });
 });

@@ -17,18 +17,27 @@ describe('--store', () => {
   it('defaults to memory and takes a redis:// or rediss:// URL', () => {
     assert.equal(parseCliOptions([]).store, 'memory');
     assert.equal(parseCliOptions(['--store', 'redis://127.0.0.1:6379/2']).store, 'redis://127.0.0.1:6379/2');
-    assert.equal(parseCliOptions(['--store', 'rediss://user:pw@cache.example:6380']).store, 'rediss://user:pw@cache.example:6380');
+    assert.equal(
+      parseCliOptions(['--store', 'rediss://user:pw@cache.example:6380']).store,
+      'rediss://user:pw@cache.example:6380',
+    );
     assert.match(helpText(), /--store <memory\|url>/);
   });
 
   it('refuses anything else with a usage error that shows the form', () => {
     for (const value of ['redis', 'http://127.0.0.1:6379', 'redis://', 'memcached://x', '']) {
-      assert.throws(() => parseCliOptions(['--store', value]), (error: unknown) => error instanceof UsageError && /--store must be memory or a redis:\/\/ URL/.test(error.message));
+      assert.throws(
+        () => parseCliOptions(['--store', value]),
+        (error: unknown) =>
+          error instanceof UsageError && /--store must be memory or a redis:\/\/ URL/.test(error.message),
+      );
     }
   });
 
   it('serves hops from Redis when started with --store redis://…', async () => {
-    const server = await startServerProcess(['--store', redis.url], { CANVAS_AI_SECRET: 'a secret of at least sixteen bytes' });
+    const server = await startServerProcess(['--store', redis.url], {
+      CANVAS_AI_SECRET: 'a secret of at least sixteen bytes',
+    });
     try {
       const session = await openSession(server);
       const reply = await session.hop(firstHop('cli-redis', 'Hello'));
@@ -49,7 +58,10 @@ describe('--store', () => {
 /** Runs the CLI to its end (it must exit by itself) and returns its exit code and stderr. */
 function runCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: PACKAGE_DIR, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      cwd: PACKAGE_DIR,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     killOnExit(child);
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));

@@ -15,7 +15,10 @@ after(async () => {
 });
 
 async function openStore(options: { prefix?: string; commandTimeoutMs?: number } = {}): Promise<RedisTurnStore> {
-  const store = await RedisTurnStore.connect(redis.url, { prefix: options.prefix ?? `test-${crypto.randomUUID()}:`, ...options });
+  const store = await RedisTurnStore.connect(redis.url, {
+    prefix: options.prefix ?? `test-${crypto.randomUUID()}:`,
+    ...options,
+  });
   opened.push(store);
   return store;
 }
@@ -84,7 +87,9 @@ describe('RedisTurnStore in Redis', () => {
   it('names the URL without its password when Redis cannot be reached', async () => {
     await assert.rejects(
       RedisTurnStore.connect('redis://user:hunter2@127.0.0.1:1', { connectTimeoutMs: 1_000 }),
-      (error: Error) => /Cannot reach Redis at redis:\/\/user:\*\*\*@127\.0\.0\.1:1/.test(error.message) && !error.message.includes('hunter2'),
+      (error: Error) =>
+        /Cannot reach Redis at redis:\/\/user:\*\*\*@127\.0\.0\.1:1/.test(error.message) &&
+        !error.message.includes('hunter2'),
     );
   });
 });
@@ -102,7 +107,9 @@ describe('RedisTurnStore when Redis goes away', () => {
       await assert.rejects(store.delete('s:t'));
       await assert.rejects(store.lock('s:t', 60_000));
       await own.start();
-      await eventually(async () => assert.equal(await store.get('s:t'), undefined, 'a restarted Redis without persistence is empty'));
+      await eventually(async () =>
+        assert.equal(await store.get('s:t'), undefined, 'a restarted Redis without persistence is empty'),
+      );
       await store.set('s:t', { n: 3 }, 60_000);
       assert.deepEqual(await store.get('s:t'), { n: 3 });
       assert.deepEqual(logs, ['store_unavailable', 'store_ready'], 'one line when it went, one when it came back');

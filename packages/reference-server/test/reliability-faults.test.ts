@@ -20,14 +20,22 @@ const BUILDER = { agent: 'page_builder' };
 const HERO_CALL = {
   id: 'call_hero',
   name: 'place_components',
-  arguments: JSON.stringify({ operations: [{ target: 'content', placement: 'inside', components: '- sdc.demo.hero:\n    props:\n      heading: Hi\n' }] }),
+  arguments: JSON.stringify({
+    operations: [
+      { target: 'content', placement: 'inside', components: '- sdc.demo.hero:\n    props:\n      heading: Hi\n' },
+    ],
+  }),
 };
 
 /** Both instances' sessions: one cookie and token, valid on either instance (one CSRF secret). */
 function sessionsOn(cluster: Cluster, session: TestSession) {
   return cluster.instances.map((instance) => ({
     hop: async (body: unknown) => {
-      const reply = await fetch(instance.hopUrl, { method: 'POST', headers: session.headers({ 'content-type': 'application/json' }), body: JSON.stringify(body) });
+      const reply = await fetch(instance.hopUrl, {
+        method: 'POST',
+        headers: session.headers({ 'content-type': 'application/json' }),
+        body: JSON.stringify(body),
+      });
       return { status: reply.status, body: (await reply.json()) as any };
     },
   }));
@@ -59,7 +67,14 @@ describe('the model failing or timing out in the middle of a turn (two instances
       const queue: FakeBehaviour[] = [{ content: 'I will add a hero.', tool_calls: [HERO_CALL] }, failure];
       const model = await startFakeChatCompletions(queue);
       // One model endpoint, called by both instances, as in production.
-      const provider = () => new OpenAiCompatibleProvider({ model: 'test-model', baseURL: model.baseURL, apiKey: 'none', timeoutMs: 300, maxRetries: 0 });
+      const provider = () =>
+        new OpenAiCompatibleProvider({
+          model: 'test-model',
+          baseURL: model.baseURL,
+          apiKey: 'none',
+          timeoutMs: 300,
+          maxRetries: 0,
+        });
       const cluster = await startCluster(redis.url, 2, () => ({ provider: provider() }));
       try {
         const session = await openSession(cluster.instances[0]!);
@@ -112,12 +127,20 @@ describe('Redis stopping or hanging mid-run', () => {
       const fresh = await a!.hop(firstHop(`outage-new-${crypto.randomUUID()}`, 'Hello', {}));
       assert.equal(fresh.status, 503, 'a new turn cannot start either');
       assert.equal((await session.cancel(id)).status, 503, 'nor can a turn be cancelled');
-      for (const instance of cluster.instances) assert.equal((await fetch(`${instance.url}/healthz`)).status, 200, 'both processes are alive');
+      for (const instance of cluster.instances)
+        assert.equal((await fetch(`${instance.url}/healthz`)).status, 200, 'both processes are alive');
 
       await redis.start();
-      await eventually(async () => assert.equal((await a!.hop(firstHop(`outage-probe-${crypto.randomUUID()}`, 'Hello', {}))).status, 200));
+      await eventually(async () =>
+        assert.equal((await a!.hop(firstHop(`outage-probe-${crypto.randomUUID()}`, 'Hello', {}))).status, 200),
+      );
       const scenario = fixtures.scenarios.find((s) => s.id === 'cookie-shop')!;
-      const run = await driveScenario(scenario, { endpoint: cluster.instances[0]!.hopUrl, fixtures, headers: () => session.headers(), fetch: cluster.alternatingFetch() });
+      const run = await driveScenario(scenario, {
+        endpoint: cluster.instances[0]!.hopUrl,
+        fixtures,
+        headers: () => session.headers(),
+        fetch: cluster.alternatingFetch(),
+      });
       assert.equal(run.passed, true, run.hops.flatMap((hop) => hop.mismatches).join('; '));
     } finally {
       await cluster.close();
@@ -217,7 +240,11 @@ describe('an instance dying while it holds a turn', () => {
         assert.equal(reply.status, 200);
         return reply;
       });
-      assert.deepEqual(new Set(statuses.slice(0, -1)), new Set(statuses.length > 1 ? ['409 hop_in_progress'] : []), 'only "in progress" until the lock expired');
+      assert.deepEqual(
+        new Set(statuses.slice(0, -1)),
+        new Set(statuses.length > 1 ? ['409 hop_in_progress'] : []),
+        'only "in progress" until the lock expired',
+      );
       const response = HopResponse.parse(retried.body);
       assert.equal(response.should_continue, false, 'the turn completed on the surviving instance');
       assert.equal(response.outputs.length, 1);

@@ -33,7 +33,10 @@ describe('two instances sharing Redis, hops alternating between them', () => {
         headers: () => session.headers(),
         fetch: cluster.alternatingFetch(),
       });
-      assert.deepEqual(run.hops.flatMap((hop) => hop.mismatches), []);
+      assert.deepEqual(
+        run.hops.flatMap((hop) => hop.mismatches),
+        [],
+      );
       assert.equal(run.passed, true);
       const servedBy = cluster.logs().filter((entry) => entry.event === 'hop' && entry.request_id === run.requestId);
       assert.deepEqual(
@@ -52,7 +55,11 @@ describe(`${CONCURRENT_TURNS} concurrent turns`, () => {
       const runs = await concurrentTurns(CONCURRENT_TURNS, server, () => fetch);
       assertOwnOutputs(runs);
       const hopLines = server.logs.filter((entry) => entry.event === 'hop');
-      assert.equal(hopLines.length, runs.reduce((sum, { run }) => sum + run.hops.length, 0), 'one executed hop per request');
+      assert.equal(
+        hopLines.length,
+        runs.reduce((sum, { run }) => sum + run.hops.length, 0),
+        'one executed hop per request',
+      );
     } finally {
       await server.close();
     }
@@ -61,9 +68,16 @@ describe(`${CONCURRENT_TURNS} concurrent turns`, () => {
   it('all complete through two instances sharing Redis, hops alternating, with zero errors', async () => {
     const cluster = await startCluster(redis.url, 2);
     try {
-      const runs = await concurrentTurns(CONCURRENT_TURNS, cluster.instances[0]!, (index) => cluster.alternatingFetch(index));
+      const runs = await concurrentTurns(CONCURRENT_TURNS, cluster.instances[0]!, (index) =>
+        cluster.alternatingFetch(index),
+      );
       assertOwnOutputs(runs);
-      const served = new Set(cluster.logs().filter((entry) => entry.event === 'hop').map((entry) => entry.instance));
+      const served = new Set(
+        cluster
+          .logs()
+          .filter((entry) => entry.event === 'hop')
+          .map((entry) => entry.instance),
+      );
       assert.deepEqual([...served].sort(), [0, 1], 'both instances served hops');
     } finally {
       await cluster.close();
@@ -82,7 +96,10 @@ describe('a lost response, retried on the other instance', () => {
       allowParallel: true,
       execute(input, context) {
         executions.set(context.callId, (executions.get(context.callId) ?? 0) + 1);
-        return { result: 'stamped', output: { type: 'set_page_value', call_id: context.callId, field: input.field, value: crypto.randomUUID() } };
+        return {
+          result: 'stamped',
+          output: { type: 'set_page_value', call_id: context.callId, field: input.field, value: crypto.randomUUID() },
+        };
       },
     };
     const agents = structuredClone(fixtures.agents);
@@ -90,8 +107,14 @@ describe('a lost response, retried on the other instance', () => {
     // The model is one endpoint both instances call, so one provider object serves both.
     const model = new RecordingProvider(
       new ListProvider([
-        { text: 'Stamping the title.', toolCalls: [{ id: 'stamp_1', name: 'stamp_page', arguments: '{"field":"title"}' }] },
-        { text: 'Now the description.', toolCalls: [{ id: 'stamp_2', name: 'stamp_page', arguments: '{"field":"description"}' }] },
+        {
+          text: 'Stamping the title.',
+          toolCalls: [{ id: 'stamp_1', name: 'stamp_page', arguments: '{"field":"title"}' }],
+        },
+        {
+          text: 'Now the description.',
+          toolCalls: [{ id: 'stamp_2', name: 'stamp_page', arguments: '{"field":"description"}' }],
+        },
         { text: 'Both stamped.', toolCalls: [] },
       ]),
     );
@@ -109,7 +132,11 @@ describe('a lost response, retried on the other instance', () => {
       // Hop 2 answered normally by B; the client retries it anyway on A.
       const hop2 = await sessionB.hop(laterHop(id, 2, layout, agent));
       assert.equal(hop2.status, 200);
-      assert.deepEqual((await sessionA.hop(laterHop(id, 2, layout, agent))).body, hop2.body, 'the stored response, not a new run');
+      assert.deepEqual(
+        (await sessionA.hop(laterHop(id, 2, layout, agent))).body,
+        hop2.body,
+        'the stored response, not a new run',
+      );
 
       // Hop 3's response is lost: the client gives up on the connection while A is still deciding.
       const hold = model.holdNext();
@@ -124,14 +151,23 @@ describe('a lost response, retried on the other instance', () => {
       aborted.abort();
       await assert.rejects(lost);
       hold.release();
-      await eventually(async () => assert.ok(a.logs.some((entry) => entry.event === 'hop' && entry.request_id === id && entry.hop === 3)));
+      await eventually(async () =>
+        assert.ok(a.logs.some((entry) => entry.event === 'hop' && entry.request_id === id && entry.hop === 3)),
+      );
 
       const retried = await sessionB.hop(laterHop(id, 3, layout, agent));
       assert.equal(retried.status, 200);
       const response = HopResponse.parse(retried.body);
       assert.equal(response.should_continue, false);
-      assert.deepEqual(response.outputs.map((output) => output.call_id), ['stamp_2']);
-      assert.deepEqual((await sessionA.hop(laterHop(id, 3, layout, agent))).body, retried.body, 'identical again on the first instance');
+      assert.deepEqual(
+        response.outputs.map((output) => output.call_id),
+        ['stamp_2'],
+      );
+      assert.deepEqual(
+        (await sessionA.hop(laterHop(id, 3, layout, agent))).body,
+        retried.body,
+        'identical again on the first instance',
+      );
 
       assert.deepEqual(Object.fromEntries(executions), { stamp_1: 1, stamp_2: 1 }, 'each call executed exactly once');
       assert.equal(model.requests.length, 3, 'one model decision per hop, none for the retries');
@@ -166,7 +202,10 @@ describe('an instance killed and restarted in the middle of a turn (Redis store)
           return fetch(new URL(new URL(String(input)).pathname, server.url), init);
         },
       });
-      assert.deepEqual(run.hops.flatMap((hop) => hop.mismatches), []);
+      assert.deepEqual(
+        run.hops.flatMap((hop) => hop.mismatches),
+        [],
+      );
       assert.equal(run.passed, true);
       const hopsOf = (logs: Array<Record<string, unknown>>) =>
         logs.filter((entry) => entry.event === 'hop' && entry.request_id === run.requestId).map((entry) => entry.hop);
@@ -202,7 +241,9 @@ async function concurrentTurns(
 
 /** Every turn passed its own scenario (its own outputs, hop by hop), and no uuid shows up in two turns. */
 function assertOwnOutputs(runs: Array<{ scenario: Scenario; run: ScenarioRun }>): void {
-  const failures = runs.filter(({ run }) => !run.passed).map(({ scenario, run }) => `${scenario.id}: ${run.hops.flatMap((hop) => hop.mismatches).join('; ')}`);
+  const failures = runs
+    .filter(({ run }) => !run.passed)
+    .map(({ scenario, run }) => `${scenario.id}: ${run.hops.flatMap((hop) => hop.mismatches).join('; ')}`);
   assert.deepEqual(failures, [], 'every turn completed as its scenario expects');
   const errors = runs.flatMap(({ run }) => run.hops.filter((hop) => hop.status !== 200));
   assert.equal(errors.length, 0, 'zero errors');
@@ -219,7 +260,15 @@ function assertOwnOutputs(runs: Array<{ scenario: Scenario; run: ScenarioRun }>)
   }
 }
 
-async function postHop(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: any }> {
-  const reply = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function postHop(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: any }> {
+  const reply = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: reply.status, body: await reply.json() };
 }

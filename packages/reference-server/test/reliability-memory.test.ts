@@ -15,16 +15,29 @@ const EMPTY = { regions: { content: { components: [] } } };
 /** A real stored turn: hop 1 of the cookie-shop scenario, as the hop saved it. */
 async function realTurnRecord(): Promise<unknown> {
   const store = new RecordingStore(new MemoryTurnStore());
-  const app = createApp({ agents: fixtures.agents, catalog: fixtures.catalog, provider: new ScriptedProvider(fixtures.scenarios), store, csrf: false, log: silentLogger });
+  const app = createApp({
+    agents: fixtures.agents,
+    catalog: fixtures.catalog,
+    provider: new ScriptedProvider(fixtures.scenarios),
+    store,
+    csrf: false,
+    log: silentLogger,
+  });
   const scenario = fixtures.scenarios.find((s) => s.id === 'cookie-shop')!;
-  const reply = await app.fetch(jsonPost('/api/hop', firstHop('sample', scenario.user_message, { agent: 'page_builder' })));
+  const reply = await app.fetch(
+    jsonPost('/api/hop', firstHop('sample', scenario.user_message, { agent: 'page_builder' })),
+  );
   assert.equal(reply.status, 200);
   const key = store.calls.find((call) => call.op === 'set')!.key;
   return store.inner.get(key);
 }
 
 function jsonPost(path: string, body: unknown, headers: Record<string, string> = {}): Request {
-  return new Request(`http://test${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return new Request(`http://test${path}`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 describe(`the memory store after ${ABANDONED.toLocaleString('en')} abandoned turns`, () => {
@@ -40,7 +53,11 @@ describe(`the memory store after ${ABANDONED.toLocaleString('en')} abandoned tur
     }
     assert.equal(largest, 1_000, 'never above the bound, even for a moment');
     assert.equal(store.size, 1_000);
-    assert.deepEqual(await store.get(`session-${(ABANDONED - 1) % 977}:turn-${ABANDONED - 1}`), record, 'the newest turn is kept');
+    assert.deepEqual(
+      await store.get(`session-${(ABANDONED - 1) % 977}:turn-${ABANDONED - 1}`),
+      record,
+      'the newest turn is kept',
+    );
     assert.equal(await store.get('session-0:turn-0'), undefined, 'the oldest was evicted');
     now += 30 * 60_000;
     await store.set('session-new:turn', record, 30 * 60_000);
@@ -54,7 +71,10 @@ describe(`the memory store after ${ABANDONED.toLocaleString('en')} abandoned tur
     const store = new MemoryTurnStore({ maxBytes });
     for (let index = 0; index < ABANDONED; index += 1) await store.set(`s:turn-${index}`, record, 30 * 60_000);
     assert.ok(store.size > 0);
-    assert.ok(store.size * recordBytes <= maxBytes, `${store.size} turns of ${recordBytes} characters fit in ${maxBytes}`);
+    assert.ok(
+      store.size * recordBytes <= maxBytes,
+      `${store.size} turns of ${recordBytes} characters fit in ${maxBytes}`,
+    );
     assert.equal(store.size, Math.floor(maxBytes / recordBytes), 'as many as fit, no more');
   });
 

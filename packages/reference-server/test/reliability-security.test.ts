@@ -8,7 +8,14 @@ import { silentLogger } from '../src/log.js';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import { MemoryTurnStore } from '../src/store/memory.js';
 import { RedisTurnStore } from '../src/store/redis.js';
-import { firstHop, laterHop, openSession, sharedFixtures, startTestServer, type TestSession } from './support/harness.js';
+import {
+  firstHop,
+  laterHop,
+  openSession,
+  sharedFixtures,
+  startTestServer,
+  type TestSession,
+} from './support/harness.js';
 import { startCluster, type Cluster } from './support/instances.js';
 import { ListProvider, RecordingProvider } from './support/providers.js';
 import { RecordingStore } from './support/recording-store.js';
@@ -23,8 +30,17 @@ const BUILDER = { agent: 'page_builder' };
 const HERO = 'Add a hero for my bakery, Crumb & Co.';
 
 /** POSTs a hop to one server with a session's cookie and token (sessions work on every instance: one secret). */
-async function hopOn(server: { hopUrl: string }, session: TestSession, body: unknown, headers: Record<string, string> = session.headers()) {
-  const reply = await fetch(server.hopUrl, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function hopOn(
+  server: { hopUrl: string },
+  session: TestSession,
+  body: unknown,
+  headers: Record<string, string> = session.headers(),
+) {
+  const reply = await fetch(server.hopUrl, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: reply.status, body: (await reply.json()) as any };
 }
 
@@ -52,7 +68,10 @@ describe('another session, on any instance, cannot touch a turn (Redis)', () => 
     assert.equal(resumed.body.error.code, 'turn_not_found');
     const cancel = await fetch(`${a.url}/api/hop/${id}`, { method: 'DELETE', headers: mallory.headers() });
     assert.deepEqual(await cancel.json(), { status: true, request_id: id, cancelled: false });
-    const borrowed = await hopOn(b, mallory, laterHop(id, 2, EMPTY, BUILDER), { cookie: alice.cookie, 'x-csrf-token': mallory.token });
+    const borrowed = await hopOn(b, mallory, laterHop(id, 2, EMPTY, BUILDER), {
+      cookie: alice.cookie,
+      'x-csrf-token': mallory.token,
+    });
     assert.equal(borrowed.status, 403, 'a stolen cookie without its own token is refused');
 
     const own = await hopOn(b, mallory, firstHop(id, 'Hello', {}));
@@ -73,10 +92,17 @@ describe('another session, on any instance, cannot touch a turn (Redis)', () => 
 describe("a deployment's own session ids (the sessionId hook)", () => {
   it('keeps "alice" + "x:t1" apart from "alice:x" + "t1", though both would join to "alice:x:t1"', async () => {
     const store = new RecordingStore(new MemoryTurnStore());
-    const server = await startTestServer({ store, csrf: false, sessionId: (request) => request.headers.get('x-user') ?? undefined });
+    const server = await startTestServer({
+      store,
+      csrf: false,
+      sessionId: (request) => request.headers.get('x-user') ?? undefined,
+    });
     try {
       const as = (user: string) => ({ headers: () => ({ 'x-user': user }) }) as unknown as TestSession;
-      assert.equal((await hopOn(server, as('alice'), firstHop('x:t1', HERO, BUILDER), { 'x-user': 'alice' })).status, 200);
+      assert.equal(
+        (await hopOn(server, as('alice'), firstHop('x:t1', HERO, BUILDER), { 'x-user': 'alice' })).status,
+        200,
+      );
       const other = await hopOn(server, as('alice:x'), laterHop('t1', 2, EMPTY, BUILDER), { 'x-user': 'alice:x' });
       assert.equal(other.status, 410);
       const keys = new Set(store.calls.map((call) => call.key));
@@ -91,7 +117,12 @@ describe('a YAML alias bomb in a tool input', () => {
   it('is refused as a readable error to the model, with no output and no memory blow-up', async () => {
     // Ten levels of nine aliases each: 9^10 (3.4 billion) strings if it were expanded.
     const levels = ['      l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
-    for (let level = 1; level < 10; level += 1) levels.push(`      l${level}: &l${level} [${Array(9).fill(`*l${level - 1}`).join(', ')}]`);
+    for (let level = 1; level < 10; level += 1)
+      levels.push(
+        `      l${level}: &l${level} [${Array(9)
+          .fill(`*l${level - 1}`)
+          .join(', ')}]`,
+      );
     const placeBomb = `- sdc.demo.hero:\n    props:\n${levels.join('\n')}\n      heading: *l9\n`;
     const editBomb = `some-uuid:\n  ${levels.map((line) => line.trim()).join('\n  ')}\n  heading: *l9\n`;
     const model = new RecordingProvider(
@@ -99,7 +130,13 @@ describe('a YAML alias bomb in a tool input', () => {
         {
           text: 'Placing and editing.',
           toolCalls: [
-            { id: 'bomb_place', name: 'place_components', arguments: JSON.stringify({ operations: [{ target: 'content', placement: 'inside', components: placeBomb }] }) },
+            {
+              id: 'bomb_place',
+              name: 'place_components',
+              arguments: JSON.stringify({
+                operations: [{ target: 'content', placement: 'inside', components: placeBomb }],
+              }),
+            },
             { id: 'bomb_edit', name: 'edit_components', arguments: JSON.stringify({ component_edits: editBomb }) },
           ],
         },
@@ -117,8 +154,12 @@ describe('a YAML alias bomb in a tool input', () => {
       assert.deepEqual(HopResponse.parse(reply.body).outputs, [], 'nothing reaches the page');
       assert.ok(grown < 64 * 1024 * 1024, `the heap grew ${Math.round(grown / 1024 / 1024)} MB`);
       const told = model.requests[1]!.messages.filter((message) => message.role === 'tool');
-      assert.deepEqual(told.map((message) => message.role === 'tool' && message.call_id), ['bomb_place', 'bomb_edit']);
-      for (const message of told) assert.match(message.role === 'tool' ? message.content : '', /without YAML anchors and aliases/);
+      assert.deepEqual(
+        told.map((message) => message.role === 'tool' && message.call_id),
+        ['bomb_place', 'bomb_edit'],
+      );
+      for (const message of told)
+        assert.match(message.role === 'tool' ? message.content : '', /without YAML anchors and aliases/);
     } finally {
       await server.close();
     }
@@ -126,16 +167,38 @@ describe('a YAML alias bomb in a tool input', () => {
 });
 
 describe('request_id characters outside [A-Za-z0-9._:-]', () => {
-  const badIds = fc.oneof(
-    fc.constantFrom('*', 'a b', '../../etc/passwd', 'k\r\nFLUSHALL', '{tag}', 'é', '🍪', 'x'.repeat(129), '\u0000', 'a%00', '"', 'ab\u202Ecd', '\uD800'),
-    fc.string({ unit: 'binary', minLength: 1, maxLength: 160 }),
-  ).filter((id) => !/^[A-Za-z0-9._:-]{1,128}$/.test(id));
+  const badIds = fc
+    .oneof(
+      fc.constantFrom(
+        '*',
+        'a b',
+        '../../etc/passwd',
+        'k\r\nFLUSHALL',
+        '{tag}',
+        'é',
+        '🍪',
+        'x'.repeat(129),
+        '\u0000',
+        'a%00',
+        '"',
+        'ab\u202Ecd',
+        '\uD800',
+      ),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 160 }),
+    )
+    .filter((id) => !/^[A-Za-z0-9._:-]{1,128}$/.test(id));
 
   it('are refused with 400 on hop and cancel before any store key is made (Redis: no key written)', async () => {
     const inner = await RedisTurnStore.connect(redis.url, { prefix: `ids-${crypto.randomUUID()}:` });
     const store = new RecordingStore(inner);
     const raw = new Redis(redis.url);
-    const app = createApp({ agents: fixtures.agents, catalog: fixtures.catalog, provider: new ScriptedProvider(fixtures.scenarios), store, log: silentLogger });
+    const app = createApp({
+      agents: fixtures.agents,
+      catalog: fixtures.catalog,
+      provider: new ScriptedProvider(fixtures.scenarios),
+      store,
+      log: silentLogger,
+    });
     try {
       const token = await app.fetch(new Request('http://test/api/token'));
       const cookie = token.headers.get('set-cookie')!.split(';')[0]!;
@@ -144,13 +207,19 @@ describe('request_id characters outside [A-Za-z0-9._:-]', () => {
       await fc.assert(
         fc.asyncProperty(badIds, async (id) => {
           const hop = await app.fetch(
-            new Request('http://test/api/hop', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(firstHop(id, 'Hello')) }),
+            new Request('http://test/api/hop', {
+              method: 'POST',
+              headers: { ...headers, 'content-type': 'application/json' },
+              body: JSON.stringify(firstHop(id, 'Hello')),
+            }),
           );
           assert.equal(hop.status, 400);
           const body = HopErrorBody.parse(await hop.json());
           assert.equal(body.error.field, 'request_id');
           assert.equal(body.request_id, undefined, 'an id that fails the pattern is not even echoed');
-          const cancel = await app.fetch(new Request(`http://test/api/hop/${percentEncoded(id)}`, { method: 'DELETE', headers }));
+          const cancel = await app.fetch(
+            new Request(`http://test/api/hop/${percentEncoded(id)}`, { method: 'DELETE', headers }),
+          );
           assert.ok(cancel.status === 400 || cancel.status === 404, `cancel answered ${cancel.status}`);
           HopErrorBody.parse(await cancel.json());
           assert.deepEqual(store.calls, [], 'the store was never called');

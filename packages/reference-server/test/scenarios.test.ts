@@ -26,7 +26,11 @@ describe('every scenario fixture, driven through the HTTP server', () => {
     it(`plays "${scenario.id}" hop by hop as the fixture expects`, async () => {
       const session = await openSession(server);
       const logsBefore = server.logs.length;
-      const run = await driveScenario(scenario, { endpoint: server.hopUrl, fixtures, headers: () => session.headers() });
+      const run = await driveScenario(scenario, {
+        endpoint: server.hopUrl,
+        fixtures,
+        headers: () => session.headers(),
+      });
       assert.deepEqual(
         run.hops.flatMap((hop) => hop.mismatches),
         [],
@@ -39,7 +43,9 @@ describe('every scenario fixture, driven through the HTTP server', () => {
       assertHopSemantics(scenario, responses);
       assertEditsAndReferencesUseRealUuids(scenario, responses);
 
-      const hopLogs = server.logs.slice(logsBefore).filter((entry) => entry.event === 'hop' && entry.request_id === run.requestId);
+      const hopLogs = server.logs
+        .slice(logsBefore)
+        .filter((entry) => entry.event === 'hop' && entry.request_id === run.requestId);
       assert.deepEqual(
         hopLogs.map((entry) => [entry.hop, entry.should_continue]),
         responses.map((response) => [response.hop, response.should_continue]),
@@ -59,7 +65,13 @@ describe('every scenario fixture, driven through the HTTP server', () => {
     assert.equal(next.type, 'place_components');
     assert.equal(next.type === 'place_components' && next.operations[0]!.reference_uuid, heroUuid);
     const regions = run.document.layout.regions.content!.components.map((node) => node.component);
-    assert.deepEqual(regions, ['sdc.demo.hero', 'sdc.demo.section', 'sdc.demo.two_column', 'sdc.demo.section', 'sdc.demo.footer']);
+    assert.deepEqual(regions, [
+      'sdc.demo.hero',
+      'sdc.demo.section',
+      'sdc.demo.two_column',
+      'sdc.demo.section',
+      'sdc.demo.footer',
+    ]);
     assert.equal(run.document.page.title, 'Crumb & Co. | Fresh cookies, baked every morning');
   });
 
@@ -69,7 +81,9 @@ describe('every scenario fixture, driven through the HTTP server', () => {
     const run = await driveScenario(scenario, { endpoint: server.hopUrl, fixtures, headers: () => session.headers() });
     const responses = run.hops.map((hop) => HopResponse.parse(hop.body));
     assert.deepEqual(responses[1]!.outputs, [], 'the invalid placement yields no output');
-    const log = server.logs.find((entry) => entry.event === 'hop' && entry.request_id === run.requestId && entry.hop === 2)!;
+    const log = server.logs.find(
+      (entry) => entry.event === 'hop' && entry.request_id === run.requestId && entry.hop === 2,
+    )!;
     assert.deepEqual(log.tools, ['place_components']);
     assert.equal(log.tool_errors, 1, 'the call ran and was refused');
     assert.equal(responses[2]!.outputs[0]!.call_id, 'call_fixed');
@@ -90,7 +104,10 @@ function assertHopSemantics(scenario: Scenario, responses: HopResponse[]): void 
     // A tool decided in hop N yields its output in hop N+1, never before.
     const decidedBefore = new Set(index === 0 ? [] : scenario.replies[index - 1]!.tool_calls.map((call) => call.id));
     for (const output of response.outputs) {
-      assert.ok(decidedBefore.has(output.call_id), `hop ${hop}: output ${output.call_id} was decided in hop ${hop - 1}`);
+      assert.ok(
+        decidedBefore.has(output.call_id),
+        `hop ${hop}: output ${output.call_id} was decided in hop ${hop - 1}`,
+      );
     }
     if (hop === 1) assert.deepEqual(response.outputs, [], 'hop 1 has nothing parked to execute');
 
@@ -110,7 +127,10 @@ function assertHopSemantics(scenario: Scenario, responses: HopResponse[]): void 
 
 /** Edits name uuids that exist when they are applied; placements reference uuids on the page. */
 function assertEditsAndReferencesUseRealUuids(scenario: Scenario, responses: HopResponse[]): void {
-  let document: CanvasDocument = { layout: structuredClone(fixtures.layouts[scenario.layout]!), page: structuredClone(scenario.page) };
+  let document: CanvasDocument = {
+    layout: structuredClone(fixtures.layouts[scenario.layout]!),
+    page: structuredClone(scenario.page),
+  };
   for (const response of responses) {
     for (const output of response.outputs) {
       if (output.type === 'edit_components') {
@@ -121,7 +141,10 @@ function assertEditsAndReferencesUseRealUuids(scenario: Scenario, responses: Hop
       if (output.type === 'place_components') {
         for (const operation of output.operations) {
           if (operation.reference_uuid) {
-            assert.ok(findComponent(document.layout, operation.reference_uuid), `reference ${operation.reference_uuid} is on the page`);
+            assert.ok(
+              findComponent(document.layout, operation.reference_uuid),
+              `reference ${operation.reference_uuid} is on the page`,
+            );
           }
         }
       }

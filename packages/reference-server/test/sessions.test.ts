@@ -14,7 +14,11 @@ describe('sessions and CSRF over HTTP', () => {
   after(() => server.close());
 
   async function post(headers: Record<string, string>, body: unknown) {
-    const reply = await fetch(server.hopUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const reply = await fetch(server.hopUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
     return { status: reply.status, body: (await reply.json()) as any };
   }
 
@@ -99,7 +103,10 @@ describe('the other endpoints', () => {
   it('GET /api/agents lists the main agent and the picker’s agents', async () => {
     const body = (await (await fetch(`${server.url}/api/agents`)).json()) as any;
     assert.equal(body.main_agent.id, 'qa');
-    assert.deepEqual(body.tools.map((agent: { id: string }) => agent.id), ['page_builder', 'copy_editor']);
+    assert.deepEqual(
+      body.tools.map((agent: { id: string }) => agent.id),
+      ['page_builder', 'copy_editor'],
+    );
     assert.equal(body.tools[0].label, 'Page builder');
   });
 
@@ -144,7 +151,10 @@ describe('the other endpoints', () => {
 
   it('serves static files through the optional handler, and still 404s the rest', async () => {
     const own = await startTestServer({
-      staticFiles: (request) => (new URL(request.url).pathname === '/' ? new Response('<h1>editor</h1>', { headers: { 'content-type': 'text/html' } }) : undefined),
+      staticFiles: (request) =>
+        new URL(request.url).pathname === '/'
+          ? new Response('<h1>editor</h1>', { headers: { 'content-type': 'text/html' } })
+          : undefined,
     });
     try {
       assert.equal(await (await fetch(`${own.url}/`)).text(), '<h1>editor</h1>');
@@ -176,14 +186,30 @@ describe('serving a folder on the same origin', () => {
 
 describe('deployments with their own auth', () => {
   it('scopes turns by the sessionId hook, and CSRF can be turned off', async () => {
-    const server = await startTestServer({ csrf: false, sessionId: (request) => request.headers.get('x-user') ?? undefined });
+    const server = await startTestServer({
+      csrf: false,
+      sessionId: (request) => request.headers.get('x-user') ?? undefined,
+    });
     try {
       const as = (user: string) => ({ 'content-type': 'application/json', 'x-user': user });
-      const hop = (user: string, body: unknown) => fetch(server.hopUrl, { method: 'POST', headers: as(user), body: JSON.stringify(body) });
-      assert.equal((await hop('ada', firstHop('own-1', HERO, { agent: 'page_builder' }))).status, 200, 'no token needed');
-      assert.equal((await hop('bob', laterHop('own-1', 2, EMPTY, { agent: 'page_builder' }))).status, 410, 'another user has no such turn');
+      const hop = (user: string, body: unknown) =>
+        fetch(server.hopUrl, { method: 'POST', headers: as(user), body: JSON.stringify(body) });
+      assert.equal(
+        (await hop('ada', firstHop('own-1', HERO, { agent: 'page_builder' }))).status,
+        200,
+        'no token needed',
+      );
+      assert.equal(
+        (await hop('bob', laterHop('own-1', 2, EMPTY, { agent: 'page_builder' }))).status,
+        410,
+        'another user has no such turn',
+      );
       assert.equal((await hop('ada', laterHop('own-1', 2, EMPTY, { agent: 'page_builder' }))).status, 200);
-      const anonymous = await fetch(server.hopUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(firstHop('own-2', HERO)) });
+      const anonymous = await fetch(server.hopUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(firstHop('own-2', HERO)),
+      });
       assert.equal(anonymous.status, 403, 'no session, no hop');
     } finally {
       await server.close();
@@ -193,7 +219,11 @@ describe('deployments with their own auth', () => {
   it('with CSRF off and no hook, mints a session cookie on the first hop', async () => {
     const server = await startTestServer({ csrf: false });
     try {
-      const reply = await fetch(server.hopUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(firstHop('own-3', HERO)) });
+      const reply = await fetch(server.hopUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(firstHop('own-3', HERO)),
+      });
       assert.equal(reply.status, 200);
       assert.match(reply.headers.get('set-cookie') ?? '', /^canvas_ai_session=/);
     } finally {

@@ -4,7 +4,14 @@ import { HopError, type Layout } from '@canvas-ai/protocol';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import { MemoryTurnStore } from '../src/store/memory.js';
 import { FailingSetStore } from './support/failing-store.js';
-import { firstHop, laterHop, openSession, sharedFixtures, startTestServer, type TestServer } from './support/harness.js';
+import {
+  firstHop,
+  laterHop,
+  openSession,
+  sharedFixtures,
+  startTestServer,
+  type TestServer,
+} from './support/harness.js';
 import { ListProvider, RecordingProvider } from './support/providers.js';
 
 const fixtures = await sharedFixtures();
@@ -112,7 +119,11 @@ describe('turn rules over HTTP: replay, 409, 410, cancel, failures', () => {
     assert.deepEqual(log.cancelled_calls, [{ call_id: 'call_hero', name: 'place_components' }]);
     assert.equal((await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }))).status, 410);
     assert.deepEqual((await session.cancel(id)).body, { status: true, request_id: id, cancelled: false });
-    assert.deepEqual((await session.cancel('no-such-turn')).body, { status: true, request_id: 'no-such-turn', cancelled: false });
+    assert.deepEqual((await session.cancel('no-such-turn')).body, {
+      status: true,
+      request_id: 'no-such-turn',
+      cancelled: false,
+    });
   });
 
   it('drops the result of a hop that was running when the turn was cancelled', async () => {
@@ -130,10 +141,22 @@ describe('turn rules over HTTP: replay, 409, 410, cancel, failures', () => {
 });
 
 describe('a failing hop deletes the turn and keeps the narration', () => {
-  const parked = { text: 'I will add a hero.', toolCalls: [{ id: 'c1', name: 'place_components', arguments: '{"operations":[{"target":"content","placement":"inside","components":"- sdc.demo.hero:\\n    props:\\n      heading: Hi\\n"}]}' }] };
+  const parked = {
+    text: 'I will add a hero.',
+    toolCalls: [
+      {
+        id: 'c1',
+        name: 'place_components',
+        arguments:
+          '{"operations":[{"target":"content","placement":"inside","components":"- sdc.demo.hero:\\n    props:\\n      heading: Hi\\n"}]}',
+      },
+    ],
+  };
 
   it('answers 502 provider_error when the model fails, with the progress so far, and the turn is gone', async () => {
-    const server = await startTestServer({ provider: new ListProvider([parked, new HopError('provider_error', 'The model endpoint answered 500.')]) });
+    const server = await startTestServer({
+      provider: new ListProvider([parked, new HopError('provider_error', 'The model endpoint answered 500.')]),
+    });
     try {
       const session = await openSession(server);
       await session.hop(firstHop('fail-1', 'Add a hero', { agent: 'page_builder' }));
@@ -142,7 +165,11 @@ describe('a failing hop deletes the turn and keeps the narration', () => {
       assert.equal(failed.body.error.code, 'provider_error');
       assert.equal(failed.body.progress, 'I will add a hero.');
       assert.equal(failed.body.should_continue, false);
-      assert.equal((await session.hop(laterHop('fail-1', 2, EMPTY, { agent: 'page_builder' }))).status, 410, 'no retry into a broken turn');
+      assert.equal(
+        (await session.hop(laterHop('fail-1', 2, EMPTY, { agent: 'page_builder' }))).status,
+        410,
+        'no retry into a broken turn',
+      );
       assert.equal(server.store.size, 0);
     } finally {
       await server.close();
@@ -177,7 +204,9 @@ describe('a failing hop deletes the turn and keeps the narration', () => {
     const server = await startTestServer({
       agents,
       tools: [crashing],
-      provider: new ListProvider([{ text: 'Crashing now.', toolCalls: [{ id: 'k1', name: 'crash', arguments: '{}' }] }]),
+      provider: new ListProvider([
+        { text: 'Crashing now.', toolCalls: [{ id: 'k1', name: 'crash', arguments: '{}' }] },
+      ]),
     });
     try {
       const session = await openSession(server);
@@ -197,7 +226,7 @@ describe('a failing hop deletes the turn and keeps the narration', () => {
 });
 
 describe('a store that cannot save a hop', () => {
-  it('answers 503 store_unavailable, keeps the previous hop\'s turn, and the same hop sent again completes the turn', async () => {
+  it("answers 503 store_unavailable, keeps the previous hop's turn, and the same hop sent again completes the turn", async () => {
     const store = new FailingSetStore(new MemoryTurnStore());
     const server = await startTestServer({ store });
     try {
@@ -214,7 +243,10 @@ describe('a store that cannot save a hop', () => {
       assert.equal(retried.status, 200, 'nothing of the failed hop was delivered, so it runs again');
       assert.equal(retried.body.should_continue, false);
       assert.equal(retried.body.outputs.length, 1, 'the hero is placed');
-      assert.equal(server.logs.filter((entry) => entry.event === 'hop_failed' && entry.code === 'store_unavailable').length, 1);
+      assert.equal(
+        server.logs.filter((entry) => entry.event === 'hop_failed' && entry.code === 'store_unavailable').length,
+        1,
+      );
     } finally {
       await server.close();
     }

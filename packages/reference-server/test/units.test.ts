@@ -14,7 +14,11 @@ describe('CSRF tokens', () => {
     assert.equal(await tokens.verify(bob, token), false);
     assert.equal(await tokens.verify(alice, undefined), false);
     assert.equal(await tokens.verify(alice, token.slice(0, -1)), false);
-    assert.equal(await new CsrfTokens('another secret, sixteen bytes+').verify(alice, token), false, 'bound to the secret');
+    assert.equal(
+      await new CsrfTokens('another secret, sixteen bytes+').verify(alice, token),
+      false,
+      'bound to the secret',
+    );
   });
 
   it('refuses a short secret', () => {
@@ -50,7 +54,20 @@ describe('the CLI options', () => {
   });
 
   it('read every flag', () => {
-    const options = parseCliOptions(['--port', '0', '--host', '0.0.0.0', '--agents', 'a.yaml', '--catalog', 'c.yaml', '--scenarios', 's', '--provider', 'openai']);
+    const options = parseCliOptions([
+      '--port',
+      '0',
+      '--host',
+      '0.0.0.0',
+      '--agents',
+      'a.yaml',
+      '--catalog',
+      'c.yaml',
+      '--scenarios',
+      's',
+      '--provider',
+      'openai',
+    ]);
     assert.equal(options.port, 0);
     assert.equal(options.host, '0.0.0.0');
     assert.equal(options.agents, 'a.yaml');
@@ -60,15 +77,23 @@ describe('the CLI options', () => {
   });
 
   it('refuse bad values with a usage error naming the flag', () => {
-    assert.throws(() => parseCliOptions(['--port', 'eighty']), (error: unknown) => error instanceof UsageError && /--port/.test(error.message));
+    assert.throws(
+      () => parseCliOptions(['--port', 'eighty']),
+      (error: unknown) => error instanceof UsageError && /--port/.test(error.message),
+    );
     assert.throws(() => parseCliOptions(['--provider', 'magic']), /--provider must be scripted or openai/);
-    assert.throws(() => parseCliOptions([], { CANVAS_AI_PROVIDER: 'magic' }), /CANVAS_AI_PROVIDER must be scripted or openai/);
+    assert.throws(
+      () => parseCliOptions([], { CANVAS_AI_PROVIDER: 'magic' }),
+      /CANVAS_AI_PROVIDER must be scripted or openai/,
+    );
     assert.throws(() => parseCliOptions(['--colour']), UsageError);
   });
 
   it('document every flag and environment variable in --help', () => {
     const help = helpText();
-    for (const flag of ['--port', '--host', '--agents', '--catalog', '--scenarios', '--provider', '--static']) assert.match(help, new RegExp(flag));
-    for (const name of ['CANVAS_AI_OPENAI_BASE_URL', 'CANVAS_AI_OPENAI_API_KEY', 'CANVAS_AI_OPENAI_MODEL']) assert.match(help, new RegExp(name));
+    for (const flag of ['--port', '--host', '--agents', '--catalog', '--scenarios', '--provider', '--static'])
+      assert.match(help, new RegExp(flag));
+    for (const name of ['CANVAS_AI_OPENAI_BASE_URL', 'CANVAS_AI_OPENAI_API_KEY', 'CANVAS_AI_OPENAI_MODEL'])
+      assert.match(help, new RegExp(name));
   });
 });

@@ -1,4 +1,12 @@
-import { PROTOCOL_VERSION, type ApplyResult, type ChatMessage, type HopRequest, type JsonValue, type Layout, type PageValues } from '@canvas-ai/protocol';
+import {
+  PROTOCOL_VERSION,
+  type ApplyResult,
+  type ChatMessage,
+  type HopRequest,
+  type JsonValue,
+  type Layout,
+  type PageValues,
+} from '@canvas-ai/protocol';
 
 /**
  * The host's document at request time: what `getLayout()` returns. A protocol `CanvasDocument` (`{layout, page}`)

@@ -63,7 +63,10 @@ export interface CanvasAiEventMap {
 }
 
 /** Builds one of the widget's events: bubbling and composed. */
-export function canvasAiEvent<K extends keyof CanvasAiEventMap>(type: K, detail: CanvasAiEventMap[K]['detail']): CanvasAiEventMap[K] {
+export function canvasAiEvent<K extends keyof CanvasAiEventMap>(
+  type: K,
+  detail: CanvasAiEventMap[K]['detail'],
+): CanvasAiEventMap[K] {
   return new CustomEvent(type, { detail, bubbles: true, composed: true }) as CanvasAiEventMap[K];
 }
 

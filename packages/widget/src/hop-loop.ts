@@ -3,7 +3,14 @@
  * Framework-free on purpose: no Lit, no DOM beyond fetch/FormData/AbortController, so a React or Vue host runs
  * turns with it directly and `<canvas-ai-chat>` is only a view over it.
  */
-import type { ApplyResult, ChatMessage, FinalHopResponse, HopRequest, HopResponse, ToolOutput } from '@canvas-ai/protocol';
+import type {
+  ApplyResult,
+  ChatMessage,
+  FinalHopResponse,
+  HopRequest,
+  HopResponse,
+  ToolOutput,
+} from '@canvas-ai/protocol';
 import { buildHopRequest, type HostDocument } from './build-request.js';
 import { newId } from './ids.js';
 import { readHopResponse } from './read-response.js';
@@ -30,7 +37,9 @@ export type GetLayoutHook = () => HostDocument | Promise<HostDocument>;
  * A CSRF token, or a function that yields one per request. After a 403 `csrf_invalid` the function is called with
  * `{refresh: true}`: it should then fetch a new token (spec §4.2), which the refused request is sent again with once.
  */
-export type CsrfTokenSource = string | ((request?: CsrfTokenRequest) => string | undefined | Promise<string | undefined>);
+export type CsrfTokenSource =
+  | string
+  | ((request?: CsrfTokenRequest) => string | undefined | Promise<string | undefined>);
 
 /** What the loop asks a {@link CsrfTokenSource} function for. */
 export interface CsrfTokenRequest {
@@ -142,10 +151,18 @@ export function startTurn(options: TurnOptions): Turn {
   const cancelOnServer = (): void => {
     if (!posted || cancelled) return;
     cancelled = true;
-    const url = options.cancelUrl?.(requestId) ?? `${options.endpoint.replace(/\/+$/, '')}/${encodeURIComponent(requestId)}`;
+    const url =
+      options.cancelUrl?.(requestId) ?? `${options.endpoint.replace(/\/+$/, '')}/${encodeURIComponent(requestId)}`;
     void csrfHeaders(0)
       .catch(() => ({}))
-      .then((headers) => fetchImpl(url, { method: 'DELETE', headers, credentials: options.credentials ?? 'same-origin', keepalive: true }))
+      .then((headers) =>
+        fetchImpl(url, {
+          method: 'DELETE',
+          headers,
+          credentials: options.credentials ?? 'same-origin',
+          keepalive: true,
+        }),
+      )
       .catch(() => undefined);
   };
 
@@ -158,7 +175,12 @@ export function startTurn(options: TurnOptions): Turn {
   };
 
   // One POST of a hop; a rejected fetch becomes a `network` TurnError, any other failure is readHopResponse's.
-  const postOnce = async (request: HopRequest, serialized: SerializedHopRequest, tries: number, refreshToken: boolean): Promise<HopResponse> => {
+  const postOnce = async (
+    request: HopRequest,
+    serialized: SerializedHopRequest,
+    tries: number,
+    refreshToken: boolean,
+  ): Promise<HopResponse> => {
     const controller = new AbortController();
     inFlight = controller;
     try {
@@ -177,10 +199,14 @@ export function startTurn(options: TurnOptions): Turn {
       } catch (error) {
         if (stopped) throw new StoppedSignal();
         const tried = tries > 1 ? `, tried ${tries} times` : '';
-        throw new TurnError('network', `The server could not be reached (hop ${request.hop}${tried}): ${messageOf(error)}`, {
-          hop: request.hop,
-          cause: error,
-        });
+        throw new TurnError(
+          'network',
+          `The server could not be reached (hop ${request.hop}${tried}): ${messageOf(error)}`,
+          {
+            hop: request.hop,
+            cause: error,
+          },
+        );
       }
       const hopResponse = await readHopResponse(response, request);
       if (stopped) throw new StoppedSignal();
@@ -228,7 +254,10 @@ export function startTurn(options: TurnOptions): Turn {
     try {
       return await call();
     } catch (error) {
-      throw new TurnError('host', `The page's ${name} failed on hop ${hop}: ${messageOf(error)}`, { hop, cause: error });
+      throw new TurnError('host', `The page's ${name} failed on hop ${hop}: ${messageOf(error)}`, {
+        hop,
+        cause: error,
+      });
     }
   };
 
@@ -241,7 +270,11 @@ export function startTurn(options: TurnOptions): Turn {
         if (stopped) break;
         hop += 1;
         if (hop > maxHops) {
-          throw new TurnError('too_many_hops', `The server kept the turn going past ${maxHops} steps, so it was stopped.`, { hop });
+          throw new TurnError(
+            'too_many_hops',
+            `The server kept the turn going past ${maxHops} steps, so it was stopped.`,
+            { hop },
+          );
         }
         const document = await callHost('getLayout', hop, () => options.getLayout());
         if (stopped) break;
@@ -254,17 +287,19 @@ export function startTurn(options: TurnOptions): Turn {
           conversationId: options.conversationId,
           applyResults,
         });
-        const response = await sendHop(request, hop === 1 ? options.attachments ?? [] : []);
+        const response = await sendHop(request, hop === 1 ? (options.attachments ?? []) : []);
         last = response;
         const returned = await callHost('applyOutputs', hop, () => options.applyOutputs?.(response.outputs, response));
         applyResults = Array.isArray(returned) ? returned : undefined;
         options.onHop?.({ requestId, hop, request, response, applyResults });
       } while (last.should_continue && !stopped);
     } catch (error) {
-      if (error instanceof StoppedSignal || stopped) return { status: 'stopped', requestId, hops: hop, lastResponse: last };
+      if (error instanceof StoppedSignal || stopped)
+        return { status: 'stopped', requestId, hops: hop, lastResponse: last };
       // A turn that ends without its answer is abandoned: tell the server so it drops the turn's state.
       cancelOnServer();
-      const turnError = error instanceof TurnError ? error : new TurnError('host', messageOf(error), { hop, cause: error });
+      const turnError =
+        error instanceof TurnError ? error : new TurnError('host', messageOf(error), { hop, cause: error });
       return { status: 'error', requestId, hops: hop, error: turnError, lastResponse: last };
     } finally {
       ended = true;

@@ -24,10 +24,14 @@ export async function readHopResponse(response: Response, request: HopRequest): 
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-    throw new TurnError('invalid_response', `The server's answer to hop ${hop} does not follow the protocol (${where}${issue?.message ?? 'invalid'}).`, {
-      hop,
-      status: response.status,
-    });
+    throw new TurnError(
+      'invalid_response',
+      `The server's answer to hop ${hop} does not follow the protocol (${where}${issue?.message ?? 'invalid'}).`,
+      {
+        hop,
+        status: response.status,
+      },
+    );
   }
   if (parsed.data.request_id !== request.request_id || parsed.data.hop !== hop) {
     throw new TurnError(

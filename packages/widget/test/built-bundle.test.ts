@@ -21,17 +21,24 @@ describe('the built self-contained module', () => {
 
     await waitUntil(() => win.customElements.get('canvas-ai-chat'), 'the bundle did not define <canvas-ai-chat>');
     const chat = win.document.querySelector('canvas-ai-chat') as unknown as CanvasAiChat;
-    await waitUntil(() => chat.chat?.shadowRoot?.querySelector('#messages'), 'deep-chat did not render in the raw page');
+    await waitUntil(
+      () => chat.chat?.shadowRoot?.querySelector('#messages'),
+      'deep-chat did not render in the raw page',
+    );
     expect(win.customElements.get('canvas-ai-tool-picker')).not.to.equal(undefined);
     expect(win.customElements.get('deep-chat')).not.to.equal(undefined);
     expect('process' in win).to.equal(false);
 
-    const ended = new Promise<CustomEvent>((resolve) => chat.addEventListener('canvas-ai-turn-end', (event) => resolve(event as CustomEvent)));
+    const ended = new Promise<CustomEvent>((resolve) =>
+      chat.addEventListener('canvas-ai-turn-end', (event) => resolve(event as CustomEvent)),
+    );
     chat.sendMessage('hello from a plain page');
     const end = await ended;
 
     expect(end.detail.status).to.equal('done');
-    const bubbles = [...chat.chat!.shadowRoot!.querySelectorAll('.message-bubble')].map((bubble) => bubble.textContent!.trim());
+    const bubbles = [...chat.chat!.shadowRoot!.querySelectorAll('.message-bubble')].map((bubble) =>
+      bubble.textContent!.trim(),
+    );
     expect(bubbles.at(-1)).to.equal('The built widget answered: hello from a plain page');
     expect(errors).to.deep.equal([]);
   });

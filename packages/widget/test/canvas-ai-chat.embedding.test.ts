@@ -41,7 +41,10 @@ describe('<canvas-ai-chat> embedded in another shadow root', () => {
   afterEach(() => editor?.remove());
 
   it('works nested, its events reach the document, and the host theme reaches the messages', async () => {
-    const server = hopServer([continuing({ progress: 'Working on it.' }), final({ progress: 'Working on it.', message: 'Here you go.' })]);
+    const server = hopServer([
+      continuing({ progress: 'Working on it.' }),
+      final({ progress: 'Working on it.', message: 'Here you go.' }),
+    ]);
     await useHandlers(...server.handlers);
     editor = document.createElement('test-host-editor') as TestHostEditor;
     document.body.append(editor);
@@ -50,15 +53,24 @@ describe('<canvas-ai-chat> embedded in another shadow root', () => {
     await waitUntil(() => chat.chat?.shadowRoot?.querySelector('#messages'), 'deep-chat did not render');
     const heardAtDocument: string[] = [];
     const listener = (event: Event) => heardAtDocument.push(event.type);
-    for (const type of ['canvas-ai-turn-start', 'canvas-ai-hop', 'canvas-ai-turn-end'] as const) document.addEventListener(type, listener);
+    for (const type of ['canvas-ai-turn-start', 'canvas-ai-hop', 'canvas-ai-turn-end'] as const)
+      document.addEventListener(type, listener);
 
     const end = await sendAndWait(chat, 'Hello');
 
-    for (const type of ['canvas-ai-turn-start', 'canvas-ai-hop', 'canvas-ai-turn-end'] as const) document.removeEventListener(type, listener);
+    for (const type of ['canvas-ai-turn-start', 'canvas-ai-hop', 'canvas-ai-turn-end'] as const)
+      document.removeEventListener(type, listener);
     expect(end.detail.status).to.equal('done');
-    const thirdPartyFonts = [...document.head.querySelectorAll('link')].filter((link) => link.href.includes('fonts.googleapis.com'));
+    const thirdPartyFonts = [...document.head.querySelectorAll('link')].filter((link) =>
+      link.href.includes('fonts.googleapis.com'),
+    );
     expect(thirdPartyFonts, 'deep-chat must not add a Google Fonts link to the host page').to.have.length(0);
-    expect(heardAtDocument).to.deep.equal(['canvas-ai-turn-start', 'canvas-ai-hop', 'canvas-ai-hop', 'canvas-ai-turn-end']);
+    expect(heardAtDocument).to.deep.equal([
+      'canvas-ai-turn-start',
+      'canvas-ai-hop',
+      'canvas-ai-hop',
+      'canvas-ai-turn-end',
+    ]);
     expect(server.received[0].conversation_id).to.equal('conv-one');
 
     const all = bubbles(chat);

@@ -2,13 +2,23 @@
 import { expect, waitUntil } from '@open-wc/testing';
 import { HttpResponse } from 'msw';
 import { answerHtml, escapeNarration, progressBlockHtml } from '../src/canvas-ai-chat/narration.js';
-import { bubbles, chatRoot, collect, errorBubbles, mountChat, progressBlocks, sendAndWait, unmountAll } from './support/chat.js';
+import {
+  bubbles,
+  chatRoot,
+  collect,
+  errorBubbles,
+  mountChat,
+  progressBlocks,
+  sendAndWait,
+  unmountAll,
+} from './support/chat.js';
 import { continuing, deferred, final, hopServer } from './support/hop-server.js';
 import { recorder } from './support/recorder.js';
 import { useHandlers } from './support/worker.js';
 
 const emptyPage = () => ({ layout: { regions: { content: { components: [] } } } });
-const HOSTILE = 'Look: <img src=x onerror="window.__canvasAiXss = 1"> and <script>window.__canvasAiXss = 2</script> &amp; done\nnext line';
+const HOSTILE =
+  'Look: <img src=x onerror="window.__canvasAiXss = 1"> and <script>window.__canvasAiXss = 2</script> &amp; done\nnext line';
 
 declare global {
   interface Window {
@@ -23,12 +33,17 @@ describe('narration', () => {
     expect(escapeNarration('a & b <i>c</i>\nd > e')).to.equal('a &amp; b &lt;i&gt;c&lt;/i&gt;<br>d &gt; e');
     expect(escapeNarration('&amp;')).to.equal('&amp;amp;');
     expect(progressBlockHtml('', 'running')).not.to.contain('canvas-ai-progress-text');
-    expect(answerHtml('[a](b) <i>\n&amp;')).to.equal('<div class="canvas-ai-answer">[a](b) &lt;i&gt;<br>&amp;amp;</div>');
+    expect(answerHtml('[a](b) <i>\n&amp;')).to.equal(
+      '<div class="canvas-ai-answer">[a](b) &lt;i&gt;<br>&amp;amp;</div>',
+    );
   });
 
   it('renders hostile narration as literal text: no element created, nothing executed', async () => {
     delete window.__canvasAiXss;
-    const server = hopServer([continuing({ progress: HOSTILE }), final({ progress: HOSTILE, message: 'Reply <img src=x onerror="window.__canvasAiXss = 3">' })]);
+    const server = hopServer([
+      continuing({ progress: HOSTILE }),
+      final({ progress: HOSTILE, message: 'Reply <img src=x onerror="window.__canvasAiXss = 3">' }),
+    ]);
     await useHandlers(...server.handlers);
     const element = await mountChat({ getLayout: emptyPage });
 
@@ -60,8 +75,13 @@ describe('narration', () => {
 
     expect(end.detail.status).to.equal('done');
     // Any image that was created has made its request once it settled (decode rejects for a failed load).
-    await Promise.all([...chatRoot(element).querySelectorAll('img')].map((image) => image.decode().catch(() => undefined)));
-    expect(record.requests.map((entry) => entry.path), 'requested').to.deep.equal(['/api/hop']);
+    await Promise.all(
+      [...chatRoot(element).querySelectorAll('img')].map((image) => image.decode().catch(() => undefined)),
+    );
+    expect(
+      record.requests.map((entry) => entry.path),
+      'requested',
+    ).to.deep.equal(['/api/hop']);
     const created = [...chatRoot(element).querySelectorAll('a, img, script')].map((node) => node.outerHTML);
     expect(created, 'elements created').to.deep.equal([]);
     expect(window.__canvasAiXss).to.equal(undefined);
@@ -83,7 +103,13 @@ describe('narration', () => {
     await useHandlers(...server.handlers);
     const element = await mountChat({ getLayout: emptyPage });
     const seen: string[] = [];
-    element.addEventListener('canvas-ai-hop', () => seen.push(progressBlocks(element).map((block) => block.textContent).join('|')));
+    element.addEventListener('canvas-ai-hop', () =>
+      seen.push(
+        progressBlocks(element)
+          .map((block) => block.textContent)
+          .join('|'),
+      ),
+    );
 
     await sendAndWait(element, 'Hi');
 
@@ -137,7 +163,13 @@ describe('narration', () => {
       // A code newer than this version: the body is still read (its message, its fuller narration).
       () =>
         HttpResponse.json(
-          { status: false, should_continue: false, error: { code: 'rate_limited' }, message: 'Slow down.', progress: 'I will add a hero.\n\nNow the cards.' },
+          {
+            status: false,
+            should_continue: false,
+            error: { code: 'rate_limited' },
+            message: 'Slow down.',
+            progress: 'I will add a hero.\n\nNow the cards.',
+          },
           { status: 429 },
         ),
     ]);
@@ -154,7 +186,9 @@ describe('narration', () => {
     expect(errorBubbles(element).at(-1)!.textContent!.trim()).to.equal('Slow down.');
     const blocks = progressBlocks(element);
     expect(blocks, "hop 1's block, not a new one").to.have.length(1);
-    expect(blocks[0]!.querySelector('.canvas-ai-progress-text')!.textContent).to.equal('I will add a hero.Now the cards.');
+    expect(blocks[0]!.querySelector('.canvas-ai-progress-text')!.textContent).to.equal(
+      'I will add a hero.Now the cards.',
+    );
     expect(blocks[0]!.dataset.status).to.equal('failed');
     // A 4xx other than 409 hop_in_progress and 403 csrf_invalid is not sent again.
     expect(record.posts()).to.have.length(2);
@@ -162,7 +196,10 @@ describe('narration', () => {
 
   it('treats a schema-invalid response and a rejected fetch (once its retries ran out) as errors too', async () => {
     const element = await mountChat({ getLayout: emptyPage, retryDelays: [1] });
-    await useHandlers(...hopServer([continuing({ progress: 'step one' }), () => HttpResponse.json({ status: true, hop: 'two' })]).handlers);
+    await useHandlers(
+      ...hopServer([continuing({ progress: 'step one' }), () => HttpResponse.json({ status: true, hop: 'two' })])
+        .handlers,
+    );
     const invalid = await sendAndWait(element, 'Go');
     expect(invalid.detail.error!.kind).to.equal('invalid_response');
     expect(errorBubbles(element).at(-1)!.textContent).to.contain('does not follow the protocol');

@@ -41,7 +41,9 @@ describe('<canvas-ai-chat> tools picker and attachments', () => {
     expect(first.detail.status, first.detail.error?.message).to.equal('done');
     expect(record.posts().map((post) => post.body.agent)).to.deep.equal(['page_builder', 'page_builder']);
     expect(pickerRoot(element)!.querySelector('[part="chip"]'), 'the pick resets after one message').to.equal(null);
-    expect(document().layout.regions.content!.components.map((node) => node.component)).to.deep.equal(['sdc.demo.hero']);
+    expect(document().layout.regions.content!.components.map((node) => node.component)).to.deep.equal([
+      'sdc.demo.hero',
+    ]);
     // The reply names the agent that answered.
     const names = [...element.chat!.shadowRoot!.querySelectorAll('.name')].map((name) => name.textContent);
     expect(names).to.include('Page builder');
@@ -61,7 +63,9 @@ describe('<canvas-ai-chat> tools picker and attachments', () => {
     element.sendMessage(hero.user_message, { agent: 'page_builder' });
     expect((await ended).detail.status).to.equal('done');
     expect(record.posts().map((post) => post.body.agent)).to.deep.equal(['page_builder', 'page_builder']);
-    expect(document().layout.regions.content!.components.map((node) => node.component)).to.deep.equal(['sdc.demo.hero']);
+    expect(document().layout.regions.content!.components.map((node) => node.component)).to.deep.equal([
+      'sdc.demo.hero',
+    ]);
 
     await sendAndWait(element, qa.user_message);
     expect(record.posts().at(-1)!.body, 'the pick applied to one message').not.to.have.property('agent');
@@ -83,7 +87,9 @@ describe('<canvas-ai-chat> tools picker and attachments', () => {
     });
     await waitUntil(() => pickerRoot(element), 'the picker did not appear');
     await pickAgent(element, 'page_builder');
-    const file = new File([fixtures.attachments['attachments/cookie.png']!.slice()], 'cookie.png', { type: 'image/png' });
+    const file = new File([fixtures.attachments['attachments/cookie.png']!.slice()], 'cookie.png', {
+      type: 'image/png',
+    });
 
     const end = await sendAndWait(element, photo.user_message, [file]);
 

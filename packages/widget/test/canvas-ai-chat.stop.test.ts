@@ -41,7 +41,10 @@ describe('<canvas-ai-chat> stop', () => {
     stop!.click();
     const end = await ended;
     const requestId = end.detail.requestId;
-    await waitUntil(() => record.deletes().some((entry) => entry.path === `/api/hop/${requestId}`), 'the cancel was not sent');
+    await waitUntil(
+      () => record.deletes().some((entry) => entry.path === `/api/hop/${requestId}`),
+      'the cancel was not sent',
+    );
     gate.resolve();
 
     expect(end.detail.status).to.equal('stopped');

@@ -3,13 +3,22 @@ import type { CanvasDocument } from '@canvas-ai/protocol';
 import { createHandlers } from '@canvas-ai/protocol/mock';
 import { expect, waitUntil } from '@open-wc/testing';
 import type { ChatOptions } from '../src/canvas-ai-chat/deep-chat-theme.js';
-import { bubbles, collect, errorBubbles, loadingBubbles, mountChat, pickAgent, progressBlocks, sendAndWait, unmountAll } from './support/chat.js';
+import {
+  bubbles,
+  collect,
+  errorBubbles,
+  loadingBubbles,
+  mountChat,
+  pickAgent,
+  progressBlocks,
+  sendAndWait,
+  unmountAll,
+} from './support/chat.js';
 import { loadFixtures, scenario } from './support/fixtures.js';
 import { continuing, deferred, final, hopServer } from './support/hop-server.js';
 import { recorder } from './support/recorder.js';
 import { afterHop, reducerHost } from './support/reducer-host.js';
 import { useHandlers } from './support/worker.js';
-
 
 describe('<canvas-ai-chat> turns', () => {
   afterEach(unmountAll);
@@ -20,7 +29,11 @@ describe('<canvas-ai-chat> turns', () => {
     const record = recorder();
     await useHandlers(record.handler, ...createHandlers(fixtures));
     const host = reducerHost({ layout: fixtures.layouts['layouts/empty.yaml']!, page: {} });
-    const element = await mountChat({ agentsEndpoint: '/api/agents', getLayout: host.getLayout, applyOutputs: host.applyOutputs });
+    const element = await mountChat({
+      agentsEndpoint: '/api/agents',
+      getLayout: host.getLayout,
+      applyOutputs: host.applyOutputs,
+    });
     await waitUntil(() => element.shadowRoot!.querySelector('canvas-ai-tool-picker'), 'the agents config did not load');
 
     const end = await sendAndWait(element, qa.user_message);
@@ -42,7 +55,11 @@ describe('<canvas-ai-chat> turns', () => {
     const record = recorder();
     await useHandlers(record.handler, ...createHandlers(fixtures));
     const host = reducerHost({ layout: fixtures.layouts['layouts/empty.yaml']!, page: {} });
-    const element = await mountChat({ agentsEndpoint: '/api/agents', getLayout: host.getLayout, applyOutputs: host.applyOutputs });
+    const element = await mountChat({
+      agentsEndpoint: '/api/agents',
+      getLayout: host.getLayout,
+      applyOutputs: host.applyOutputs,
+    });
     await waitUntil(() => element.shadowRoot!.querySelector('canvas-ai-tool-picker'), 'the agents config did not load');
     const hopEvents = collect(element, 'canvas-ai-hop');
     const starts = collect(element, 'canvas-ai-turn-start');
@@ -70,7 +87,9 @@ describe('<canvas-ai-chat> turns', () => {
     const blocks = progressBlocks(element);
     expect(blocks).to.have.length(1);
     expect(blocks[0]!.dataset.status).to.equal('done');
-    expect(blocks[0]!.querySelector('.canvas-ai-progress-text')!.textContent).to.equal(cookieShop.hops.at(-1)!.progress.replaceAll('\n', ''));
+    expect(blocks[0]!.querySelector('.canvas-ai-progress-text')!.textContent).to.equal(
+      cookieShop.hops.at(-1)!.progress.replaceAll('\n', ''),
+    );
     const answer = cookieShop.hops.at(-1)!.message!;
     expect(bubbles(element).filter((bubble) => bubble.textContent!.trim() === answer)).to.have.length(1);
     // The html block is never sent back: the next message's transcript holds only text messages.
@@ -125,7 +144,10 @@ describe('<canvas-ai-chat> turns', () => {
     const qa = await scenario('qa-one-hop');
     const record = recorder();
     await useHandlers(record.handler, ...createHandlers({ ...fixtures, requireCsrf: true }));
-    const element = await mountChat({ tokenEndpoint: '/api/token', getLayout: () => ({ layout: fixtures.layouts['layouts/empty.yaml']! }) });
+    const element = await mountChat({
+      tokenEndpoint: '/api/token',
+      getLayout: () => ({ layout: fixtures.layouts['layouts/empty.yaml']! }),
+    });
 
     const end = await sendAndWait(element, qa.user_message);
 
@@ -138,7 +160,10 @@ describe('<canvas-ai-chat> turns', () => {
     const qa = await scenario('qa-one-hop');
     const record = recorder();
     await useHandlers(record.handler, ...createHandlers({ ...fixtures, requireCsrf: true }));
-    const element = await mountChat({ tokenEndpoint: '/api/token', getLayout: () => ({ layout: fixtures.layouts['layouts/empty.yaml']! }) });
+    const element = await mountChat({
+      tokenEndpoint: '/api/token',
+      getLayout: () => ({ layout: fixtures.layouts['layouts/empty.yaml']! }),
+    });
     expect((await sendAndWait(element, qa.user_message)).detail.status).to.equal('done');
 
     // The server restarts with a new token: the next message is refused once (403 csrf_invalid), the widget gets

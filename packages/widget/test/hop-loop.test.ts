@@ -12,7 +12,6 @@ import { useHandlers } from './support/worker.js';
 
 const emptyDocument = (): CanvasDocument => ({ layout: { regions: { content: { components: [] } } }, page: {} });
 
-
 /** A protocol error response. */
 function errorResponse(status: number, code: string, message: string, progress = ''): Response {
   return HttpResponse.json({ status: false, should_continue: false, progress, message, error: { code } }, { status });
@@ -58,8 +57,12 @@ describe('the hop loop (without the element)', () => {
         expect(post.body.messages).to.deep.equal([{ role: 'user', text: cookieShop.user_message }]);
         expect(post.body).not.to.have.property('apply_results');
       } else {
-        expect(post.body.context.current_layout, `layout of hop ${hop}`).to.deep.equal(host.layoutAfterHop.get(afterHop(post.body.request_id, hop - 1)));
-        expect(post.body.apply_results, `apply_results of hop ${hop}`).to.deep.equal(host.resultsOfHop.get(afterHop(post.body.request_id, hop - 1)));
+        expect(post.body.context.current_layout, `layout of hop ${hop}`).to.deep.equal(
+          host.layoutAfterHop.get(afterHop(post.body.request_id, hop - 1)),
+        );
+        expect(post.body.apply_results, `apply_results of hop ${hop}`).to.deep.equal(
+          host.resultsOfHop.get(afterHop(post.body.request_id, hop - 1)),
+        );
         expect(post.body).not.to.have.property('messages');
       }
     });
@@ -88,7 +91,9 @@ describe('the hop loop (without the element)', () => {
     const photo = await scenario('image-attachment');
     const record = recorder();
     await useHandlers(record.handler, ...createHandlers(fixtures));
-    const file = new File([fixtures.attachments['attachments/cookie.png']!.slice()], 'cookie.png', { type: 'image/png' });
+    const file = new File([fixtures.attachments['attachments/cookie.png']!.slice()], 'cookie.png', {
+      type: 'image/png',
+    });
     const host = reducerHost(emptyDocument());
 
     const result = await runTurn(
@@ -115,7 +120,13 @@ describe('the hop loop (without the element)', () => {
     const record = recorder();
     await useHandlers(record.handler, ...server.handlers);
 
-    await runTurn(baseOptions({ attachments: [new File([new Uint8Array([1])], 'a.png')], agent: undefined, conversationId: undefined }));
+    await runTurn(
+      baseOptions({
+        attachments: [new File([new Uint8Array([1])], 'a.png')],
+        agent: undefined,
+        conversationId: undefined,
+      }),
+    );
 
     for (const post of record.posts()) {
       expect(post.json).not.to.contain('undefined');
@@ -138,7 +149,8 @@ describe('the hop loop (without the element)', () => {
 
     expect(result.status).to.equal('error');
     await waitUntil(() => record.deletes().length === 1, 'the cancel was not sent');
-    for (const entry of [...record.posts(), ...record.deletes()]) expect(entry.headers.get('x-csrf-token')).to.equal('token-123');
+    for (const entry of [...record.posts(), ...record.deletes()])
+      expect(entry.headers.get('x-csrf-token')).to.equal('token-123');
   });
 
   it('retries a hop whose fetch rejected once, after a wait, with the same hop number and body', async () => {
@@ -169,7 +181,9 @@ describe('the hop loop (without the element)', () => {
   it('gives up once the retries run out, with a network error, and cancels the turn', async () => {
     const server = hopServer([continuing({})]);
     const record = recorder();
-    const down = http.post('*/api/hop', async ({ request }) => (((await request.clone().json()) as { hop: number }).hop === 2 ? HttpResponse.error() : undefined));
+    const down = http.post('*/api/hop', async ({ request }) =>
+      ((await request.clone().json()) as { hop: number }).hop === 2 ? HttpResponse.error() : undefined,
+    );
     await useHandlers(record.handler, down, ...server.handlers);
 
     const result = await runTurn(baseOptions({ retryDelays: [1, 1] }));
@@ -193,7 +207,13 @@ describe('the hop loop (without the element)', () => {
       (body) => {
         hop2Tries += 1;
         if (hop2Tries === 1) return HttpResponse.error();
-        if (hop2Tries === 2) return errorResponse(409, 'hop_in_progress', 'This turn is still working on hop 2. Try again shortly.', 'Adding a hero.');
+        if (hop2Tries === 2)
+          return errorResponse(
+            409,
+            'hop_in_progress',
+            'This turn is still working on hop 2. Try again shortly.',
+            'Adding a hero.',
+          );
         return final({ progress: 'Adding a hero.', message: 'Done: a hero.' })(body);
       },
     ]);
@@ -263,7 +283,9 @@ describe('the hop loop (without the element)', () => {
     const server = hopServer([continuing({}), final({ message: 'ok' })]);
     const record = recorder();
     const guard = http.post('*/api/hop', ({ request }) =>
-      request.headers.get('x-csrf-token') === 'fresh' ? undefined : errorResponse(403, 'csrf_invalid', 'Missing or wrong X-CSRF-Token header.'),
+      request.headers.get('x-csrf-token') === 'fresh'
+        ? undefined
+        : errorResponse(403, 'csrf_invalid', 'Missing or wrong X-CSRF-Token header.'),
     );
     await useHandlers(record.handler, guard, ...server.handlers);
     const asked: boolean[] = [];
@@ -332,7 +354,13 @@ describe('the hop loop (without the element)', () => {
       continuing({ progress: 'first' }),
       () =>
         HttpResponse.json(
-          { status: false, should_continue: false, progress: 'first', message: 'The model provider failed.', error: { code: 'provider_error' } },
+          {
+            status: false,
+            should_continue: false,
+            progress: 'first',
+            message: 'The model provider failed.',
+            error: { code: 'provider_error' },
+          },
           { status: 502 },
         ),
     ]);
@@ -354,7 +382,14 @@ describe('the hop loop (without the element)', () => {
 
   it('treats status: false with HTTP 200 as an error', async () => {
     const server = hopServer([
-      () => HttpResponse.json({ status: false, should_continue: false, progress: '', message: 'No.', error: { code: 'invalid_request' } }),
+      () =>
+        HttpResponse.json({
+          status: false,
+          should_continue: false,
+          progress: '',
+          message: 'No.',
+          error: { code: 'invalid_request' },
+        }),
     ]);
     const record = recorder();
     await useHandlers(record.handler, ...server.handlers);
@@ -390,10 +425,14 @@ describe('the hop loop (without the element)', () => {
 
   it('stops mid-turn: the in-flight hop is aborted, the cancel is sent and no hop follows', async () => {
     const gate = deferred();
-    const server = hopServer([continuing({ progress: 'one' }), async (body) => {
+    const server = hopServer([
+      continuing({ progress: 'one' }),
+      async (body) => {
         await gate.promise;
         return continuing({})(body);
-      }, continuing({})]);
+      },
+      continuing({}),
+    ]);
     const record = recorder();
     await useHandlers(record.handler, ...server.handlers);
     const turn = startTurn(baseOptions());
@@ -405,7 +444,10 @@ describe('the hop loop (without the element)', () => {
 
     expect(result.status).to.equal('stopped');
     expect(turn.stopped).to.equal(true);
-    await waitUntil(() => record.deletes().some((entry) => entry.path === `/api/hop/${turn.requestId}`), 'the cancel was not sent');
+    await waitUntil(
+      () => record.deletes().some((entry) => entry.path === `/api/hop/${turn.requestId}`),
+      'the cancel was not sent',
+    );
     expect(record.posts()).to.have.length(2);
   });
 
@@ -416,7 +458,9 @@ describe('the hop loop (without the element)', () => {
     controller.abort();
     let calls = 0;
 
-    const result = await runTurn(baseOptions({ signal: controller.signal, getLayout: () => (calls++, emptyDocument()) }));
+    const result = await runTurn(
+      baseOptions({ signal: controller.signal, getLayout: () => (calls++, emptyDocument()) }),
+    );
 
     expect(result.status).to.equal('stopped');
     expect(calls).to.equal(0);

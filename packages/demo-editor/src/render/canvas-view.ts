@@ -58,7 +58,11 @@ export function canvasView(state: CanvasViewState): TemplateResult {
       ${empty ? html`<p class="page-empty">This page is empty. Ask the page builder to build it.</p>` : nothing}
       ${regions.map(
         ([id, region]) => html`<div class="region" data-region=${id}>
-          ${repeat(region.components, (node) => node.uuid, (node) => html`<div class="row" data-row=${node.uuid}>${renderNode(node)}</div>`)}
+          ${repeat(
+            region.components,
+            (node) => node.uuid,
+            (node) => html`<div class="row" data-row=${node.uuid}>${renderNode(node)}</div>`,
+          )}
         </div>`,
       )}
     </div>

@@ -42,7 +42,8 @@ export const componentViews: Record<string, View> = {
   'sdc.demo.image': (p) => html`<div class="c-image ratio-${str(p.ratio, '16:9').replace(':', '-')}">
     ${image(p.image, 'c-image__frame')} ${p.caption ? html`<p class="c-image__caption">${str(p.caption)}</p>` : nothing}
   </div>`,
-  'sdc.demo.button': (p) => html`<a class="btn btn-${str(p.variant, 'primary')}" href=${str(p.url, '#')} @click=${prevent}>${str(p.label)}</a>`,
+  'sdc.demo.button': (p) =>
+    html`<a class="btn btn-${str(p.variant, 'primary')}" href=${str(p.url, '#')} @click=${prevent}>${str(p.label)}</a>`,
   'sdc.demo.card': (p) => html`<article class="c-card">
     ${image(p.image, 'c-card__image')}
     <div class="c-card__body">
@@ -52,7 +53,11 @@ export const componentViews: Record<string, View> = {
       ${p.link_label ? html`<a href=${str(p.link_url, '#')} @click=${prevent}>${str(p.link_label)} →</a>` : nothing}
     </div>
   </article>`,
-  'sdc.demo.two_column': (p, children, node) => html`<div class="c-columns ratio-${str(p.ratio, '50-50')} gap-${str(p.gap, 'medium')}">
+  'sdc.demo.two_column': (
+    p,
+    children,
+    node,
+  ) => html`<div class="c-columns ratio-${str(p.ratio, '50-50')} gap-${str(p.gap, 'medium')}">
     <div class="c-columns__col">${children(node.slots?.left, 'left')}</div>
     <div class="c-columns__col">${children(node.slots?.right, 'right')}</div>
   </div>`,

@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { chromium, type Browser } from 'playwright-core';
 
 /** Debian's Chromium and its flags, shared by every browser test and benchmark of the repository. */
-const HEADLESS_CHROMIUM = JSON.parse(await readFile(new URL('../../../../scripts/headless-chromium.json', import.meta.url), 'utf8')) as {
+const HEADLESS_CHROMIUM = JSON.parse(
+  await readFile(new URL('../../../../scripts/headless-chromium.json', import.meta.url), 'utf8'),
+) as {
   executablePath: string;
   args: string[];
 };

@@ -42,7 +42,8 @@ export async function openDemo(browser: Browser, url: string): Promise<DemoPage>
       const body = JSON.parse(request.postData() ?? '{}') as Record<string, any>;
       hops.push({ requestId: body.request_id, hop: body.hop, body });
     }
-    if (request.method() === 'DELETE' && path.startsWith('/api/hop/')) cancels.push(decodeURIComponent(path.slice('/api/hop/'.length)));
+    if (request.method() === 'DELETE' && path.startsWith('/api/hop/'))
+      cancels.push(decodeURIComponent(path.slice('/api/hop/'.length)));
   });
   await page.route('**/api/hop', async (route: Route) => {
     const hop = (JSON.parse(route.request().postData() ?? '{}') as { hop?: number }).hop ?? 0;

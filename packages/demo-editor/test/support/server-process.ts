@@ -13,10 +13,14 @@ const packageDir = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Starts `canvas-ai-server --port 0 --static dist` (the built demo) and resolves once it prints its URL. */
 export function startServerProcess(): Promise<ServerProcess> {
-  const child: ChildProcess = spawn('node', ['--import', 'tsx', '../reference-server/src/cli.ts', '--port', '0', '--static', 'dist'], {
-    cwd: packageDir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    'node',
+    ['--import', 'tsx', '../reference-server/src/cli.ts', '--port', '0', '--static', 'dist'],
+    {
+      cwd: packageDir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const log: string[] = [];
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server did not start:\n${log.join('\n')}`)), 30_000);

@@ -10,26 +10,42 @@ import { sniffImageType } from './sniff.js';
  */
 export async function readAttachments(files: readonly (File | string)[], requestId?: string): Promise<Attachment[]> {
   if (files.length > LIMITS.maxAttachments) {
-    throw new HopError('attachment_rejected', `Attach at most ${LIMITS.maxAttachments} images; this request has ${files.length}.`, {
-      field: 'attachments',
-      requestId,
-    });
+    throw new HopError(
+      'attachment_rejected',
+      `Attach at most ${LIMITS.maxAttachments} images; this request has ${files.length}.`,
+      {
+        field: 'attachments',
+        requestId,
+      },
+    );
   }
   const attachments: Attachment[] = [];
   for (const [index, file] of files.entries()) {
     const field = `attachments.${index}`;
     if (typeof file === 'string') {
-      throw new HopError('attachment_rejected', `Each attachments part must be a file, not a text field (${field} is text).`, { field, requestId });
+      throw new HopError(
+        'attachment_rejected',
+        `Each attachments part must be a file, not a text field (${field} is text).`,
+        { field, requestId },
+      );
     }
     if (file.size > LIMITS.maxAttachmentBytes) {
-      throw new HopError('attachment_rejected', `"${file.name}" is ${file.size} bytes; an attachment may have at most ${LIMITS.maxAttachmentBytes}.`, {
-        field,
-        requestId,
-      });
+      throw new HopError(
+        'attachment_rejected',
+        `"${file.name}" is ${file.size} bytes; an attachment may have at most ${LIMITS.maxAttachmentBytes}.`,
+        {
+          field,
+          requestId,
+        },
+      );
     }
     const bytes = new Uint8Array(await file.arrayBuffer());
     const mediaType = sniffImageType(bytes);
-    if (!mediaType) throw new HopError('attachment_rejected', `"${file.name}" is not a PNG, JPEG, WebP or GIF image.`, { field, requestId });
+    if (!mediaType)
+      throw new HopError('attachment_rejected', `"${file.name}" is not a PNG, JPEG, WebP or GIF image.`, {
+        field,
+        requestId,
+      });
     attachments.push({ name: file.name || `attachment-${index + 1}`, mediaType, bytes });
   }
   return attachments;

@@ -13,7 +13,8 @@ const WEBP = ascii('WEBP');
  * else. The declared type and the file name are never trusted.
  */
 export function sniffImageType(bytes: Uint8Array): AttachmentMediaType | undefined {
-  const starts = (signature: readonly number[], at = 0): boolean => signature.every((byte, i) => bytes[at + i] === byte);
+  const starts = (signature: readonly number[], at = 0): boolean =>
+    signature.every((byte, i) => bytes[at + i] === byte);
   if (starts(PNG)) return 'image/png';
   if (starts(JPEG)) return 'image/jpeg';
   if (starts(GIF87) || starts(GIF89)) return 'image/gif';

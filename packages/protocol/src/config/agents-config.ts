@@ -68,7 +68,11 @@ export const AgentsConfig = z
           message: `"${id}" is the main agent; remove it from tools (the main agent answers when nothing is picked)`,
         });
       } else if (!(id in config.agents)) {
-        ctx.addIssue({ code: 'custom', path: ['tools', index], message: `tools names "${id}", which is not defined under agents` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tools', index],
+          message: `tools names "${id}", which is not defined under agents`,
+        });
       }
     });
   })

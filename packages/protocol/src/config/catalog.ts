@@ -3,7 +3,9 @@ import { ComponentId, SlotName } from '../wire/ids.js';
 import { JsonValue, SafeKey } from '../wire/json.js';
 
 /** The value type of a component prop. `image` is `{src, alt}`; `text` is a multi-line string. */
-export const PropType = z.enum(['string', 'text', 'url', 'number', 'integer', 'boolean', 'image']).meta({ id: 'PropType' });
+export const PropType = z
+  .enum(['string', 'text', 'url', 'number', 'integer', 'boolean', 'image'])
+  .meta({ id: 'PropType' });
 export type PropType = z.infer<typeof PropType>;
 
 /** One prop of a catalog component: its type, constraints and help for the model. */
@@ -13,7 +15,10 @@ export const PropDefinition = z
     title: z.string().optional(),
     description: z.string().optional(),
     required: z.boolean().default(false),
-    enum: z.array(z.union([z.string(), z.number()])).min(1).optional(),
+    enum: z
+      .array(z.union([z.string(), z.number()]))
+      .min(1)
+      .optional(),
     default: JsonValue.optional(),
     examples: z.array(JsonValue).optional(),
   })
@@ -51,7 +56,11 @@ export const Catalog = z
     const seen = new Set<string>();
     catalog.components.forEach((component, index) => {
       if (seen.has(component.id)) {
-        ctx.addIssue({ code: 'custom', path: ['components', index, 'id'], message: `duplicate component id "${component.id}"` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['components', index, 'id'],
+          message: `duplicate component id "${component.id}"`,
+        });
       }
       seen.add(component.id);
     });

@@ -12,12 +12,30 @@ interface FlagSpec {
 
 /** The CLI's flags as data: the parser and `--help` are both made from this. */
 export const CONFORMANCE_FLAGS = {
-  endpoint: { type: 'string', value: 'URL', required: true, help: 'The hop endpoint, e.g. http://127.0.0.1:8787/api/hop (cancel is DELETE URL/<request_id>).' },
-  'token-endpoint': { type: 'string', value: 'URL', help: 'GET it for the CSRF token and session cookie; omit it when the server does not check CSRF.' },
+  endpoint: {
+    type: 'string',
+    value: 'URL',
+    required: true,
+    help: 'The hop endpoint, e.g. http://127.0.0.1:8787/api/hop (cancel is DELETE URL/<request_id>).',
+  },
+  'token-endpoint': {
+    type: 'string',
+    value: 'URL',
+    help: 'GET it for the CSRF token and session cookie; omit it when the server does not check CSRF.',
+  },
   'agents-endpoint': { type: 'string', value: 'URL', help: 'GET it to check the agents list against its schema.' },
-  level: { type: 'string', value: '1|2', default: '1', help: '1: any server, any model. 2: also the scenario fixtures (a server in scripted mode).' },
+  level: {
+    type: 'string',
+    value: '1|2',
+    default: '1',
+    help: '1: any server, any model. 2: also the scenario fixtures (a server in scripted mode).',
+  },
   scenarios: { type: 'string', value: 'DIR', help: 'The scenarios level 2 plays (default: <fixtures>/scenarios).' },
-  fixtures: { type: 'string', value: 'DIR', help: "malformed-requests.yaml, layouts/ and attachments/ (default: the repository's fixtures/)." },
+  fixtures: {
+    type: 'string',
+    value: 'DIR',
+    help: "malformed-requests.yaml, layouts/ and attachments/ (default: the repository's fixtures/).",
+  },
   json: { type: 'string', value: 'FILE', help: 'Also write the report as JSON to FILE.' },
   prompt: { type: 'string', value: 'TEXT', default: 'Hello', help: 'The message of the level-1 turn.' },
   'timeout-ms': { type: 'string', value: 'MS', default: '120000', help: 'Most milliseconds one request may take.' },
@@ -49,7 +67,10 @@ export function parseConformanceArgs(argv: readonly string[]): CliOptions {
   let values: Record<string, string | boolean | undefined>;
   try {
     const options: ParseArgsConfig['options'] = Object.fromEntries(
-      Object.entries(CONFORMANCE_FLAGS).map(([name, flag]: [string, FlagSpec]) => [name, { type: flag.type, ...(flag.default === undefined ? {} : { default: flag.default }) }]),
+      Object.entries(CONFORMANCE_FLAGS).map(([name, flag]: [string, FlagSpec]) => [
+        name,
+        { type: flag.type, ...(flag.default === undefined ? {} : { default: flag.default }) },
+      ]),
     );
     values = parseArgs({ args, options, strict: true, allowPositionals: false }).values as typeof values;
   } catch (error) {
@@ -63,7 +84,8 @@ export function parseConformanceArgs(argv: readonly string[]): CliOptions {
   const level = Number(values.level);
   if (level !== 1 && level !== 2) throw new UsageError(`--level must be 1 or 2, not "${values.level}".`);
   const timeoutMs = Number(values['timeout-ms']);
-  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout-ms must be a positive whole number, not "${values['timeout-ms']}".`);
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+    throw new UsageError(`--timeout-ms must be a positive whole number, not "${values['timeout-ms']}".`);
   if (level === 1 && values.scenarios !== undefined) throw new UsageError('--scenarios is for level 2: add --level 2.');
   return {
     endpoint: httpUrl('endpoint', values.endpoint as string),
@@ -83,7 +105,10 @@ export function parseConformanceArgs(argv: readonly string[]): CliOptions {
 export function conformanceHelp(): string {
   const flags = (Object.entries(CONFORMANCE_FLAGS) as Array<[string, FlagSpec]>).map(([name, flag]) => {
     const usage = `  --${name}${flag.value ? ` ${flag.value}` : ''}`;
-    const notes = [flag.required ? 'required' : undefined, flag.default === undefined ? undefined : `default ${flag.default}`].filter(Boolean);
+    const notes = [
+      flag.required ? 'required' : undefined,
+      flag.default === undefined ? undefined : `default ${flag.default}`,
+    ].filter(Boolean);
     return `${usage.padEnd(28)}${flag.help}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
   });
   return [
@@ -106,7 +131,8 @@ function httpUrl(flag: string, value: string): string {
   } catch {
     throw new UsageError(`--${flag} must be a URL, not "${value}".`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--${flag} must be an http or https URL, not "${value}".`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--${flag} must be an http or https URL, not "${value}".`);
   return value;
 }
 

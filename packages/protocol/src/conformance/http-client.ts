@@ -80,9 +80,19 @@ export class ConformanceClient {
     this.jar.store(response.headers);
     const text = await response.text();
     const decoded = decode(text);
-    this.exchanges.push({ kind: this.#kindOf(request.method, request.url), method: request.method, url: request.url, status: response.status, ...decoded });
+    this.exchanges.push({
+      kind: this.#kindOf(request.method, request.url),
+      method: request.method,
+      url: request.url,
+      status: response.status,
+      ...decoded,
+    });
     const nullBody = [101, 204, 205, 304].includes(response.status);
-    return new Response(nullBody ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(nullBody ? null : text, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 
   /** Sends a request and returns the logged exchange. */
@@ -112,7 +122,11 @@ export class ConformanceClient {
   async postRaw(text: string, contentType: string | undefined, options: SendOptions = {}): Promise<Exchange> {
     const headers: Record<string, string> = { ...(options.csrf === false ? {} : await this.csrfHeaders()) };
     if (contentType !== undefined) headers['content-type'] = contentType;
-    return this.send(this.options.endpoint, { method: 'POST', headers: { ...headers, ...options.headers }, body: text });
+    return this.send(this.options.endpoint, {
+      method: 'POST',
+      headers: { ...headers, ...options.headers },
+      body: text,
+    });
   }
 
   /** `DELETE <endpoint>/<request_id>`; the id is sent as given (URL-encoded). */

@@ -12,7 +12,8 @@ export function jsonDifference(a: unknown, b: unknown, path = ''): string | unde
   if (isObject(a) && isObject(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     for (const key of keys) {
-      if (!(key in a) || !(key in b)) return `${join(path, key)}: ${key in a ? 'present' : 'absent'} vs ${key in b ? 'present' : 'absent'}`;
+      if (!(key in a) || !(key in b))
+        return `${join(path, key)}: ${key in a ? 'present' : 'absent'} vs ${key in b ? 'present' : 'absent'}`;
       const difference = jsonDifference(a[key], b[key], join(path, key));
       if (difference) return difference;
     }

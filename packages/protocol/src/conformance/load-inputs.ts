@@ -24,7 +24,10 @@ export interface ConformanceInputs {
  * scenarios from another folder still take their layouts and attachments from `fixturesDir`. Throws a
  * `FixtureError` naming the file and key of anything that does not parse.
  */
-export async function loadConformanceInputs(level: ConformanceLevel, folders: InputFolders = {}): Promise<ConformanceInputs> {
+export async function loadConformanceInputs(
+  level: ConformanceLevel,
+  folders: InputFolders = {},
+): Promise<ConformanceInputs> {
   const fixturesDir = folders.fixturesDir ?? DEFAULT_FIXTURES_DIR;
   const malformedRequests = await readYamlFile(join(fixturesDir, 'malformed-requests.yaml'), MalformedRequestTable);
   if (level < 2) return { malformedRequests, fixtures: undefined };
@@ -33,12 +36,15 @@ export async function loadConformanceInputs(level: ConformanceLevel, folders: In
     fixtures.scenarios = await loadScenarios(folders.scenariosDir);
     for (const scenario of fixtures.scenarios) {
       const file = join(folders.scenariosDir, `${scenario.id}.yaml`);
-      if (!(scenario.layout in fixtures.layouts)) throw new FixtureError(file, `layout: no layout fixture "${scenario.layout}" under ${fixturesDir}`);
+      if (!(scenario.layout in fixtures.layouts))
+        throw new FixtureError(file, `layout: no layout fixture "${scenario.layout}" under ${fixturesDir}`);
       for (const attachment of scenario.attachments) {
-        if (!(attachment.file in fixtures.attachments)) throw new FixtureError(file, `attachments: no file "${attachment.file}" under ${fixturesDir}`);
+        if (!(attachment.file in fixtures.attachments))
+          throw new FixtureError(file, `attachments: no file "${attachment.file}" under ${fixturesDir}`);
       }
     }
   }
-  if (fixtures.scenarios.length === 0) throw new FixtureError(folders.scenariosDir ?? join(fixturesDir, 'scenarios'), 'holds no scenario (*.yaml)');
+  if (fixtures.scenarios.length === 0)
+    throw new FixtureError(folders.scenariosDir ?? join(fixturesDir, 'scenarios'), 'holds no scenario (*.yaml)');
   return { malformedRequests, fixtures };
 }

@@ -26,7 +26,10 @@ export function formatSummary(report: ConformanceReport): string {
     const of = report.results.filter((result) => result.group === group);
     return [group, String(count(of, 'pass')), String(count(of, 'fail')), String(count(of, 'skip'))];
   });
-  const table = renderTable(['group', 'passed', 'failed', 'skipped'], [...rows, ['total', String(report.passed), String(report.failed), String(report.skipped)]]);
+  const table = renderTable(
+    ['group', 'passed', 'failed', 'skipped'],
+    [...rows, ['total', String(report.passed), String(report.failed), String(report.skipped)]],
+  );
   const failed = report.results.filter((result) => result.status === 'fail');
   const lines = ['', `Conformance level ${report.level} against ${report.endpoint}`, '', ...table];
   if (failed.length > 0) {
@@ -45,7 +48,10 @@ function count(results: readonly CheckResult[], status: CheckStatus): number {
 /** Left-aligned first column, right-aligned numbers, a rule under the header and above the total. */
 function renderTable(header: string[], rows: string[][]): string[] {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const render = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  const render = (row: string[]) =>
+    row
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join('  ');
   const rule = widths.map((width) => '-'.repeat(width)).join('  ');
   return [render(header), rule, ...rows.slice(0, -1).map(render), rule, render(rows.at(-1)!)];
 }

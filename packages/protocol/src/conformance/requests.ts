@@ -50,9 +50,15 @@ export function scenarioHop(
     protocol: PROTOCOL_VERSION,
     request_id: requestId,
     hop,
-    context: { current_layout: layout, page: scenario.page, selected_component: scenario.selected_component, extra: {} },
+    context: {
+      current_layout: layout,
+      page: scenario.page,
+      selected_component: scenario.selected_component,
+      extra: {},
+    },
   };
   if (scenario.agent !== undefined) request.agent = scenario.agent;
-  if (hop === 1) request.messages = [...scenario.history, { role: 'user', text: overrides.userMessage ?? scenario.user_message }];
+  if (hop === 1)
+    request.messages = [...scenario.history, { role: 'user', text: overrides.userMessage ?? scenario.user_message }];
   return request;
 }

@@ -1,6 +1,14 @@
 import type { Fixtures } from '../scenario/fixtures.js';
 import type { MalformedRequestCase } from '../scenario/malformed-requests.js';
-import { fail, groupOf, type CheckResult, type CheckVerdict, type ConformanceCheck, type ConformanceLevel, type ConformanceReport } from './check.js';
+import {
+  fail,
+  groupOf,
+  type CheckResult,
+  type CheckVerdict,
+  type ConformanceCheck,
+  type ConformanceLevel,
+  type ConformanceReport,
+} from './check.js';
 import { createContext } from './context.js';
 import { describeError } from './describe-error.js';
 import { ConformanceClient } from './http-client.js';
@@ -56,7 +64,10 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     burst: options.burst ?? 8,
     timeoutMs: options.timeoutMs ?? 120_000,
   });
-  const plan = planChecks(level, { malformedRequests: inputs.malformedRequests, scenarios: inputs.fixtures?.scenarios ?? [] });
+  const plan = planChecks(level, {
+    malformedRequests: inputs.malformedRequests,
+    scenarios: inputs.fixtures?.scenarios ?? [],
+  });
   const results: CheckResult[] = [];
   for (const check of plan.filter(options.filter ?? (() => true))) {
     const started = performance.now();
@@ -79,5 +90,12 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     options.onResult?.(result);
   }
   const count = (status: CheckResult['status']) => results.filter((result) => result.status === status).length;
-  return { endpoint: options.endpoint, level, results, passed: count('pass'), failed: count('fail'), skipped: count('skip') };
+  return {
+    endpoint: options.endpoint,
+    level,
+    results,
+    passed: count('pass'),
+    failed: count('fail'),
+    skipped: count('skip'),
+  };
 }

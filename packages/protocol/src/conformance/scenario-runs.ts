@@ -31,7 +31,10 @@ export function scenarioOutcomes(context: CheckContext): Promise<ScenarioOutcome
     const fixtures = context.requireFixtures();
     const outcomes: ScenarioOutcome[] = [];
     for (const scenario of fixtures.scenarios) {
-      const start: CanvasDocument = { layout: fixtures.layouts[scenario.layout] ?? { regions: {} }, page: scenario.page };
+      const start: CanvasDocument = {
+        layout: fixtures.layouts[scenario.layout] ?? { regions: {} },
+        page: scenario.page,
+      };
       try {
         const run = await driveScenario(scenario, {
           endpoint: context.client.options.endpoint,
@@ -77,7 +80,12 @@ function sendingTwice(client: ConformanceClient, scenario: string, pairs: Replay
     const firstBody = decode(await first.text());
     const second = await client.fetch(input, init);
     const secondBody = decode(await second.clone().text());
-    pairs.push({ scenario, hop, first: { status: first.status, body: firstBody }, second: { status: second.status, body: secondBody } });
+    pairs.push({
+      scenario,
+      hop,
+      first: { status: first.status, body: firstBody },
+      second: { status: second.status, body: secondBody },
+    });
     return second;
   };
 }

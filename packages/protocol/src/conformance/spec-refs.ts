@@ -14,7 +14,11 @@ export const SPEC_SECTIONS = {
   response: { number: '6', title: 'The hop response', anchor: '6-the-hop-response' },
   errors: { number: '7', title: 'Errors', anchor: '7-errors' },
   tolerance: { number: '7.1', title: 'Tolerance', anchor: '71-tolerance' },
-  turnState: { number: '8', title: 'Turn state, retries and concurrency', anchor: '8-turn-state-retries-and-concurrency' },
+  turnState: {
+    number: '8',
+    title: 'Turn state, retries and concurrency',
+    anchor: '8-turn-state-retries-and-concurrency',
+  },
   unknownTurns: { number: '8.1', title: 'Unknown turns', anchor: '81-unknown-turns' },
   replay: { number: '8.2', title: 'Retries and replay', anchor: '82-retries-and-replay' },
   concurrent: { number: '8.3', title: 'Concurrent hops', anchor: '83-concurrent-hops' },

@@ -7,7 +7,10 @@ import { HopError } from '../wire/errors.js';
  */
 export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
   const tooLarge = () =>
-    new HopError('payload_too_large', `The request body is larger than ${maxBytes} bytes; send fewer or smaller attachments.`);
+    new HopError(
+      'payload_too_large',
+      `The request body is larger than ${maxBytes} bytes; send fewer or smaller attachments.`,
+    );
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
   if (!request.body) return new Uint8Array(0);

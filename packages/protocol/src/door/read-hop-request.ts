@@ -19,7 +19,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * before parsing, counted as it streams), the JSON or multipart body (400 naming the field), hop 1's attachments.
  * The reference server and the msw mock both use it. Throws a {@link HopError}; a request refused here changes nothing.
  */
-export async function readHopRequest(request: Request, maxBodyBytes: number = LIMITS.maxBodyBytes): Promise<DoorResult> {
+export async function readHopRequest(
+  request: Request,
+  maxBodyBytes: number = LIMITS.maxBodyBytes,
+): Promise<DoorResult> {
   const contentType = request.headers.get('content-type') ?? '';
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json' && mediaType !== 'multipart/form-data') {
@@ -58,7 +61,9 @@ async function readMultipart(body: Uint8Array<ArrayBuffer>, contentType: string)
   }
   const part = form.get('request');
   if (part === null) {
-    throw new HopError('missing_field', 'A multipart hop needs a "request" part holding the hop request JSON.', { field: 'request' });
+    throw new HopError('missing_field', 'A multipart hop needs a "request" part holding the hop request JSON.', {
+      field: 'request',
+    });
   }
   const text = typeof part === 'string' ? part : await part.text();
   const request = unwrap(parseHopRequestJson(text));

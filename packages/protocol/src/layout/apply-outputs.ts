@@ -61,7 +61,8 @@ export function applyOutput(document: CanvasDocument, output: ToolOutput): Canva
         return { path: found.path, props };
       });
       return produce(document, (draft) => {
-        for (const { path, props } of edits) Object.assign(follow<ComponentNode>(draft.layout, path).props, structuredClone(props));
+        for (const { path, props } of edits)
+          Object.assign(follow<ComponentNode>(draft.layout, path).props, structuredClone(props));
       });
     }
     case 'set_page_value':
@@ -87,7 +88,11 @@ function placeOne(document: CanvasDocument, operation: PlaceOperation, callId: s
     }
     const reference = list.findIndex((node) => node.uuid === operation.reference_uuid);
     if (reference === -1) {
-      throw new LayoutError('unknown_reference', `reference_uuid "${operation.reference_uuid}" is not in target "${operation.target}"`, callId);
+      throw new LayoutError(
+        'unknown_reference',
+        `reference_uuid "${operation.reference_uuid}" is not in target "${operation.target}"`,
+        callId,
+      );
     }
     index = operation.placement === 'above' ? reference : reference + 1;
   }
@@ -116,7 +121,8 @@ function follow<T>(root: unknown, path: LayoutPath): T {
 function assertNewUuids(layout: Layout, components: readonly ComponentNode[], callId: string): void {
   // The few placed uuids go in the set and the layout is only looked up against it (not the other way round).
   const placed = new Set<string>();
-  const duplicate = (uuid: string) => new LayoutError('duplicate_uuid', `uuid "${uuid}" is already in the layout`, callId);
+  const duplicate = (uuid: string) =>
+    new LayoutError('duplicate_uuid', `uuid "${uuid}" is already in the layout`, callId);
   walkLayout({ regions: { placed: { components: [...components] } } }, (node) => {
     if (placed.has(node.uuid)) throw duplicate(node.uuid);
     placed.add(node.uuid);

@@ -46,7 +46,10 @@ export type LayoutPath = Array<string | number>;
 
 /** The node with this uuid and the path to it, or undefined. Stops at the first match. */
 export function findComponentPath(layout: Layout, uuid: string): { node: ComponentNode; path: LayoutPath } | undefined {
-  const search = (nodes: readonly ComponentNode[], path: LayoutPath): { node: ComponentNode; path: LayoutPath } | undefined => {
+  const search = (
+    nodes: readonly ComponentNode[],
+    path: LayoutPath,
+  ): { node: ComponentNode; path: LayoutPath } | undefined => {
     for (let index = 0; index < nodes.length; index += 1) {
       const node = nodes[index]!;
       if (node.uuid === uuid) return { node, path: [...path, index] };
@@ -74,7 +77,11 @@ export function resolveTargetList(layout: Layout, target: string, callId?: strin
 }
 
 /** The component list a target names and its path from the layout's root; throws a {@link LayoutError} if none. */
-export function resolveTarget(layout: Layout, target: string, callId?: string): { list: ComponentNode[]; path: LayoutPath } {
+export function resolveTarget(
+  layout: Layout,
+  target: string,
+  callId?: string,
+): { list: ComponentNode[]; path: LayoutPath } {
   const parsed = parseTarget(target);
   if (parsed.kind === 'region') {
     const region = Object.hasOwn(layout.regions, parsed.region) ? layout.regions[parsed.region] : undefined;
@@ -82,7 +89,8 @@ export function resolveTarget(layout: Layout, target: string, callId?: string): 
     return { list: region.components, path: ['regions', parsed.region, 'components'] };
   }
   const found = findComponentPath(layout, parsed.parentUuid);
-  if (!found) throw new LayoutError('unknown_target', `no component "${parsed.parentUuid}" for target "${target}"`, callId);
+  if (!found)
+    throw new LayoutError('unknown_target', `no component "${parsed.parentUuid}" for target "${target}"`, callId);
   const parent = found.node;
   const slots = parent.slots ?? {};
   const list = Object.hasOwn(slots, parsed.slot) ? slots[parsed.slot] : undefined;

@@ -56,12 +56,22 @@ export function createHandlers(options: MockOptions): HttpHandler[] {
 
   const checkCsrf = (request: Request): void => {
     if (options.requireCsrf && request.headers.get('x-csrf-token') !== csrfToken) {
-      throw new HopError('csrf_invalid', 'Missing or wrong X-CSRF-Token header; fetch one from GET /api/token and send it with every hop.');
+      throw new HopError(
+        'csrf_invalid',
+        'Missing or wrong X-CSRF-Token header; fetch one from GET /api/token and send it with every hop.',
+      );
     }
   };
   // Every error becomes a protocol error body; anything unexpected is a 500, as on a real server.
-  const guard = (serve: (request: Request, params: Record<string, string>) => Promise<Response>) =>
-    async ({ request, params }: { request: Request; params: Record<string, string | readonly string[] | undefined> }) => {
+  const guard =
+    (serve: (request: Request, params: Record<string, string>) => Promise<Response>) =>
+    async ({
+      request,
+      params,
+    }: {
+      request: Request;
+      params: Record<string, string | readonly string[] | undefined>;
+    }) => {
       try {
         return await serve(request, params as Record<string, string>);
       } catch (error) {
@@ -80,7 +90,10 @@ export function createHandlers(options: MockOptions): HttpHandler[] {
     const agentId = hop.agent ?? agents.main_agent;
     if (agentId !== agents.main_agent && !agents.tools.includes(agentId)) {
       const offered = [agents.main_agent, ...agents.tools].join(', ');
-      throw new HopError('unknown_agent', `There is no agent "${agentId}" to pick (offered: ${offered}).`, { requestId: hop.request_id, field: 'agent' });
+      throw new HopError('unknown_agent', `There is no agent "${agentId}" to pick (offered: ${offered}).`, {
+        requestId: hop.request_id,
+        field: 'agent',
+      });
     }
     const claim = turns.claim(hop, agentId, () => startTurn(hop, agentId, received.attachments, options));
     if (claim.kind === 'replay') return Response.json(claim.response);
@@ -92,13 +105,19 @@ export function createHandlers(options: MockOptions): HttpHandler[] {
       const response = turns.holds(turn) ? await runScriptedHop(turn, hop, setup) : undefined;
       if (!response || !turns.complete(turn, response)) {
         turns.drop(turn);
-        return new HopError('turn_not_found', `Turn "${turn.requestId}" was cancelled while hop ${hop.hop} ran; its result was dropped.`, { requestId: turn.requestId }).toResponse();
+        return new HopError(
+          'turn_not_found',
+          `Turn "${turn.requestId}" was cancelled while hop ${hop.hop} ran; its result was dropped.`,
+          { requestId: turn.requestId },
+        ).toResponse();
       }
       return Response.json(response);
     } catch (error) {
       // A hop that fails while executing ends its turn (§7).
       turns.drop(turn);
-      const failure = isHopError(error) ? error : new HopError('internal_error', `The hop failed: ${(error as Error).message}`);
+      const failure = isHopError(error)
+        ? error
+        : new HopError('internal_error', `The hop failed: ${(error as Error).message}`);
       return failure.withProgress(joinNarration(turn.texts), turn.requestId).toResponse();
     }
   };
@@ -110,7 +129,8 @@ export function createHandlers(options: MockOptions): HttpHandler[] {
       guard(async (request, params) => {
         checkCsrf(request);
         const id = RequestId.safeParse(params.request_id);
-        if (!id.success) throw new HopError('invalid_request', `request_id: ${id.error.issues[0]!.message}`, { field: 'request_id' });
+        if (!id.success)
+          throw new HopError('invalid_request', `request_id: ${id.error.issues[0]!.message}`, { field: 'request_id' });
         const body: CancelResponse = { status: true, request_id: id.data, cancelled: turns.cancel(id.data) };
         return Response.json(body);
       }),
@@ -138,14 +158,21 @@ export function createHandlers(options: MockOptions): HttpHandler[] {
       ] as const
     ).map(([path, allowed]) =>
       http.all(`${base}${path}`, ({ request }) =>
-        new HopError('method_not_allowed', `${request.method} is not served at ${path}; use ${allowed}.`).toResponse({ Allow: allowed }),
+        new HopError('method_not_allowed', `${request.method} is not served at ${path}; use ${allowed}.`).toResponse({
+          Allow: allowed,
+        }),
       ),
     ),
   ];
 }
 
 /** A new turn on hop 1: the scenario is picked by agent and user message (`matchScenario`). */
-function startTurn(request: HopRequest, agentId: string, attachments: Attachment[], options: MockOptions): ScriptedTurn {
+function startTurn(
+  request: HopRequest,
+  agentId: string,
+  attachments: Attachment[],
+  options: MockOptions,
+): ScriptedTurn {
   const userMessage = request.messages?.at(-1)?.text ?? '';
   return {
     requestId: request.request_id,
@@ -165,6 +192,10 @@ function startTurn(request: HopRequest, agentId: string, attachments: Attachment
 
 /** `GET /api/agents`: the main agent and the agents of the picker. */
 function agentsResponse(agents: AgentsConfig): AgentsResponse {
-  const summary = (id: string) => ({ id, label: agents.agents[id]!.label, description: agents.agents[id]!.description });
+  const summary = (id: string) => ({
+    id,
+    label: agents.agents[id]!.label,
+    description: agents.agents[id]!.description,
+  });
   return { main_agent: summary(agents.main_agent), tools: agents.tools.map(summary) };
 }

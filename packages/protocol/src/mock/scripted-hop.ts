@@ -26,7 +26,11 @@ export interface ScriptedHopSetup {
  * the layout this request carries (the shared `executeToolCalls`), then one model decision (the scenario's next
  * reply), or none when the agent's max_hops is used up. Mutates `turn`; the caller stores it.
  */
-export async function runScriptedHop(turn: ScriptedTurn, request: HopRequest, setup: ScriptedHopSetup): Promise<HopResponse> {
+export async function runScriptedHop(
+  turn: ScriptedTurn,
+  request: HopRequest,
+  setup: ScriptedHopSetup,
+): Promise<HopResponse> {
   const agent = setup.agents.agents[turn.agentId]!;
   let outputs: ToolOutput[] = [];
   if (turn.parked.length > 0) {
@@ -43,9 +47,16 @@ export async function runScriptedHop(turn: ScriptedTurn, request: HopRequest, se
     turn.parked = [];
   }
 
-  const head: HopResponseHead = { requestId: turn.requestId, hop: request.hop, agent: { id: turn.agentId, label: agent.label }, outputs };
+  const head: HopResponseHead = {
+    requestId: turn.requestId,
+    hop: request.hop,
+    agent: { id: turn.agentId, label: agent.label },
+    outputs,
+  };
   if (turn.scenario === undefined) {
-    return answerResponse(head, [noScenarioAnswer(scenarioMessagesFor(setup.scenarios, turn.agentId, setup.agents.main_agent))]);
+    return answerResponse(head, [
+      noScenarioAnswer(scenarioMessagesFor(setup.scenarios, turn.agentId, setup.agents.main_agent)),
+    ]);
   }
   // max_hops bounds model decisions: the hop after the last allowed one only executes what it parked.
   if (turn.decisions >= agent.max_hops) return maxHopsResponse(head, turn.texts, agent.max_hops);
@@ -59,6 +70,11 @@ export async function runScriptedHop(turn: ScriptedTurn, request: HopRequest, se
 }
 
 /** The tools an agent lists, among those the mock knows; a listed tool the mock lacks is an unknown tool at run time. */
-function toolsOf(agent: AgentDefinition, tools: Record<string, ToolDefinition<any>>): Record<string, ToolDefinition<any>> {
-  return Object.fromEntries(agent.tools.filter((name) => Object.hasOwn(tools, name)).map((name) => [name, tools[name]!]));
+function toolsOf(
+  agent: AgentDefinition,
+  tools: Record<string, ToolDefinition<any>>,
+): Record<string, ToolDefinition<any>> {
+  return Object.fromEntries(
+    agent.tools.filter((name) => Object.hasOwn(tools, name)).map((name) => [name, tools[name]!]),
+  );
 }

@@ -36,7 +36,10 @@ export function scriptedDecision(
     try {
       return { id: call.id, name: call.name, arguments: resolvePlacedRefs(call.arguments, placed, selected) };
     } catch (error) {
-      throw new HopError('provider_error', `Scenario "${scenario.id}", reply ${index + 1}, call ${call.id}: ${(error as Error).message}.`);
+      throw new HopError(
+        'provider_error',
+        `Scenario "${scenario.id}", reply ${index + 1}, call ${call.id}: ${(error as Error).message}.`,
+      );
     }
   });
   return { text: reply.text, calls };

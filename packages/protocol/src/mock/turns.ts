@@ -55,8 +55,16 @@ export class TurnStore {
   claim(request: HopRequest, agentId: string, start: () => ScriptedTurn): HopClaim {
     const id = request.request_id;
     const turn = this.#turns.get(id);
-    const stored = turn?.lastResponse === undefined ? undefined : { agent: turn.agentId, hop: turn.lastHop, ended: turn.finished };
-    const decision = admitHop({ requestId: id, hop: request.hop, agentId, busy: turn?.running ?? false, cancelled: this.#cancelled.has(id), turn: stored });
+    const stored =
+      turn?.lastResponse === undefined ? undefined : { agent: turn.agentId, hop: turn.lastHop, ended: turn.finished };
+    const decision = admitHop({
+      requestId: id,
+      hop: request.hop,
+      agentId,
+      busy: turn?.running ?? false,
+      cancelled: this.#cancelled.has(id),
+      turn: stored,
+    });
     if (decision === 'replay') return { kind: 'replay', response: turn!.lastResponse! };
     const claimed = decision === 'resume' ? turn! : start();
     claimed.running = true;
@@ -105,6 +113,7 @@ export class TurnStore {
 
   #evictFinished(): void {
     const finished = [...this.#turns.values()].filter((turn) => turn.finished);
-    for (const turn of finished.slice(0, Math.max(0, finished.length - this.#keepFinished))) this.#turns.delete(turn.requestId);
+    for (const turn of finished.slice(0, Math.max(0, finished.length - this.#keepFinished)))
+      this.#turns.delete(turn.requestId);
   }
 }

@@ -36,7 +36,8 @@ export function loadLayout(file: string): Promise<Layout> {
 export async function loadScenario(file: string): Promise<Scenario> {
   const scenario = await readYamlFile(file, Scenario);
   const expectedId = basename(file).replace(YAML_FILE, '');
-  if (scenario.id !== expectedId) throw new FixtureError(file, `id: "${scenario.id}" should match the file name ("${expectedId}")`);
+  if (scenario.id !== expectedId)
+    throw new FixtureError(file, `id: "${scenario.id}" should match the file name ("${expectedId}")`);
   return scenario;
 }
 
@@ -62,7 +63,10 @@ export async function loadFixtures(dir: string = DEFAULT_FIXTURES_DIR): Promise<
   for (const scenario of scenarios) {
     const file = join(dir, 'scenarios', `${scenario.id}.yaml`);
     if (!(scenario.layout in layouts)) {
-      throw new FixtureError(file, `layout: no layout fixture "${scenario.layout}" (known: ${Object.keys(layouts).join(', ')})`);
+      throw new FixtureError(
+        file,
+        `layout: no layout fixture "${scenario.layout}" (known: ${Object.keys(layouts).join(', ')})`,
+      );
     }
     scenario.attachments.forEach((attachment, index) => {
       if (!(attachment.file in attachments)) {
@@ -77,7 +81,12 @@ export async function loadFixtures(dir: string = DEFAULT_FIXTURES_DIR): Promise<
  * Loads every matching file of `dir/folder` (not recursive), keyed by its path relative to `dir` with `/`.
  * A missing folder holds nothing: a fixtures folder without attachments is fine.
  */
-async function loadFolder<T>(dir: string, folder: string, pattern: RegExp, load: (file: string) => Promise<T>): Promise<Record<string, T>> {
+async function loadFolder<T>(
+  dir: string,
+  folder: string,
+  pattern: RegExp,
+  load: (file: string) => Promise<T>,
+): Promise<Record<string, T>> {
   let names: string[];
   try {
     names = (await readdir(join(dir, folder))).filter((name) => pattern.test(name)).sort();

@@ -21,9 +21,10 @@ export function parseHopRequest(input: unknown): ParseResult {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     return fail(new HopError('invalid_request', 'The request body must be a JSON object.'));
   }
-  const requestId = typeof (input as { request_id?: unknown }).request_id === 'string'
-    ? ((input as { request_id: string }).request_id)
-    : undefined;
+  const requestId =
+    typeof (input as { request_id?: unknown }).request_id === 'string'
+      ? (input as { request_id: string }).request_id
+      : undefined;
   const options = { requestId: requestId && /^[A-Za-z0-9._:-]{1,128}$/.test(requestId) ? requestId : undefined };
 
   const problem = scanJson(input, {
@@ -34,40 +35,61 @@ export function parseHopRequest(input: unknown): ParseResult {
   });
   if (problem?.kind === 'too_many_values') {
     return fail(
-      new HopError('invalid_request', `The request holds more than ${problem.limit} JSON values (counted up to ${problem.path}); send less.`, {
-        ...options,
-        field: problem.path,
-      }),
+      new HopError(
+        'invalid_request',
+        `The request holds more than ${problem.limit} JSON values (counted up to ${problem.path}); send less.`,
+        {
+          ...options,
+          field: problem.path,
+        },
+      ),
     );
   }
   if (problem?.kind === 'too_deep') {
     return fail(
-      new HopError('invalid_request', `The request nests deeper than ${LIMITS.maxJsonDepth} levels at ${problem.path}.`, {
-        ...options,
-        field: problem.path,
-      }),
+      new HopError(
+        'invalid_request',
+        `The request nests deeper than ${LIMITS.maxJsonDepth} levels at ${problem.path}.`,
+        {
+          ...options,
+          field: problem.path,
+        },
+      ),
     );
   }
   if (problem?.kind === 'forbidden_key') {
     return fail(
-      new HopError('invalid_request', `The key "${problem.key}" is not allowed anywhere in a request (at ${problem.path}).`, {
-        ...options,
-        field: problem.path,
-      }),
+      new HopError(
+        'invalid_request',
+        `The key "${problem.key}" is not allowed anywhere in a request (at ${problem.path}).`,
+        {
+          ...options,
+          field: problem.path,
+        },
+      ),
     );
   }
 
   // The version first: a client of another version gets one clear answer, not a list of field errors.
   const protocol = (input as { protocol?: unknown }).protocol;
   if (protocol === undefined) {
-    return fail(new HopError('missing_field', `protocol is required; send "${PROTOCOL_VERSION}".`, { ...options, field: 'protocol' }));
-  }
-  if (protocol !== PROTOCOL_VERSION) {
     return fail(
-      new HopError('unsupported_protocol', `This server speaks "${PROTOCOL_VERSION}", not ${JSON.stringify(protocol)}.`, {
+      new HopError('missing_field', `protocol is required; send "${PROTOCOL_VERSION}".`, {
         ...options,
         field: 'protocol',
       }),
+    );
+  }
+  if (protocol !== PROTOCOL_VERSION) {
+    return fail(
+      new HopError(
+        'unsupported_protocol',
+        `This server speaks "${PROTOCOL_VERSION}", not ${JSON.stringify(protocol)}.`,
+        {
+          ...options,
+          field: 'protocol',
+        },
+      ),
     );
   }
 
@@ -79,17 +101,23 @@ export function parseHopRequest(input: unknown): ParseResult {
     if (isAbsent(input, first.path)) {
       return fail(new HopError('missing_field', `${field} is required.`, { ...options, field, issues }));
     }
-    return fail(new HopError('invalid_request', `${field || 'request'}: ${first.message}`, { ...options, field, issues }));
+    return fail(
+      new HopError('invalid_request', `${field || 'request'}: ${first.message}`, { ...options, field, issues }),
+    );
   }
 
   const layout = parsed.data.context.current_layout;
   const count = countComponents(layout);
   if (count > LIMITS.maxLayoutComponents) {
     return fail(
-      new HopError('invalid_request', `The layout has ${count} components; the limit is ${LIMITS.maxLayoutComponents}.`, {
-        ...options,
-        field: 'context.current_layout',
-      }),
+      new HopError(
+        'invalid_request',
+        `The layout has ${count} components; the limit is ${LIMITS.maxLayoutComponents}.`,
+        {
+          ...options,
+          field: 'context.current_layout',
+        },
+      ),
     );
   }
   const duplicate = findDuplicateUuid(layout);

@@ -31,7 +31,9 @@ export function scanJson(value: unknown, limits: JsonScanLimits): JsonScanProble
   let values = 1;
   let valuesElsewhere = roomy?.length === 1 && roomy[0] === '' ? 0 : 1;
   // Paths are built only for the one place reported: a body of millions of values must not make millions of strings.
-  const stack: ScanItem[] = [{ value, depth: 0, parent: undefined, key: '', roomy: valuesElsewhere === 0, pathLength: 0 }];
+  const stack: ScanItem[] = [
+    { value, depth: 0, parent: undefined, key: '', roomy: valuesElsewhere === 0, pathLength: 0 },
+  ];
   while (stack.length > 0) {
     const item = stack.pop()!;
     if (item.value === null || typeof item.value !== 'object') continue;

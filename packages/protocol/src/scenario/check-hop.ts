@@ -33,7 +33,8 @@ export function checkHop(
   } else {
     const placed = [...placedUuids, ...collectPlacedUuids(response.outputs)];
     expected.outputs.forEach((want, index) => {
-      for (const problem of compareOutput(want, response.outputs[index]!, placed, selected)) mismatches.push(`${prefix}${problem}`);
+      for (const problem of compareOutput(want, response.outputs[index]!, placed, selected))
+        mismatches.push(`${prefix}${problem}`);
     });
   }
 
@@ -52,7 +53,12 @@ export function checkHop(
 }
 
 /** The differences between one expected output and the actual output with the same type and call id. */
-function compareOutput(want: ExpectedOutput, got: ToolOutput, placed: readonly string[], selected?: string | null): string[] {
+function compareOutput(
+  want: ExpectedOutput,
+  got: ToolOutput,
+  placed: readonly string[],
+  selected?: string | null,
+): string[] {
   const problems: string[] = [];
   const about = `output ${got.call_id}: expected`;
   const resolve = (text: string): string => {
@@ -66,19 +72,27 @@ function compareOutput(want: ExpectedOutput, got: ToolOutput, placed: readonly s
 
   if (want.placed !== undefined) {
     const ids = collectPlacedComponentIds(got);
-    if (ids.join('|') !== want.placed.join('|')) problems.push(`${about} placed [${want.placed.join(', ')}] but got [${ids.join(', ')}]`);
+    if (ids.join('|') !== want.placed.join('|'))
+      problems.push(`${about} placed [${want.placed.join(', ')}] but got [${ids.join(', ')}]`);
   }
   if (want.operations !== undefined) {
-    const wantOps = want.operations.map((op) => describeOperation(resolve(op.target), op.placement, op.reference_uuid && resolve(op.reference_uuid)));
-    const gotOps = got.type === 'place_components'
-      ? got.operations.map((op) => describeOperation(op.target, op.placement, op.reference_uuid))
-      : [];
-    if (wantOps.join('|') !== gotOps.join('|')) problems.push(`${about} operations [${wantOps.join(', ')}] but got [${gotOps.join(', ')}]`);
+    const wantOps = want.operations.map((op) =>
+      describeOperation(resolve(op.target), op.placement, op.reference_uuid && resolve(op.reference_uuid)),
+    );
+    const gotOps =
+      got.type === 'place_components'
+        ? got.operations.map((op) => describeOperation(op.target, op.placement, op.reference_uuid))
+        : [];
+    if (wantOps.join('|') !== gotOps.join('|'))
+      problems.push(`${about} operations [${wantOps.join(', ')}] but got [${gotOps.join(', ')}]`);
   }
   if (want.component_updates !== undefined) {
-    const wantUpdates = Object.fromEntries(Object.entries(want.component_updates).map(([uuid, props]) => [resolve(uuid), props]));
+    const wantUpdates = Object.fromEntries(
+      Object.entries(want.component_updates).map(([uuid, props]) => [resolve(uuid), props]),
+    );
     const gotUpdates = got.type === 'edit_components' ? got.component_updates : undefined;
-    if (!sameJson(wantUpdates, gotUpdates)) problems.push(`${about} component_updates ${show(wantUpdates)} but got ${show(gotUpdates)}`);
+    if (!sameJson(wantUpdates, gotUpdates))
+      problems.push(`${about} component_updates ${show(wantUpdates)} but got ${show(gotUpdates)}`);
   }
   if (want.field !== undefined) {
     const field = got.type === 'set_page_value' ? got.field : undefined;

@@ -100,12 +100,16 @@ export async function driveScenario(scenario: Scenario, options: DriveScenarioOp
     const parsed = HopResponse.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      driven.mismatches.push(`hop ${hop}: the body is not a HopResponse (${issue.path.join('.') || 'body'}: ${issue.message})`);
+      driven.mismatches.push(
+        `hop ${hop}: the body is not a HopResponse (${issue.path.join('.') || 'body'}: ${issue.message})`,
+      );
       break;
     }
     const response = parsed.data;
-    if (response.request_id !== requestId) driven.mismatches.push(`hop ${hop}: expected request_id "${requestId}" but got "${response.request_id}"`);
-    if (response.hop !== hop) driven.mismatches.push(`hop ${hop}: expected the response to name hop ${hop} but it names hop ${response.hop}`);
+    if (response.request_id !== requestId)
+      driven.mismatches.push(`hop ${hop}: expected request_id "${requestId}" but got "${response.request_id}"`);
+    if (response.hop !== hop)
+      driven.mismatches.push(`hop ${hop}: expected the response to name hop ${hop} but it names hop ${response.hop}`);
     driven.mismatches.push(...checkHop(expected, response, placed, scenario.selected_component));
 
     const applied = applyHop(document, response.outputs, expected, hop);
@@ -141,8 +145,13 @@ function applyHop(
   hop: number,
 ): { document: CanvasDocument; results: ApplyResult[]; mismatches: string[] } {
   if (expected.apply_results !== undefined) {
-    const accepted = new Set(expected.apply_results.filter((result) => result.status === 'applied').map((result) => result.call_id));
-    const applied = applyOutputsWithResults(document, outputs.filter((output) => accepted.has(output.call_id)));
+    const accepted = new Set(
+      expected.apply_results.filter((result) => result.status === 'applied').map((result) => result.call_id),
+    );
+    const applied = applyOutputsWithResults(
+      document,
+      outputs.filter((output) => accepted.has(output.call_id)),
+    );
     const mismatches = applied.results
       .filter((result) => result.status === 'rejected')
       .map((result) => `hop ${hop}: output ${result.call_id} could not be applied: ${result.reason}`);

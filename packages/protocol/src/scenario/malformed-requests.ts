@@ -14,7 +14,9 @@ export const MalformedRequestCase = z
     headers: z.record(z.string(), z.string()).optional(),
     expect: z.object({ status: z.int(), code: ErrorCodeSchema, field: z.string().optional() }),
   })
-  .refine((row) => (row.body === undefined) !== (row.raw === undefined), { message: 'give exactly one of body and raw' })
+  .refine((row) => (row.body === undefined) !== (row.raw === undefined), {
+    message: 'give exactly one of body and raw',
+  })
   .meta({ id: 'MalformedRequestCase' });
 export type MalformedRequestCase = z.infer<typeof MalformedRequestCase>;
 

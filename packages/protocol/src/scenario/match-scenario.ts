@@ -23,13 +23,16 @@ export function matchScenario(scenarios: readonly Scenario[], query: ScenarioQue
   const agent = query.agent ?? query.mainAgent;
   const message = normalizeUserMessage(query.userMessage);
   return scenarios.find(
-    (scenario) => (scenario.agent ?? query.mainAgent) === agent && normalizeUserMessage(scenario.user_message) === message,
+    (scenario) =>
+      (scenario.agent ?? query.mainAgent) === agent && normalizeUserMessage(scenario.user_message) === message,
   );
 }
 
 /** The user messages a scripted-mode server understands for one agent, in fixture order. */
 export function scenarioMessagesFor(scenarios: readonly Scenario[], agent: string, mainAgent: string): string[] {
-  return scenarios.filter((scenario) => (scenario.agent ?? mainAgent) === agent).map((scenario) => scenario.user_message);
+  return scenarios
+    .filter((scenario) => (scenario.agent ?? mainAgent) === agent)
+    .map((scenario) => scenario.user_message);
 }
 
 /** The generic way to a real model, for a scripted server that has no more specific instructions (the msw mock). */

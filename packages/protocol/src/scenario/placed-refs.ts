@@ -46,13 +46,16 @@ export function collectPlacedComponentIds(output: ToolOutput): string[] {
  */
 export function resolvePlacedRefs(text: string, placedUuids: readonly string[], selected?: string | null): string {
   const withSelection = text.replace(SELECTED_REF, () => {
-    if (selected === undefined || selected === null) throw new RangeError('{{selected}} is used but no component is selected');
+    if (selected === undefined || selected === null)
+      throw new RangeError('{{selected}} is used but no component is selected');
     return selected;
   });
   return withSelection.replace(PLACED_REF, (_match, digits: string) => {
     const uuid = placedUuids[Number(digits) - 1];
     if (uuid === undefined) {
-      throw new RangeError(`{{placed.${digits}}} refers to a component not placed yet (${placedUuids.length} placed so far)`);
+      throw new RangeError(
+        `{{placed.${digits}}} refers to a component not placed yet (${placedUuids.length} placed so far)`,
+      );
     }
     return uuid;
   });

@@ -33,7 +33,13 @@ export const ExpectedOutput = z
     placed: z.array(ComponentId).optional(),
     /** place_components: the target and placement of each operation, in order. */
     operations: z
-      .array(z.object({ target: z.string(), placement: z.enum(['above', 'below', 'inside']), reference_uuid: z.string().optional() }))
+      .array(
+        z.object({
+          target: z.string(),
+          placement: z.enum(['above', 'below', 'inside']),
+          reference_uuid: z.string().optional(),
+        }),
+      )
       .optional(),
     /** edit_components: `uuid → props`, uuids possibly symbolic. */
     component_updates: z.record(z.string(), z.record(z.string(), JsonValue)).optional(),
@@ -94,7 +100,7 @@ export const Scenario = z
   .superRefine((scenario, ctx) => {
     const last = scenario.hops.length - 1;
     scenario.hops.forEach((hop, index) => {
-      if (hop.should_continue !== (index < last)) {
+      if (hop.should_continue !== index < last) {
         ctx.addIssue({
           code: 'custom',
           path: ['hops', index, 'should_continue'],

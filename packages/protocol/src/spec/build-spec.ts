@@ -24,7 +24,8 @@ export function buildSpec(): Spec {
 /** Every generated file's text by its path under spec/: 2-space JSON with a trailing newline, and the YAML. */
 export function specFiles(spec: Spec = buildSpec()): Record<string, string> {
   const files: Record<string, string> = {};
-  for (const [name, schema] of Object.entries(spec.schemas)) files[`schema/${name}`] = `${JSON.stringify(schema, null, 2)}\n`;
+  for (const [name, schema] of Object.entries(spec.schemas))
+    files[`schema/${name}`] = `${JSON.stringify(schema, null, 2)}\n`;
   files['openapi.yaml'] = spec.openapi;
   return files;
 }

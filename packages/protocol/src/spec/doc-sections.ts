@@ -17,7 +17,9 @@ function errorCodeTable(): string {
 function limitsTable(): string {
   const rows = (Object.keys(LIMITS) as Array<keyof typeof LIMITS>).map((key) => {
     const value = LIMITS[key];
-    const shown = key.endsWith('Bytes') ? `${value.toLocaleString('en-US')} bytes (${value / 1024 / 1024} MiB)` : value.toLocaleString('en-US');
+    const shown = key.endsWith('Bytes')
+      ? `${value.toLocaleString('en-US')} bytes (${value / 1024 / 1024} MiB)`
+      : value.toLocaleString('en-US');
     return `| \`${key}\` | ${shown} | ${LIMIT_DOCS[key].what} | ${LIMIT_DOCS[key].exceeded} |`;
   });
   return ['| limit | value | what it bounds | over it |', '|---|---|---|---|', ...rows].join('\n');
@@ -27,14 +29,18 @@ function limitsTable(): string {
  * Rewrites every generated section of a markdown text: the lines between `<!-- generated:NAME -->` and
  * `<!-- /generated:NAME -->`. Throws when a known section's markers are missing, so a section is never dropped silently.
  */
-export function fillGeneratedSections(markdown: string, sections: Record<string, string> = generatedSections()): string {
+export function fillGeneratedSections(
+  markdown: string,
+  sections: Record<string, string> = generatedSections(),
+): string {
   let text = markdown;
   for (const [name, body] of Object.entries(sections)) {
     const open = `<!-- generated:${name} (pnpm spec) -->`;
     const close = `<!-- /generated:${name} -->`;
     const start = text.indexOf(open);
     const end = text.indexOf(close);
-    if (start === -1 || end === -1 || end < start) throw new Error(`hop-protocol.md lacks the markers ${open} … ${close}`);
+    if (start === -1 || end === -1 || end < start)
+      throw new Error(`hop-protocol.md lacks the markers ${open} … ${close}`);
     text = `${text.slice(0, start + open.length)}\n${body}\n${text.slice(end)}`;
   }
   return text;

@@ -25,7 +25,7 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
     when:
       'The body is JSON but breaks a rule: not an object, a field of the wrong type or out of range, an id with characters ' +
       'outside its pattern, a forbidden key (`__proto__`, `constructor`, `prototype`) anywhere, JSON nested too deep, ' +
-      'a layout over the component limit or holding a uuid twice, hop 1 whose last message is not the user\'s, a ' +
+      "a layout over the component limit or holding a uuid twice, hop 1 whose last message is not the user's, a " +
       'multipart body that cannot be read. ' +
       '`field` names the first offending field.',
     operations: ['hop', 'cancel'],
@@ -65,7 +65,7 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
     operations: [],
   },
   agent_changed: {
-    when: 'A hop after the first names a different agent than the turn\'s first hop (absent means the main agent).',
+    when: "A hop after the first names a different agent than the turn's first hop (absent means the main agent).",
     operations: ['hop'],
   },
   hop_in_progress: {
@@ -93,11 +93,11 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
     operations: ['hop'],
   },
   internal_error: {
-    when: 'The server failed while executing the hop (a tool crashed, a bug). The turn\'s state is deleted.',
+    when: "The server failed while executing the hop (a tool crashed, a bug). The turn's state is deleted.",
     operations: ['hop', 'cancel', 'agents', 'token', 'health'],
   },
   provider_error: {
-    when: 'The model provider failed or answered something unusable. The turn\'s state is deleted.',
+    when: "The model provider failed or answered something unusable. The turn's state is deleted.",
     operations: ['hop'],
   },
   store_unavailable: {
@@ -114,24 +114,36 @@ export interface LimitDoc {
 
 /** The spec's words for every size limit; typed against LIMITS like {@link ERROR_CODE_DOCS}. */
 export const LIMIT_DOCS: Record<keyof typeof LIMITS, LimitDoc> = {
-  maxBodyBytes: { what: 'Bytes of one request body, multipart included.', exceeded: '413 `payload_too_large`, before parsing' },
-  messageChars: { what: 'Characters of one message\'s `text`.', exceeded: '400 `invalid_request`' },
-  maxMessages: { what: 'Messages in hop 1\'s `messages`.', exceeded: '400 `invalid_request`' },
+  maxBodyBytes: {
+    what: 'Bytes of one request body, multipart included.',
+    exceeded: '413 `payload_too_large`, before parsing',
+  },
+  messageChars: { what: "Characters of one message's `text`.", exceeded: '400 `invalid_request`' },
+  maxMessages: { what: "Messages in hop 1's `messages`.", exceeded: '400 `invalid_request`' },
   maxLayoutComponents: {
     what: 'Components in `context.current_layout`, counted through every slot.',
     exceeded: '400 `invalid_request`',
   },
-  maxJsonDepth: { what: 'Nesting depth of objects and arrays anywhere in a request.', exceeded: '400 `invalid_request`' },
-  maxJsonValues: { what: 'JSON values (scalars, objects and arrays) in one request.', exceeded: '400 `invalid_request`' },
+  maxJsonDepth: {
+    what: 'Nesting depth of objects and arrays anywhere in a request.',
+    exceeded: '400 `invalid_request`',
+  },
+  maxJsonValues: {
+    what: 'JSON values (scalars, objects and arrays) in one request.',
+    exceeded: '400 `invalid_request`',
+  },
   maxJsonValuesOutsideLayout: {
-    what: 'JSON values outside `context.current_layout` (messages, page, extra, apply_results); also in one tool call\'s arguments.',
+    what: "JSON values outside `context.current_layout` (messages, page, extra, apply_results); also in one tool call's arguments.",
     exceeded: '400 `invalid_request` (a tool call: a readable error for the model)',
   },
   maxAttachments: { what: 'Attachments on hop 1.', exceeded: '400 `attachment_rejected`' },
   maxAttachmentBytes: { what: 'Bytes of one attachment.', exceeded: '400 `attachment_rejected`' },
-  maxHopNumber: { what: 'The largest `hop` a request may carry (turns end far earlier, at `max_hops`).', exceeded: '400 `invalid_request`' },
+  maxHopNumber: {
+    what: 'The largest `hop` a request may carry (turns end far earlier, at `max_hops`).',
+    exceeded: '400 `invalid_request`',
+  },
   maxOutputsPerHop: {
-    what: 'Outputs in one response, and so entries in one request\'s `apply_results`.',
+    what: "Outputs in one response, and so entries in one request's `apply_results`.",
     exceeded: '400 `invalid_request` (a server never sends more)',
   },
 };

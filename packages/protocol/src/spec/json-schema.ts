@@ -33,7 +33,10 @@ function addRefinements(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: JsonSche
 }
 
 /** Converts one schema with zod's own generator: every schema with a registry id lands in `$defs`. */
-export function convert(message: Pick<SpecMessage, 'schema' | 'io'>): { root: string; defs: Record<string, JsonSchema> } {
+export function convert(message: Pick<SpecMessage, 'schema' | 'io'>): {
+  root: string;
+  defs: Record<string, JsonSchema>;
+} {
   const generated = z.toJSONSchema(message.schema, {
     target: 'draft-2020-12',
     io: message.io,
@@ -42,7 +45,9 @@ export function convert(message: Pick<SpecMessage, 'schema' | 'io'>): { root: st
   const ref = generated.$ref;
   const defs = (generated.$defs ?? {}) as Record<string, JsonSchema>;
   if (typeof ref !== 'string' || !ref.startsWith('#/$defs/')) {
-    throw new Error('a top-level spec message needs a registry id (.meta({ id })) so it is emitted as a named definition');
+    throw new Error(
+      'a top-level spec message needs a registry id (.meta({ id })) so it is emitted as a named definition',
+    );
   }
   return { root: ref.slice('#/$defs/'.length), defs };
 }
@@ -69,7 +74,8 @@ export function sortKeys<T>(record: Record<string, T>): Record<string, T> {
  */
 export function messageSchema(message: SpecMessage): JsonSchema {
   const { root, defs } = convert(message);
-  if (root !== message.id) throw new Error(`SPEC_MESSAGES names ${message.id}, but the schema's registry id is ${root}`);
+  if (root !== message.id)
+    throw new Error(`SPEC_MESSAGES names ${message.id}, but the schema's registry id is ${root}`);
   const { [root]: rootDef, ...rest } = defs;
   if (rootDef === undefined) throw new Error(`zod emitted no definition for ${root}`);
   const self = `#/$defs/${root}`;
@@ -77,7 +83,8 @@ export function messageSchema(message: SpecMessage): JsonSchema {
   const restDefs = rewriteRefs(rest, (ref) => (ref === self ? '#' : ref)) as Record<string, JsonSchema>;
   const { description: ownDescription, ...body } = rootSchema;
   const description = ownDescription ?? message.description;
-  if (typeof description !== 'string') throw new Error(`give ${message.id} a description (in its .meta or in SPEC_MESSAGES)`);
+  if (typeof description !== 'string')
+    throw new Error(`give ${message.id} a description (in its .meta or in SPEC_MESSAGES)`);
   const document: JsonSchema = {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${SCHEMA_BASE_URI}${schemaFileName(message.id)}`,

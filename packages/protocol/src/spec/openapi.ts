@@ -141,7 +141,10 @@ export function openApiDocument(messages: readonly SpecMessage[]): JsonSchema {
             },
           },
           responses: {
-            ...ok('HopResponse', 'The hop ran (or was replayed). Apply `outputs`, then send hop + 1 while `should_continue`.'),
+            ...ok(
+              'HopResponse',
+              'The hop ran (or was replayed). Apply `outputs`, then send hop + 1 while `should_continue`.',
+            ),
             ...errorResponses('hop'),
           },
         },
@@ -150,12 +153,12 @@ export function openApiDocument(messages: readonly SpecMessage[]): JsonSchema {
         delete: {
           operationId: 'cancelTurn',
           summary: 'Cancel a turn: its state is dropped and its parked calls never execute. Idempotent.',
-          parameters: [
-            { name: 'request_id', in: 'path', required: true, schema: ref('RequestId') },
-            csrfHeader,
-          ],
+          parameters: [{ name: 'request_id', in: 'path', required: true, schema: ref('RequestId') }, csrfHeader],
           responses: {
-            ...ok('CancelResponse', '`cancelled` is true when a turn was running, false when there was none (already over).'),
+            ...ok(
+              'CancelResponse',
+              '`cancelled` is true when a turn was running, false when there was none (already over).',
+            ),
             ...errorResponses('cancel'),
           },
         },
@@ -174,7 +177,12 @@ export function openApiDocument(messages: readonly SpecMessage[]): JsonSchema {
           responses: {
             '200': {
               description: 'The token; send it as the X-CSRF-Token header of every POST and DELETE.',
-              headers: { 'Set-Cookie': { description: 'The session cookie, when the request had none.', schema: { type: 'string' } } },
+              headers: {
+                'Set-Cookie': {
+                  description: 'The session cookie, when the request had none.',
+                  schema: { type: 'string' },
+                },
+              },
               content: { 'application/json': { schema: ref('TokenResponse') } },
             },
             ...errorResponses('token'),

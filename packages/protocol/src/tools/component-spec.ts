@@ -46,7 +46,9 @@ export function parseComponentList(
     return [];
   }
   if (!Array.isArray(parsed.value)) {
-    problems.push(`${where}.components must be a YAML list; got ${kindOf(parsed.value)}. Start each component with "- "; ${ITEM_SHAPE}`);
+    problems.push(
+      `${where}.components must be a YAML list; got ${kindOf(parsed.value)}. Start each component with "- "; ${ITEM_SHAPE}`,
+    );
     return [];
   }
   if (parsed.value.length === 0) {
@@ -57,7 +59,9 @@ export function parseComponentList(
   const counter = { count: 0 };
   const specs = parseList(parsed.value, `${where}.components`, { byId, problems, counter }, undefined);
   if (counter.count > MAX_PLACED_COMPONENTS) {
-    problems.push(`${where} places ${counter.count} components; at most ${MAX_PLACED_COMPONENTS} per call are accepted`);
+    problems.push(
+      `${where} places ${counter.count} components; at most ${MAX_PLACED_COMPONENTS} per call are accepted`,
+    );
   }
   return specs;
 }
@@ -75,7 +79,12 @@ interface SlotRule {
   allowed: readonly string[] | undefined;
 }
 
-function parseList(items: readonly unknown[], where: Where, state: ParseState, rule: SlotRule | undefined): ComponentSpec[] {
+function parseList(
+  items: readonly unknown[],
+  where: Where,
+  state: ParseState,
+  rule: SlotRule | undefined,
+): ComponentSpec[] {
   const specs: ComponentSpec[] = [];
   items.forEach((item, index) => {
     const spec = parseItem(item, `${where}[${index}]`, state, rule);
@@ -84,7 +93,12 @@ function parseList(items: readonly unknown[], where: Where, state: ParseState, r
   return specs;
 }
 
-function parseItem(item: unknown, where: Where, state: ParseState, rule: SlotRule | undefined): ComponentSpec | undefined {
+function parseItem(
+  item: unknown,
+  where: Where,
+  state: ParseState,
+  rule: SlotRule | undefined,
+): ComponentSpec | undefined {
   const { byId, problems } = state;
   state.counter.count += 1;
   if (!isMap(item) || Object.keys(item).length !== 1) {
@@ -101,11 +115,15 @@ function parseItem(item: unknown, where: Where, state: ParseState, rule: SlotRul
     return undefined;
   }
   if (rule?.allowed && !rule.allowed.includes(id)) {
-    problems.push(`${where}: ${id} is not allowed in slot \`${rule.slot}\` of ${rule.owner}; allowed: ${rule.allowed.join(', ')}`);
+    problems.push(
+      `${where}: ${id} is not allowed in slot \`${rule.slot}\` of ${rule.owner}; allowed: ${rule.allowed.join(', ')}`,
+    );
   }
   const fields = body === null ? {} : body;
   if (!isMap(fields)) {
-    problems.push(`${where}: the value under ${id} must be a map with \`props\` and/or \`slots\`; got ${kindOf(fields)} ${quote(fields)}`);
+    problems.push(
+      `${where}: the value under ${id} must be a map with \`props\` and/or \`slots\`; got ${kindOf(fields)} ${quote(fields)}`,
+    );
     return undefined;
   }
   const unexpected = Object.keys(fields).filter((key) => key !== 'props' && key !== 'slots');
@@ -127,12 +145,19 @@ function parseItem(item: unknown, where: Where, state: ParseState, rule: SlotRul
   return { component, props, slots: parseSlots(component, fields.slots ?? {}, where, state) };
 }
 
-function parseSlots(component: CatalogComponent, given: unknown, where: Where, state: ParseState): Record<string, ComponentSpec[]> {
+function parseSlots(
+  component: CatalogComponent,
+  given: unknown,
+  where: Where,
+  state: ParseState,
+): Record<string, ComponentSpec[]> {
   const { problems } = state;
   const slots: Record<string, ComponentSpec[]> = {};
   for (const name of Object.keys(component.slots)) slots[name] = [];
   if (!isMap(given)) {
-    problems.push(`${where}: slots of ${component.id} must be a map of slot name → list of components; got ${kindOf(given)}`);
+    problems.push(
+      `${where}: slots of ${component.id} must be a map of slot name → list of components; got ${kindOf(given)}`,
+    );
     return slots;
   }
   const known = Object.keys(component.slots);
@@ -145,7 +170,9 @@ function parseSlots(component: CatalogComponent, given: unknown, where: Where, s
     }
     const items = children ?? [];
     if (!Array.isArray(items)) {
-      problems.push(`${where}.slots.${name}: slot \`${name}\` of ${component.id} must be a list of components; got ${kindOf(items)}`);
+      problems.push(
+        `${where}.slots.${name}: slot \`${name}\` of ${component.id} must be a list of components; got ${kindOf(items)}`,
+      );
       continue;
     }
     const rule = { owner: component.id, slot: name, allowed: definition.allowed };

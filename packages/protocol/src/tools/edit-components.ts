@@ -45,11 +45,15 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
       }
       const definition = byId.get(node.component);
       if (!definition) {
-        problems.push(`component_edits.${uuid}: ${uuid} is a \`${node.component}\`, a component the catalog does not have, so it cannot be edited`);
+        problems.push(
+          `component_edits.${uuid}: ${uuid} is a \`${node.component}\`, a component the catalog does not have, so it cannot be edited`,
+        );
         continue;
       }
       if (!isMap(props) || Object.keys(props).length === 0) {
-        problems.push(`component_edits.${uuid}: give a map of the props of ${node.component} to change; got ${isMap(props) ? 'an empty map' : kindOf(props)}`);
+        problems.push(
+          `component_edits.${uuid}: give a map of the props of ${node.component} to change; got ${isMap(props) ? 'an empty map' : kindOf(props)}`,
+        );
         continue;
       }
       const checked = checkProps(definition, props, 'edit');
@@ -57,7 +61,9 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
       updates[uuid] = checked.props;
       const described = Object.entries(checked.props).map(([name, value]) => {
         const old = node.props[name];
-        return JSON.stringify(old) === JSON.stringify(value) ? `${name} ${quote(value)} (unchanged)` : `${name} ${quote(old)} → ${quote(value)}`;
+        return JSON.stringify(old) === JSON.stringify(value)
+          ? `${name} ${quote(value)} (unchanged)`
+          : `${name} ${quote(old)} → ${quote(value)}`;
       });
       changes.push(`- ${uuid} (${node.component}): ${described.join('; ')}`);
     }

@@ -62,7 +62,7 @@ export function defaultParallelMessage(tool: string): string {
 export function outputLimitMessage(tool: string): string {
   return (
     `This ${tool} call was not executed: this step already made ${LIMITS.maxOutputsPerHop} page changes, the most one ` +
-    'response may carry. Make this call again in your next reply, after this step\'s changes are applied.'
+    "response may carry. Make this call again in your next reply, after this step's changes are applied."
   );
 }
 
@@ -94,10 +94,15 @@ export async function executeToolCalls(
     const tool = Object.hasOwn(options.tools, call.name) ? options.tools[call.name] : undefined;
     if (!tool) {
       const names = Object.keys(options.tools);
-      refuse(`Unknown tool \`${call.name}\`. ${names.length ? `Available tools: ${names.join(', ')}.` : 'No tools are available.'}`);
+      refuse(
+        `Unknown tool \`${call.name}\`. ${names.length ? `Available tools: ${names.join(', ')}.` : 'No tools are available.'}`,
+      );
       continue;
     }
-    const settings = options.toolSettings && Object.hasOwn(options.toolSettings, call.name) ? options.toolSettings[call.name] : undefined;
+    const settings =
+      options.toolSettings && Object.hasOwn(options.toolSettings, call.name)
+        ? options.toolSettings[call.name]
+        : undefined;
     // Counted per call, not per success: the rule is about the shape of the model's reply.
     if (called.has(call.name) && !(settings?.allow_parallel ?? tool.allowParallel)) {
       refuse(settings?.parallel_message ?? defaultParallelMessage(call.name));
@@ -151,7 +156,10 @@ function parseArguments(
     json = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return { ok: false, message: `The arguments of ${call.name} are not valid JSON (${reason}). Send one JSON object that matches the tool's parameters.` };
+    return {
+      ok: false,
+      message: `The arguments of ${call.name} are not valid JSON (${reason}). Send one JSON object that matches the tool's parameters.`,
+    };
   }
   // Checked before the schema walks it: hostile nesting must not overflow the stack and fail the hop.
   const problem = scanJson(json, { maxDepth: LIMITS.maxJsonDepth, maxValues: LIMITS.maxJsonValuesOutsideLayout });
@@ -179,7 +187,9 @@ function checkOutput(output: ToolOutput, call: ToolCall): ToolOutput {
     throw new Error(`tool ${call.name} returned an output that breaks the ToolOutput schema: ${parsed.error.message}`);
   }
   if (output.call_id !== call.id) {
-    throw new Error(`tool ${call.name} returned an output for call "${output.call_id}" while executing call "${call.id}"`);
+    throw new Error(
+      `tool ${call.name} returned an output for call "${output.call_id}" while executing call "${call.id}"`,
+    );
   }
   return output;
 }

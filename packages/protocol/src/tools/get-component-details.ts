@@ -12,7 +12,8 @@ import { GetComponentDetailsInput } from './tool-inputs.js';
  */
 export const getComponentDetailsTool: ToolDefinition<GetComponentDetailsInput> = {
   name: 'get_component_details',
-  description: 'Get the props (type, allowed values, required, default, examples) and slots of catalog components by id.',
+  description:
+    'Get the props (type, allowed values, required, default, examples) and slots of catalog components by id.',
   input: GetComponentDetailsInput,
   allowParallel: true,
   execute(input, context) {
@@ -76,5 +77,7 @@ function placementExample(component: CatalogComponent): string[] {
   const body: Record<string, unknown> = {};
   if (Object.keys(props).length) body.props = props;
   if (Object.keys(slots).length) body.slots = slots;
-  return stringify([{ [component.id]: body }], { lineWidth: 0 }).trimEnd().split('\n');
+  return stringify([{ [component.id]: body }], { lineWidth: 0 })
+    .trimEnd()
+    .split('\n');
 }

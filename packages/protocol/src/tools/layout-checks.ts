@@ -125,7 +125,9 @@ export function checkPlacement(
   if (request.reference_uuid === undefined) {
     add(
       `placement \`${request.placement}\` needs a reference_uuid: the uuid of a component in target \`${request.target}\`` +
-        (inTarget.length ? ` (there: ${listNames(inTarget)})` : '; the target is empty, so use placement `inside` instead'),
+        (inTarget.length
+          ? ` (there: ${listNames(inTarget)})`
+          : '; the target is empty, so use placement `inside` instead'),
     );
     return problems;
   }

@@ -27,7 +27,9 @@ export type YamlParseResult = { ok: true; value: JsonValue } | { ok: false; mess
 export function parseYamlData(text: string, field: string): YamlParseResult {
   const fail = (message: string): YamlParseResult => ({ ok: false, message });
   if (text.length > YAML_LIMITS.maxChars) {
-    return fail(`\`${field}\` is ${text.length} characters long; at most ${YAML_LIMITS.maxChars} are accepted. Split the work into several calls.`);
+    return fail(
+      `\`${field}\` is ${text.length} characters long; at most ${YAML_LIMITS.maxChars} are accepted. Split the work into several calls.`,
+    );
   }
   // stringKeys: `1e5:` stays the key "1e5" instead of becoming 100000; complex keys become errors.
   // logLevel 'error', not 'silent': silent also drops the "several documents" error.
@@ -43,10 +45,14 @@ export function parseYamlData(text: string, field: string): YamlParseResult {
   } catch (error) {
     if (!(error instanceof ReferenceError)) throw error;
     // yaml signals alias trouble (an alias bomb, an unknown anchor) with a ReferenceError.
-    return fail(`\`${field}\` could not be read: ${error.message}. Write the data out without YAML anchors and aliases.`);
+    return fail(
+      `\`${field}\` could not be read: ${error.message}. Write the data out without YAML anchors and aliases.`,
+    );
   }
   const notJson = findNonJson(value);
-  return notJson ? fail(`\`${field}\` must hold plain data only: ${notJson}.`) : { ok: true, value: value as JsonValue };
+  return notJson
+    ? fail(`\`${field}\` must hold plain data only: ${notJson}.`)
+    : { ok: true, value: value as JsonValue };
 }
 
 function firstLine(message: string): string {
@@ -79,7 +85,11 @@ function findNonJson(root: unknown): string | undefined {
     }
     for (const key of Object.keys(value)) {
       if (FORBIDDEN_KEYS.has(key)) return `the key \`${key}\` is not allowed (at ${path})`;
-      stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, path: path === '(root)' ? key : `${path}.${key}` });
+      stack.push({
+        value: (value as Record<string, unknown>)[key],
+        depth: depth + 1,
+        path: path === '(root)' ? key : `${path}.${key}`,
+      });
     }
   }
   return undefined;

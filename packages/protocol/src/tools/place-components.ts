@@ -74,7 +74,8 @@ function applyOne(document: CanvasDocument, operation: PlaceOperation, callId: s
   } catch (error) {
     // The checks above should have caught it; a layout the checks did not foresee still gets a readable answer.
     // A duplicate uuid is the server's newUuid at fault, not the model: let it fail the hop.
-    if (error instanceof LayoutError && error.code !== 'duplicate_uuid') throw new ToolInputError(`${NAME} was not applied: ${where}: ${error.message}`);
+    if (error instanceof LayoutError && error.code !== 'duplicate_uuid')
+      throw new ToolInputError(`${NAME} was not applied: ${where}: ${error.message}`);
     throw error;
   }
 }

@@ -24,7 +24,9 @@ export const setPageValueTool: ToolDefinition<SetPageValueInput> = {
       fail(
         NAME,
         `the page has no field \`${input.field}\`; ` +
-          (known.length ? `the fields you can set are: ${known.join(', ')}` : 'no page fields are configured on this site'),
+          (known.length
+            ? `the fields you can set are: ${known.join(', ')}`
+            : 'no page fields are configured on this site'),
       );
     }
     if (typeof input.value !== 'string') {
@@ -32,7 +34,10 @@ export const setPageValueTool: ToolDefinition<SetPageValueInput> = {
     }
     const value = input.value;
     if (value.length > MAX_PAGE_VALUE_CHARS) {
-      fail(NAME, `the value of \`${input.field}\` is ${value.length} characters; at most ${MAX_PAGE_VALUE_CHARS} are accepted`);
+      fail(
+        NAME,
+        `the value of \`${input.field}\` is ${value.length} characters; at most ${MAX_PAGE_VALUE_CHARS} are accepted`,
+      );
     }
     const old = Object.hasOwn(context.document.page, input.field) ? context.document.page[input.field] : undefined;
     const output: SetPageValueOutput = { type: NAME, call_id: context.callId, field: input.field, value };

@@ -34,7 +34,10 @@ export function closestMatches(word: string, candidates: readonly string[], max 
     if (score <= threshold) scored.push({ candidate, score });
   }
   // Stable on ties: candidates keep their catalog order.
-  return scored.sort((a, b) => a.score - b.score).slice(0, max).map((entry) => entry.candidate);
+  return scored
+    .sort((a, b) => a.score - b.score)
+    .slice(0, max)
+    .map((entry) => entry.candidate);
 }
 
 /** `; did you mean a or b?`, or an empty string when nothing is close. */

@@ -56,7 +56,8 @@ function typeProblem(type: PropType, value: unknown): string | undefined {
       const extra = Object.keys(value).filter((key) => key !== 'src' && key !== 'alt');
       if (extra.length > 0) return `only src and alt are allowed, not ${listNames(extra)}`;
       if (typeof value.src !== 'string') return 'src must be a string';
-      if (typeof value.alt !== 'string') return 'alt must be a string (describe the image; "" only if it is decorative)';
+      if (typeof value.alt !== 'string')
+        return 'alt must be a string (describe the image; "" only if it is decorative)';
       const problem = urlProblem(value.src);
       return problem ? `src is not a usable url: ${problem}` : undefined;
     }
@@ -68,7 +69,12 @@ function typeProblem(type: PropType, value: unknown): string | undefined {
  * and what is allowed (e.g. "prop `theme` of sdc.demo.hero must be one of light, dark, brand; got 'blue'"),
  * or undefined when the value is fine.
  */
-export function checkPropValue(componentId: string, name: string, definition: PropDefinition, value: unknown): string | undefined {
+export function checkPropValue(
+  componentId: string,
+  name: string,
+  definition: PropDefinition,
+  value: unknown,
+): string | undefined {
   const subject = `prop \`${name}\` of ${componentId}`;
   if (value === null) {
     return `${subject} must be ${describePropType(definition.type)}; got null (leave an optional prop out to keep it unset)`;

@@ -41,12 +41,20 @@ export type HopAdmission = 'start' | 'replay' | 'resume';
 export function admitHop(input: HopAdmissionInput): HopAdmission {
   const { requestId, hop, agentId, turn } = input;
   if (input.busy) {
-    throw new HopError('hop_in_progress', `The previous hop of turn "${requestId}" is still running; wait for its response, then send hop ${hop} again.`, {
-      requestId,
-    });
+    throw new HopError(
+      'hop_in_progress',
+      `The previous hop of turn "${requestId}" is still running; wait for its response, then send hop ${hop} again.`,
+      {
+        requestId,
+      },
+    );
   }
   if (input.cancelled) {
-    throw new HopError('turn_not_found', `The turn "${requestId}" was cancelled. Send the message again as a new turn, with a new request_id.`, { requestId });
+    throw new HopError(
+      'turn_not_found',
+      `The turn "${requestId}" was cancelled. Send the message again as a new turn, with a new request_id.`,
+      { requestId },
+    );
   }
   if (!turn) {
     if (hop === 1) return 'start';
@@ -65,14 +73,22 @@ export function admitHop(input: HopAdmissionInput): HopAdmission {
   }
   if (hop === turn.hop) return 'replay';
   if (turn.ended && hop > turn.hop) {
-    throw new HopError('turn_not_found', `The turn "${requestId}" ended at hop ${turn.hop}; start a new turn for a new message.`, { requestId });
+    throw new HopError(
+      'turn_not_found',
+      `The turn "${requestId}" ended at hop ${turn.hop}; start a new turn for a new message.`,
+      { requestId },
+    );
   }
   if (turn.ended || hop !== turn.hop + 1) {
     const next = turn.ended ? '' : `send hop ${turn.hop + 1}, or `;
-    throw new HopError('hop_out_of_order', `This turn is at hop ${turn.hop}: ${next}send hop ${turn.hop} again to get its response, not hop ${hop}.`, {
-      field: 'hop',
-      requestId,
-    });
+    throw new HopError(
+      'hop_out_of_order',
+      `This turn is at hop ${turn.hop}: ${next}send hop ${turn.hop} again to get its response, not hop ${hop}.`,
+      {
+        field: 'hop',
+        requestId,
+      },
+    );
   }
   return 'resume';
 }

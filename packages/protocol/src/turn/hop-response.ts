@@ -13,7 +13,14 @@ export interface HopResponseHead {
 }
 
 function head(of: HopResponseHead): Omit<ContinuingHopResponse, 'should_continue' | 'progress'> {
-  return { status: true, protocol: PROTOCOL_VERSION, request_id: of.requestId, hop: of.hop, agent: of.agent, outputs: of.outputs };
+  return {
+    status: true,
+    protocol: PROTOCOL_VERSION,
+    request_id: of.requestId,
+    hop: of.hop,
+    agent: of.agent,
+    outputs: of.outputs,
+  };
 }
 
 /** A hop whose model decision parked tool calls: the turn goes on, `progress` is every text so far (§9). */
@@ -28,5 +35,11 @@ export function answerResponse(of: HopResponseHead, texts: readonly string[]): F
 
 /** The hop after the agent's last allowed decision: no answer exists, so the fixed `max_hops` message (§9). */
 export function maxHopsResponse(of: HopResponseHead, texts: readonly string[], maxHops: number): FinalHopResponse {
-  return { ...head(of), should_continue: false, progress: joinNarration(texts), message: maxHopsMessage(maxHops), finish_reason: 'max_hops' };
+  return {
+    ...head(of),
+    should_continue: false,
+    progress: joinNarration(texts),
+    message: maxHopsMessage(maxHops),
+    finish_reason: 'max_hops',
+  };
 }

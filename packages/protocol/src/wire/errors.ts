@@ -49,7 +49,10 @@ export const HopErrorBody = z
     error: z.object({
       // Open on read: v1 may add codes (spec "Versioning"), and a client must still show the message and keep the
       // progress of an error whose code it does not know. The codes of this version are ErrorCode.
-      code: z.string().min(1).meta({ description: 'A stable error code: one of ErrorCode, or a newer one this receiver does not know.' }),
+      code: z
+        .string()
+        .min(1)
+        .meta({ description: 'A stable error code: one of ErrorCode, or a newer one this receiver does not know.' }),
       field: z.string().optional(),
       issues: z.array(ErrorIssue).optional(),
     }),

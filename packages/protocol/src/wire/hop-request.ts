@@ -46,7 +46,11 @@ export const HopRequest = z
   .superRefine((request, ctx) => {
     if (request.hop !== 1) return;
     if (!request.messages || request.messages.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['messages'], message: 'messages is required on hop 1 and must not be empty' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['messages'],
+        message: 'messages is required on hop 1 and must not be empty',
+      });
       return;
     }
     if (request.messages.at(-1)?.role !== 'user') {

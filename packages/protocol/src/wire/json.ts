@@ -15,9 +15,11 @@ export const SafeKey = z
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /** Any JSON value whose object keys are all {@link SafeKey}s. */
-export const JsonValue: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValue), z.record(SafeKey, JsonValue)]),
-).meta({ id: 'JsonValue', description: 'Any JSON value.' });
+export const JsonValue: z.ZodType<JsonValue> = z
+  .lazy(() =>
+    z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValue), z.record(SafeKey, JsonValue)]),
+  )
+  .meta({ id: 'JsonValue', description: 'Any JSON value.' });
 
 /** A JSON object whose keys are all {@link SafeKey}s. */
 export const JsonObject = z.record(SafeKey, JsonValue);

@@ -30,7 +30,10 @@ export const Layout = z
 export type Layout = z.infer<typeof Layout>;
 
 /** Page-level fields (title, description, …) by field name. */
-export const PageValues = JsonObject.meta({ id: 'PageValues', description: 'Page fields such as title and description.' });
+export const PageValues = JsonObject.meta({
+  id: 'PageValues',
+  description: 'Page fields such as title and description.',
+});
 export type PageValues = z.infer<typeof PageValues>;
 
 /**

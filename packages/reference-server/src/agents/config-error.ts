@@ -5,7 +5,11 @@ export class ConfigError extends Error {
   readonly problems: string[];
 
   constructor(problems: string[]) {
-    super(problems.length === 1 ? problems[0]! : `${problems.length} configuration problems:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    super(
+      problems.length === 1
+        ? problems[0]!
+        : `${problems.length} configuration problems:\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    );
     this.problems = problems;
   }
 }

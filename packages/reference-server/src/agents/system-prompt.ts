@@ -25,7 +25,11 @@ export interface SystemPromptInput {
  * (uuid tree, props, page fields, selection, host extras), and the documentation for `include_docs` agents.
  */
 export function buildSystemPrompt({ agent, catalog, context, pageFields, docs }: SystemPromptInput): string {
-  const sections = [agent.system_prompt.trim(), `# Catalog\n\n${describeCatalog(catalog)}`, `# The page now\n\n${describePage(context)}`];
+  const sections = [
+    agent.system_prompt.trim(),
+    `# Catalog\n\n${describeCatalog(catalog)}`,
+    `# The page now\n\n${describePage(context)}`,
+  ];
   if (agent.tools.includes('set_page_value') && pageFields.length > 0) {
     sections.push(
       `# Page fields (set_page_value)\n\n${pageFields.map((f) => `- ${f.name}: ${f.label}${f.description ? ` — ${f.description}` : ''}`).join('\n')}`,

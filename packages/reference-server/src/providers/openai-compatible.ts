@@ -66,13 +66,20 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     }
     const message = completion.choices?.[0]?.message;
     if (!message) {
-      throw new HopError('provider_error', `The model endpoint answered without a choice; check that "${this.#options.model}" is a chat model.`);
+      throw new HopError(
+        'provider_error',
+        `The model endpoint answered without a choice; check that "${this.#options.model}" is a chat model.`,
+      );
     }
     const toolCalls: StoredToolCall[] = [];
     for (const [index, call] of (message.tool_calls ?? []).entries()) {
       if (call.type !== 'function') continue;
       // Some local servers omit call ids; the hop needs one per call to link outputs and apply results.
-      toolCalls.push({ id: call.id || `call_${request.turn.decision}_${index + 1}`, name: call.function.name, arguments: call.function.arguments ?? '' });
+      toolCalls.push({
+        id: call.id || `call_${request.turn.decision}_${index + 1}`,
+        name: call.function.name,
+        arguments: call.function.arguments ?? '',
+      });
     }
     return { text: message.content ?? '', toolCalls };
   }
@@ -80,15 +87,23 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   #providerError(error: unknown): HopError {
     const where = this.#options.baseURL ?? 'https://api.openai.com/v1';
     if (error instanceof OpenAI.APIConnectionTimeoutError) {
-      return new HopError('provider_error', `The model at ${where} did not answer within ${this.#options.timeoutMs ?? 120_000} ms.`, { cause: error });
+      return new HopError(
+        'provider_error',
+        `The model at ${where} did not answer within ${this.#options.timeoutMs ?? 120_000} ms.`,
+        { cause: error },
+      );
     }
     if (error instanceof OpenAI.APIUserAbortError) {
       return new HopError('provider_error', 'The model call was aborted.', { cause: error });
     }
     if (error instanceof OpenAI.APIConnectionError) {
-      return new HopError('provider_error', `Could not reach the model at ${where}; check CANVAS_AI_OPENAI_BASE_URL and that the server runs.`, {
-        cause: error,
-      });
+      return new HopError(
+        'provider_error',
+        `Could not reach the model at ${where}; check CANVAS_AI_OPENAI_BASE_URL and that the server runs.`,
+        {
+          cause: error,
+        },
+      );
     }
     if (error instanceof OpenAI.APIError) {
       const hint =
@@ -97,11 +112,19 @@ export class OpenAiCompatibleProvider implements ModelProvider {
           : error.status === 404
             ? ` Check CANVAS_AI_OPENAI_MODEL ("${this.#options.model}") and the base URL.`
             : '';
-      return new HopError('provider_error', `The model endpoint answered ${error.status ?? 'an error'}: ${firstLine(error.message)}.${hint}`, {
-        cause: error,
-      });
+      return new HopError(
+        'provider_error',
+        `The model endpoint answered ${error.status ?? 'an error'}: ${firstLine(error.message)}.${hint}`,
+        {
+          cause: error,
+        },
+      );
     }
-    return new HopError('provider_error', `The model call failed: ${firstLine((error as Error)?.message ?? String(error))}`, { cause: error });
+    return new HopError(
+      'provider_error',
+      `The model call failed: ${firstLine((error as Error)?.message ?? String(error))}`,
+      { cause: error },
+    );
   }
 }
 
@@ -116,7 +139,10 @@ function toChatMessage(message: ModelMessage): ChatCompletionMessageParam {
       if (message.attachments.length === 0) return { role: 'user', content: message.text };
       const content: ChatCompletionContentPart[] = [{ type: 'text', text: message.text }];
       for (const attachment of message.attachments) {
-        content.push({ type: 'image_url', image_url: { url: `data:${attachment.media_type};base64,${attachment.data}` } });
+        content.push({
+          type: 'image_url',
+          image_url: { url: `data:${attachment.media_type};base64,${attachment.data}` },
+        });
       }
       return { role: 'user', content };
     }

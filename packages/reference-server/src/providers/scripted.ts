@@ -51,7 +51,10 @@ export class ScriptedProvider implements ModelProvider {
         })),
       };
     } catch (error) {
-      throw new HopError('provider_error', `Scenario "${scenario.id}" reply ${request.turn.decision}: ${(error as Error).message}`);
+      throw new HopError(
+        'provider_error',
+        `Scenario "${scenario.id}" reply ${request.turn.decision}: ${(error as Error).message}`,
+      );
     }
   }
 

@@ -14,7 +14,10 @@ const DEFS = '#/$defs/';
 export function toolParameters(tool: ToolDefinition<any>): Json {
   let schema = cache.get(tool.input);
   if (!schema) {
-    const { $schema: _ignored, ...generated } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Json;
+    const { $schema: _ignored, ...generated } = z.toJSONSchema(tool.input, {
+      io: 'input',
+      unrepresentable: 'any',
+    }) as Json;
     schema = inlineRefs(generated);
     cache.set(tool.input, schema);
   }
@@ -30,7 +33,8 @@ export function inlineRefs(schema: Json): Json {
     if (node === null || typeof node !== 'object') return node;
     const { $ref, $defs: _defs, ...rest } = node as Json;
     const siblings = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, walk(value, stack)]));
-    if (typeof $ref !== 'string' || !$ref.startsWith(DEFS)) return $ref === undefined ? siblings : { $ref, ...siblings };
+    if (typeof $ref !== 'string' || !$ref.startsWith(DEFS))
+      return $ref === undefined ? siblings : { $ref, ...siblings };
     const name = $ref.slice(DEFS.length);
     if (stack.includes(name) || !Object.hasOwn(defs, name)) {
       kept.add(name);

@@ -78,7 +78,10 @@ export class RedisTurnStore implements TurnStore {
       store.#state = 'closed';
       client.disconnect();
       const reason = store.#lastError?.message ?? (error as Error).message;
-      throw new Error(`Cannot reach Redis at ${redactUrl(url)} (${reason}). Start redis-server there, or fix --store.`, { cause: error });
+      throw new Error(
+        `Cannot reach Redis at ${redactUrl(url)} (${reason}). Start redis-server there, or fix --store.`,
+        { cause: error },
+      );
     }
     return store;
   }

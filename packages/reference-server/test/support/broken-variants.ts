@@ -23,14 +23,17 @@ export const BROKEN_VARIANTS = {
   'progress-not-accumulated': {
     bug: 'each response carries only the latest narration paragraph instead of the whole turn so far',
     failingCheck: 'hop-rules.progress-accumulates',
-    build: (fixtures) => rewriteHopResponses(realApp(fixtures), (body) => ({ ...body, progress: lastParagraph(body.progress as string) })),
+    build: (fixtures) =>
+      rewriteHopResponses(realApp(fixtures), (body) => ({ ...body, progress: lastParagraph(body.progress as string) })),
   },
   'answer-repeated-in-progress': {
     bug: 'the final answer is left at the end of progress as well as sent as message',
     failingCheck: 'invariants.answer-not-in-progress',
     build: (fixtures) =>
       rewriteHopResponses(realApp(fixtures), (body) =>
-        body.finish_reason === 'answer' ? { ...body, progress: joinNarration([body.progress as string, body.message as string]) } : body,
+        body.finish_reason === 'answer'
+          ? { ...body, progress: joinNarration([body.progress as string, body.message as string]) }
+          : body,
       ),
   },
   'outputs-in-decision-hop': {
@@ -68,7 +71,13 @@ export function startBrokenServer(name: BrokenVariantName, fixtures: Fixtures): 
 
 /** The unbroken app, as the harness builds it (scripted provider over the fixtures, CSRF on). */
 function realApp(fixtures: Fixtures, store: TurnStore = new MemoryTurnStore()): CanvasAiApp {
-  return createApp({ agents: fixtures.agents, catalog: fixtures.catalog, provider: new ScriptedProvider(fixtures.scenarios), store, log: silentLogger });
+  return createApp({
+    agents: fixtures.agents,
+    catalog: fixtures.catalog,
+    provider: new ScriptedProvider(fixtures.scenarios),
+    store,
+    log: silentLogger,
+  });
 }
 
 type Json = Record<string, unknown>;
@@ -131,9 +140,11 @@ function executeInDecisionHop(app: CanvasAiApp): CanvasAiApp {
       const body = isHopPost(request) ? await jsonBody(request) : undefined;
       if (!body || typeof body.request_id !== 'string' || typeof body.hop !== 'number') return app.fetch(request);
       const hop = body.hop;
-      if (ahead.has(body.request_id)) return renumbered(await app.fetch(withBody(request, { ...body, hop: hop + 1 })), hop);
+      if (ahead.has(body.request_id))
+        return renumbered(await app.fetch(withBody(request, { ...body, hop: hop + 1 })), hop);
       const decided = await app.fetch(request);
-      if (hop !== 1 || decided.status !== 200 || !((await decided.clone().json()) as Json).should_continue) return decided;
+      if (hop !== 1 || decided.status !== 200 || !((await decided.clone().json()) as Json).should_continue)
+        return decided;
       ahead.add(body.request_id);
       return renumbered(await app.fetch(withBody(request, { ...body, hop: 2 })), 1);
     },
@@ -176,7 +187,10 @@ class RewindableStore implements TurnStore {
   async rewind(requestId: string, hop: number): Promise<void> {
     for (const [key, states] of this.#history) {
       if (!key.endsWith(`:${requestId}`)) continue;
-      const before = states.findLast((state) => (state as { kind?: string; hop?: number }).kind === 'active' && (state as { hop: number }).hop === hop - 1);
+      const before = states.findLast(
+        (state) =>
+          (state as { kind?: string; hop?: number }).kind === 'active' && (state as { hop: number }).hop === hop - 1,
+      );
       if (hop === 1) await this.inner.delete(key);
       else if (before !== undefined) await this.inner.set(key, before, 30 * 60_000);
     }

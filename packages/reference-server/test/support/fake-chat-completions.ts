@@ -20,7 +20,9 @@ export async function startFakeChatCompletions(queue: FakeBehaviour[]) {
     req.on('data', (chunk) => (text += chunk));
     req.on('end', () => {
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
         return;
       }
       const body = JSON.parse(text);
@@ -50,7 +52,11 @@ export async function startFakeChatCompletions(queue: FakeBehaviour[]) {
           choices: [
             {
               index: 0,
-              message: { role: 'assistant', content: behaviour.content ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+              message: {
+                role: 'assistant',
+                content: behaviour.content ?? null,
+                ...(toolCalls ? { tool_calls: toolCalls } : {}),
+              },
               finish_reason: toolCalls ? 'tool_calls' : 'stop',
             },
           ],

@@ -68,7 +68,10 @@ export async function openSession(server: { url: string }): Promise<TestSession>
       return { status: reply.status, body: await reply.json() };
     },
     async cancel(requestId) {
-      const reply = await fetch(`${server.url}/api/hop/${encodeURIComponent(requestId)}`, { method: 'DELETE', headers: headers() });
+      const reply = await fetch(`${server.url}/api/hop/${encodeURIComponent(requestId)}`, {
+        method: 'DELETE',
+        headers: headers(),
+      });
       return { status: reply.status, body: await reply.json() };
     },
   };

@@ -48,7 +48,22 @@ export async function startRedisServer(): Promise<RedisServer> {
   const launch = async (): Promise<void> => {
     child = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning'],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'no',
+        '--loglevel',
+        'warning',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const spawned = child;
@@ -58,7 +73,11 @@ export async function startRedisServer(): Promise<RedisServer> {
     spawned.stdout!.on('data', (chunk) => (output += chunk));
     spawned.stderr!.on('data', (chunk) => (output += chunk));
     const failed = new Promise<never>((_, reject) => {
-      spawned.once('error', (error) => reject(new Error(`redis-server could not start (is it installed? bash scripts/setup.sh --redis): ${error.message}`)));
+      spawned.once('error', (error) =>
+        reject(
+          new Error(`redis-server could not start (is it installed? bash scripts/setup.sh --redis): ${error.message}`),
+        ),
+      );
       spawned.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output.trim()}`)));
     });
     failed.catch(() => undefined);

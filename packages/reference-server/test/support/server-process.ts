@@ -16,7 +16,10 @@ export interface ServerProcess {
 }
 
 /** Starts the CLI (`src/cli.ts` under tsx) on 127.0.0.1:0 with these flags and variables; resolves once it listens. */
-export async function startServerProcess(args: readonly string[], env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', ...args], {
     cwd: PACKAGE_DIR,
     env: { ...process.env, ...env },
@@ -45,7 +48,9 @@ export async function startServerProcess(args: readonly string[], env: Record<st
       const match = /listening on (http:\/\/[^\s;]+)[\s;]/.exec(stderr);
       if (match) done(match[1]!);
     });
-    child.once('exit', (code) => fail(new Error(`canvas-ai-server exited (${code}) before listening: ${stderr.trim()}`)));
+    child.once('exit', (code) =>
+      fail(new Error(`canvas-ai-server exited (${code}) before listening: ${stderr.trim()}`)),
+    );
   });
   return {
     url,

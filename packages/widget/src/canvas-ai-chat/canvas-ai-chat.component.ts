@@ -160,7 +160,8 @@ export class CanvasAiChat extends LitElement implements TurnControllerHost {
       retryDelays: this.retryDelays,
       csrfToken: this.csrfToken ?? this.tokenSource(),
       getLayout: () => {
-        if (!this.getLayout) throw new Error('<canvas-ai-chat> needs its getLayout property set to a function that returns the document.');
+        if (!this.getLayout)
+          throw new Error('<canvas-ai-chat> needs its getLayout property set to a function that returns the document.');
         return this.getLayout();
       },
       applyOutputs: (outputs, response) => this.applyOutputs?.(outputs, response),
@@ -185,12 +186,14 @@ export class CanvasAiChat extends LitElement implements TurnControllerHost {
     return html`<div part="base" class="base">
       <div class="chat"></div>
       <div part="toolbar" class="toolbar" ?hidden=${!hasTools && !running}>
-        ${hasTools
-          ? html`<canvas-ai-tool-picker
+        ${
+          hasTools
+            ? html`<canvas-ai-tool-picker
               part="picker"
               exportparts="button: picker-button, chip: picker-chip, chip-clear: picker-chip-clear, menu: picker-menu, option: picker-option"
             ></canvas-ai-tool-picker>`
-          : nothing}
+            : nothing
+        }
         <span class="spacer"></span>
         ${running ? html`<button part="stop-button" class="stop" @click=${() => this.stop()}>Stop</button>` : nothing}
       </div>
@@ -233,7 +236,8 @@ export class CanvasAiChat extends LitElement implements TurnControllerHost {
   private agentsChanged(): void {
     const agents = this.effectiveAgents;
     this.agentsProvider.setValue(agents);
-    if (this.pickedAgent !== undefined && !agents?.tools.some((agent) => agent.id === this.pickedAgent)) this.setPick(undefined);
+    if (this.pickedAgent !== undefined && !agents?.tools.some((agent) => agent.id === this.pickedAgent))
+      this.setPick(undefined);
     // Reply captions come from `names`; setting it re-renders deep-chat, harmless only while it shows nothing.
     const chat = this.deepChat;
     if (chat && !this.chatOptions?.names && chat.getMessages().length === 0) chat.names = namesFor(agents);

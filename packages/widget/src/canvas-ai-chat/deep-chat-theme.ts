@@ -91,8 +91,12 @@ function themeOptions(): Partial<DeepChat> {
     messageStyles: {
       default: {
         // `shared` styles every role, agents included (replies use the agent's id as their role).
-        shared: { bubble: { backgroundColor: v('reply-background', '#f1f3f5'), color: v('reply-color', TEXT), maxWidth: '85%' } },
-        user: { bubble: { backgroundColor: v('user-bubble-background', ACCENT), color: v('user-bubble-color', '#ffffff') } },
+        shared: {
+          bubble: { backgroundColor: v('reply-background', '#f1f3f5'), color: v('reply-color', TEXT), maxWidth: '85%' },
+        },
+        user: {
+          bubble: { backgroundColor: v('user-bubble-background', ACCENT), color: v('user-bubble-color', '#ffffff') },
+        },
       },
       error: { bubble: { backgroundColor: v('error-background', '#fef3f2'), color: v('error-color', '#b42318') } },
     },

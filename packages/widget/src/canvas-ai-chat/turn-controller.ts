@@ -74,7 +74,12 @@ export class TurnController implements ReactiveController {
         const { response } = report;
         view.show(response.progress, response.should_continue ? 'running' : 'done', response.agent.id);
         this.host.dispatchEvent(
-          canvasAiEvent('canvas-ai-hop', { requestId: report.requestId, hop: report.hop, response, applyResults: report.applyResults }),
+          canvasAiEvent('canvas-ai-hop', {
+            requestId: report.requestId,
+            hop: report.hop,
+            response,
+            applyResults: report.applyResults,
+          }),
         );
       },
     });
@@ -104,13 +109,29 @@ export class TurnController implements ReactiveController {
         // An empty answer would be an error bubble in deep-chat; the narration block already said it all. The answer is
         // model text: escaped html, never deep-chat's markdown (which makes javascript: links and loads images).
         await signals.onResponse(message.trim().length > 0 ? answerMessage(message, agent.id) : []);
-        this.host.dispatchEvent(canvasAiEvent('canvas-ai-turn-end', { requestId, status: 'done', hops, response: result.response, error: undefined }));
+        this.host.dispatchEvent(
+          canvasAiEvent('canvas-ai-turn-end', {
+            requestId,
+            status: 'done',
+            hops,
+            response: result.response,
+            error: undefined,
+          }),
+        );
         return;
       }
       case 'stopped':
         view.finish('stopped', { always: true });
         await signals.onResponse([]);
-        this.host.dispatchEvent(canvasAiEvent('canvas-ai-turn-end', { requestId, status: 'stopped', hops, response: undefined, error: undefined }));
+        this.host.dispatchEvent(
+          canvasAiEvent('canvas-ai-turn-end', {
+            requestId,
+            status: 'stopped',
+            hops,
+            response: undefined,
+            error: undefined,
+          }),
+        );
         return;
       case 'error':
         // The narration so far stays; the server's error body may carry a fuller one.
@@ -118,7 +139,15 @@ export class TurnController implements ReactiveController {
         await signals.onResponse({ error: result.error.message });
         this.host.turnFailed(result.error);
         this.host.dispatchEvent(canvasAiEvent('canvas-ai-error', { requestId, error: result.error }));
-        this.host.dispatchEvent(canvasAiEvent('canvas-ai-turn-end', { requestId, status: 'error', hops, response: undefined, error: result.error }));
+        this.host.dispatchEvent(
+          canvasAiEvent('canvas-ai-turn-end', {
+            requestId,
+            status: 'error',
+            hops,
+            response: undefined,
+            error: result.error,
+          }),
+        );
         return;
     }
   }

@@ -6,7 +6,10 @@ import type { CanvasAiChat } from '../../src/canvas-ai-chat/canvas-ai-chat.compo
 const mounted: HTMLElement[] = [];
 
 /** Creates the element with these properties, in a sized container, and waits until deep-chat has rendered. */
-export async function mountChat(properties: Partial<CanvasAiChat>, parent: ParentNode = document.body): Promise<CanvasAiChat> {
+export async function mountChat(
+  properties: Partial<CanvasAiChat>,
+  parent: ParentNode = document.body,
+): Promise<CanvasAiChat> {
   const element = document.createElement('canvas-ai-chat');
   Object.assign(element, properties);
   element.style.setProperty('--canvas-ai-height', '420px');
@@ -68,7 +71,11 @@ export async function pickAgent(element: CanvasAiChat, agentId: string): Promise
 }
 
 /** Sends a message and resolves with the turn-end event. */
-export function sendAndWait(element: CanvasAiChat, text: string, files?: File[]): Promise<HTMLElementEventMap['canvas-ai-turn-end']> {
+export function sendAndWait(
+  element: CanvasAiChat,
+  text: string,
+  files?: File[],
+): Promise<HTMLElementEventMap['canvas-ai-turn-end']> {
   const ended = new Promise<HTMLElementEventMap['canvas-ai-turn-end']>((resolve) =>
     element.addEventListener('canvas-ai-turn-end', resolve, { once: true }),
   );
@@ -77,7 +84,10 @@ export function sendAndWait(element: CanvasAiChat, text: string, files?: File[])
 }
 
 /** Collects every event of one type the element dispatches. */
-export function collect<K extends keyof HTMLElementEventMap>(target: EventTarget, type: K): Array<HTMLElementEventMap[K]> {
+export function collect<K extends keyof HTMLElementEventMap>(
+  target: EventTarget,
+  type: K,
+): Array<HTMLElementEventMap[K]> {
   const events: Array<HTMLElementEventMap[K]> = [];
   target.addEventListener(type, (event) => events.push(event as HTMLElementEventMap[K]));
   return events;

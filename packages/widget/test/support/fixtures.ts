@@ -27,21 +27,37 @@ async function readAll(): Promise<Fixtures> {
     readYaml('agents.yaml', AgentsConfig),
     Promise.all(SCENARIOS.map((id) => readYaml(`scenarios/${id}.yaml`, Scenario))),
     Promise.all(LAYOUTS.map(async (path) => [path, await readYaml(path, Layout)] as const)),
-    Promise.all(ATTACHMENTS.map(async (path) => [path, new Uint8Array(await (await get(path)).arrayBuffer())] as const)),
+    Promise.all(
+      ATTACHMENTS.map(async (path) => [path, new Uint8Array(await (await get(path)).arrayBuffer())] as const),
+    ),
   ]);
-  return { dir: '/fixtures/', catalog, agents, scenarios, layouts: Object.fromEntries(layouts), attachments: Object.fromEntries(attachments) };
+  return {
+    dir: '/fixtures/',
+    catalog,
+    agents,
+    scenarios,
+    layouts: Object.fromEntries(layouts),
+    attachments: Object.fromEntries(attachments),
+  };
 }
 
 /** The part of a zod schema this file uses (zod itself is the protocol's dependency, not ours). */
 interface Schema<T> {
-  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+  safeParse(
+    value: unknown,
+  ):
+    | { success: true; data: T }
+    | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
 }
 
 async function readYaml<T>(path: string, schema: Schema<T>): Promise<T> {
   const parsed = parseYamlData(await (await get(path)).text(), path);
   if (!parsed.ok) throw new Error(`fixtures/${path}: ${parsed.message}`);
   const result = schema.safeParse(parsed.value);
-  if (!result.success) throw new Error(`fixtures/${path}: ${result.error.issues[0]?.path.map(String).join('.')}: ${result.error.issues[0]?.message}`);
+  if (!result.success)
+    throw new Error(
+      `fixtures/${path}: ${result.error.issues[0]?.path.map(String).join('.')}: ${result.error.issues[0]?.message}`,
+    );
   return result.data;
 }
 

@@ -16,10 +16,22 @@ export function hopServer(steps: HopStep[]) {
         : await request.json();
       received.push(body);
       const step = steps[(body as { hop: number }).hop - 1];
-      if (!step) return HttpResponse.json({ status: false, should_continue: false, progress: '', message: 'no such hop', error: { code: 'hop_out_of_order' } }, { status: 409 });
+      if (!step)
+        return HttpResponse.json(
+          {
+            status: false,
+            should_continue: false,
+            progress: '',
+            message: 'no such hop',
+            error: { code: 'hop_out_of_order' },
+          },
+          { status: 409 },
+        );
       return step(body);
     }),
-    http.delete('*/api/hop/:id', ({ params }) => HttpResponse.json({ status: true, request_id: params.id, cancelled: true })),
+    http.delete('*/api/hop/:id', ({ params }) =>
+      HttpResponse.json({ status: true, request_id: params.id, cancelled: true }),
+    ),
   ];
   return { handlers, received };
 }
@@ -28,7 +40,11 @@ export function hopServer(steps: HopStep[]) {
 export const PAGE_BUILDER = { id: 'page_builder', label: 'Page builder' };
 
 /** A hop after which the turn goes on. */
-export function continuing(fields: { progress?: string; outputs?: ToolOutput[]; agent?: { id: string; label: string } }): HopStep {
+export function continuing(fields: {
+  progress?: string;
+  outputs?: ToolOutput[];
+  agent?: { id: string; label: string };
+}): HopStep {
   return (body) =>
     HttpResponse.json({
       status: true,
@@ -43,7 +59,12 @@ export function continuing(fields: { progress?: string; outputs?: ToolOutput[]; 
 }
 
 /** The last hop of a turn. */
-export function final(fields: { message: string; progress?: string; outputs?: ToolOutput[]; agent?: { id: string; label: string } }): HopStep {
+export function final(fields: {
+  message: string;
+  progress?: string;
+  outputs?: ToolOutput[];
+  agent?: { id: string; label: string };
+}): HopStep {
   return (body) =>
     HttpResponse.json({
       status: true,

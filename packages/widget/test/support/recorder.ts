@@ -34,7 +34,9 @@ export function recorder() {
       entry.body = JSON.parse(entry.json);
     } else if (contentType === 'multipart/form-data') {
       const form = await request.clone().formData();
-      entry.parts = [...form.entries()].map(([name, value]) => (typeof value === 'string' ? { name } : { name, file: value.name }));
+      entry.parts = [...form.entries()].map(([name, value]) =>
+        typeof value === 'string' ? { name } : { name, file: value.name },
+      );
       const part = form.get('request');
       entry.json = typeof part === 'string' ? part : undefined;
       entry.body = entry.json === undefined ? undefined : JSON.parse(entry.json);

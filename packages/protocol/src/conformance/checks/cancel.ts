@@ -10,7 +10,10 @@ export const cancelChecks: ConformanceCheck[] = [
     id: 'cancel.unknown-id-idempotent',
     level: 1,
     title: 'Cancelling a turn id the server never saw, twice, answers 200 with cancelled false both times.',
-    spec: { section: 'cancel', must: 'Cancel is idempotent: `cancelled` is false when there was nothing to cancel (unknown, finished, or already cancelled).' },
+    spec: {
+      section: 'cancel',
+      must: 'Cancel is idempotent: `cancelled` is false when there was nothing to cancel (unknown, finished, or already cancelled).',
+    },
     async run(context) {
       const id = newRequestId('cancel');
       for (const attempt of ['first', 'second']) {
@@ -27,15 +30,20 @@ export const cancelChecks: ConformanceCheck[] = [
     spec: { section: 'cancel', must: 'An invalid request_id in the path gets 400 invalid_request.' },
     async run(context) {
       const sent = await context.client.cancel('a'.repeat(129));
-      if (sent.status === 400 && errorCodeOf(sent.body) === 'invalid_request') return pass(`answered ${describeAnswer(sent)}`);
+      if (sent.status === 400 && errorCodeOf(sent.body) === 'invalid_request')
+        return pass(`answered ${describeAnswer(sent)}`);
       return fail(`expected 400 invalid_request, got ${describeAnswer(sent)}`);
     },
   }),
   defineCheck({
     id: 'cancel.running-turn',
     level: 2,
-    title: 'Cancelling a turn between hops answers cancelled true; its next hop gets 410; cancelling again answers cancelled false.',
-    spec: { section: 'cancel', must: "Cancel drops the turn's state and its parked calls MUST NOT execute; a later hop of a cancelled turn gets 410 turn_not_found." },
+    title:
+      'Cancelling a turn between hops answers cancelled true; its next hop gets 410; cancelling again answers cancelled false.',
+    spec: {
+      section: 'cancel',
+      must: "Cancel drops the turn's state and its parked calls MUST NOT execute; a later hop of a cancelled turn gets 410 turn_not_found.",
+    },
     async run(context) {
       const fixtures = context.requireFixtures();
       const scenario = multiHopScenario(fixtures.scenarios);
@@ -58,7 +66,10 @@ export const cancelChecks: ConformanceCheck[] = [
     id: 'cancel.restart-410',
     level: 2,
     title: 'Hop 1 of a cancelled turn, sent again, gets 410 turn_not_found: a cancelled turn does not start over.',
-    spec: { section: 'turnState', must: 'If there is no turn and hop is not 1, or the turn was cancelled, answer 410 turn_not_found.' },
+    spec: {
+      section: 'turnState',
+      must: 'If there is no turn and hop is not 1, or the turn was cancelled, answer 410 turn_not_found.',
+    },
     async run(context) {
       const fixtures = context.requireFixtures();
       const scenario = multiHopScenario(fixtures.scenarios);
@@ -69,9 +80,12 @@ export const cancelChecks: ConformanceCheck[] = [
       const cancelled = cancelProblem(await context.client.cancel(id), id, true);
       if (cancelled) return fail(`cancelling the running turn: ${cancelled}`);
       const again = await context.client.postHop(scenarioHop(scenario, fixtures, id, 1));
-      if (again.status === 410 && errorCodeOf(again.body) === 'turn_not_found') return pass(`${scenario.id}: hop 1 sent again after the cancel got 410 turn_not_found`);
+      if (again.status === 410 && errorCodeOf(again.body) === 'turn_not_found')
+        return pass(`${scenario.id}: hop 1 sent again after the cancel got 410 turn_not_found`);
       await context.client.cancel(id).catch(() => undefined);
-      return fail(`hop 1 of the cancelled turn, sent again, answered ${describeAnswer(again)}, expected 410 turn_not_found: the cancelled turn started over`);
+      return fail(
+        `hop 1 of the cancelled turn, sent again, answered ${describeAnswer(again)}, expected 410 turn_not_found: the cancelled turn started over`,
+      );
     },
   }),
 ];

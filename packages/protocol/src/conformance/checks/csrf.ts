@@ -3,7 +3,10 @@ import type { CheckContext } from '../context.js';
 import { describeAnswer, errorCodeOf, type Exchange } from '../http-client.js';
 import { newRequestId, promptHop } from '../requests.js';
 
-const must = (what: string) => ({ section: 'csrf' as const, must: `POST and DELETE MUST carry the X-CSRF-Token of the same session; ${what} gets 403 csrf_invalid.` });
+const must = (what: string) => ({
+  section: 'csrf' as const,
+  must: `POST and DELETE MUST carry the X-CSRF-Token of the same session; ${what} gets 403 csrf_invalid.`,
+});
 
 /** Level 1, CSRF (when the server has a token endpoint): every state-changing request without this session's token is refused. */
 export const csrfChecks: ConformanceCheck[] = [
@@ -35,8 +38,11 @@ export const csrfChecks: ConformanceCheck[] = [
       withToken(context, async ({ header }) => {
         const other = await context.client.fork().csrfToken();
         if (other === undefined) return fail('the second session got no token');
-        if (other.token === (await context.client.csrfToken())?.token) return fail('two sessions got the same token: it is not bound to the session');
-        return expect403(await context.client.postHop(hop1(context), { csrf: false, headers: { [header]: other.token } }));
+        if (other.token === (await context.client.csrfToken())?.token)
+          return fail('two sessions got the same token: it is not bound to the session');
+        return expect403(
+          await context.client.postHop(hop1(context), { csrf: false, headers: { [header]: other.token } }),
+        );
       }),
   }),
   defineCheck({
@@ -55,12 +61,17 @@ export const csrfChecks: ConformanceCheck[] = [
     level: 1,
     title: 'A cancel without the X-CSRF-Token header gets 403 csrf_invalid.',
     spec: must('a DELETE without the header'),
-    run: (context) => withToken(context, async () => expect403(await context.client.cancel(newRequestId('csrf'), { csrf: false }))),
+    run: (context) =>
+      withToken(context, async () => expect403(await context.client.cancel(newRequestId('csrf'), { csrf: false }))),
   }),
 ];
 
-async function withToken(context: CheckContext, check: (token: { header: string; token: string }) => Promise<CheckVerdict>): Promise<CheckVerdict> {
-  if (context.client.options.tokenEndpoint === undefined) return skip('no --token-endpoint: the server is taken to run without CSRF checks');
+async function withToken(
+  context: CheckContext,
+  check: (token: { header: string; token: string }) => Promise<CheckVerdict>,
+): Promise<CheckVerdict> {
+  if (context.client.options.tokenEndpoint === undefined)
+    return skip('no --token-endpoint: the server is taken to run without CSRF checks');
   const token = await context.client.csrfToken();
   if (token === undefined) return fail('the token endpoint gave no token');
   return check(token);
@@ -71,6 +82,7 @@ function hop1(context: CheckContext) {
 }
 
 function expect403(sent: Exchange): CheckVerdict {
-  if (sent.status === 403 && errorCodeOf(sent.body) === 'csrf_invalid') return pass(`refused with ${describeAnswer(sent)}`);
+  if (sent.status === 403 && errorCodeOf(sent.body) === 'csrf_invalid')
+    return pass(`refused with ${describeAnswer(sent)}`);
   return fail(`expected 403 csrf_invalid, got ${describeAnswer(sent)}`);
 }

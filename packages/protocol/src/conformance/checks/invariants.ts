@@ -14,7 +14,10 @@ export const invariantChecks: ConformanceCheck[] = [
     id: 'invariants.turn-completes',
     level: 1,
     title: 'The turn for the prompt ends with should_continue false, every hop answered 200 with a valid HopResponse.',
-    spec: { section: 'turn', must: 'A turn has at most max_hops + 1 hops; while should_continue is true the client sends the next hop, and the last hop ends the turn.' },
+    spec: {
+      section: 'turn',
+      must: 'A turn has at most max_hops + 1 hops; while should_continue is true the client sends the next hop, and the last hop ends the turn.',
+    },
     async run(context) {
       const turn = await context.promptTurn();
       if (turn.problem) return fail(turn.problem);
@@ -26,21 +29,30 @@ export const invariantChecks: ConformanceCheck[] = [
     id: 'invariants.echoes-request',
     level: 1,
     title: "Every response names the request's request_id and hop.",
-    spec: { section: 'response', must: '`request_id` is the request\'s request_id and `hop` the request\'s hop, on every response.' },
+    spec: {
+      section: 'response',
+      must: "`request_id` is the request's request_id and `hop` the request's hop, on every response.",
+    },
     run: (context) => onResponses(context, (responses, turn) => echoProblems(responses, turn.requestId)),
   }),
   defineCheck({
     id: 'invariants.first-hop-no-outputs',
     level: 1,
     title: 'Hop 1 returns no outputs: tools decided in a hop execute at the start of the next.',
-    spec: { section: 'turn', must: "Every hop's outputs come from the calls parked in the hop before it; hop 1's outputs are always empty." },
+    spec: {
+      section: 'turn',
+      must: "Every hop's outputs come from the calls parked in the hop before it; hop 1's outputs are always empty.",
+    },
     run: (context) => onResponses(context, (responses) => firstHopOutputProblems(responses)),
   }),
   defineCheck({
     id: 'invariants.final-fields-last-hop-only',
     level: 1,
     title: '`message` and `finish_reason` appear on the last hop only, and there always.',
-    spec: { section: 'response', must: '`message` and `finish_reason`: only when should_continue is false, and then always.' },
+    spec: {
+      section: 'response',
+      must: '`message` and `finish_reason`: only when should_continue is false, and then always.',
+    },
     async run(context) {
       const turn = await context.promptTurn();
       const problems = turn.hops.flatMap(({ hop, first }) => finalFieldProblems(hop, first.body));
@@ -52,26 +64,38 @@ export const invariantChecks: ConformanceCheck[] = [
     id: 'invariants.progress-never-shrinks',
     level: 1,
     title: "Each hop's progress starts with the previous hop's progress: the narration accumulates.",
-    spec: { section: 'narration', must: '`progress` is every model text of this turn so far, sent whole in every response.' },
+    spec: {
+      section: 'narration',
+      must: '`progress` is every model text of this turn so far, sent whole in every response.',
+    },
     run: (context) => onResponses(context, (responses) => progressProblems(responses)),
   }),
   defineCheck({
     id: 'invariants.answer-not-in-progress',
     level: 1,
     title: 'The final answer is stripped off the end of progress, so it is not shown twice.',
-    spec: { section: 'narration', must: 'On a hop that ends with finish_reason "answer", the answer is stripped off the end of `progress`.' },
+    spec: {
+      section: 'narration',
+      must: 'On a hop that ends with finish_reason "answer", the answer is stripped off the end of `progress`.',
+    },
     run: (context) => onResponses(context, (responses) => answerProblems(responses)),
   }),
   defineCheck({
     id: 'invariants.outputs-apply',
     level: 1,
     title: "Every output applies to the client's document with the shared reducer (known targets, new uuids).",
-    spec: { section: 'layout', must: 'The server assigns the uuid of every component it places; a component uuid is unique within the whole layout.' },
+    spec: {
+      section: 'layout',
+      must: 'The server assigns the uuid of every component it places; a component uuid is unique within the whole layout.',
+    },
     run: (context) => onResponses(context, (responses) => applyProblems(EMPTY_DOCUMENT, responses)),
   }),
 ];
 
-async function onResponses(context: CheckContext, judge: (responses: HopResponse[], turn: PromptTurn) => string[]): Promise<CheckVerdict> {
+async function onResponses(
+  context: CheckContext,
+  judge: (responses: HopResponse[], turn: PromptTurn) => string[],
+): Promise<CheckVerdict> {
   const turn = await context.promptTurn();
   const responses = turn.hops.flatMap((hop) => (hop.response ? [hop.response] : []));
   if (responses.length === 0) return fail(`no valid hop response to judge: ${turn.problem ?? 'nothing was answered'}`);
@@ -99,7 +123,9 @@ export function echoProblems(responses: readonly HopResponse[], requestId: strin
 export function firstHopOutputProblems(responses: readonly HopResponse[]): string[] {
   const first = responses[0];
   if (!first || first.outputs.length === 0) return [];
-  return [`hop 1 returned ${first.outputs.map((output) => `${output.type} ${output.call_id}`).join(', ')}: a call decided in hop 1 executes in hop 2`];
+  return [
+    `hop 1 returned ${first.outputs.map((output) => `${output.type} ${output.call_id}`).join(', ')}: a call decided in hop 1 executes in hop 2`,
+  ];
 }
 
 /** `message`/`finish_reason` on a continuing hop, read from the raw body (a schema parse would drop them). */
@@ -107,7 +133,9 @@ export function finalFieldProblems(hop: number, body: unknown): string[] {
   if (body === null || typeof body !== 'object' || (body as { status?: unknown }).status !== true) return [];
   const raw = body as Record<string, unknown>;
   if (raw.should_continue !== true) return [];
-  return ['message', 'finish_reason'].filter((field) => field in raw).map((field) => `hop ${hop} continues but carries ${field}`);
+  return ['message', 'finish_reason']
+    .filter((field) => field in raw)
+    .map((field) => `hop ${hop} continues but carries ${field}`);
 }
 
 /** Hops whose progress does not extend the previous hop's. */
@@ -116,7 +144,8 @@ export function progressProblems(responses: readonly HopResponse[]): string[] {
   for (let index = 1; index < responses.length; index += 1) {
     const before = responses[index - 1]!.progress;
     const now = responses[index]!.progress;
-    if (!now.startsWith(before)) problems.push(`hop ${index + 1}'s progress ${quote(now)} does not start with hop ${index}'s ${quote(before)}`);
+    if (!now.startsWith(before))
+      problems.push(`hop ${index + 1}'s progress ${quote(now)} does not start with hop ${index}'s ${quote(before)}`);
   }
   return problems;
 }
@@ -128,7 +157,9 @@ export function answerProblems(responses: readonly HopResponse[]): string[] {
   const answer = last.message.trim();
   const before = responses.at(-2)?.progress ?? '';
   if (answer.length > 0 && last.progress.endsWith(answer) && last.progress !== before) {
-    return [`hop ${responses.length}'s progress ends with the final answer ${quote(answer)}, which is also its message`];
+    return [
+      `hop ${responses.length}'s progress ends with the final answer ${quote(answer)}, which is also its message`,
+    ];
   }
   return [];
 }
@@ -141,7 +172,8 @@ export function applyProblems(start: CanvasDocument, responses: readonly HopResp
     const applied = applyOutputsWithResults(document, response.outputs);
     document = applied.document;
     for (const result of applied.results) {
-      if (result.status === 'rejected') problems.push(`hop ${index + 1}: output ${result.call_id} cannot be applied (${result.reason})`);
+      if (result.status === 'rejected')
+        problems.push(`hop ${index + 1}: output ${result.call_id} cannot be applied (${result.reason})`);
     }
   });
   return problems;

@@ -23,8 +23,12 @@ export const replayChecks: ConformanceCheck[] = [
         const difference = jsonDifference(first.body, repeat.body);
         return difference ? [`hop ${hop} sent again answered differently: ${difference}`] : [];
       });
-      if (turn.hops[0]!.first.status !== 200) return fail(`hop 1 answered ${describeAnswer(turn.hops[0]!.first)}, nothing to replay`);
-      return verdict(problems, `${turn.hops.filter((hop) => hop.first.status === 200).length} hop(s) replayed identically`);
+      if (turn.hops[0]!.first.status !== 200)
+        return fail(`hop 1 answered ${describeAnswer(turn.hops[0]!.first)}, nothing to replay`);
+      return verdict(
+        problems,
+        `${turn.hops.filter((hop) => hop.first.status === 200).length} hop(s) replayed identically`,
+      );
     },
   }),
   defineCheck({
@@ -42,7 +46,9 @@ export const replayChecks: ConformanceCheck[] = [
         const difference = jsonDifference(pair.first.body, pair.second.body);
         return difference ? [`${where} sent again answered differently (executed again?): ${difference}`] : [];
       });
-      const withOutputs = answered.filter((pair) => ((pair.first.body as { outputs?: unknown[] }).outputs ?? []).length > 0).length;
+      const withOutputs = answered.filter(
+        (pair) => ((pair.first.body as { outputs?: unknown[] }).outputs ?? []).length > 0,
+      ).length;
       return problems.length === 0
         ? pass(`${answered.length} hops replayed identically, ${withOutputs} of them with outputs`)
         : verdict(problems, '');

@@ -18,13 +18,17 @@ export function scenarioChecks(scenarios: readonly Scenario[]): ConformanceCheck
       family: 'scenario.*',
       level: 2,
       title: `${scenario.title}: every hop answers what fixtures/scenarios/${scenario.id}.yaml expects.`,
-      spec: { section: 'scenarios', must: 'A scripted-mode server replays the scenario: each hop answers the expected should_continue, outputs, progress, message and finish_reason.' },
+      spec: {
+        section: 'scenarios',
+        must: 'A scripted-mode server replays the scenario: each hop answers the expected should_continue, outputs, progress, message and finish_reason.',
+      },
       async run(context) {
         const outcome = (await scenarioOutcomes(context)).find((candidate) => candidate.scenario === scenario)!;
         if (outcome.error) return fail(outcome.error);
         const mismatches = outcome.run!.hops.flatMap((hop) => hop.mismatches);
         if (outcome.run!.passed) return pass(`${scenario.hops.length} hop(s) as expected`);
-        if (mismatches.length === 0) return fail(`only ${outcome.run!.hops.length} of ${scenario.hops.length} hops were played`);
+        if (mismatches.length === 0)
+          return fail(`only ${outcome.run!.hops.length} of ${scenario.hops.length} hops were played`);
         return verdict(mismatches, '');
       },
     }),
@@ -32,7 +36,9 @@ export function scenarioChecks(scenarios: readonly Scenario[]): ConformanceCheck
   return [...each, ...hopRuleChecks];
 }
 
-const rule = (check: Omit<ConformanceCheck, 'family' | 'level' | 'run'> & { judge: (outcomes: ScenarioOutcome[]) => CheckVerdict }): ConformanceCheck => ({
+const rule = (
+  check: Omit<ConformanceCheck, 'family' | 'level' | 'run'> & { judge: (outcomes: ScenarioOutcome[]) => CheckVerdict },
+): ConformanceCheck => ({
   id: check.id,
   family: check.id,
   level: 2,
@@ -45,7 +51,10 @@ const hopRuleChecks: ConformanceCheck[] = [
   rule({
     id: 'hop-rules.outputs-in-next-hop',
     title: 'The outputs of the calls a reply decides come in the next hop, never in the hop that decided them.',
-    spec: { section: 'turn', must: 'Tool calls of a decision are parked, not executed; they execute at the start of the next hop, whose response carries their outputs.' },
+    spec: {
+      section: 'turn',
+      must: 'Tool calls of a decision are parked, not executed; they execute at the start of the next hop, whose response carries their outputs.',
+    },
     judge: (outcomes) =>
       judgeAll(outcomes, ({ scenario, responses }) =>
         responses.flatMap((response, index) => {
@@ -53,7 +62,9 @@ const hopRuleChecks: ConformanceCheck[] = [
           return response.outputs
             .filter((output) => !allowed.has(output.call_id))
             .map((output) => {
-              const decided = scenario.replies.findIndex((reply) => reply.tool_calls.some((call) => call.id === output.call_id));
+              const decided = scenario.replies.findIndex((reply) =>
+                reply.tool_calls.some((call) => call.id === output.call_id),
+              );
               const when = decided === -1 ? 'never decided by the model' : `decided in hop ${decided + 1}`;
               return `${scenario.id} hop ${index + 1} returned ${output.call_id} (${when})`;
             });
@@ -62,67 +73,107 @@ const hopRuleChecks: ConformanceCheck[] = [
   }),
   rule({
     id: 'hop-rules.progress-accumulates',
-    title: "Each continuing hop's progress is every narration so far, joined by a blank line, as the fixture spells it.",
-    spec: { section: 'narration', must: '`progress` is every model text of this turn so far, each trimmed, empty ones skipped, joined with one blank line.' },
+    title:
+      "Each continuing hop's progress is every narration so far, joined by a blank line, as the fixture spells it.",
+    spec: {
+      section: 'narration',
+      must: '`progress` is every model text of this turn so far, each trimmed, empty ones skipped, joined with one blank line.',
+    },
     judge: (outcomes) =>
       judgeAll(outcomes, ({ scenario, responses }) => [
         ...responses.flatMap((response, index) => {
           const expected = scenario.hops[index];
           if (!response.should_continue || !expected || response.progress === expected.progress) return [];
-          return [`${scenario.id} hop ${index + 1}: progress ${JSON.stringify(response.progress)}, expected ${JSON.stringify(expected.progress)}`];
+          return [
+            `${scenario.id} hop ${index + 1}: progress ${JSON.stringify(response.progress)}, expected ${JSON.stringify(expected.progress)}`,
+          ];
         }),
         ...progressProblems(responses).map((problem) => `${scenario.id}: ${problem}`),
       ]),
   }),
   rule({
     id: 'hop-rules.answer-stripped',
-    title: 'The last hop of a turn that ends with an answer carries it as message and strips it off the end of progress.',
-    spec: { section: 'narration', must: 'On a hop that ends with finish_reason "answer", `message` is the last decision\'s text, trimmed, and that text is stripped off the end of `progress`.' },
+    title:
+      'The last hop of a turn that ends with an answer carries it as message and strips it off the end of progress.',
+    spec: {
+      section: 'narration',
+      must: 'On a hop that ends with finish_reason "answer", `message` is the last decision\'s text, trimmed, and that text is stripped off the end of `progress`.',
+    },
     judge: (outcomes) => judgeFinal(outcomes, 'answer'),
   }),
   rule({
     id: 'hop-rules.max-hops',
-    title: "A turn that uses its agent's max_hops decisions ends on hop max_hops + 1 with finish_reason max_hops and the fixed message.",
-    spec: { section: 'turn', must: 'No decision is made once the turn used its max_hops decisions: should_continue false, finish_reason "max_hops", message "I stopped after N steps…".' },
+    title:
+      "A turn that uses its agent's max_hops decisions ends on hop max_hops + 1 with finish_reason max_hops and the fixed message.",
+    spec: {
+      section: 'turn',
+      must: 'No decision is made once the turn used its max_hops decisions: should_continue false, finish_reason "max_hops", message "I stopped after N steps…".',
+    },
     judge: (outcomes) => judgeFinal(outcomes, 'max_hops'),
   }),
   rule({
     id: 'hop-rules.uuid-chaining',
-    title: 'A placement or edit that names an earlier placement gets the uuid the server assigned to it; no uuid is assigned twice.',
-    spec: { section: 'layout', must: 'The server assigns the uuid of every component it places and returns it to the model (so it can place relative to it next) and to the browser.' },
+    title:
+      'A placement or edit that names an earlier placement gets the uuid the server assigned to it; no uuid is assigned twice.',
+    spec: {
+      section: 'layout',
+      must: 'The server assigns the uuid of every component it places and returns it to the model (so it can place relative to it next) and to the browser.',
+    },
     judge(outcomes) {
-      const chained = outcomes.filter(({ scenario }) => scenario.hops.some((hop) => hop.outputs.some((output) => new RegExp(PLACED_REF.source).test(JSON.stringify(output)))));
+      const chained = outcomes.filter(({ scenario }) =>
+        scenario.hops.some((hop) =>
+          hop.outputs.some((output) => new RegExp(PLACED_REF.source).test(JSON.stringify(output))),
+        ),
+      );
       if (chained.length === 0) return skip('no scenario names {{placed.N}} in an expected output');
       return judgeAll(chained, uuidChainProblems, `${chained.length} scenario(s) chain placements by uuid`);
     },
   }),
   rule({
     id: 'hop-rules.validation-error-recovery',
-    title: 'A call the tools refuse (invalid input, a second placement in one reply) yields no output, the hop still answers 200 and the turn goes on.',
-    spec: { section: 'tools', must: 'A failed validation produces nothing: the model gets a readable error and the browser no output for that call. Such errors are not HTTP errors: the hop succeeds.' },
+    title:
+      'A call the tools refuse (invalid input, a second placement in one reply) yields no output, the hop still answers 200 and the turn goes on.',
+    spec: {
+      section: 'tools',
+      must: 'A failed validation produces nothing: the model gets a readable error and the browser no output for that call. Such errors are not HTTP errors: the hop succeeds.',
+    },
     judge(outcomes) {
-      const refused = outcomes.flatMap((outcome) => refusedCalls(outcome.scenario).map((call) => ({ ...call, outcome })));
+      const refused = outcomes.flatMap((outcome) =>
+        refusedCalls(outcome.scenario).map((call) => ({ ...call, outcome })),
+      );
       if (refused.length === 0) return skip('no scenario has a call that its next hop returns no output for');
       const problems = refused.flatMap(({ outcome, hop, callId }) => {
         const response = outcome.responses[hop - 1];
-        if (!response) return [`${outcome.scenario.id} hop ${hop} (after refusing ${callId}) was not answered with 200`];
+        if (!response)
+          return [`${outcome.scenario.id} hop ${hop} (after refusing ${callId}) was not answered with 200`];
         const problems: string[] = [];
-        if (response.outputs.some((output) => output.call_id === callId)) problems.push(`${outcome.scenario.id} hop ${hop} returned an output for ${callId}`);
+        if (response.outputs.some((output) => output.call_id === callId))
+          problems.push(`${outcome.scenario.id} hop ${hop} returned an output for ${callId}`);
         if (response.should_continue !== outcome.scenario.hops[hop - 1]!.should_continue) {
-          problems.push(`${outcome.scenario.id} hop ${hop}: should_continue ${response.should_continue} after refusing ${callId}`);
+          problems.push(
+            `${outcome.scenario.id} hop ${hop}: should_continue ${response.should_continue} after refusing ${callId}`,
+          );
         }
         return problems;
       });
-      return verdict(problems, `${refused.length} refused call(s) gave no output and their turns went on: ${refused.map((call) => call.callId).join(', ')}`);
+      return verdict(
+        problems,
+        `${refused.length} refused call(s) gave no output and their turns went on: ${refused.map((call) => call.callId).join(', ')}`,
+      );
     },
   }),
 ];
 
 /** Judges every played scenario; a scenario that could not be played at all is a problem of its own. */
-function judgeAll(outcomes: ScenarioOutcome[], problemsOf: (outcome: ScenarioOutcome) => string[], passWhy?: string): CheckVerdict {
+function judgeAll(
+  outcomes: ScenarioOutcome[],
+  problemsOf: (outcome: ScenarioOutcome) => string[],
+  passWhy?: string,
+): CheckVerdict {
   const problems = outcomes.flatMap((outcome) => {
     if (outcome.error) return [`${outcome.scenario.id}: ${outcome.error}`];
-    if (outcome.responses.length === 0) return [`${outcome.scenario.id}: hop 1 was not answered with a valid 200 response`];
+    if (outcome.responses.length === 0)
+      return [`${outcome.scenario.id}: hop 1 was not answered with a valid 200 response`];
     return problemsOf(outcome);
   });
   return verdict(problems, passWhy ?? `${outcomes.length} scenario(s) follow the rule`);
@@ -141,11 +192,23 @@ function judgeFinal(outcomes: ScenarioOutcome[], reason: 'answer' | 'max_hops'):
         return [`${scenario.id} did not reach its last hop (${scenario.hops.length}) with a 200 that ends the turn`];
       }
       const problems: string[] = [];
-      if (last.finish_reason !== reason) problems.push(`${scenario.id}: finish_reason ${last.finish_reason}, expected ${reason}`);
-      if (last.message !== expected.message) problems.push(`${scenario.id}: message ${JSON.stringify(last.message)}, expected ${JSON.stringify(expected.message)}`);
-      if (last.progress !== expected.progress) problems.push(`${scenario.id}: last progress ${JSON.stringify(last.progress)}, expected ${JSON.stringify(expected.progress)}`);
-      if (reason === 'answer') problems.push(...answerProblems(responses).map((problem) => `${scenario.id}: ${problem}`));
-      if (reason === 'max_hops' && scenario.max_hops !== undefined && last.message !== maxHopsMessage(scenario.max_hops)) {
+      if (last.finish_reason !== reason)
+        problems.push(`${scenario.id}: finish_reason ${last.finish_reason}, expected ${reason}`);
+      if (last.message !== expected.message)
+        problems.push(
+          `${scenario.id}: message ${JSON.stringify(last.message)}, expected ${JSON.stringify(expected.message)}`,
+        );
+      if (last.progress !== expected.progress)
+        problems.push(
+          `${scenario.id}: last progress ${JSON.stringify(last.progress)}, expected ${JSON.stringify(expected.progress)}`,
+        );
+      if (reason === 'answer')
+        problems.push(...answerProblems(responses).map((problem) => `${scenario.id}: ${problem}`));
+      if (
+        reason === 'max_hops' &&
+        scenario.max_hops !== undefined &&
+        last.message !== maxHopsMessage(scenario.max_hops)
+      ) {
         problems.push(`${scenario.id}: the message is not the fixed max_hops text for ${scenario.max_hops} steps`);
       }
       return problems;
@@ -175,13 +238,19 @@ function uuidChainProblems({ scenario, responses, start }: ScenarioOutcome): str
         if (reference === undefined || !reference.includes('{{')) return;
         const actual = got.type === 'place_components' ? got.operations[at]?.reference_uuid : undefined;
         const expected = named(reference);
-        if (actual !== expected) problems.push(`${scenario.id} hop ${index + 1}: ${want.call_id} places next to ${actual ?? 'nothing'}, expected ${reference} = ${expected ?? 'not placed'}`);
+        if (actual !== expected)
+          problems.push(
+            `${scenario.id} hop ${index + 1}: ${want.call_id} places next to ${actual ?? 'nothing'}, expected ${reference} = ${expected ?? 'not placed'}`,
+          );
       });
       for (const key of Object.keys(want.component_updates ?? {})) {
         if (!key.includes('{{')) continue;
         const expected = named(key);
         const edits = got.type === 'edit_components' ? Object.keys(got.component_updates) : [];
-        if (expected === undefined || !edits.includes(expected)) problems.push(`${scenario.id} hop ${index + 1}: ${want.call_id} edits [${edits.join(', ')}], expected ${key} = ${expected ?? 'not placed'}`);
+        if (expected === undefined || !edits.includes(expected))
+          problems.push(
+            `${scenario.id} hop ${index + 1}: ${want.call_id} edits [${edits.join(', ')}], expected ${key} = ${expected ?? 'not placed'}`,
+          );
       }
     }
   });
@@ -199,9 +268,9 @@ function refusedCalls(scenario: Scenario): Array<{ hop: number; callId: string }
     const returned = new Set(hop.outputs.map((output) => output.call_id));
     for (const call of scenario.replies[index - 1]?.tool_calls ?? []) {
       // Only page-changing tools return outputs (get_component_details never does).
-      if ((TOOL_OUTPUT_TYPES as readonly string[]).includes(call.name) && !returned.has(call.id)) refused.push({ hop: index + 1, callId: call.id });
+      if ((TOOL_OUTPUT_TYPES as readonly string[]).includes(call.name) && !returned.has(call.id))
+        refused.push({ hop: index + 1, callId: call.id });
     }
   });
   return refused;
 }
-

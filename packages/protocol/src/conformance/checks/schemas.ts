@@ -15,14 +15,25 @@ export const schemaChecks: ConformanceCheck[] = [
     id: 'schemas.hop-responses',
     level: 1,
     title: 'Every 200 answer to a hop is a valid HopResponse (hop-response.schema.json).',
-    spec: { section: 'response', must: 'A 200 response to POST /api/hop is a HopResponse; every field it always sends is present with its type.' },
-    run: async (context) => judgeExchanges(context.client.exchanges, (exchange) => exchange.kind === 'hop' && exchange.status === 200, HopResponse),
+    spec: {
+      section: 'response',
+      must: 'A 200 response to POST /api/hop is a HopResponse; every field it always sends is present with its type.',
+    },
+    run: async (context) =>
+      judgeExchanges(
+        context.client.exchanges,
+        (exchange) => exchange.kind === 'hop' && exchange.status === 200,
+        HopResponse,
+      ),
   }),
   defineCheck({
     id: 'schemas.error-bodies',
     level: 1,
     title: 'Every 4xx/5xx answer carries a valid error body whose code has that HTTP status.',
-    spec: { section: 'errors', must: 'Every 4xx and 5xx response of the protocol\'s endpoints carries the error body; each code has its HTTP status.' },
+    spec: {
+      section: 'errors',
+      must: "Every 4xx and 5xx response of the protocol's endpoints carries the error body; each code has its HTTP status.",
+    },
     run: async (context) => {
       const errors = context.client.exchanges.filter((exchange) => exchange.kind !== 'other' && exchange.status >= 400);
       const schemaVerdict = judgeExchanges(errors, () => true, HopErrorBody);
@@ -31,7 +42,11 @@ export const schemaChecks: ConformanceCheck[] = [
         const code = (exchange.body as HopErrorBody).error.code;
         // A code newer than this kit is allowed (v1 may add codes); a known code must carry its own status.
         if (!isKnownErrorCode(code)) return [];
-        return ERROR_STATUS[code] === exchange.status ? [] : [`${exchange.method} ${exchange.url} answered ${exchange.status} with code ${code}, whose status is ${ERROR_STATUS[code]}`];
+        return ERROR_STATUS[code] === exchange.status
+          ? []
+          : [
+              `${exchange.method} ${exchange.url} answered ${exchange.status} with code ${code}, whose status is ${ERROR_STATUS[code]}`,
+            ];
       });
       return verdict(wrongStatus, schemaVerdict.why);
     },
@@ -40,7 +55,10 @@ export const schemaChecks: ConformanceCheck[] = [
     id: 'schemas.cancel-responses',
     level: 1,
     title: 'Every 200 answer to a cancel is a valid CancelResponse (cancel-response.schema.json).',
-    spec: { section: 'cancelEndpoint', must: 'DELETE /api/hop/{request_id} answers { "status": true, "request_id", "cancelled" }.' },
+    spec: {
+      section: 'cancelEndpoint',
+      must: 'DELETE /api/hop/{request_id} answers { "status": true, "request_id", "cancelled" }.',
+    },
     run: async (context) => judgeExchanges(context.client.exchanges, only('cancel'), CancelResponse),
   }),
   defineCheck({
@@ -57,8 +75,11 @@ export const schemaChecks: ConformanceCheck[] = [
   defineCheck({
     id: 'schemas.agents-response',
     level: 1,
-    title: 'The agents endpoint answers a valid AgentsResponse (main agent and the picker\'s agents).',
-    spec: { section: 'agents', must: 'GET /api/agents answers main_agent and tools, each an agent summary { id, label, description }.' },
+    title: "The agents endpoint answers a valid AgentsResponse (main agent and the picker's agents).",
+    spec: {
+      section: 'agents',
+      must: 'GET /api/agents answers main_agent and tools, each an agent summary { id, label, description }.',
+    },
     run: async (context) => {
       if (context.client.options.agentsEndpoint === undefined) return skip('no --agents-endpoint');
       await context.client.getAgents();
@@ -71,7 +92,11 @@ function only(kind: ExchangeKind): (exchange: Exchange) => boolean {
   return (exchange) => exchange.kind === kind && exchange.status === 200;
 }
 
-function judgeExchanges(exchanges: readonly Exchange[], select: (exchange: Exchange) => boolean, schema: z.ZodType): CheckVerdict {
+function judgeExchanges(
+  exchanges: readonly Exchange[],
+  select: (exchange: Exchange) => boolean,
+  schema: z.ZodType,
+): CheckVerdict {
   const chosen = exchanges.filter(select);
   if (chosen.length === 0) return fail('no such response was received in this run');
   const problems = chosen.flatMap((exchange) => {
@@ -79,7 +104,9 @@ function judgeExchanges(exchanges: readonly Exchange[], select: (exchange: Excha
     const parsed = schema.safeParse(exchange.body);
     if (parsed.success) return [];
     const issue = parsed.error.issues[0]!;
-    return [`${exchange.method} ${exchange.url} (${exchange.status}): ${issue.path.join('.') || 'body'}: ${issue.message}`];
+    return [
+      `${exchange.method} ${exchange.url} (${exchange.status}): ${issue.path.join('.') || 'body'}: ${issue.message}`,
+    ];
   });
   return verdict(problems, `${chosen.length} response(s) valid`);
 }

@@ -35,7 +35,9 @@ export function failureProbe(context: CheckContext): Promise<FailureProbe> {
       const parsed = answer.status === 200 ? HopResponse.safeParse(answer.body) : undefined;
       if (!parsed?.success || !parsed.data.should_continue) {
         await context.client.cancel(id).catch(() => undefined);
-        return { problem: `${scenario.id} hop ${hop} (a page with no region) answered ${describeAnswer(answer)}; expected 200 and the turn going on` };
+        return {
+          problem: `${scenario.id} hop ${hop} (a page with no region) answered ${describeAnswer(answer)}; expected 200 and the turn going on`,
+        };
       }
       progressBefore = parsed.data.progress;
     }
@@ -59,7 +61,9 @@ export function failureProbe(context: CheckContext): Promise<FailureProbe> {
 function firstPlacedReference(scenarios: readonly Scenario[]): { scenario: Scenario; failingHop: number } | undefined {
   for (const scenario of scenarios) {
     if (scenario.attachments.length > 0) continue;
-    const index = scenario.replies.findIndex((reply) => reply.tool_calls.some((call) => new RegExp(PLACED_REF.source).test(call.arguments)));
+    const index = scenario.replies.findIndex((reply) =>
+      reply.tool_calls.some((call) => new RegExp(PLACED_REF.source).test(call.arguments)),
+    );
     if (index >= 1 && index < scenario.hops.length) return { scenario, failingHop: index + 1 };
   }
   return undefined;

@@ -14,19 +14,30 @@ export const turnRuleChecks: ConformanceCheck[] = [
     title: 'Hop 2 of a turn the server never saw gets 410 turn_not_found.',
     spec: { section: 'unknownTurns', must: 'A hop ≥ 2 whose turn the server does not hold gets 410 turn_not_found.' },
     async run(context) {
-      return expectCode(await context.client.postHop(promptHop(newRequestId('unknown'), 2, context.prompt)), 410, 'turn_not_found');
+      return expectCode(
+        await context.client.postHop(promptHop(newRequestId('unknown'), 2, context.prompt)),
+        410,
+        'turn_not_found',
+      );
     },
   }),
   defineCheck({
     id: 'turn-rules.ended-turn-410',
     level: 1,
     title: 'The hop after the last hop of an ended turn gets 410 turn_not_found.',
-    spec: { section: 'turnState', must: 'If the turn has ended and hop is past its last hop, answer 410 turn_not_found.' },
+    spec: {
+      section: 'turnState',
+      must: 'If the turn has ended and hop is past its last hop, answer 410 turn_not_found.',
+    },
     async run(context) {
       const turn = await context.promptTurn();
       if (turn.problem) return fail(`the prompt turn did not end: ${turn.problem}`);
       const after = turn.hops.length + 1;
-      return expectCode(await context.client.postHop(promptHop(turn.requestId, after, context.prompt, EMPTY_DOCUMENT)), 410, 'turn_not_found');
+      return expectCode(
+        await context.client.postHop(promptHop(turn.requestId, after, context.prompt, EMPTY_DOCUMENT)),
+        410,
+        'turn_not_found',
+      );
     },
   }),
   defineCheck({
@@ -44,7 +55,10 @@ export const turnRuleChecks: ConformanceCheck[] = [
     id: 'turn-rules.out-of-order-409',
     level: 2,
     title: 'Hop 3 right after hop 1 gets 409 hop_out_of_order, and hop 2 is then served: the refusal changed nothing.',
-    spec: { section: 'outOfOrder', must: 'A hop that is neither the next one nor a repeat of the latest one gets 409 hop_out_of_order; a request refused at the door MUST change nothing.' },
+    spec: {
+      section: 'outOfOrder',
+      must: 'A hop that is neither the next one nor a repeat of the latest one gets 409 hop_out_of_order; a request refused at the door MUST change nothing.',
+    },
     async run(context) {
       const fixtures = context.requireFixtures();
       const scenario = multiHopScenario(fixtures.scenarios);
@@ -58,7 +72,8 @@ export const turnRuleChecks: ConformanceCheck[] = [
       if (skipped.status !== 409 || errorCodeOf(skipped.body) !== 'hop_out_of_order') {
         return fail(`hop 3 after hop 1 answered ${describeAnswer(skipped)}, expected 409 hop_out_of_order`);
       }
-      if (hop2.status !== 200) return fail(`hop 2 after the refused hop 3 answered ${describeAnswer(hop2)}: the refusal changed the turn`);
+      if (hop2.status !== 200)
+        return fail(`hop 2 after the refused hop 3 answered ${describeAnswer(hop2)}: the refusal changed the turn`);
       return pass(`${scenario.id}: hop 3 got 409 hop_out_of_order, then hop 2 got 200`);
     },
   }),
@@ -66,9 +81,13 @@ export const turnRuleChecks: ConformanceCheck[] = [
     id: 'turn-rules.other-session-410',
     level: 2,
     title: "Hop 2 of a turn sent from another session gets 410 turn_not_found, and the turn's own session carries on.",
-    spec: { section: 'csrf', must: 'Every key the server stores a turn under MUST include the session: a request_id of another session is, for this session, a turn that does not exist.' },
+    spec: {
+      section: 'csrf',
+      must: 'Every key the server stores a turn under MUST include the session: a request_id of another session is, for this session, a turn that does not exist.',
+    },
     async run(context) {
-      if (context.client.options.tokenEndpoint === undefined) return skip('no --token-endpoint: the kit cannot open a second session');
+      if (context.client.options.tokenEndpoint === undefined)
+        return skip('no --token-endpoint: the kit cannot open a second session');
       const fixtures = context.requireFixtures();
       const scenario = multiHopScenario(fixtures.scenarios);
       if (!scenario) return skip('no scenario without attachments has two hops or more');
@@ -88,10 +107,11 @@ export const turnRuleChecks: ConformanceCheck[] = [
   defineCheck({
     id: 'turn-rules.failed-turn-gone',
     level: 2,
-    title: 'After a hop fails while it executes (5xx), the same hop sent again gets 410 turn_not_found: the state was deleted.',
+    title:
+      'After a hop fails while it executes (5xx), the same hop sent again gets 410 turn_not_found: the state was deleted.',
     spec: {
       section: 'errors',
-      must: 'A failure while the hop executes (provider_error, internal_error) MUST delete the turn\'s state; a later hop of that turn gets 410 turn_not_found.',
+      must: "A failure while the hop executes (provider_error, internal_error) MUST delete the turn's state; a later hop of that turn gets 410 turn_not_found.",
     },
     async run(context) {
       const probe = await failureProbe(context);
@@ -99,23 +119,35 @@ export const turnRuleChecks: ConformanceCheck[] = [
       if ('problem' in probe) return fail(probe.problem);
       const { retry, failedHop, scenario } = probe;
       if (retry.status === 410 && errorCodeOf(retry.body) === 'turn_not_found') {
-        return pass(`${scenario} hop ${failedHop} failed with ${describeAnswer(probe.failure)}; sent again it got 410 turn_not_found`);
+        return pass(
+          `${scenario} hop ${failedHop} failed with ${describeAnswer(probe.failure)}; sent again it got 410 turn_not_found`,
+        );
       }
-      return fail(`${scenario} hop ${failedHop} failed with ${describeAnswer(probe.failure)}, but sent again it answered ${describeAnswer(retry)}: the failed turn was kept`);
+      return fail(
+        `${scenario} hop ${failedHop} failed with ${describeAnswer(probe.failure)}, but sent again it answered ${describeAnswer(retry)}: the failed turn was kept`,
+      );
     },
   }),
   defineCheck({
     id: 'turn-rules.failed-hop-keeps-narration',
     level: 2,
     title: "The error body of a hop that fails while it executes carries the turn's narration so far.",
-    spec: { section: 'errors', must: "A failure while the hop executes … The error body then carries the narration produced so far (`progress`, which a client keeps showing)." },
+    spec: {
+      section: 'errors',
+      must: 'A failure while the hop executes … The error body then carries the narration produced so far (`progress`, which a client keeps showing).',
+    },
     async run(context) {
       const probe = await failureProbe(context);
       if ('skip' in probe) return skip(probe.skip);
       if ('problem' in probe) return fail(probe.problem);
       const progress = (probe.failure.body as { progress?: unknown }).progress;
-      if (progress === probe.progressBefore) return pass(`the error body's progress is the narration of ${probe.failedHop === 2 ? 'hop 1' : `hops 1–${probe.failedHop - 1}`}`);
-      return fail(`the error body's progress is ${JSON.stringify(progress)}, expected the narration so far ${JSON.stringify(probe.progressBefore)}`);
+      if (progress === probe.progressBefore)
+        return pass(
+          `the error body's progress is the narration of ${probe.failedHop === 2 ? 'hop 1' : `hops 1–${probe.failedHop - 1}`}`,
+        );
+      return fail(
+        `the error body's progress is ${JSON.stringify(progress)}, expected the narration so far ${JSON.stringify(probe.progressBefore)}`,
+      );
     },
   }),
 ];
@@ -129,7 +161,10 @@ async function concurrentHops(context: CheckContext): Promise<CheckVerdict> {
   const served = answers.filter((answer) => answer.status === 200);
   const busy = answers.filter((answer) => answer.status === 409 && errorCodeOf(answer.body) === 'hop_in_progress');
   const other = answers.filter((answer) => !served.includes(answer) && !busy.includes(answer));
-  if (other.length > 0) return fail(`${context.burst} copies at once: one answered ${describeAnswer(other[0]!)}; expected 200 or 409 hop_in_progress`);
+  if (other.length > 0)
+    return fail(
+      `${context.burst} copies at once: one answered ${describeAnswer(other[0]!)}; expected 200 or 409 hop_in_progress`,
+    );
   if (served.length === 0) return fail(`all ${context.burst} copies got 409: none was served`);
   for (const answer of served.slice(1)) {
     const difference = jsonDifference(served[0]!.body, answer.body);
@@ -137,7 +172,8 @@ async function concurrentHops(context: CheckContext): Promise<CheckVerdict> {
   }
   const schema = HopResponse.safeParse(served[0]!.body);
   if (!schema.success) return fail('the served copy is not a HopResponse');
-  const observed = busy.length > 0 ? `${busy.length} got 409 hop_in_progress` : 'none arrived while it ran, so 409 was not exercised';
+  const observed =
+    busy.length > 0 ? `${busy.length} got 409 hop_in_progress` : 'none arrived while it ran, so 409 was not exercised';
   return pass(`${context.burst} copies at once: ${served.length} got the same 200 response, ${observed}`);
 }
 

@@ -17,7 +17,9 @@ export function validationChecks(table: readonly MalformedRequestCase[]): Confor
       title: `"${row.name}" gets ${expectation(row.expect)}.`,
       spec: specOf(row),
       async run(context) {
-        const sent = await context.client.postRaw(malformedRequestBody(row), row.content_type ?? 'application/json', { headers: row.headers });
+        const sent = await context.client.postRaw(malformedRequestBody(row), row.content_type ?? 'application/json', {
+          headers: row.headers,
+        });
         return judge(sent, row.expect);
       },
     }),
@@ -29,7 +31,10 @@ const unknownAgent = defineCheck({
   id: 'validation.unknown-agent',
   level: 1,
   title: 'A hop naming an agent the server does not offer gets 400 unknown_agent naming `agent`.',
-  spec: { section: 'errors', must: '`unknown_agent` (400): `agent` names neither the main agent nor an agent offered by `GET /api/agents`.' },
+  spec: {
+    section: 'errors',
+    must: '`unknown_agent` (400): `agent` names neither the main agent nor an agent offered by `GET /api/agents`.',
+  },
   async run(context) {
     const request = { ...promptHop(newRequestId('agent'), 1, context.prompt), agent: 'conformance-no-such-agent' };
     return judge(await context.client.postHop(request), { status: 400, code: 'unknown_agent', field: 'agent' });
@@ -43,7 +48,9 @@ function judge(sent: Exchange, expect: Expectation): ReturnType<typeof pass> {
     sent.status === expect.status &&
     errorCodeOf(sent.body) === expect.code &&
     (expect.field === undefined || errorFieldOf(sent.body) === expect.field);
-  return ok ? pass(`answered ${describeAnswer(sent)}`) : fail(`expected ${expectation(expect)}, got ${describeAnswer(sent)}`);
+  return ok
+    ? pass(`answered ${describeAnswer(sent)}`)
+    : fail(`expected ${expectation(expect)}, got ${describeAnswer(sent)}`);
 }
 
 function expectation(expect: Expectation): string {
@@ -53,7 +60,8 @@ function expectation(expect: Expectation): string {
 /** The section whose rule a row breaks, by the error it expects. */
 function specOf(row: MalformedRequestCase): SpecRef {
   const must = `a request that breaks this rule gets ${expectation(row.expect)} (the table of §7 and fixtures/malformed-requests.yaml)`;
-  if (row.expect.code === 'unsupported_media_type' || row.expect.code === 'invalid_json') return { section: 'contentTypes', must };
+  if (row.expect.code === 'unsupported_media_type' || row.expect.code === 'invalid_json')
+    return { section: 'contentTypes', must };
   if (/__proto__|constructor|prototype/.test(row.expect.field ?? row.name)) return { section: 'tolerance', must };
   return { section: 'request', must };
 }

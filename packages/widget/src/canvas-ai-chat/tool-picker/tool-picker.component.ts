@@ -50,18 +50,22 @@ export class CanvasAiToolPicker extends LitElement {
       >
         ${wrenchIcon}
       </button>
-      ${picked
-        ? html`<span part="chip" class="chip"
+      ${
+        picked
+          ? html`<span part="chip" class="chip"
             >${picked.label}<button part="chip-clear" aria-label="Back to ${agents.main_agent.label}" @click=${() => this.choose(undefined)}>
               ×
             </button></span
           >`
-        : nothing}
-      ${this.open
-        ? html`<div part="menu" class="menu" role="menu" @keydown=${this.onMenuKey}>
+          : nothing
+      }
+      ${
+        this.open
+          ? html`<div part="menu" class="menu" role="menu" @keydown=${this.onMenuKey}>
             ${this.option(agents.main_agent, undefined)} ${agents.tools.map((agent) => this.option(agent, agent.id))}
           </div>`
-        : nothing}
+          : nothing
+      }
     `;
   }
 
