@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import {
   HopRequest,
   PROTOCOL_VERSION,
-  Scenario,
+  type Scenario,
   checkHop,
   driveScenario,
   matchScenario,

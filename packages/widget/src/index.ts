@@ -10,6 +10,6 @@ export * from './ids.js';
 export * from './events.js';
 export * from './canvas-ai-chat/narration.js';
 export * from './canvas-ai-chat/agents-context.js';
-export { type ChatOptions } from './canvas-ai-chat/deep-chat-theme.js';
+export type { ChatOptions } from './canvas-ai-chat/deep-chat-theme.js';
 export * from './canvas-ai-chat/canvas-ai-chat.component.js';
 export * from './canvas-ai-chat/tool-picker/tool-picker.component.js';

@@ -1,7 +1,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { canvasAiEvent } from '../events.js';
 import { startTurn, type Turn, type TurnOptions, type TurnResult } from '../hop-loop.js';
-import { TurnError } from '../turn-error.js';
+import type { TurnError } from '../turn-error.js';
 import type { DeepChatElement, Signals } from './deep-chat-types.js';
 import { ProgressView } from './progress-view.js';
 import { answerMessage, attachedFiles, transcriptOf } from './transcript.js';
