@@ -32,6 +32,7 @@ export * from './narration/narration.js';
 export * from './layout/layout-error.js';
 export * from './layout/layout-tree.js';
 export * from './layout/apply-outputs.js';
+export * from './layout/placed-uuids.js';
 export * from './parse/parse-hop-request.js';
 export * from './attachments/sniff.js';
 export * from './attachments/read-attachments.js';

@@ -1,5 +1,6 @@
 import type { ToolCall } from '../tools/execute-tool-calls.js';
-import { collectPlacedUuids, resolvePlacedRefs } from '../scenario/placed-refs.js';
+import { collectPlacedUuids } from '../layout/placed-uuids.js';
+import { resolvePlacedRefs } from '../scenario/placed-refs.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { HopError } from '../wire/errors.js';
 import type { ToolOutput } from '../wire/outputs.js';

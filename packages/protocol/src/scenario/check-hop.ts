@@ -1,6 +1,7 @@
 import type { HopResponse } from '../wire/hop-response.js';
 import type { ToolOutput } from '../wire/outputs.js';
-import { collectPlacedComponentIds, collectPlacedUuids, resolvePlacedRefs } from './placed-refs.js';
+import { collectPlacedUuids } from '../layout/placed-uuids.js';
+import { collectPlacedComponentIds, resolvePlacedRefs } from './placed-refs.js';
 import type { ExpectedOutput, ScenarioHop } from './scenario.js';
 
 /**

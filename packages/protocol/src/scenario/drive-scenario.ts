@@ -5,7 +5,7 @@ import { PROTOCOL_VERSION } from '../wire/ids.js';
 import type { ApplyResult, ToolOutput } from '../wire/outputs.js';
 import { checkHop } from './check-hop.js';
 import type { Fixtures } from './fixtures.js';
-import { collectPlacedUuids } from './placed-refs.js';
+import { collectPlacedUuids } from '../layout/placed-uuids.js';
 import type { Scenario, ScenarioHop } from './scenario.js';
 
 /** Where and how {@link driveScenario} plays a scenario. */

@@ -14,20 +14,6 @@ export const PLACED_REF = /\{\{placed\.(\d+)\}\}/g;
  */
 export const SELECTED_REF = /\{\{selected\}\}/g;
 
-/** The uuids placed by these outputs, in placed-reference order. */
-export function collectPlacedUuids(outputs: readonly ToolOutput[]): string[] {
-  const uuids: string[] = [];
-  const visit = (node: ComponentNode): void => {
-    uuids.push(node.uuid);
-    for (const children of Object.values(node.slots ?? {})) children.forEach(visit);
-  };
-  for (const output of outputs) {
-    if (output.type !== 'place_components') continue;
-    for (const operation of output.operations) operation.components.forEach(visit);
-  }
-  return uuids;
-}
-
 /** The component ids placed by one output, in placed-reference order. */
 export function collectPlacedComponentIds(output: ToolOutput): string[] {
   if (output.type !== 'place_components') return [];

@@ -1,4 +1,5 @@
-import { collectPlacedUuids, PLACED_REF, resolvePlacedRefs } from '../../scenario/placed-refs.js';
+import { collectPlacedUuids } from '../../layout/placed-uuids.js';
+import { PLACED_REF, resolvePlacedRefs } from '../../scenario/placed-refs.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { TOOL_OUTPUT_TYPES } from '../../wire/outputs.js';
 import { maxHopsMessage } from '../../narration/narration.js';
