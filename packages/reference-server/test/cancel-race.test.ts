@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { applyOutputs, type Layout } from '@canvas-ai/protocol';
+import { applyOutputs } from '@canvas-ai/protocol';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import { MemoryTurnStore } from '../src/store/memory.js';
 import { RedisTurnStore } from '../src/store/redis.js';
 import type { TurnStore } from '../src/store/turn-store.js';
-import { firstHop, laterHop, openSession, sharedFixtures, startTestServer } from './support/harness.js';
+import { EMPTY_LAYOUT, firstHop, laterHop, openSession, sharedFixtures, startTestServer } from './support/harness.js';
 import { RecordingProvider } from './support/providers.js';
 import { startRedisServer } from './support/redis-server.js';
 import { SlowReplyStore } from './support/slow-reply-store.js';
@@ -14,7 +14,6 @@ import { SlowReplyStore } from './support/slow-reply-store.js';
 // reply to the hop's read after its model decision is held "in flight" while the cancel runs, as a slow Redis
 // reply would be; then it is delivered.
 const fixtures = await sharedFixtures();
-const EMPTY: Layout = { regions: { content: { components: [] } } };
 const BUILDER = { agent: 'page_builder' };
 const shop = fixtures.scenarios.find((scenario) => scenario.id === 'cookie-shop')!;
 
@@ -28,7 +27,7 @@ async function cancelWhileTheHopSaves(store: TurnStore): Promise<void> {
     assert.equal((await session.hop(firstHop(id, shop.user_message, BUILDER))).body.should_continue, true);
 
     const decision = model.holdNext();
-    const running = session.hop(laterHop(id, 2, EMPTY, BUILDER));
+    const running = session.hop(laterHop(id, 2, EMPTY_LAYOUT, BUILDER));
     await decision.entered;
     const reply = slow.holdNextGet();
     decision.release();
@@ -40,7 +39,8 @@ async function cancelWhileTheHopSaves(store: TurnStore): Promise<void> {
 
     // Hop 2 itself may have got through before the cancel; the turn must not go on after it.
     assert.ok([200, 410].includes(hop2.status), `hop 2 answered ${hop2.status}`);
-    const page = hop2.status === 200 ? applyOutputs({ layout: EMPTY, page: {} }, hop2.body.outputs).layout : EMPTY;
+    const page =
+      hop2.status === 200 ? applyOutputs({ layout: EMPTY_LAYOUT, page: {} }, hop2.body.outputs).layout : EMPTY_LAYOUT;
     const hop3 = await session.hop(laterHop(id, 3, page, BUILDER));
     assert.equal(hop3.status, 410, 'the cancelled turn does not go on');
     assert.equal(hop3.body.error.code, 'turn_not_found');

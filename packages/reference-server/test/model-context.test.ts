@@ -9,12 +9,12 @@ import {
   sharedFixtures,
   startTestServer,
   type TestServer,
+  EMPTY_LAYOUT,
 } from './support/harness.js';
 import { ListProvider, RecordingProvider } from './support/providers.js';
 
 const fixtures = await sharedFixtures();
 const COOKIE_SHOP = 'Build a homepage for a cookie shop';
-const EMPTY: Layout = { regions: { content: { components: [] } } };
 
 describe('what the model is told', () => {
   let server: TestServer;
@@ -37,7 +37,7 @@ describe('what the model is told', () => {
       ...firstHop(id, COOKIE_SHOP, { agent: 'page_builder' }),
       messages: [...history, { role: 'user', text: COOKIE_SHOP }],
     });
-    const hop1 = await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+    const hop1 = await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
     assert.equal(hop1.status, 200);
     const [first, second] = model.requests.slice(start);
     const firstTexts = first!.messages.map((message) => ('text' in message ? message.text : ''));
@@ -62,7 +62,7 @@ describe('what the model is told', () => {
     const id = `result-${crypto.randomUUID()}`;
     const start = model.requests.length;
     await session.hop(firstHop(id, COOKIE_SHOP, { agent: 'page_builder' }));
-    const hop2 = HopResponse.parse((await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }))).body);
+    const hop2 = HopResponse.parse((await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).body);
     const output = hop2.outputs[0]!;
     const uuid = output.type === 'place_components' ? output.operations[0]!.components[0]!.uuid : '';
     const toolMessage = model.requests[start + 1]!.messages.at(-1)!;
@@ -77,7 +77,7 @@ describe('what the model is told', () => {
     await session.hop(
       firstHop(id, COOKIE_SHOP, {
         agent: 'page_builder',
-        context: { current_layout: EMPTY, extra: { note: 'EXTRA-ONE' } },
+        context: { current_layout: EMPTY_LAYOUT, extra: { note: 'EXTRA-ONE' } },
       }),
     );
     const layout: Layout = {
@@ -116,9 +116,9 @@ describe('what the model is told', () => {
     const id = `rejected-${crypto.randomUUID()}`;
     const start = model.requests.length;
     await session.hop(firstHop(id, COOKIE_SHOP, { agent: 'page_builder' }));
-    await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+    await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
     await session.hop(
-      laterHop(id, 3, EMPTY, {
+      laterHop(id, 3, EMPTY_LAYOUT, {
         agent: 'page_builder',
         apply_results: [{ call_id: 'call_1', status: 'rejected', reason: 'The editor is read-only right now.' }],
       }),
@@ -223,7 +223,7 @@ describe('a reply with more calls than one response may carry', () => {
       const session = await openSession(server);
       const id = `outputs-${crypto.randomUUID()}`;
       await session.hop(firstHop(id, 'Retitle the page', { agent: 'page_builder' }));
-      const hop2 = await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+      const hop2 = await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
       assert.equal(hop2.status, 200);
       const response = HopResponse.parse(hop2.body);
       assert.equal(response.outputs.length, max);

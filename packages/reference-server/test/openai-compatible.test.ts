@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, describe, it } from 'node:test';
-import { builtinTools, HopResponse, type Layout } from '@canvas-ai/protocol';
+import { builtinTools, HopResponse } from '@canvas-ai/protocol';
 import { ConfigError } from '../src/agents/config-error.js';
 import { FIXTURES_DIR } from '../src/config.js';
 import { openAiProviderFromEnv } from '../src/providers/from-env.js';
 import { OpenAiCompatibleProvider } from '../src/providers/openai-compatible.js';
 import { toolParameters } from '../src/providers/tool-schemas.js';
 import { startFakeChatCompletions, type FakeBehaviour } from './support/fake-chat-completions.js';
-import { firstHop, laterHop, openSession, startTestServer } from './support/harness.js';
+import { EMPTY_LAYOUT, firstHop, laterHop, openSession, startTestServer } from './support/harness.js';
 
-const EMPTY: Layout = { regions: { content: { components: [] } } };
 const HERO_ARGS = JSON.stringify({
   operations: [
     {
@@ -64,7 +63,9 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
     assert.deepEqual(hop1.outputs, []);
     assert.equal(hop1.progress, "I'll add a hero for Crumb & Co.");
 
-    const hop2 = HopResponse.parse((await session.hop(laterHop('oa-1', 2, EMPTY, { agent: 'page_builder' }))).body);
+    const hop2 = HopResponse.parse(
+      (await session.hop(laterHop('oa-1', 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).body,
+    );
     assert.equal(hop2.should_continue, false);
     assert.equal(hop2.should_continue === false && hop2.message, 'The page now opens with a hero.');
     assert.equal(hop2.progress, "I'll add a hero for Crumb & Co.");
@@ -128,7 +129,7 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
     form.append('attachments', new Blob([png], { type: 'image/png' }), 'cookie.png');
     const hop1 = await fetch(server.hopUrl, { method: 'POST', headers: session.headers(), body: form });
     assert.equal(hop1.status, 200);
-    assert.equal((await session.hop(laterHop('oa-3', 2, EMPTY, { agent: 'page_builder' }))).status, 200);
+    assert.equal((await session.hop(laterHop('oa-3', 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).status, 200);
     const dataUrl = `data:image/png;base64,${png.toString('base64')}`;
     for (const request of fake.requests) {
       const user = request.body.messages[1];
@@ -146,12 +147,12 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
     ]);
     cleanups.push(close);
     await session.hop(firstHop('oa-4', 'Add a hero', { agent: 'page_builder' }));
-    const failed = await session.hop(laterHop('oa-4', 2, EMPTY, { agent: 'page_builder' }));
+    const failed = await session.hop(laterHop('oa-4', 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
     assert.equal(failed.status, 502);
     assert.equal(failed.body.error.code, 'provider_error');
     assert.match(failed.body.message, /500/);
     assert.equal(failed.body.progress, 'Adding a hero.');
-    assert.equal((await session.hop(laterHop('oa-4', 2, EMPTY, { agent: 'page_builder' }))).status, 410);
+    assert.equal((await session.hop(laterHop('oa-4', 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).status, 410);
   });
 
   it('names the API key when the endpoint answers 401', async () => {

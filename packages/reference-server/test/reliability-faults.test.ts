@@ -7,7 +7,7 @@ import { ScriptedProvider } from '../src/providers/scripted.js';
 import { TurnRecord } from '../src/turn-state.js';
 import { eventually } from './support/eventually.js';
 import { startFakeChatCompletions, type FakeBehaviour } from './support/fake-chat-completions.js';
-import { firstHop, laterHop, openSession, sharedFixtures, type TestSession } from './support/harness.js';
+import { EMPTY_LAYOUT, firstHop, laterHop, openSession, sharedFixtures, type TestSession } from './support/harness.js';
 import { startCluster, type Cluster } from './support/instances.js';
 import { RecordingProvider } from './support/providers.js';
 import { startRedisServer, type RedisServer } from './support/redis-server.js';
@@ -15,7 +15,6 @@ import { startRedisServer, type RedisServer } from './support/redis-server.js';
 // Faults with several instances on Redis: the model failing or hanging, Redis stopping or hanging, an instance
 // dying while it holds a turn's lock. Each test gets its own redis-server when it stops or freezes it.
 const fixtures = await sharedFixtures();
-const EMPTY = { regions: { content: { components: [] } } };
 const BUILDER = { agent: 'page_builder' };
 const HERO_CALL = {
   id: 'call_hero',
@@ -82,19 +81,23 @@ describe('the model failing or timing out in the middle of a turn (two instances
         const id = `model-${crypto.randomUUID()}`;
         assert.equal((await a!.hop(firstHop(id, 'Add a hero', BUILDER))).status, 200);
 
-        const failed = await b!.hop(laterHop(id, 2, EMPTY, BUILDER));
+        const failed = await b!.hop(laterHop(id, 2, EMPTY_LAYOUT, BUILDER));
         assert.equal(failed.status, 502);
         const body = HopErrorBody.parse(failed.body);
         assert.equal(body.error.code, 'provider_error');
         assert.match(body.message, message);
         assert.equal(body.progress, 'I will add a hero.', 'the narration so far');
         assert.deepEqual(await keysOf(raw, cluster, id), [], 'neither the turn nor its lock is left in Redis');
-        assert.equal((await a!.hop(laterHop(id, 2, EMPTY, BUILDER))).status, 410, 'the failed turn does not resume');
+        assert.equal(
+          (await a!.hop(laterHop(id, 2, EMPTY_LAYOUT, BUILDER))).status,
+          410,
+          'the failed turn does not resume',
+        );
 
         queue.push({ content: 'I will add a hero.', tool_calls: [HERO_CALL] }, { content: 'Done: a hero.' });
         const next = `model-next-${crypto.randomUUID()}`;
         assert.equal((await b!.hop(firstHop(next, 'Add a hero', BUILDER))).status, 200);
-        const last = await a!.hop(laterHop(next, 2, EMPTY, BUILDER));
+        const last = await a!.hop(laterHop(next, 2, EMPTY_LAYOUT, BUILDER));
         assert.equal(last.status, 200);
         const response = HopResponse.parse(last.body);
         assert.equal(response.should_continue, false);
@@ -119,7 +122,7 @@ describe('Redis stopping or hanging mid-run', () => {
       assert.equal((await a!.hop(firstHop(id, 'Add a hero for my bakery, Crumb & Co.', BUILDER))).status, 200);
 
       await redis.stop();
-      const during = await b!.hop(laterHop(id, 2, EMPTY, BUILDER));
+      const during = await b!.hop(laterHop(id, 2, EMPTY_LAYOUT, BUILDER));
       assert.equal(during.status, 503);
       const body = HopErrorBody.parse(during.body);
       assert.equal(body.error.code, 'store_unavailable');
@@ -163,7 +166,7 @@ describe('Redis stopping or hanging mid-run', () => {
 
       // Redis freezes while hop 2 waits for the model: the hop's final save times out.
       const hold = model.holdNext();
-      const pending = b!.hop(laterHop(id, 2, EMPTY, BUILDER));
+      const pending = b!.hop(laterHop(id, 2, EMPTY_LAYOUT, BUILDER));
       await hold.entered;
       redis.pause();
       hold.release();
@@ -177,12 +180,12 @@ describe('Redis stopping or hanging mid-run', () => {
       // may have landed late (then the hop is replayed) or not (then it runs again): either way the turn goes on.
       redis.resume();
       const retried = await eventually(async () => {
-        const reply = await a!.hop(laterHop(id, 2, EMPTY, BUILDER));
+        const reply = await a!.hop(laterHop(id, 2, EMPTY_LAYOUT, BUILDER));
         assert.equal(reply.status, 200, `hop 2 sent again answered ${reply.status} ${reply.body.error?.code ?? ''}`);
         return reply;
       });
       let response = HopResponse.parse(retried.body);
-      let document = applyOutputs({ layout: EMPTY, page: {} }, response.outputs);
+      let document = applyOutputs({ layout: EMPTY_LAYOUT, page: {} }, response.outputs);
       const hosts = [b!, a!];
       for (let hop = 3; response.should_continue; hop += 1) {
         const reply = await hosts[hop % 2]!.hop(laterHop(id, hop, document.layout, BUILDER));
@@ -219,7 +222,7 @@ describe('an instance dying while it holds a turn', () => {
 
       // Instance A takes hop 2's lock, then "dies" while the model decides: the client loses the connection and
       // A's Redis connection goes away with it. Its lock stays in Redis until its TTL runs out.
-      const layout = EMPTY;
+      const layout = EMPTY_LAYOUT;
       hold = model.holdNext();
       const aborted = new AbortController();
       const lost = fetch(cluster.instances[0]!.hopUrl, {

@@ -4,13 +4,12 @@ import { createApp } from '../src/app.js';
 import { silentLogger } from '../src/log.js';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import { MemoryTurnStore } from '../src/store/memory.js';
-import { firstHop, laterHop, sharedFixtures } from './support/harness.js';
+import { EMPTY_LAYOUT, firstHop, laterHop, sharedFixtures } from './support/harness.js';
 import { RecordingStore } from './support/recording-store.js';
 
 // The default store must survive a flood of turns that are started and never continued (closed tabs, bots).
 const fixtures = await sharedFixtures();
 const ABANDONED = 100_000;
-const EMPTY = { regions: { content: { components: [] } } };
 
 /** A real stored turn: hop 1 of the cookie-shop scenario, as the hop saved it. */
 async function realTurnRecord(): Promise<unknown> {
@@ -95,9 +94,13 @@ describe(`the memory store after ${ABANDONED.toLocaleString('en')} abandoned tur
       assert.equal(reply.status, 200);
     }
     assert.equal(store.size, 200);
-    const evicted = await app.fetch(jsonPost('/api/hop', laterHop('flood-0', 2, EMPTY, { agent: 'page_builder' })));
+    const evicted = await app.fetch(
+      jsonPost('/api/hop', laterHop('flood-0', 2, EMPTY_LAYOUT, { agent: 'page_builder' })),
+    );
     assert.equal(evicted.status, 410, 'an evicted turn ends cleanly');
-    const last = await app.fetch(jsonPost('/api/hop', laterHop('flood-1999', 2, EMPTY, { agent: 'page_builder' })));
+    const last = await app.fetch(
+      jsonPost('/api/hop', laterHop('flood-1999', 2, EMPTY_LAYOUT, { agent: 'page_builder' })),
+    );
     assert.equal(last.status, 200, 'a recent turn carries on');
   });
 });

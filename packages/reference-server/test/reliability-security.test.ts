@@ -15,6 +15,7 @@ import {
   sharedFixtures,
   startTestServer,
   type TestSession,
+  EMPTY_LAYOUT,
 } from './support/harness.js';
 import { startCluster, type Cluster } from './support/instances.js';
 import { ListProvider, RecordingProvider } from './support/providers.js';
@@ -25,7 +26,6 @@ const fixtures = await sharedFixtures();
 const redis: RedisServer = await startRedisServer();
 after(() => redis.close());
 
-const EMPTY = { regions: { content: { components: [] } } };
 const BUILDER = { agent: 'page_builder' };
 const HERO = 'Add a hero for my bakery, Crumb & Co.';
 
@@ -63,12 +63,12 @@ describe('another session, on any instance, cannot touch a turn (Redis)', () => 
     const id = `shared-id-${crypto.randomUUID()}`;
     assert.equal((await hopOn(a, alice, firstHop(id, HERO, BUILDER))).status, 200);
 
-    const resumed = await hopOn(b, mallory, laterHop(id, 2, EMPTY, BUILDER));
+    const resumed = await hopOn(b, mallory, laterHop(id, 2, EMPTY_LAYOUT, BUILDER));
     assert.equal(resumed.status, 410, 'the turn does not exist in her session');
     assert.equal(resumed.body.error.code, 'turn_not_found');
     const cancel = await fetch(`${a.url}/api/hop/${id}`, { method: 'DELETE', headers: mallory.headers() });
     assert.deepEqual(await cancel.json(), { status: true, request_id: id, cancelled: false });
-    const borrowed = await hopOn(b, mallory, laterHop(id, 2, EMPTY, BUILDER), {
+    const borrowed = await hopOn(b, mallory, laterHop(id, 2, EMPTY_LAYOUT, BUILDER), {
       cookie: alice.cookie,
       'x-csrf-token': mallory.token,
     });
@@ -77,7 +77,7 @@ describe('another session, on any instance, cannot touch a turn (Redis)', () => 
     const own = await hopOn(b, mallory, firstHop(id, 'Hello', {}));
     assert.equal(own.status, 200, 'the same request_id in another session is another turn');
 
-    const next = await hopOn(b, alice, laterHop(id, 2, EMPTY, BUILDER));
+    const next = await hopOn(b, alice, laterHop(id, 2, EMPTY_LAYOUT, BUILDER));
     assert.equal(next.status, 200);
     assert.equal(HopResponse.parse(next.body).outputs.length, 1, "Alice's turn carried on, untouched");
     const keys = await raw.keys(`${cluster.prefix}turn:*:${id}`);
@@ -103,7 +103,9 @@ describe("a deployment's own session ids (the sessionId hook)", () => {
         (await hopOn(server, as('alice'), firstHop('x:t1', HERO, BUILDER), { 'x-user': 'alice' })).status,
         200,
       );
-      const other = await hopOn(server, as('alice:x'), laterHop('t1', 2, EMPTY, BUILDER), { 'x-user': 'alice:x' });
+      const other = await hopOn(server, as('alice:x'), laterHop('t1', 2, EMPTY_LAYOUT, BUILDER), {
+        'x-user': 'alice:x',
+      });
       assert.equal(other.status, 410);
       const keys = new Set(store.calls.map((call) => call.key));
       assert.ok(keys.has('alice:x:t1') && keys.has('alice%3Ax:t1'), [...keys].join(', '));
@@ -148,7 +150,7 @@ describe('a YAML alias bomb in a tool input', () => {
       const session = await openSession(server);
       assert.equal((await session.hop(firstHop('bomb', 'Do it', BUILDER))).status, 200);
       const heapBefore = process.memoryUsage().heapUsed;
-      const reply = await session.hop(laterHop('bomb', 2, EMPTY, BUILDER));
+      const reply = await session.hop(laterHop('bomb', 2, EMPTY_LAYOUT, BUILDER));
       const grown = process.memoryUsage().heapUsed - heapBefore;
       assert.equal(reply.status, 200);
       assert.deepEqual(HopResponse.parse(reply.body).outputs, [], 'nothing reaches the page');

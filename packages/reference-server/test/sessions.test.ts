@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Layout } from '@canvas-ai/protocol';
-import { firstHop, laterHop, openSession, startTestServer, type TestServer } from './support/harness.js';
+import { EMPTY_LAYOUT, firstHop, laterHop, openSession, startTestServer, type TestServer } from './support/harness.js';
 
 const HERO = 'Add a hero for my bakery, Crumb & Co.';
-const EMPTY: Layout = { regions: { content: { components: [] } } };
 
 describe('sessions and CSRF over HTTP', () => {
   let server: TestServer;
@@ -67,7 +66,7 @@ describe('sessions and CSRF over HTTP', () => {
     await session.hop(firstHop(id, HERO, { agent: 'page_builder' }));
     const reply = await fetch(`${server.url}/api/hop/${id}`, { method: 'DELETE', headers: { cookie: session.cookie } });
     assert.equal(reply.status, 403);
-    assert.equal((await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }))).status, 200);
+    assert.equal((await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).status, 200);
   });
 
   it('never lets one session resume or cancel another session’s turn', async () => {
@@ -76,13 +75,13 @@ describe('sessions and CSRF over HTTP', () => {
     const id = `shared-id-${crypto.randomUUID()}`;
     await alice.hop(firstHop(id, HERO, { agent: 'page_builder' }));
 
-    const resume = await mallory.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+    const resume = await mallory.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
     assert.equal(resume.status, 410, 'the turn does not exist in another session');
     const replay = await mallory.hop(firstHop(id, HERO, { agent: 'page_builder' }));
     assert.equal(replay.status, 200, 'the same request_id starts a separate turn in another session');
     assert.equal((await mallory.cancel(id)).body.cancelled, true, 'it cancels only its own turn');
 
-    const hop2 = await alice.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+    const hop2 = await alice.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
     assert.equal(hop2.status, 200, "alice's turn is untouched");
     assert.equal(hop2.body.outputs.length, 1);
   });
@@ -200,11 +199,11 @@ describe('deployments with their own auth', () => {
         'no token needed',
       );
       assert.equal(
-        (await hop('bob', laterHop('own-1', 2, EMPTY, { agent: 'page_builder' }))).status,
+        (await hop('bob', laterHop('own-1', 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).status,
         410,
         'another user has no such turn',
       );
-      assert.equal((await hop('ada', laterHop('own-1', 2, EMPTY, { agent: 'page_builder' }))).status, 200);
+      assert.equal((await hop('ada', laterHop('own-1', 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).status, 200);
       const anonymous = await fetch(server.hopUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { HopError, type Layout } from '@canvas-ai/protocol';
+import { HopError } from '@canvas-ai/protocol';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import { MemoryTurnStore } from '../src/store/memory.js';
 import { FailingSetStore } from './support/failing-store.js';
@@ -11,12 +11,12 @@ import {
   sharedFixtures,
   startTestServer,
   type TestServer,
+  EMPTY_LAYOUT,
 } from './support/harness.js';
 import { ListProvider, RecordingProvider } from './support/providers.js';
 
 const fixtures = await sharedFixtures();
 const HERO = 'Add a hero for my bakery, Crumb & Co.';
-const EMPTY: Layout = { regions: { content: { components: [] } } };
 
 describe('turn rules over HTTP: replay, 409, 410, cancel, failures', () => {
   let server: TestServer;
@@ -37,8 +37,8 @@ describe('turn rules over HTTP: replay, 409, 410, cancel, failures', () => {
     assert.equal(again1.status, 200);
     assert.deepEqual(again1.body, hop1.body);
 
-    const hop2 = await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
-    const again2 = await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+    const hop2 = await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
+    const again2 = await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
     assert.deepEqual(again2.body, hop2.body, 'the same outputs, with the same server-assigned uuid');
     assert.equal(model.requests.length - decisions, 2, 'one model decision per hop, none for the repeats');
     const executions = server.logs.filter((entry) => entry.event === 'hop' && entry.request_id === id);
@@ -50,20 +50,20 @@ describe('turn rules over HTTP: replay, 409, 410, cancel, failures', () => {
     const session = await openSession(server);
     const id = `final-${crypto.randomUUID()}`;
     await session.hop(firstHop(id, HERO, { agent: 'page_builder' }));
-    const last = await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+    const last = await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
     assert.equal(last.body.should_continue, false);
-    assert.deepEqual((await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }))).body, last.body);
-    const beyond = await session.hop(laterHop(id, 3, EMPTY, { agent: 'page_builder' }));
+    assert.deepEqual((await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).body, last.body);
+    const beyond = await session.hop(laterHop(id, 3, EMPTY_LAYOUT, { agent: 'page_builder' }));
     assert.equal(beyond.status, 410);
     assert.equal(beyond.body.error.code, 'turn_not_found');
     now += 61_000;
-    const expired = await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+    const expired = await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
     assert.equal(expired.status, 410);
   });
 
   it('answers 410 to a later hop of a turn it never saw', async () => {
     const session = await openSession(server);
-    const reply = await session.hop(laterHop('never-started', 2, EMPTY));
+    const reply = await session.hop(laterHop('never-started', 2, EMPTY_LAYOUT));
     assert.equal(reply.status, 410);
     assert.equal(reply.body.error.code, 'turn_not_found');
     assert.equal(reply.body.request_id, 'never-started');
@@ -88,10 +88,10 @@ describe('turn rules over HTTP: replay, 409, 410, cancel, failures', () => {
     const session = await openSession(server);
     const id = `order-${crypto.randomUUID()}`;
     await session.hop(firstHop(id, HERO, { agent: 'page_builder' }));
-    const skipped = await session.hop(laterHop(id, 3, EMPTY, { agent: 'page_builder' }));
+    const skipped = await session.hop(laterHop(id, 3, EMPTY_LAYOUT, { agent: 'page_builder' }));
     assert.equal(skipped.status, 409);
     assert.equal(skipped.body.error.code, 'hop_out_of_order');
-    const next = await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+    const next = await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
     assert.equal(next.status, 200);
     assert.equal(next.body.outputs.length, 1);
   });
@@ -100,12 +100,12 @@ describe('turn rules over HTTP: replay, 409, 410, cancel, failures', () => {
     const session = await openSession(server);
     const id = `agent-${crypto.randomUUID()}`;
     await session.hop(firstHop(id, HERO, { agent: 'page_builder' }));
-    const changed = await session.hop(laterHop(id, 2, EMPTY, { agent: 'copy_editor' }));
+    const changed = await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'copy_editor' }));
     assert.equal(changed.status, 409);
     assert.equal(changed.body.error.code, 'agent_changed');
-    const omitted = await session.hop(laterHop(id, 2, EMPTY));
+    const omitted = await session.hop(laterHop(id, 2, EMPTY_LAYOUT));
     assert.equal(omitted.status, 409, 'no agent means the main agent, which is another agent');
-    assert.equal((await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }))).status, 200);
+    assert.equal((await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).status, 200);
   });
 
   it('cancels a turn: its parked calls are logged as cancelled, later hops get 410, cancelling again is a no-op', async () => {
@@ -117,7 +117,7 @@ describe('turn rules over HTTP: replay, 409, 410, cancel, failures', () => {
     assert.deepEqual(cancel.body, { status: true, request_id: id, cancelled: true });
     const log = server.logs.find((entry) => entry.event === 'turn_cancelled' && entry.request_id === id)!;
     assert.deepEqual(log.cancelled_calls, [{ call_id: 'call_hero', name: 'place_components' }]);
-    assert.equal((await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }))).status, 410);
+    assert.equal((await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).status, 410);
     assert.deepEqual((await session.cancel(id)).body, { status: true, request_id: id, cancelled: false });
     assert.deepEqual((await session.cancel('no-such-turn')).body, {
       status: true,
@@ -136,7 +136,7 @@ describe('turn rules over HTTP: replay, 409, 410, cancel, failures', () => {
     hold.release();
     const dropped = await running;
     assert.equal(dropped.status, 410);
-    assert.equal((await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }))).status, 410);
+    assert.equal((await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).status, 410);
   });
 });
 
@@ -160,13 +160,13 @@ describe('a failing hop deletes the turn and keeps the narration', () => {
     try {
       const session = await openSession(server);
       await session.hop(firstHop('fail-1', 'Add a hero', { agent: 'page_builder' }));
-      const failed = await session.hop(laterHop('fail-1', 2, EMPTY, { agent: 'page_builder' }));
+      const failed = await session.hop(laterHop('fail-1', 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
       assert.equal(failed.status, 502);
       assert.equal(failed.body.error.code, 'provider_error');
       assert.equal(failed.body.progress, 'I will add a hero.');
       assert.equal(failed.body.should_continue, false);
       assert.equal(
-        (await session.hop(laterHop('fail-1', 2, EMPTY, { agent: 'page_builder' }))).status,
+        (await session.hop(laterHop('fail-1', 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).status,
         410,
         'no retry into a broken turn',
       );
@@ -211,7 +211,7 @@ describe('a failing hop deletes the turn and keeps the narration', () => {
     try {
       const session = await openSession(server);
       await session.hop(firstHop('crash-1', 'Crash', { agent: 'page_builder' }));
-      const failed = await session.hop(laterHop('crash-1', 2, EMPTY, { agent: 'page_builder' }));
+      const failed = await session.hop(laterHop('crash-1', 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
       assert.equal(failed.status, 500);
       assert.equal(failed.body.error.code, 'internal_error');
       assert.equal(failed.body.progress, 'Crashing now.');
@@ -234,12 +234,12 @@ describe('a store that cannot save a hop', () => {
       const id = `unsaved-${crypto.randomUUID()}`;
       assert.equal((await session.hop(firstHop(id, HERO, { agent: 'page_builder' }))).status, 200);
       store.failNextSet();
-      const failed = await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+      const failed = await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
       assert.equal(failed.status, 503);
       assert.equal(failed.body.error.code, 'store_unavailable');
       const hero = fixtures.scenarios.find((scenario) => scenario.id === 'place-hero-two-hop')!;
       assert.equal(failed.body.progress, hero.replies[0]!.text, 'the narration so far');
-      const retried = await session.hop(laterHop(id, 2, EMPTY, { agent: 'page_builder' }));
+      const retried = await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
       assert.equal(retried.status, 200, 'nothing of the failed hop was delivered, so it runs again');
       assert.equal(retried.body.should_continue, false);
       assert.equal(retried.body.outputs.length, 1, 'the hero is placed');

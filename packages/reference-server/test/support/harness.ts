@@ -1,10 +1,13 @@
-import type { Fixtures } from '@canvas-ai/protocol';
+import type { Fixtures, Layout } from '@canvas-ai/protocol';
 import { loadFixtures } from '@canvas-ai/protocol/node';
 import { createApp, type AppOptions } from '../../src/app.js';
 import type { LogEntry } from '../../src/log.js';
 import { startServer, type RunningServer } from '../../src/node.js';
 import { ScriptedProvider } from '../../src/providers/scripted.js';
 import { MemoryTurnStore } from '../../src/store/memory.js';
+
+/** A page with one empty `content` region: the layout most hops of these tests send. */
+export const EMPTY_LAYOUT: Layout = { regions: { content: { components: [] } } };
 
 let fixtures: Promise<Fixtures> | undefined;
 /** The repository's fixtures, read once per test file. */
@@ -84,7 +87,7 @@ export function firstHop(requestId: string, text: string, extra: Record<string, 
     request_id: requestId,
     hop: 1,
     messages: [{ role: 'user', text }],
-    context: { current_layout: { regions: { content: { components: [] } } } },
+    context: { current_layout: structuredClone(EMPTY_LAYOUT) },
     ...extra,
   };
 }
