@@ -6,6 +6,7 @@ import { driveScenario, type Fixtures, type Scenario } from '@canvas-ai/protocol
 import { loadFixtures } from '@canvas-ai/protocol/node';
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
 import { startServerProcess, type ServerProcess } from '../test/support/server-process.js';
+import { errorMessage } from '../src/error-message.js';
 
 const CONFIGS = {
   one: { label: 'one instance (memory store)', instances: 1, redis: false },
@@ -139,7 +140,7 @@ async function playTurns(
         else if (failed === 0) errors += 1; // answered 200 but not what the scenario expects
       } catch (error) {
         errors += 1;
-        console.error(`${label}: turn ${turn}: ${(error as Error).message}`);
+        console.error(`${label}: turn ${turn}: ${errorMessage(error)}`);
       }
     }),
   );

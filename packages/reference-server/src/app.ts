@@ -17,9 +17,10 @@ import {
 import { checkAgentTools } from './agents/check-agents.js';
 import { cancelTurn } from './cancel.js';
 import { CsrfTokens } from './csrf.js';
-import { runHop, type HopDeps, type TurnTtls } from './hop.js';
+import { runHop } from './hop.js';
 import { jsonLineLogger, type Logger } from './log.js';
 import type { ModelProvider } from './providers/model-provider.js';
+import type { ServerDeps, TurnTtls } from './server-deps.js';
 import { isSessionId, newSessionId, SESSION_COOKIE, sessionCookie } from './session.js';
 import { MemoryTurnStore } from './store/memory.js';
 import type { TurnStore } from './store/turn-store.js';
@@ -85,7 +86,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
   const tools = createToolRegistry(options.tools);
   checkAgentTools(options.agents, Object.keys(tools), options.agentsSource ?? 'the agents config');
   const log = options.log ?? jsonLineLogger();
-  const deps: HopDeps = {
+  const deps: ServerDeps = {
     config: options.agents,
     catalog: options.catalog,
     tools,

@@ -1,7 +1,6 @@
 import { isHopError, type CancelResponse } from '@canvas-ai/protocol';
-import type { HopDeps } from './hop.js';
-import { storeCall } from './hop.js';
-import { cancelMarkerKey, turnKey } from './store/turn-store.js';
+import type { ServerDeps } from './server-deps.js';
+import { cancelMarkerKey, guardStore, turnKey } from './store/turn-store.js';
 import { isCancelled, loadTurn } from './turn-gate.js';
 import type { ActiveTurn, CancelMarker, TurnRecord } from './turn-state.js';
 
@@ -13,7 +12,7 @@ import type { ActiveTurn, CancelMarker, TurnRecord } from './turn-state.js';
  * `cancelled: false` and is left as it is (a finished turn keeps its final response for replay). Scoped to the
  * caller's session like every key.
  */
-export async function cancelTurn(deps: HopDeps, sessionId: string, requestId: string): Promise<CancelResponse> {
+export async function cancelTurn(deps: ServerDeps, sessionId: string, requestId: string): Promise<CancelResponse> {
   const key = turnKey(sessionId, requestId);
   const answer = (cancelled: boolean): CancelResponse => ({ status: true, request_id: requestId, cancelled });
   const [marked, record] = await Promise.all([isCancelled(deps.store, key, requestId), readTurn(deps, key, requestId)]);
@@ -24,7 +23,7 @@ export async function cancelTurn(deps: HopDeps, sessionId: string, requestId: st
   }
 
   // Nothing stored: a hop 1 may be running (it holds the lock), or have saved its turn since the read above.
-  const lock = await storeCall(() => deps.store.lock(key, deps.ttl.lockMs), requestId);
+  const lock = await guardStore(() => deps.store.lock(key, deps.ttl.lockMs), requestId);
   if (!lock) {
     await dropTurn(deps, key, requestId, undefined);
     return answer(true);
@@ -44,13 +43,13 @@ export async function cancelTurn(deps: HopDeps, sessionId: string, requestId: st
  * The marker first, then the delete: the order `persist` relies on (a hop saving now either sees the marker or is
  * deleted after its write). The marker outlasts the lock, so it outlasts any hop that is running now.
  */
-async function dropTurn(deps: HopDeps, key: string, requestId: string, turn: ActiveTurn | undefined): Promise<void> {
+async function dropTurn(deps: ServerDeps, key: string, requestId: string, turn: ActiveTurn | undefined): Promise<void> {
   const marker: CancelMarker = { kind: 'cancelled', hop: turn?.hop ?? 0 };
-  await storeCall(
+  await guardStore(
     () => deps.store.set(cancelMarkerKey(key), marker, Math.max(deps.ttl.finishedMs, deps.ttl.lockMs)),
     requestId,
   );
-  await storeCall(() => deps.store.delete(key), requestId);
+  await guardStore(() => deps.store.delete(key), requestId);
   deps.log({
     event: 'turn_cancelled',
     request_id: requestId,
@@ -61,7 +60,7 @@ async function dropTurn(deps: HopDeps, key: string, requestId: string, turn: Act
 }
 
 /** The stored turn; an unreadable record counts as absent (loadTurn already dropped it), an unreachable store is a 503. */
-async function readTurn(deps: HopDeps, key: string, requestId: string): Promise<TurnRecord | undefined> {
+async function readTurn(deps: ServerDeps, key: string, requestId: string): Promise<TurnRecord | undefined> {
   return loadTurn(deps.store, key, requestId).catch((error: unknown) => {
     if (isHopError(error) && error.code === 'store_unavailable') throw error;
     return undefined;

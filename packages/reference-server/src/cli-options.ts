@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { errorMessage } from './error-message.js';
 
 /** The CLI's flags as data: the parser and `--help` are both made from this. */
 export const CLI_FLAGS = {
@@ -71,7 +72,7 @@ export function parseCliOptions(
     );
     values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as typeof values;
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(errorMessage(error));
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)

@@ -10,52 +10,58 @@ import {
   type AgentDefinition,
   type AgentsConfig,
   type Attachment,
-  type Catalog,
   type HopRequest,
   type HopResponse,
   type HopResponseHead,
-  type ToolDefinition,
   type ToolOutput,
 } from '@canvas-ai/protocol';
 import { buildSystemPrompt } from './agents/system-prompt.js';
-import type { Logger } from './log.js';
-import type { ModelProvider, ModelReply } from './providers/model-provider.js';
-import { turnKey, type TurnStore } from './store/turn-store.js';
+import { errorMessage } from './error-message.js';
+import type { ModelReply } from './providers/model-provider.js';
+import { rejectionNotice } from './rejection-notice.js';
+import type { ServerDeps } from './server-deps.js';
+import { guardStore, turnKey } from './store/turn-store.js';
 import { admitStoredHop, isCancelled } from './turn-gate.js';
-import { rejectionNotice, seedTurn, storedResponse, turnTexts, type TurnSoFar } from './turn-messages.js';
-import type { ActiveTurn, FinishedTurn, ModelMessage } from './turn-state.js';
-
-/** How long the store keeps things, in milliseconds. */
-export interface TurnTtls {
-  /** An active turn between hops; an abandoned turn is evicted after this. */
-  turnMs: number;
-  /**
-   * A finished turn's final response (for a repeated last hop). A cancel marker lives the longer of this and
-   * `lockMs`, so it outlasts any hop that was running when the turn was cancelled.
-   */
-  finishedMs: number;
-  /** The per-turn lock; longer than the slowest model call. */
-  lockMs: number;
-}
-
-/** Everything a hop needs besides the request. */
-export interface HopDeps {
-  config: AgentsConfig;
-  catalog: Catalog;
-  tools: Readonly<Record<string, ToolDefinition<any>>>;
-  provider: ModelProvider;
-  store: TurnStore;
-  docs: string;
-  log: Logger;
-  newUuid: () => string;
-  ttl: TurnTtls;
-}
+import { seedTurn } from './turn-seed.js';
+import {
+  storedResponse,
+  turnTexts,
+  type ActiveTurn,
+  type FinishedTurn,
+  type ModelMessage,
+  type TurnSoFar,
+} from './turn-state.js';
 
 /** A hop request that passed the door, from one session. */
 export interface HopInput {
   sessionId: string;
   request: HopRequest;
   attachments: readonly Attachment[];
+}
+
+/** One admitted hop: the request, the turn it continues (seeded on hop 1), and where that turn is stored. */
+interface HopRun {
+  deps: ServerDeps;
+  key: string;
+  request: HopRequest;
+  agentId: string;
+  agent: AgentDefinition;
+  turn: TurnSoFar;
+}
+
+/** What running the parked calls left for the decision: the conversation so far and this hop's outputs. */
+interface ParkedCallsStep {
+  messages: ModelMessage[];
+  outputs: ToolOutput[];
+  placedUuids: string[];
+  executed: Array<{ name: string; ok: boolean }>;
+}
+
+/** What a hop stores and answers. */
+interface NextTurn {
+  response: HopResponse;
+  record: ActiveTurn | FinishedTurn;
+  ttlMs: number;
 }
 
 /**
@@ -65,21 +71,21 @@ export interface HopInput {
  * A repeated hop gets its stored response. Any failure while executing deletes the turn and keeps the narration,
  * except a store that cannot save the hop: then the previous hop's turn stays, so the hop may be sent again.
  */
-export async function runHop(deps: HopDeps, input: HopInput): Promise<HopResponse> {
+export async function runHop(deps: ServerDeps, input: HopInput): Promise<HopResponse> {
   const { request } = input;
   const agentId = request.agent ?? deps.config.main_agent;
   const agent = offeredAgent(deps.config, agentId, request.request_id);
   const key = turnKey(input.sessionId, request.request_id);
 
-  const lock = await storeCall(() => deps.store.lock(key, deps.ttl.lockMs), request.request_id);
+  const lock = await guardStore(() => deps.store.lock(key, deps.ttl.lockMs), request.request_id);
   try {
     const admission = await admitStoredHop(deps.store, key, request, agentId, lock);
     if (admission.kind === 'replay') {
       deps.log({ event: 'hop_replayed', request_id: request.request_id, hop: request.hop, agent: agentId });
       return admission.response;
     }
-    const turn = admission.turn ?? seedTurn(deps.config, agentId, input.request, input.attachments);
-    return await executeHop(deps, input, key, agentId, agent, turn);
+    const turn = admission.turn ?? seedTurn(deps.config, agentId, request, input.attachments);
+    return await executeHop({ deps, key, request, agentId, agent, turn });
   } finally {
     await lock?.release().catch(() => undefined);
   }
@@ -102,117 +108,63 @@ function offeredAgent(config: AgentsConfig, agentId: string, requestId: string):
   return agent;
 }
 
-async function executeHop(
-  deps: HopDeps,
-  input: HopInput,
-  key: string,
-  agentId: string,
-  agent: AgentDefinition,
-  turn: TurnSoFar,
-): Promise<HopResponse> {
-  const { request } = input;
+/** The steps of an admitted hop, in order; any failure goes through {@link failHop}. */
+async function executeHop(run: HopRun): Promise<HopResponse> {
   const started = Date.now();
-  const messages = [...turn.messages];
-  const texts = turnTexts(turn);
-  const placed = [...turn.placed_uuids];
-  const agentTools = Object.fromEntries(agent.tools.map((name) => [name, deps.tools[name]!]));
-  let executed: Array<{ name: string; ok: boolean }> = [];
+  let reply: ModelReply | undefined;
   try {
-    // 1. The calls parked in the previous hop, against the layout the browser just sent (DESIGN §2 step 2).
-    let outputs: ToolOutput[] = [];
-    if (turn.parked.length > 0) {
-      const execution = await executeToolCalls(turn.parked, {
-        tools: agentTools,
-        toolSettings: agent.tool_settings,
-        catalog: deps.catalog,
-        document: { layout: request.context.current_layout, page: request.context.page },
-        pageFields: deps.config.page_fields,
-        newUuid: deps.newUuid,
-      });
-      outputs = execution.outputs;
-      executed = execution.results.map((result) => ({ name: result.name, ok: result.ok }));
-      for (const result of execution.results) {
-        messages.push({ role: 'tool', call_id: result.call_id, name: result.name, content: result.content });
-      }
-      placed.push(...collectPlacedUuids(outputs));
-    }
-    // 2. Outputs the browser could not apply are told to the model before its next decision.
-    const notice = rejectionNotice(request, messages);
-    if (notice) messages.push({ role: 'notice', text: notice });
-
-    // 3. One model decision, unless the turn has used its max_hops (counted in the stored state, across the turn):
-    //    then the parked calls ran, so the page matches what was narrated, and the turn ends without a model call.
-    let reply: ModelReply | undefined;
-    if (turn.decisions < agent.max_hops) {
-      reply = await decide(deps, agentId, agent, request, turn, messages, placed);
-      texts.push(reply.text);
-      messages.push({ role: 'assistant', text: reply.text, tool_calls: reply.toolCalls });
-    }
-
-    const head: HopResponseHead = {
-      requestId: request.request_id,
-      hop: request.hop,
-      agent: { id: agentId, label: agent.label },
-      outputs,
-    };
-    let response: HopResponse;
-    if (reply && reply.toolCalls.length > 0) {
-      const continuing = continuingResponse(head, texts);
-      response = continuing;
-      const next: ActiveTurn = {
-        kind: 'active',
-        agent: agentId,
-        user_message: turn.user_message,
-        hop: request.hop,
-        decisions: turn.decisions + 1,
-        messages,
-        parked: reply.toolCalls,
-        narration_from: turn.narration_from,
-        placed_uuids: placed,
-        response: storedResponse(continuing),
-      };
-      await persist(deps, key, request.request_id, next, deps.ttl.turnMs);
-    } else {
-      const final = reply ? answerResponse(head, texts) : maxHopsResponse(head, texts, agent.max_hops);
-      response = final;
-      const finished: FinishedTurn = { kind: 'finished', agent: agentId, hop: request.hop, response: final };
-      await persist(deps, key, request.request_id, finished, deps.ttl.finishedMs);
-    }
-    deps.log({
-      event: 'hop',
-      request_id: request.request_id,
-      hop: request.hop,
-      agent: agentId,
-      tools: executed.map((call) => call.name),
-      tool_errors: executed.filter((call) => !call.ok).length,
-      outputs: outputs.length,
-      duration_ms: Date.now() - started,
-      should_continue: response.should_continue,
-      ...(response.should_continue ? {} : { finish_reason: response.finish_reason }),
-    });
+    const step = await runParkedCalls(run);
+    reply = await decideOnce(run, step);
+    const { response, record, ttlMs } = nextTurn(run, step, reply);
+    await persist(run, record, ttlMs);
+    logHop(run, step, response, Date.now() - started);
     return response;
   } catch (error) {
-    throw await failHop(
-      deps,
-      key,
-      request,
-      agentId,
-      { before: turnTexts(turn), now: texts },
-      error,
-      Date.now() - started,
-    );
+    const before = turnTexts(run.turn);
+    const now = reply ? [...before, reply.text] : before;
+    throw await failHop(run, { before, now }, error, Date.now() - started);
   }
 }
 
-async function decide(
-  deps: HopDeps,
-  agentId: string,
-  agent: AgentDefinition,
-  request: HopRequest,
-  turn: TurnSoFar,
-  messages: readonly ModelMessage[],
-  placed: readonly string[],
-): Promise<ModelReply> {
+/**
+ * Executes the calls parked in the previous hop against the layout the browser just sent (DESIGN §2 step 2), then
+ * adds the notice about outputs the browser could not apply, so the model hears of both before its next decision.
+ */
+async function runParkedCalls({ deps, request, agent, turn }: HopRun): Promise<ParkedCallsStep> {
+  const step: ParkedCallsStep = {
+    messages: [...turn.messages],
+    outputs: [],
+    placedUuids: [...turn.placed_uuids],
+    executed: [],
+  };
+  if (turn.parked.length > 0) {
+    const execution = await executeToolCalls(turn.parked, {
+      tools: Object.fromEntries(agent.tools.map((name) => [name, deps.tools[name]!])),
+      toolSettings: agent.tool_settings,
+      catalog: deps.catalog,
+      document: { layout: request.context.current_layout, page: request.context.page },
+      pageFields: deps.config.page_fields,
+      newUuid: deps.newUuid,
+    });
+    step.outputs = execution.outputs;
+    step.executed = execution.results.map((result) => ({ name: result.name, ok: result.ok }));
+    for (const result of execution.results) {
+      step.messages.push({ role: 'tool', call_id: result.call_id, name: result.name, content: result.content });
+    }
+    step.placedUuids.push(...collectPlacedUuids(step.outputs));
+  }
+  const notice = rejectionNotice(request, step.messages);
+  if (notice) step.messages.push({ role: 'notice', text: notice });
+  return step;
+}
+
+/**
+ * One model decision, unless the turn has used its `max_hops` (counted in the stored state, across the turn): then
+ * the parked calls ran, so the page matches what was narrated, and the turn ends without a model call (undefined).
+ */
+async function decideOnce(run: HopRun, step: ParkedCallsStep): Promise<ModelReply | undefined> {
+  const { deps, request, agentId, agent, turn } = run;
+  if (turn.decisions >= agent.max_hops) return undefined;
   const system = buildSystemPrompt({
     agent,
     catalog: deps.catalog,
@@ -227,21 +179,64 @@ async function decide(
       agentId,
       mainAgent: deps.config.main_agent,
       system,
-      messages,
+      messages: step.messages,
       tools: agent.tools.map((name) => deps.tools[name]!),
       turn: {
         userMessage: turn.user_message,
         decision: turn.decisions + 1,
-        placedUuids: placed,
+        placedUuids: step.placedUuids,
         selectedComponent: request.context.selected_component,
       },
     });
   } catch (error) {
     if (isHopError(error)) throw error;
-    throw new HopError('provider_error', `The model provider failed: ${(error as Error)?.message ?? String(error)}`, {
-      cause: error,
-    });
+    throw new HopError('provider_error', `The model provider failed: ${errorMessage(error)}`, { cause: error });
   }
+}
+
+/**
+ * The response and what to store for it (pure): a reply with tool calls continues the turn and parks them; an
+ * answer, or no decision left, ends it and keeps only the final response.
+ */
+function nextTurn(
+  { deps, request, agentId, agent, turn }: HopRun,
+  step: ParkedCallsStep,
+  reply?: ModelReply,
+): NextTurn {
+  const texts = turnTexts(turn);
+  const messages = [...step.messages];
+  if (reply) {
+    texts.push(reply.text);
+    messages.push({ role: 'assistant', text: reply.text, tool_calls: reply.toolCalls });
+  }
+  const head: HopResponseHead = {
+    requestId: request.request_id,
+    hop: request.hop,
+    agent: { id: agentId, label: agent.label },
+    outputs: step.outputs,
+  };
+  if (reply && reply.toolCalls.length > 0) {
+    const response = continuingResponse(head, texts);
+    const record: ActiveTurn = {
+      kind: 'active',
+      agent: agentId,
+      user_message: turn.user_message,
+      hop: request.hop,
+      decisions: turn.decisions + 1,
+      messages,
+      parked: reply.toolCalls,
+      narration_from: turn.narration_from,
+      placed_uuids: step.placedUuids,
+      response: storedResponse(response),
+    };
+    return { response, record, ttlMs: deps.ttl.turnMs };
+  }
+  const response = reply ? answerResponse(head, texts) : maxHopsResponse(head, texts, agent.max_hops);
+  return {
+    response,
+    record: { kind: 'finished', agent: agentId, hop: request.hop, response },
+    ttlMs: deps.ttl.finishedMs,
+  };
 }
 
 /**
@@ -250,20 +245,35 @@ async function decide(
  * interleaving either it deletes after this write, or this read sees its marker: the cancel wins (§8.5).
  */
 async function persist(
-  deps: HopDeps,
-  key: string,
-  requestId: string,
-  value: ActiveTurn | FinishedTurn,
+  { deps, key, request }: HopRun,
+  record: ActiveTurn | FinishedTurn,
   ttlMs: number,
 ): Promise<void> {
+  const requestId = request.request_id;
   // One write of the whole record: if it fails the store still holds the previous hop's turn, never half of this one.
-  await storeCall(() => deps.store.set(key, value, ttlMs), requestId);
+  await guardStore(() => deps.store.set(key, record, ttlMs), requestId);
   if (await isCancelled(deps.store, key, requestId)) {
-    await storeCall(() => deps.store.delete(key), requestId);
+    await guardStore(() => deps.store.delete(key), requestId);
     throw new HopError('turn_not_found', 'This turn was cancelled while the hop ran; its result was dropped.', {
       requestId,
     });
   }
+}
+
+/** The one log line of a hop that answered. */
+function logHop({ deps, request, agentId }: HopRun, step: ParkedCallsStep, response: HopResponse, durationMs: number) {
+  deps.log({
+    event: 'hop',
+    request_id: request.request_id,
+    hop: request.hop,
+    agent: agentId,
+    tools: step.executed.map((call) => call.name),
+    tool_errors: step.executed.filter((call) => !call.ok).length,
+    outputs: step.outputs.length,
+    duration_ms: durationMs,
+    should_continue: response.should_continue,
+    ...(response.should_continue ? {} : { finish_reason: response.finish_reason }),
+  });
 }
 
 /**
@@ -274,10 +284,7 @@ async function persist(
  * already gone.
  */
 async function failHop(
-  deps: HopDeps,
-  key: string,
-  request: HopRequest,
-  agentId: string,
+  { deps, key, request, agentId }: HopRun,
   narration: { before: readonly string[]; now: readonly string[] },
   error: unknown,
   durationMs: number,
@@ -304,16 +311,4 @@ async function failHop(
   });
   const progress = joinNarration(code === 'store_unavailable' ? narration.before : narration.now);
   return hopError.withProgress(progress, request.request_id);
-}
-
-/** Runs a store call; a store that cannot answer is a 503, and nothing changed. */
-export async function storeCall<T>(call: () => Promise<T>, requestId?: string): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', {
-      requestId,
-      cause: error,
-    });
-  }
 }

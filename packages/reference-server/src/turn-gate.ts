@@ -1,19 +1,10 @@
 import { admitHop, HopError, type HopRequest, type HopResponse, type StoredTurnSummary } from '@canvas-ai/protocol';
-import { cancelMarkerKey, type TurnLock, type TurnStore } from './store/turn-store.js';
-import { TurnRecord, type ActiveTurn } from './turn-state.js';
-import { replayResponse } from './turn-messages.js';
+import { cancelMarkerKey, guardStore, type TurnLock, type TurnStore } from './store/turn-store.js';
+import { replayResponse, TurnRecord, type ActiveTurn } from './turn-state.js';
 
 /** Loads what the store holds for a turn, validated; an unreadable record is dropped and the hop fails (500). */
 export async function loadTurn(store: TurnStore, key: string, requestId: string): Promise<TurnRecord | undefined> {
-  let value: unknown;
-  try {
-    value = await store.get(key);
-  } catch (error) {
-    throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', {
-      requestId,
-      cause: error,
-    });
-  }
+  const value = await guardStore(() => store.get(key), requestId);
   if (value === undefined) return undefined;
   const parsed = TurnRecord.safeParse(value);
   if (parsed.success) return parsed.data;
@@ -33,14 +24,7 @@ export type Admission = { kind: 'replay'; response: HopResponse } | { kind: 'run
 
 /** Whether the turn's cancel marker is in the store (a store that cannot answer is a 503). */
 export async function isCancelled(store: TurnStore, key: string, requestId: string): Promise<boolean> {
-  try {
-    return (await store.get(cancelMarkerKey(key))) !== undefined;
-  } catch (error) {
-    throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', {
-      requestId,
-      cause: error,
-    });
-  }
+  return (await guardStore(() => store.get(cancelMarkerKey(key)), requestId)) !== undefined;
 }
 
 /**
@@ -55,14 +39,18 @@ export async function admitStoredHop(
   agentId: string,
   lock: TurnLock | undefined,
 ): Promise<Admission> {
-  const rules = { requestId: request.request_id, hop: request.hop, agentId };
-  // Without the lock the store is not even read: rule 1 answers first.
-  if (!lock) admitHop({ ...rules, busy: true, cancelled: false, turn: undefined });
-  const [record, cancelled] = await Promise.all([
-    loadTurn(store, key, request.request_id),
-    isCancelled(store, key, request.request_id),
-  ]);
-  const decision = admitHop({ ...rules, busy: false, cancelled, turn: record && summary(record) });
+  // Without the lock the store is not even read: the first rule (busy) answers before any other.
+  const [record, cancelled] = lock
+    ? await Promise.all([loadTurn(store, key, request.request_id), isCancelled(store, key, request.request_id)])
+    : [undefined, false];
+  const decision = admitHop({
+    requestId: request.request_id,
+    hop: request.hop,
+    agentId,
+    busy: !lock,
+    cancelled,
+    turn: record && summary(record),
+  });
   if (decision === 'replay')
     return { kind: 'replay', response: record!.kind === 'active' ? replayResponse(record!) : record!.response };
   return { kind: 'run', turn: decision === 'resume' ? (record as ActiveTurn) : undefined };

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { AgentId, ATTACHMENT_MEDIA_TYPES, CallId, ContinuingHopResponse, FinalHopResponse } from '@canvas-ai/protocol';
+import {
+  AgentId,
+  ATTACHMENT_MEDIA_TYPES,
+  CallId,
+  ContinuingHopResponse,
+  FinalHopResponse,
+  joinNarration,
+} from '@canvas-ai/protocol';
 
 /** A tool call as the model sent it; parked until the next hop executes it (DESIGN §2). */
 export const StoredToolCall = z.object({ id: CallId, name: z.string(), arguments: z.string() });
@@ -29,6 +36,10 @@ export type ModelMessage = z.infer<typeof ModelMessage>;
 /**
  * A turn that goes on: everything the next hop needs to resume it. The context (layout, page, selection, extra,
  * catalog) is not here: every hop brings its own.
+ *
+ * `user_message` and `placed_uuids` exist for the scripted provider: they are what `ModelRequest.turn` hands it
+ * (providers/model-provider.ts) to pick the turn's scenario and to resolve `{{placed.N}}`. A real model reads
+ * `messages` only; both fields stay small (one string, one uuid per placed component).
  */
 export const ActiveTurn = z.object({
   kind: z.literal('active'),
@@ -47,7 +58,7 @@ export const ActiveTurn = z.object({
    * is the text of the assistant messages from there on: stored once, not beside the messages (`turnTexts`).
    */
   narration_from: z.int().min(0),
-  /** Uuids of every component placed this turn, in placed-reference order. */
+  /** Uuids of every component placed this turn, in placed-reference order (the scripted provider's `{{placed.N}}`). */
   placed_uuids: z.array(z.string()),
   /**
    * The last hop's response, for a repeated request, stored with `progress` empty: the replay puts the narration
@@ -77,3 +88,23 @@ export type CancelMarker = z.infer<typeof CancelMarker>;
 /** Whatever the store holds under a turn's key, zod-validated on load. */
 export const TurnRecord = z.discriminatedUnion('kind', [ActiveTurn, FinishedTurn]);
 export type TurnRecord = z.infer<typeof TurnRecord>;
+
+/** A turn as a hop works on it: what is stored, minus the stored response. */
+export type TurnSoFar = Omit<ActiveTurn, 'kind' | 'response'>;
+
+/** Every text the model produced in this turn, in order: the narration (history messages excluded). */
+export function turnTexts(turn: Pick<TurnSoFar, 'messages' | 'narration_from'>): string[] {
+  return turn.messages
+    .slice(turn.narration_from)
+    .flatMap((message) => (message.role === 'assistant' ? [message.text] : []));
+}
+
+/** A continuing response as the turn stores it: `progress` emptied, since the messages hold the narration. */
+export function storedResponse(response: ContinuingHopResponse): ContinuingHopResponse {
+  return { ...response, progress: '' };
+}
+
+/** The stored last response of an active turn as it was first sent: same keys, same order, narration put back. */
+export function replayResponse(turn: ActiveTurn): ContinuingHopResponse {
+  return { ...turn.response, progress: joinNarration(turnTexts(turn)) };
+}

@@ -8,6 +8,7 @@ import { HopError } from '@canvas-ai/protocol';
 import type { ModelMessage, StoredToolCall } from '../turn-state.js';
 import type { ModelProvider, ModelReply, ModelRequest } from './model-provider.js';
 import { toolParameters } from './tool-schemas.js';
+import { errorMessage } from '../error-message.js';
 
 /** Where and how to reach an OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM, LM Studio …). */
 export interface OpenAiCompatibleOptions {
@@ -120,11 +121,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         },
       );
     }
-    return new HopError(
-      'provider_error',
-      `The model call failed: ${firstLine((error as Error)?.message ?? String(error))}`,
-      { cause: error },
-    );
+    return new HopError('provider_error', `The model call failed: ${firstLine(errorMessage(error))}`, { cause: error });
   }
 }
 

@@ -7,6 +7,7 @@ import {
   type Scenario,
 } from '@canvas-ai/protocol';
 import type { ModelProvider, ModelReply, ModelRequest } from './model-provider.js';
+import { errorMessage } from '../error-message.js';
 
 /** How to switch from the scripted provider to a real model; told to anyone whose message matches no scenario. */
 export const REAL_MODEL_HELP =
@@ -53,7 +54,7 @@ export class ScriptedProvider implements ModelProvider {
     } catch (error) {
       throw new HopError(
         'provider_error',
-        `Scenario "${scenario.id}" reply ${request.turn.decision}: ${(error as Error).message}`,
+        `Scenario "${scenario.id}" reply ${request.turn.decision}: ${errorMessage(error)}`,
       );
     }
   }

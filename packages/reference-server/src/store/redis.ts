@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 import type { TurnLock, TurnStore } from './turn-store.js';
+import { errorMessage } from '../error-message.js';
 
 /** How a {@link RedisTurnStore} reaches Redis and names its keys. */
 export interface RedisTurnStoreOptions {
@@ -77,7 +78,7 @@ export class RedisTurnStore implements TurnStore {
     } catch (error) {
       store.#state = 'closed';
       client.disconnect();
-      const reason = store.#lastError?.message ?? (error as Error).message;
+      const reason = store.#lastError?.message ?? errorMessage(error);
       throw new Error(
         `Cannot reach Redis at ${redactUrl(url)} (${reason}). Start redis-server there, or fix --store.`,
         { cause: error },

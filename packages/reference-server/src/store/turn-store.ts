@@ -2,6 +2,7 @@
  * The turn store (DESIGN §7): the only state a server keeps between hops. Values are JSON-serializable, so the same
  * interface fits an in-process map and a shared store such as Redis (several instances serve one turn's hops).
  */
+import { HopError } from '@canvas-ai/protocol';
 
 /** A held per-turn lock; release it when the hop is done (releasing a lock that expired or was taken over is a no-op). */
 export interface TurnLock {
@@ -36,4 +37,19 @@ export function turnKey(sessionId: string, requestId: string): string {
  */
 export function cancelMarkerKey(turnKey: string): string {
   return `${turnKey}/cancelled`;
+}
+
+/**
+ * Runs one store call for a request: a store that cannot answer becomes 503 `store_unavailable`, and nothing changed
+ * (spec/hop-protocol.md §7), so the client may send the same request again.
+ */
+export async function guardStore<T>(call: () => Promise<T>, requestId?: string): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', {
+      requestId,
+      cause: error,
+    });
+  }
 }

@@ -1,0 +1,30 @@
+import type { AgentsConfig, Catalog, ToolDefinition } from '@canvas-ai/protocol';
+import type { Logger } from './log.js';
+import type { ModelProvider } from './providers/model-provider.js';
+import type { TurnStore } from './store/turn-store.js';
+
+/** How long the store keeps things, in milliseconds. */
+export interface TurnTtls {
+  /** An active turn between hops; an abandoned turn is evicted after this. */
+  turnMs: number;
+  /**
+   * A finished turn's final response (for a repeated last hop). A cancel marker lives the longer of this and
+   * `lockMs`, so it outlasts any hop that was running when the turn was cancelled.
+   */
+  finishedMs: number;
+  /** The per-turn lock; longer than the slowest model call. */
+  lockMs: number;
+}
+
+/** What the hop and the cancel run on: `createApp`'s options with every default filled in. */
+export interface ServerDeps {
+  config: AgentsConfig;
+  catalog: Catalog;
+  tools: Readonly<Record<string, ToolDefinition<any>>>;
+  provider: ModelProvider;
+  store: TurnStore;
+  docs: string;
+  log: Logger;
+  newUuid: () => string;
+  ttl: TurnTtls;
+}
