@@ -1,6 +1,6 @@
 // The tools picker (a pick applies to one message) and attachments (multipart on hop 1 only).
 import { applyOutputs, type AgentsResponse, type CanvasDocument } from '@canvas-ai/protocol';
-import { createHandlers } from '@canvas-ai/protocol/mock';
+import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import { expect, waitUntil } from '@open-wc/testing';
 import { bubbles, mountChat, pickAgent, pickerRoot, sendAndWait, unmountAll } from './support/chat.js';
 import { loadFixtures, scenario } from './support/fixtures.js';
@@ -75,7 +75,7 @@ describe('<canvas-ai-chat> tools picker and attachments', () => {
     const fixtures = await loadFixtures();
     const photo = await scenario('image-attachment');
     const record = recorder();
-    await useHandlers(record.handler, ...createHandlers(fixtures));
+    await useHandlers(record.handler, ...createMockHandlers(fixtures));
     let document: CanvasDocument = { layout: fixtures.layouts['layouts/empty.yaml']!, page: {} };
     const element = await mountChat({
       agentsEndpoint: '/api/agents',
@@ -113,13 +113,13 @@ describe('<canvas-ai-chat> tools picker and attachments', () => {
   });
 });
 
-/** A chat on the protocol's msw mock with the real fixtures, its host document kept with the shared reducer. */
+/** A chat on the reference server's msw mock with the real fixtures, its host document kept with the shared reducer. */
 async function mountOnScenarioMock() {
   const fixtures = await loadFixtures();
   const hero = await scenario('place-hero-two-hop');
   const qa = await scenario('qa-one-hop');
   const record = recorder();
-  await useHandlers(record.handler, ...createHandlers(fixtures));
+  await useHandlers(record.handler, ...createMockHandlers(fixtures));
   let document: CanvasDocument = { layout: fixtures.layouts['layouts/empty.yaml']!, page: {} };
   const element = await mountChat({
     agentsEndpoint: '/api/agents',

@@ -1,6 +1,6 @@
-// <canvas-ai-chat> running whole turns against the protocol's msw mock playing the scenario fixtures.
+// <canvas-ai-chat> running whole turns against the reference server's msw mock playing the scenario fixtures.
 import type { CanvasDocument } from '@canvas-ai/protocol';
-import { createHandlers } from '@canvas-ai/protocol/mock';
+import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import { expect, waitUntil } from '@open-wc/testing';
 import type { ChatOptions } from '../src/canvas-ai-chat/deep-chat-theme.js';
 import {
@@ -27,7 +27,7 @@ describe('<canvas-ai-chat> turns', () => {
     const fixtures = await loadFixtures();
     const qa = await scenario('qa-one-hop');
     const record = recorder();
-    await useHandlers(record.handler, ...createHandlers(fixtures));
+    await useHandlers(record.handler, ...createMockHandlers(fixtures));
     const host = reducerHost({ layout: fixtures.layouts['layouts/empty.yaml']!, page: {} });
     const element = await mountChat({
       agentsEndpoint: '/api/agents',
@@ -53,7 +53,7 @@ describe('<canvas-ai-chat> turns', () => {
     const fixtures = await loadFixtures();
     const cookieShop = await scenario('cookie-shop');
     const record = recorder();
-    await useHandlers(record.handler, ...createHandlers(fixtures));
+    await useHandlers(record.handler, ...createMockHandlers(fixtures));
     const host = reducerHost({ layout: fixtures.layouts['layouts/empty.yaml']!, page: {} });
     const element = await mountChat({
       agentsEndpoint: '/api/agents',
@@ -143,7 +143,7 @@ describe('<canvas-ai-chat> turns', () => {
     const fixtures = await loadFixtures();
     const qa = await scenario('qa-one-hop');
     const record = recorder();
-    await useHandlers(record.handler, ...createHandlers({ ...fixtures, requireCsrf: true }));
+    await useHandlers(record.handler, ...createMockHandlers({ ...fixtures, requireCsrf: true }));
     const element = await mountChat({
       tokenEndpoint: '/api/token',
       getLayout: () => ({ layout: fixtures.layouts['layouts/empty.yaml']! }),
@@ -159,7 +159,7 @@ describe('<canvas-ai-chat> turns', () => {
     const fixtures = await loadFixtures();
     const qa = await scenario('qa-one-hop');
     const record = recorder();
-    await useHandlers(record.handler, ...createHandlers({ ...fixtures, requireCsrf: true }));
+    await useHandlers(record.handler, ...createMockHandlers({ ...fixtures, requireCsrf: true }));
     const element = await mountChat({
       tokenEndpoint: '/api/token',
       getLayout: () => ({ layout: fixtures.layouts['layouts/empty.yaml']! }),
@@ -168,7 +168,7 @@ describe('<canvas-ai-chat> turns', () => {
 
     // The server restarts with a new token: the next message is refused once (403 csrf_invalid), the widget gets
     // the new token and the same hop goes again, so the person sees the answer, not an error.
-    await useHandlers(record.handler, ...createHandlers({ ...fixtures, requireCsrf: true }));
+    await useHandlers(record.handler, ...createMockHandlers({ ...fixtures, requireCsrf: true }));
     const second = await sendAndWait(element, qa.user_message);
     expect(second.detail.status, second.detail.error?.message).to.equal('done');
     expect(errorBubbles(element)).to.have.length(0);

@@ -1,6 +1,6 @@
 // The hop loop on its own: no element, no Lit, as a React or Vue host would use it.
 import type { CanvasDocument } from '@canvas-ai/protocol';
-import { createHandlers } from '@canvas-ai/protocol/mock';
+import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import { expect, waitUntil } from '@open-wc/testing';
 import { http, HttpResponse } from 'msw';
 import { runTurn, startTurn, type RetryReport, type TurnOptions } from '../src/hop-loop.js';
@@ -29,7 +29,7 @@ describe('the hop loop (without the element)', () => {
     const fixtures = await loadFixtures();
     const cookieShop = await scenario('cookie-shop');
     const record = recorder();
-    await useHandlers(record.handler, ...createHandlers({ ...fixtures, scenarios: fixtures.scenarios }));
+    await useHandlers(record.handler, ...createMockHandlers({ ...fixtures, scenarios: fixtures.scenarios }));
     const host = reducerHost({ layout: fixtures.layouts['layouts/empty.yaml']!, page: {} });
     const hops: number[] = [];
 
@@ -76,7 +76,7 @@ describe('the hop loop (without the element)', () => {
     const fixtures = await loadFixtures();
     const qa = await scenario('qa-one-hop');
     const record = recorder();
-    await useHandlers(record.handler, ...createHandlers(fixtures));
+    await useHandlers(record.handler, ...createMockHandlers(fixtures));
 
     const result = await runTurn(baseOptions({ messages: [{ role: 'user', text: qa.user_message }] }));
 
@@ -90,7 +90,7 @@ describe('the hop loop (without the element)', () => {
     const fixtures = await loadFixtures();
     const photo = await scenario('image-attachment');
     const record = recorder();
-    await useHandlers(record.handler, ...createHandlers(fixtures));
+    await useHandlers(record.handler, ...createMockHandlers(fixtures));
     const file = new File([fixtures.attachments['attachments/cookie.png']!.slice()], 'cookie.png', {
       type: 'image/png',
     });

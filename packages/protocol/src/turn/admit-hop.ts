@@ -1,8 +1,8 @@
 import { HopError } from '../wire/errors.js';
 
 /**
- * What the turn rules need to know about a stored turn. The reference server and the msw mock keep different
- * records; each maps its own to this shape, so both apply the same rules.
+ * What the turn rules need to know about a stored turn. Each server maps its own stored record to this shape, so
+ * every TypeScript server applies the same rules (the reference server's is `TurnRecord`).
  */
 export interface StoredTurnSummary {
   /** The agent that runs the turn. */

@@ -1,4 +1,6 @@
+// The msw mock (src/mock.ts): the reference server itself behind msw handlers, with the options a host developer sets.
 import { strict as assert } from 'node:assert';
+import { readFile } from 'node:fs/promises';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { setupServer } from 'msw/node';
 import {
@@ -10,14 +12,14 @@ import {
   TokenResponse,
   applyOutputs,
   driveScenario,
-  noScenarioAnswer,
   type CanvasDocument,
   type HopRequest,
   type HopRequestInput,
   type Scenario,
-} from '../src/index.js';
-import { createHandlers } from '../src/mock/index.js';
-import { loadFixtures } from '../src/node/index.js';
+} from '@canvas-ai/protocol';
+import { loadFixtures } from '@canvas-ai/protocol/node';
+import { createMockHandlers } from '../src/mock.js';
+import { ScriptedProvider } from '../src/providers/scripted.js';
 
 const fixtures = await loadFixtures();
 const ORIGIN = 'http://mock.test';
@@ -25,7 +27,7 @@ const ENDPOINT = `${ORIGIN}/api/hop`;
 const received: HopRequest[] = [];
 const attachmentsSeen: Array<{ requestId: string; mediaType: string; size: number }> = [];
 const server = setupServer(
-  ...createHandlers({
+  ...createMockHandlers({
     scenarios: fixtures.scenarios,
     catalog: fixtures.catalog,
     agents: fixtures.agents,
@@ -184,7 +186,7 @@ describe('the mock turn rules', () => {
     let arrived!: () => void;
     const firstArrived = new Promise<void>((resolve) => (arrived = resolve));
     server.use(
-      ...createHandlers({
+      ...createMockHandlers({
         baseUrl: 'http://slow.test',
         scenarios: fixtures.scenarios,
         catalog: fixtures.catalog,
@@ -269,7 +271,7 @@ describe('the mock turn rules', () => {
     let arrived!: () => void;
     const firstArrived = new Promise<void>((resolve) => (arrived = resolve));
     server.use(
-      ...createHandlers({
+      ...createMockHandlers({
         baseUrl: 'http://cancel.test',
         scenarios: fixtures.scenarios,
         catalog: fixtures.catalog,
@@ -293,7 +295,7 @@ describe('the mock turn rules', () => {
     const hero = scenario('place-hero-two-hop');
     const truncated: Scenario = { ...hero, replies: hero.replies.slice(0, 1) };
     server.use(
-      ...createHandlers({
+      ...createMockHandlers({
         baseUrl: 'http://broken.test',
         scenarios: [truncated],
         catalog: fixtures.catalog,
@@ -311,7 +313,7 @@ describe('the mock turn rules', () => {
     const error = HopErrorBody.parse(failed.body);
     assert.equal(error.error.code, 'provider_error');
     assert.equal(error.progress, hero.replies[0]!.text);
-    assert.match(error.message, /has no reply 2 \(it has 1\)/);
+    assert.match(error.message, /has 1 replies; decision 2 has none to replay/);
     assert.equal(
       (await post({ ...hop1, hop: 2 }, 'http://broken.test/api/hop')).status,
       410,
@@ -319,9 +321,9 @@ describe('the mock turn rules', () => {
     );
   });
 
-  it('keeps two createHandlers calls as two independent servers', async () => {
+  it('keeps two createMockHandlers calls as two independent servers', async () => {
     server.use(
-      ...createHandlers({
+      ...createMockHandlers({
         baseUrl: 'http://other.test',
         scenarios: fixtures.scenarios,
         catalog: fixtures.catalog,
@@ -348,10 +350,16 @@ describe('the mock turn rules', () => {
     const response = HopResponse.parse(body);
     assert.equal(response.should_continue, false);
     assert.equal(response.should_continue === false && response.finish_reason, 'answer');
-    assert.equal(
-      response.should_continue === false && response.message,
-      noScenarioAnswer(['How do I get the assistant to change my page?']),
-    );
+    const scripted = await new ScriptedProvider(fixtures.scenarios).decide({
+      agentId: 'qa',
+      mainAgent: 'qa',
+      system: '',
+      messages: [],
+      tools: [],
+      turn: { userMessage: 'What is the weather like?', decision: 1, placedUuids: [], selectedComponent: null },
+    });
+    assert.equal(response.should_continue === false && response.message, scripted.text, "the server's own answer");
+    assert.ok(scripted.text.includes('How do I get the assistant to change my page?'));
     assert.equal(response.progress, '');
   });
 
@@ -387,7 +395,7 @@ describe('the mock turn rules', () => {
 
   it('answers 413 to a streamed body over the limit by counting its bytes, as the server does, not from Content-Length alone', async () => {
     server.use(
-      ...createHandlers({
+      ...createMockHandlers({
         baseUrl: 'http://small.test',
         scenarios: fixtures.scenarios,
         catalog: fixtures.catalog,
@@ -490,7 +498,7 @@ describe('the mock turn rules', () => {
 describe('the mock with requireCsrf', () => {
   it('refuses a hop without the token with 403 and serves it with the token from /api/token', async () => {
     server.use(
-      ...createHandlers({
+      ...createMockHandlers({
         baseUrl: 'http://csrf.test',
         scenarios: fixtures.scenarios,
         catalog: fixtures.catalog,
@@ -513,5 +521,46 @@ describe('the mock with requireCsrf', () => {
     );
     const cancel = await fetch('http://csrf.test/api/hop/csrf-turn', { method: 'DELETE' });
     assert.equal(cancel.status, 403, 'a cancel needs the token too');
+  });
+});
+
+describe('the mock in a browser page', () => {
+  it('serves under a baseUrl with a path prefix, and leaves the host its other /api paths', async () => {
+    server.use(
+      ...createMockHandlers({
+        baseUrl: 'http://prefixed.test/app/',
+        scenarios: fixtures.scenarios,
+        catalog: fixtures.catalog,
+        agents: fixtures.agents,
+      }),
+    );
+    const run = await driveScenario(scenario('qa-one-hop'), { endpoint: 'http://prefixed.test/app/api/hop', fixtures });
+    assert.equal(run.passed, true);
+    assert.deepEqual(await (await fetch('http://prefixed.test/app/healthz')).json(), {
+      status: 'ok',
+      protocol: PROTOCOL_VERSION,
+    });
+    await assert.rejects(fetch(`${ORIGIN}/api/users`), 'not a path of the server: msw lets it through, unhandled');
+  });
+
+  it('imports nothing Node-only: no node:* module, no ioredis, no Node adapter', async () => {
+    const bare = new Set<string>();
+    const seen = new Set<string>();
+    const visit = async (file: URL): Promise<void> => {
+      if (seen.has(file.href)) return;
+      seen.add(file.href);
+      const source = await readFile(file, 'utf8');
+      for (const [, specifier] of source.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'([^']+)';/gms)) {
+        if (specifier!.startsWith('.')) await visit(new URL(specifier!.replace(/\.js$/, '.ts'), file));
+        else bare.add(specifier!);
+      }
+    };
+    await visit(new URL('../src/mock.ts', import.meta.url));
+    assert.ok(seen.has(new URL('../src/app.ts', import.meta.url).href), 'the walk reached createApp');
+    const nodeOnly = [...bare].filter(
+      (specifier) => specifier.startsWith('node:') || ['ioredis', '@hono/node-server'].includes(specifier),
+    );
+    assert.deepEqual(nodeOnly, []);
+    assert.ok(!seen.has(new URL('../src/index.ts', import.meta.url).href), 'index.ts pulls the Redis store');
   });
 });

@@ -1,15 +1,15 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'node:test';
 import { setupServer } from 'msw/node';
-import { runConformance } from '../src/conformance/index.js';
-import { createHandlers } from '../src/mock/index.js';
-import { loadFixtures } from '../src/node/index.js';
+import { runConformance } from '@canvas-ai/protocol/conformance';
+import { loadFixtures } from '@canvas-ai/protocol/node';
+import { createMockHandlers } from '../src/mock.js';
 
 // The msw mock is a second implementation of scripted mode: the kit holds it to the same checks as the reference
 // server (except those that need a session cookie, which the mock does not keep).
 const fixtures = await loadFixtures();
 const server = setupServer(
-  ...createHandlers({
+  ...createMockHandlers({
     baseUrl: 'http://mock.test',
     scenarios: fixtures.scenarios,
     catalog: fixtures.catalog,
