@@ -9,10 +9,9 @@ import {
   type Catalog,
   type HopRequest,
   type Scenario,
-  type ToolDefinition,
 } from '@canvas-ai/protocol';
 import { http, type HttpHandler } from 'msw';
-import { createApp } from './app.js';
+import { type AppOptions, createApp } from './app.js';
 import { silentLogger } from './log.js';
 import type { ModelProvider } from './providers/model-provider.js';
 import { ScriptedProvider } from './providers/scripted.js';
@@ -27,25 +26,26 @@ export interface MockOptions {
   /** The component catalog. */
   catalog: Catalog;
   /** Tools added to the built-in ones, as `createApp`'s `tools`; default: the built-in tools only. */
-  tools?: readonly ToolDefinition<any>[];
+  tools?: AppOptions['tools'];
   /** The origin and path prefix served, e.g. `http://localhost:5173`; default: any origin. */
   baseUrl?: string;
   /** Milliseconds each model decision takes, with the turn locked (so a concurrent hop of it gets 409); default 0. */
   latencyMs?: number;
   /** The largest hop body in bytes, counted as it streams in (413 past it); default `LIMITS.maxBodyBytes`. */
   maxBodyBytes?: number;
-  /** Demand the `X-CSRF-Token` that `GET /api/token` hands out on hops and cancels (403 `csrf_invalid`); default off. */
+  /** Demand on hops and cancels the `X-CSRF-Token` of `GET /api/token` (403 `csrf_invalid`); default off. */
   requireCsrf?: boolean;
   /** Called with every hop request that passes the door (content type, size, schema), before the server runs it. */
   onHopRequest?: (request: HopRequest, details: { attachments: Attachment[] }) => void;
 }
 
-/** Every request of the mock belongs to this one session: msw keeps no cookies, and the page is one user anyway. */
+/** Every request of the mock is one session: msw in Node keeps no cookies, and a page under development is one user. */
 const MOCK_SESSION = 'mock-session';
 
 /**
- * msw handlers that forward the server's paths (`/api/hop`, `/api/agents`, `/api/token`, `/healthz`) to the reference server itself (`createApp`) with the scripted
- * provider and a memory store: the same routes, turn rules, CSRF tokens, errors and texts as a real deployment.
+ * msw handlers that forward the server's paths (`/api/hop`, `/api/agents`, `/api/token`, `/healthz`) to the reference
+ * server itself (`createApp`) with the scripted provider and a memory store: the same routes, turn rules, CSRF tokens,
+ * errors and texts as a real deployment.
  * Handlers are values: pass them to `setupWorker` or `setupServer`. Each call is its own server with its own turns.
  */
 export function createMockHandlers(options: MockOptions): HttpHandler[] {
@@ -78,7 +78,7 @@ export function createMockHandlers(options: MockOptions): HttpHandler[] {
 /** The paths `createApp` serves (spec/hop-protocol.md §3). */
 const SERVER_PATHS = ['/api/hop', '/api/hop/:request_id', '/api/agents', '/api/token', '/healthz'] as const;
 
-/** The scripted model, each decision delayed by `ms` (the hop holds its turn's lock meanwhile, as a real model's would). */
+/** The scripted model, each decision delayed by `ms` (the hop holds its turn's lock meanwhile, as with a real one). */
 function withLatency(provider: ModelProvider, ms: number): ModelProvider {
   if (ms <= 0) return provider;
   return {

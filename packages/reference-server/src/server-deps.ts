@@ -1,7 +1,8 @@
-import type { AgentsConfig, Catalog, ToolDefinition } from '@canvas-ai/protocol';
+import type { AgentsConfig, Catalog } from '@canvas-ai/protocol';
 import type { Logger } from './log.js';
 import type { ModelProvider } from './providers/model-provider.js';
 import type { TurnStore } from './store/turn-store.js';
+import type { createToolRegistry } from './tools/registry.js';
 
 /** How long the store keeps things, in milliseconds. */
 export interface TurnTtls {
@@ -20,7 +21,8 @@ export interface TurnTtls {
 export interface ServerDeps {
   config: AgentsConfig;
   catalog: Catalog;
-  tools: Readonly<Record<string, ToolDefinition<any>>>;
+  /** The built-in tools and the deployment's own, by name. */
+  tools: ReturnType<typeof createToolRegistry>;
   provider: ModelProvider;
   store: TurnStore;
   docs: string;
