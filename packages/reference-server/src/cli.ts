@@ -11,7 +11,7 @@ import { ScriptedProvider } from './providers/scripted.js';
 import { RedisTurnStore, redactUrl } from './store/redis.js';
 
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  let options;
+  let options: ReturnType<typeof parseCliOptions>;
   try {
     options = parseCliOptions(argv, env);
   } catch (error) {

@@ -10,12 +10,13 @@ import { loadProjectDocs } from '../src/agents/docs.js';
 import { FIXTURES_DIR, loadConfig } from '../src/config.js';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import { silentLogger } from '../src/log.js';
+import type { JsonBody } from './support/harness.js';
 
 const agentsYaml = parse(await readFile(`${FIXTURES_DIR}agents.yaml`, 'utf8'));
 const dir = await mkdtemp(join(tmpdir(), 'canvas-ai-config-'));
 
 /** Writes a variant of the fixtures' agents.yaml and loads it the way the CLI does. */
-async function loadVariant(name: string, change: (config: any) => void) {
+async function loadVariant(name: string, change: (config: JsonBody) => void) {
   const config = structuredClone(agentsYaml);
   change(config);
   const file = join(dir, `${name}.yaml`);

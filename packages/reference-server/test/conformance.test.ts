@@ -71,7 +71,10 @@ describe('the conformance kit against the reference server', () => {
       {
         async fetch(request) {
           const response = await app.fetch(request);
-          if (request.method === 'POST' && (answered += 1) === burst - 1) hold.release();
+          if (request.method === 'POST') {
+            answered += 1;
+            if (answered === burst - 1) hold.release();
+          }
           return response;
         },
       },

@@ -5,7 +5,14 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { LIMITS, malformedRequestBody, MalformedRequestTable } from '@canvas-ai/protocol';
 import { FIXTURES_DIR } from '../src/config.js';
-import { firstHop, openSession, startTestServer, type TestServer, type TestSession } from './support/harness.js';
+import {
+  firstHop,
+  openSession,
+  startTestServer,
+  type TestServer,
+  type TestSession,
+  type JsonBody,
+} from './support/harness.js';
 
 const table = MalformedRequestTable.parse(parse(await readFile(`${FIXTURES_DIR}malformed-requests.yaml`, 'utf8')));
 const png = await readFile(`${FIXTURES_DIR}attachments/cookie.png`);
@@ -21,7 +28,7 @@ describe('requests refused at the door, over HTTP', () => {
 
   async function send(body: BodyInit, headers: Record<string, string>) {
     const reply = await fetch(server.hopUrl, { method: 'POST', headers: session.headers(headers), body });
-    return { status: reply.status, body: (await reply.json()) as any };
+    return { status: reply.status, body: (await reply.json()) as JsonBody };
   }
 
   async function assertStillServes() {
@@ -89,7 +96,7 @@ describe('requests refused at the door, over HTTP', () => {
       body: new Uint8Array([123, 125]),
     });
     assert.equal(reply.status, 415);
-    assert.equal(((await reply.json()) as any).error.code, 'unsupported_media_type');
+    assert.equal(((await reply.json()) as JsonBody).error.code, 'unsupported_media_type');
   });
 
   it('answers an agent the config does not offer with 400 unknown_agent', async () => {
@@ -150,7 +157,7 @@ describe('requests refused at the door, over HTTP', () => {
         duplex: 'half',
       } as RequestInit);
       assert.equal(reply.status, 413);
-      assert.equal(((await reply.json()) as any).error.code, 'payload_too_large');
+      assert.equal(((await reply.json()) as JsonBody).error.code, 'payload_too_large');
     } finally {
       await small.close();
     }
@@ -170,7 +177,7 @@ describe('requests refused at the door, over HTTP', () => {
     }
     async function post(form: FormData) {
       const reply = await fetch(server.hopUrl, { method: 'POST', headers: session.headers(), body: form });
-      return { status: reply.status, body: (await reply.json()) as any };
+      return { status: reply.status, body: (await reply.json()) as JsonBody };
     }
 
     it('accepts a real PNG and runs the hop', async () => {

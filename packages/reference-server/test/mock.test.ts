@@ -20,6 +20,7 @@ import {
 import { loadFixtures } from '@canvas-ai/protocol/node';
 import { createMockHandlers } from '../src/mock.js';
 import { ScriptedProvider } from '../src/providers/scripted.js';
+import type { JsonBody } from './support/harness.js';
 
 const fixtures = await loadFixtures();
 const ORIGIN = 'http://mock.test';
@@ -66,7 +67,7 @@ function firstHop(of: Scenario, requestId: string): HopRequestInput {
   };
 }
 
-async function post(body: unknown, endpoint = ENDPOINT): Promise<{ status: number; body: any }> {
+async function post(body: unknown, endpoint = ENDPOINT): Promise<{ status: number; body: JsonBody }> {
   const response = await fetch(endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -133,7 +134,7 @@ describe('the cookie-shop turn', () => {
         assert.equal(rows.length, before + 1, `hop ${hop} adds exactly one row`);
         const operation = placing[0]!.type === 'place_components' ? placing[0]!.operations[0]! : undefined;
         assert.equal(operation?.reference_uuid, previousRow, `hop ${hop} places below the previous row`);
-        assert.equal(rows.at(-1)!.uuid, operation?.components[0]!.uuid);
+        assert.equal(rows.at(-1)!.uuid, operation?.components[0]?.uuid);
         previousRow = rows.at(-1)!.uuid;
       } else {
         assert.equal(rows.length, before, `hop ${hop} adds no row`);

@@ -8,7 +8,7 @@ import { openAiProviderFromEnv } from '../src/providers/from-env.js';
 import { OpenAiCompatibleProvider } from '../src/providers/openai-compatible.js';
 import { toolParameters } from '../src/providers/tool-schemas.js';
 import { startFakeChatCompletions, type FakeBehaviour } from './support/fake-chat-completions.js';
-import { EMPTY_LAYOUT, firstHop, laterHop, openSession, startTestServer } from './support/harness.js';
+import { EMPTY_LAYOUT, firstHop, laterHop, openSession, startTestServer, type JsonBody } from './support/harness.js';
 
 const HERO_ARGS = JSON.stringify({
   operations: [
@@ -82,10 +82,10 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
     assert.match(first.messages[0].content, /sdc\.demo\.hero \(Hero\)/);
     assert.deepEqual(first.messages.slice(1), [{ role: 'user', content: 'Add a hero' }]);
     assert.deepEqual(
-      first.tools.map((tool: any) => tool.function.name),
+      first.tools.map((tool: JsonBody) => tool.function.name),
       ['get_component_details', 'place_components', 'edit_components', 'set_page_value'],
     );
-    const place = first.tools.find((tool: any) => tool.function.name === 'place_components');
+    const place = first.tools.find((tool: JsonBody) => tool.function.name === 'place_components');
     assert.equal(place.type, 'function');
     assert.equal(place.function.parameters.type, 'object');
     assert.ok(place.function.parameters.properties.operations, 'parameters come from the zod input schema');

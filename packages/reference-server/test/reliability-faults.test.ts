@@ -7,7 +7,15 @@ import { ScriptedProvider } from '../src/providers/scripted.js';
 import { TurnRecord } from '../src/turn-state.js';
 import { eventually } from './support/eventually.js';
 import { startFakeChatCompletions, type FakeBehaviour } from './support/fake-chat-completions.js';
-import { EMPTY_LAYOUT, firstHop, laterHop, openSession, sharedFixtures, type TestSession } from './support/harness.js';
+import {
+  EMPTY_LAYOUT,
+  firstHop,
+  laterHop,
+  openSession,
+  sharedFixtures,
+  type TestSession,
+  type JsonBody,
+} from './support/harness.js';
 import { startCluster, type Cluster } from './support/instances.js';
 import { RecordingProvider } from './support/providers.js';
 import { startRedisServer, type RedisServer } from './support/redis-server.js';
@@ -35,7 +43,7 @@ function sessionsOn(cluster: Cluster, session: TestSession) {
         headers: session.headers({ 'content-type': 'application/json' }),
         body: JSON.stringify(body),
       });
-      return { status: reply.status, body: (await reply.json()) as any };
+      return { status: reply.status, body: (await reply.json()) as JsonBody };
     },
   }));
 }

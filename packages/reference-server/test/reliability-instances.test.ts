@@ -4,7 +4,7 @@ import { collectPlacedUuids, driveScenario, HopResponse, type Scenario, type Sce
 import { z } from 'zod';
 import type { ToolDefinition } from '../src/tools/index.js';
 import { eventually } from './support/eventually.js';
-import { openSession, sharedFixtures, startTestServer, firstHop, laterHop } from './support/harness.js';
+import { openSession, sharedFixtures, startTestServer, firstHop, laterHop, type JsonBody } from './support/harness.js';
 import { SHARED_SECRET, startCluster, type Cluster } from './support/instances.js';
 import { ListProvider, RecordingProvider } from './support/providers.js';
 import { startRedisServer, type RedisServer } from './support/redis-server.js';
@@ -264,7 +264,7 @@ async function postHop(
   url: string,
   headers: Record<string, string>,
   body: unknown,
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: JsonBody }> {
   const reply = await fetch(url, {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json' },

@@ -16,6 +16,7 @@ import {
   startTestServer,
   type TestSession,
   EMPTY_LAYOUT,
+  type JsonBody,
 } from './support/harness.js';
 import { startCluster, type Cluster } from './support/instances.js';
 import { ListProvider, RecordingProvider } from './support/providers.js';
@@ -41,7 +42,7 @@ async function hopOn(
     headers: { ...headers, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  return { status: reply.status, body: (await reply.json()) as any };
+  return { status: reply.status, body: (await reply.json()) as JsonBody };
 }
 
 describe('another session, on any instance, cannot touch a turn (Redis)', () => {

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Layout } from '@canvas-ai/protocol';
-import { EMPTY_LAYOUT, firstHop, laterHop, openSession, startTestServer, type TestServer } from './support/harness.js';
+import {
+  EMPTY_LAYOUT,
+  firstHop,
+  laterHop,
+  openSession,
+  startTestServer,
+  type TestServer,
+  type JsonBody,
+} from './support/harness.js';
 
 const HERO = 'Add a hero for my bakery, Crumb & Co.';
 
@@ -18,7 +25,7 @@ describe('sessions and CSRF over HTTP', () => {
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
     });
-    return { status: reply.status, body: (await reply.json()) as any };
+    return { status: reply.status, body: (await reply.json()) as JsonBody };
   }
 
   it('gives a token bound to an HttpOnly, SameSite=Lax session cookie', async () => {
@@ -27,7 +34,7 @@ describe('sessions and CSRF over HTTP', () => {
     assert.match(cookie, /^canvas_ai_session=[A-Za-z0-9_-]{43}; /);
     assert.match(cookie, /HttpOnly/);
     assert.match(cookie, /SameSite=Lax/);
-    const body = (await reply.json()) as any;
+    const body = (await reply.json()) as JsonBody;
     assert.equal(body.header, 'X-CSRF-Token');
     assert.ok(body.token.length > 20);
   });
@@ -36,7 +43,7 @@ describe('sessions and CSRF over HTTP', () => {
     const session = await openSession(server);
     const again = await fetch(`${server.url}/api/token`, { headers: { cookie: session.cookie } });
     assert.equal(again.headers.get('set-cookie'), null);
-    assert.equal(((await again.json()) as any).token, session.token);
+    assert.equal(((await again.json()) as JsonBody).token, session.token);
   });
 
   it('refuses a hop without a token, with a wrong token, or with another session’s token (403), before any model call', async () => {
@@ -100,7 +107,7 @@ describe('the other endpoints', () => {
   });
 
   it('GET /api/agents lists the main agent and the picker’s agents', async () => {
-    const body = (await (await fetch(`${server.url}/api/agents`)).json()) as any;
+    const body = (await (await fetch(`${server.url}/api/agents`)).json()) as JsonBody;
     assert.equal(body.main_agent.id, 'qa');
     assert.deepEqual(
       body.tools.map((agent: { id: string }) => agent.id),
@@ -112,10 +119,10 @@ describe('the other endpoints', () => {
   it('answers an unknown path with 404 and GET /api/hop with 405, in the error format', async () => {
     const missing = await fetch(`${server.url}/api/nothing`);
     assert.equal(missing.status, 404);
-    assert.equal(((await missing.json()) as any).error.code, 'not_found');
+    assert.equal(((await missing.json()) as JsonBody).error.code, 'not_found');
     const wrongMethod = await fetch(server.hopUrl);
     assert.equal(wrongMethod.status, 405);
-    assert.equal(((await wrongMethod.json()) as any).error.code, 'method_not_allowed');
+    assert.equal(((await wrongMethod.json()) as JsonBody).error.code, 'method_not_allowed');
   });
 
   it('answers every known path with another method with 405 method_not_allowed and the methods it allows', async () => {
@@ -130,7 +137,7 @@ describe('the other endpoints', () => {
     for (const [method, path, allowed] of cases) {
       const reply = await fetch(`${server.url}${path}`, { method });
       assert.equal(reply.status, 405, `${method} ${path}`);
-      assert.equal(((await reply.json()) as any).error.code, 'method_not_allowed', `${method} ${path}`);
+      assert.equal(((await reply.json()) as JsonBody).error.code, 'method_not_allowed', `${method} ${path}`);
       assert.equal(reply.headers.get('allow'), allowed, `${method} ${path}`);
     }
     assert.equal((await fetch(`${server.url}/api/token`, { method: 'HEAD' })).status, 200, 'HEAD goes with GET');

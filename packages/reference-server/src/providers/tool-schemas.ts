@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolDefinition } from '@canvas-ai/protocol';
+import type { AnyTool } from '../tools/registry.js';
 
 type Json = Record<string, unknown>;
 const cache = new WeakMap<object, Json>();
@@ -11,7 +11,7 @@ const DEFS = '#/$defs/';
  * The protocol's schemas carry registry ids, which zod turns into `$ref`s — even at the top, where function
  * parameters must be `type: object` — so references are inlined; only recursive ones (JSON values) stay in `$defs`.
  */
-export function toolParameters(tool: ToolDefinition<any>): Json {
+export function toolParameters(tool: AnyTool): Json {
   let schema = cache.get(tool.input);
   if (!schema) {
     const { $schema: _ignored, ...generated } = z.toJSONSchema(tool.input, {

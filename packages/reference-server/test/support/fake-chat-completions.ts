@@ -1,5 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { JsonBody } from './harness.js';
 
 /** What the fake endpoint does for one request, in order. */
 export type FakeBehaviour =
@@ -12,7 +13,7 @@ export type FakeBehaviour =
  * OpenAI, Ollama, vLLM and LM Studio do: it answers from a queue and records every request body it received.
  */
 export async function startFakeChatCompletions(queue: FakeBehaviour[]) {
-  const requests: any[] = [];
+  const requests: JsonBody[] = [];
   const hanging: ServerResponse[] = [];
   const server = createServer((req, res) => {
     let text = '';

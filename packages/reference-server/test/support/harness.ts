@@ -6,6 +6,10 @@ import { startServer, type RunningServer } from '../../src/node.js';
 import { ScriptedProvider } from '../../src/providers/scripted.js';
 import { MemoryTurnStore } from '../../src/store/memory.js';
 
+/** A JSON body as the tests read it: they reach into its fields, and a missing one fails the assertion. */
+// biome-ignore lint/suspicious/noExplicitAny: the assertions are the type check of a body a test reads.
+export type JsonBody = any;
+
 /** A page with one empty `content` region: the layout most hops of these tests send. */
 export const EMPTY_LAYOUT: Layout = { regions: { content: { components: [] } } };
 
@@ -47,9 +51,9 @@ export interface TestSession {
   token: string;
   headers(extra?: Record<string, string>): Record<string, string>;
   /** POSTs a hop request as JSON. */
-  hop(body: unknown): Promise<{ status: number; body: any }>;
+  hop(body: unknown): Promise<{ status: number; body: JsonBody }>;
   /** DELETE /api/hop/:request_id. */
-  cancel(requestId: string): Promise<{ status: number; body: any }>;
+  cancel(requestId: string): Promise<{ status: number; body: JsonBody }>;
 }
 
 /** Opens a session against a running server, as the widget does before its first hop. */

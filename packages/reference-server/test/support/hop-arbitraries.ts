@@ -1,6 +1,6 @@
 import { LIMITS } from '@canvas-ai/protocol';
 import fc from 'fast-check';
-import { firstHop } from './harness.js';
+import { firstHop, type JsonBody } from './harness.js';
 
 /** A hop request body as sent over HTTP: the bytes (or text) and the Content-Type that goes with them. */
 export interface FuzzBody {
@@ -19,7 +19,7 @@ const json = (kind: string, value: unknown): FuzzBody => ({
   body: JSON.stringify(value),
 });
 /** A valid hop 1 to break. */
-const base = () => firstHop('fuzz-turn', 'Hello there') as Record<string, any>;
+const base = () => firstHop('fuzz-turn', 'Hello there') as Record<string, JsonBody>;
 
 /** Characters that trip up naive code: lone surrogates, bidi overrides, zero-width, NUL, BOM, non-characters. */
 export const oddUnicode = fc.oneof(
@@ -169,7 +169,8 @@ export const pollutingKeys: fc.Arbitrary<FuzzBody> = fc
     const request = base();
     request.context.page = {};
     request.context.extra = {};
-    const target = where === '(root)' ? request : where.split('.').reduce((node: any, step) => node[step], request);
+    const target =
+      where === '(root)' ? request : where.split('.').reduce((node: JsonBody, step) => node[step], request);
     target.__fuzz_key__ = value;
     const body = JSON.stringify(request).replace('"__fuzz_key__"', JSON.stringify(key));
     return { kind: `"${key}" at ${where}`, contentType: 'application/json', body };
@@ -300,7 +301,7 @@ export const badHopRequest = fc.oneof(
 function placeRaw(where: string, raw: string): string {
   const request = base();
   const steps = where.split('.');
-  const parent = steps.slice(0, -1).reduce((node: any, step) => (node[step] ??= {}), request);
+  const parent = steps.slice(0, -1).reduce((node: JsonBody, step) => (node[step] ??= {}), request);
   parent[steps.at(-1)!] = '__fuzz_raw__';
   return JSON.stringify(request).replace('"__fuzz_raw__"', raw);
 }
