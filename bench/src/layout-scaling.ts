@@ -25,7 +25,10 @@ export async function benchLayoutScaling(
   let turnCounter = 0;
   for (const components of profile.sizes) {
     const bodies = turnBodies(scenario, benchLayout(components));
-    const runTurn = () => timeTurn(server, bodies, `scale-${components}-${(turnCounter += 1)}`);
+    const runTurn = () => {
+      turnCounter += 1;
+      return timeTurn(server, bodies, `scale-${components}-${turnCounter}`);
+    };
     await runTurn(); // warm-up: JIT, and the first hop's one-time work
     const repetitions: Array<{ server: number; floor: number; first: number; last: number }> = [];
     for (let repetition = 0; repetition < profile.repetitions; repetition += 1) {

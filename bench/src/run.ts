@@ -54,13 +54,17 @@ export async function runBench(
   return BenchResults.parse({ ...partial, targets: judgeTargets(partial) });
 }
 
+function parseBenchArgs(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    options: { size: { type: 'string', default: 'full' }, out: { type: 'string' }, only: { type: 'string' } },
+  }).values;
+}
+
 async function main(argv: readonly string[]): Promise<number> {
-  let values;
+  let values: ReturnType<typeof parseBenchArgs>;
   try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: { size: { type: 'string', default: 'full' }, out: { type: 'string' }, only: { type: 'string' } },
-    }));
+    values = parseBenchArgs(argv);
   } catch (error) {
     console.error(
       `${(error as Error).message}\nusage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only ${GROUPS.join(',')}]`,

@@ -1,7 +1,7 @@
 import type { BenchResults, TargetResult } from './results.js';
 
 /** Issue #8's targets: the widget's own code at most 15 KB min+gzip, counted as 15,000 bytes. */
-export const WIDGET_OWN_CODE_LIMIT_BYTES = 15_000;
+const WIDGET_OWN_CODE_LIMIT_BYTES = 15_000;
 
 /** Judges this run's figures against issue #8's targets; a group that did not run leaves its target unjudged. */
 export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResult[] {

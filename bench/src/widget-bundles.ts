@@ -8,7 +8,7 @@ import { build, type InlineConfig } from 'vite';
 import type { BundleSize } from './results.js';
 
 /** The widget package; its own vite.config.ts drives every build here. */
-export const WIDGET_DIR = fileURLToPath(new URL('../../packages/widget/', import.meta.url));
+const WIDGET_DIR = fileURLToPath(new URL('../../packages/widget/', import.meta.url));
 
 /**
  * Builds the widget with its own vite config into a scratch folder (never its dist/, which its tests use) and

@@ -20,7 +20,7 @@ const HEADLESS_CHROMIUM = JSON.parse(
   args: string[];
 };
 /** The flags this machine's Chromium needs (no sandbox as root, no background traffic). */
-export const CHROMIUM_ARGS: readonly string[] = HEADLESS_CHROMIUM.args;
+const CHROMIUM_ARGS: readonly string[] = HEADLESS_CHROMIUM.args;
 
 /**
  * The client's per-hop work in headless Chromium: the page (src/shared/client-page.ts, bundled by vite with the

@@ -18,7 +18,7 @@ const REQUEST_ID_SLOT = 'bench-request-id-slot';
  * context on every hop, and from hop 2 on the previous hop's outputs reported as applied. The client re-sends the
  * same layout on every hop (it does not add the placed paragraphs), so every hop carries exactly the size measured.
  */
-export function benchHopRequest(scenario: Scenario, layout: Layout, requestId: string, hop: number): HopRequest {
+function benchHopRequest(scenario: Scenario, layout: Layout, requestId: string, hop: number): HopRequest {
   const request: HopRequest = {
     protocol: PROTOCOL_VERSION,
     request_id: requestId,

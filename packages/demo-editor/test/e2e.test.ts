@@ -75,7 +75,7 @@ describe('the demo editor against the reference server', () => {
       assert.equal(new Set(demo.hops.map((hop) => hop.requestId)).size, 1, 'one request_id for the whole turn');
       // Each hop carries the layout the browser held after applying the previous hop's outputs.
       assert.deepEqual(
-        demo.hops.map((hop) => hop.body.context.current_layout.regions.content.components.length),
+        demo.hops.map((hop) => hop.body.context.current_layout.regions.content?.components.length),
         [0, ...seen.slice(0, -1).map((hop) => hop.rows)],
       );
 

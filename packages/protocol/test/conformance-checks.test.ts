@@ -162,7 +162,10 @@ describe('the prompt-turn invariants', () => {
   it('fails replay.same-response when a repeated hop is answered differently', async () => {
     let count = 0;
     const results = await check(
-      (request) => ({ status: 200, body: hopBody(request.json, { message: `answer ${(count += 1)}` }) }),
+      (request) => {
+        count += 1;
+        return { status: 200, body: hopBody(request.json, { message: `answer ${count}` }) };
+      },
       ['replay.same-response'],
     );
     assert.equal(results[0]!.status, 'fail');

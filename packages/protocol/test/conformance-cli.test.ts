@@ -18,7 +18,9 @@ function memoryIo(): CliIo & { stdout: string[]; stderr: string[]; files: Record
     files: {} as Record<string, string>,
     out: (line: string) => void io.stdout.push(line),
     err: (line: string) => void io.stderr.push(line),
-    writeFile: async (path: string, text: string) => void (io.files[path] = text),
+    writeFile: async (path: string, text: string) => {
+      io.files[path] = text;
+    },
   };
   return io;
 }
@@ -124,7 +126,7 @@ describe('the CLI', () => {
     assert.deepEqual(io.stdout, []);
     assert.match(
       io.stderr[0]!,
-      /^--endpoint URL is required\.\n\ncanvas-ai-conformance: [^]*\nUsage: canvas-ai-conformance --endpoint URL/,
+      /^--endpoint URL is required\.\n\ncanvas-ai-conformance: [\s\S]*\nUsage: canvas-ai-conformance --endpoint URL/,
     );
   });
 

@@ -101,7 +101,10 @@ describe('readHopRequest', () => {
 
   it('refuses a body over the limit from its declared length, before reading it', async () => {
     let pulled = false;
-    const body = new ReadableStream({ pull: () => void (pulled = true) }, { highWaterMark: 0 });
+    const pull = () => {
+      pulled = true;
+    };
+    const body = new ReadableStream({ pull }, { highWaterMark: 0 });
     const request = new Request('http://x/', {
       method: 'POST',
       body,

@@ -93,16 +93,18 @@ function problemsOf(scenario: Scenario): string[] {
       if (!agent.tools.includes(call.name))
         problems.push(`${where}: agent ${agentOf(scenario)} has no tool ${call.name}`);
       // Refs are resolved by the server; a placeholder uuid stands in, so the input schema and YAML can be checked.
-      const args = JSON.parse(call.arguments.replace(/\{\{placed\.(\d+)\}\}/g, 'placed-ref-$1')) as Record<string, any>;
-      if (!inputs[call.name]?.safeParse(args).success)
+      const args = JSON.parse(call.arguments.replace(/\{\{placed\.(\d+)\}\}/g, 'placed-ref-$1')) as unknown;
+      if (!inputs[call.name]?.safeParse(args).success) {
         problems.push(`${where}: arguments do not match the ${call.name} input`);
+        continue;
+      }
       const yaml = (text: string): unknown => parse(text);
       if (call.name === 'place_components') {
-        for (const operation of args.operations)
+        for (const operation of PlaceComponentsInput.parse(args).operations)
           problems.push(...checkComponentList(yaml(operation.components), where));
       }
       if (call.name === 'edit_components') {
-        const edits = yaml(args.component_edits) as Record<string, unknown>;
+        const edits = yaml(EditComponentsInput.parse(args).component_edits) as Record<string, unknown>;
         checkEdits(
           Object.fromEntries(
             Object.entries(edits).map(([uuid, props]) => [uuid.replace(/^placed-ref-(\d+)$/, '{{placed.$1}}'), props]),
@@ -111,11 +113,13 @@ function problemsOf(scenario: Scenario): string[] {
         );
       }
       if (call.name === 'get_component_details') {
-        for (const id of args.component_ids)
+        for (const id of GetComponentDetailsInput.parse(args).component_ids)
           if (!components.has(id)) problems.push(`${where}: unknown component ${id}`);
       }
-      if (call.name === 'set_page_value' && !fixtures.agents.page_fields.some((field) => field.name === args.field)) {
-        problems.push(`${where}: no page field ${args.field}`);
+      if (call.name === 'set_page_value') {
+        const { field } = SetPageValueInput.parse(args);
+        if (!fixtures.agents.page_fields.some((pageField) => pageField.name === field))
+          problems.push(`${where}: no page field ${field}`);
       }
     }
   });

@@ -3,8 +3,12 @@ import { describe, it } from 'node:test';
 import { Layout, parseHopRequest, type ComponentNode } from '../src/index.js';
 import { isPlainLayout } from '../src/parse/plain-layout.js';
 
+/** A layout as plain JSON: the variants below reach into it by any path to break it, which no precise type allows. */
+// biome-ignore lint/suspicious/noExplicitAny: see above; the schema under test is what checks these objects.
+type LooseLayout = Record<string, any>;
+
 /** A layout with every kind of node the schema allows: nested slots, an empty slot, every JSON prop type. */
-function richLayout(): Record<string, any> {
+function richLayout(): LooseLayout {
   const card = (uuid: string): ComponentNode => ({
     uuid,
     component: 'sdc.demo.card',
@@ -40,83 +44,82 @@ function richLayout(): Record<string, any> {
 }
 
 /** One change to a valid layout, and whether the schema accepts the result (stripping, say) or refuses it. */
-const variants: Array<{ name: string; change: (layout: Record<string, any>) => void; schema: 'accepts' | 'refuses' }> =
-  [
-    { name: 'an unknown key on the layout', change: (l) => (l.version = 2), schema: 'accepts' },
-    { name: 'an unknown key on a region', change: (l) => (l.regions.content.title = 'x'), schema: 'accepts' },
-    {
-      name: 'an unknown key on a node',
-      change: (l) => (l.regions.content.components[1].label = 'x'),
-      schema: 'accepts',
-    },
-    { name: 'a node without props', change: (l) => delete l.regions.content.components[1].props, schema: 'refuses' },
-    { name: 'a node without uuid', change: (l) => delete l.regions.content.components[1].uuid, schema: 'refuses' },
-    { name: 'an empty uuid', change: (l) => (l.regions.content.components[1].uuid = ''), schema: 'refuses' },
-    { name: 'a uuid with a slash', change: (l) => (l.regions.content.components[1].uuid = 'a/b'), schema: 'refuses' },
-    {
-      name: 'a 129-character uuid',
-      change: (l) => (l.regions.content.components[1].uuid = 'u'.repeat(129)),
-      schema: 'refuses',
-    },
-    {
-      name: 'a 201-character component id',
-      change: (l) => (l.regions.content.components[1].component = 'c'.repeat(201)),
-      schema: 'refuses',
-    },
-    { name: 'a numeric uuid', change: (l) => (l.regions.content.components[1].uuid = 7), schema: 'refuses' },
-    {
-      name: 'a region name starting with a digit',
-      change: (l) => (l.regions['1st'] = { components: [] }),
-      schema: 'refuses',
-    },
-    { name: 'a region without components', change: (l) => (l.regions.content = {}), schema: 'refuses' },
-    { name: 'components that are not a list', change: (l) => (l.regions.content.components = {}), schema: 'refuses' },
-    { name: 'props that are a list', change: (l) => (l.regions.content.components[1].props = []), schema: 'refuses' },
-    { name: 'slots that are a list', change: (l) => (l.regions.content.components[0].slots = []), schema: 'refuses' },
-    { name: 'slots set to null', change: (l) => (l.regions.content.components[0].slots = null), schema: 'refuses' },
-    {
-      name: 'a slot name with a space',
-      change: (l) => (l.regions.content.components[0].slots['my slot'] = []),
-      schema: 'refuses',
-    },
-    {
-      name: 'a deep slot child without a component',
-      change: (l) => delete l.regions.content.components[0].slots.content[0].slots.items[1].component,
-      schema: 'refuses',
-    },
-    {
-      name: 'a prop named constructor',
-      change: (l) => (l.regions.content.components[1].props.constructor = 1),
-      schema: 'refuses',
-    },
-    {
-      name: 'a nested prop key named prototype',
-      change: (l) => (l.regions.content.components[0].props.nested.prototype = 1),
-      schema: 'refuses',
-    },
-    {
-      name: 'an infinite number',
-      change: (l) => (l.regions.content.components[1].props.n = Infinity),
-      schema: 'refuses',
-    },
-    {
-      name: 'NaN in a list',
-      change: (l) => l.regions.content.components[0].props.nested.a.push(Number.NaN),
-      schema: 'refuses',
-    },
-    {
-      name: 'an undefined prop',
-      change: (l) => (l.regions.content.components[1].props.u = undefined),
-      schema: 'refuses',
-    },
-    { name: 'a Date prop', change: (l) => (l.regions.content.components[1].props.d = new Date(0)), schema: 'refuses' },
-    {
-      name: 'a class instance as props',
-      change: (l) => (l.regions.content.components[1].props = new (class Props {})()),
-      schema: 'refuses',
-    },
-    { name: 'regions that are a list', change: (l) => (l.regions = []), schema: 'refuses' },
-  ];
+const variants: Array<{ name: string; change: (layout: LooseLayout) => void; schema: 'accepts' | 'refuses' }> = [
+  { name: 'an unknown key on the layout', change: (l) => (l.version = 2), schema: 'accepts' },
+  { name: 'an unknown key on a region', change: (l) => (l.regions.content.title = 'x'), schema: 'accepts' },
+  {
+    name: 'an unknown key on a node',
+    change: (l) => (l.regions.content.components[1].label = 'x'),
+    schema: 'accepts',
+  },
+  { name: 'a node without props', change: (l) => delete l.regions.content.components[1].props, schema: 'refuses' },
+  { name: 'a node without uuid', change: (l) => delete l.regions.content.components[1].uuid, schema: 'refuses' },
+  { name: 'an empty uuid', change: (l) => (l.regions.content.components[1].uuid = ''), schema: 'refuses' },
+  { name: 'a uuid with a slash', change: (l) => (l.regions.content.components[1].uuid = 'a/b'), schema: 'refuses' },
+  {
+    name: 'a 129-character uuid',
+    change: (l) => (l.regions.content.components[1].uuid = 'u'.repeat(129)),
+    schema: 'refuses',
+  },
+  {
+    name: 'a 201-character component id',
+    change: (l) => (l.regions.content.components[1].component = 'c'.repeat(201)),
+    schema: 'refuses',
+  },
+  { name: 'a numeric uuid', change: (l) => (l.regions.content.components[1].uuid = 7), schema: 'refuses' },
+  {
+    name: 'a region name starting with a digit',
+    change: (l) => (l.regions['1st'] = { components: [] }),
+    schema: 'refuses',
+  },
+  { name: 'a region without components', change: (l) => (l.regions.content = {}), schema: 'refuses' },
+  { name: 'components that are not a list', change: (l) => (l.regions.content.components = {}), schema: 'refuses' },
+  { name: 'props that are a list', change: (l) => (l.regions.content.components[1].props = []), schema: 'refuses' },
+  { name: 'slots that are a list', change: (l) => (l.regions.content.components[0].slots = []), schema: 'refuses' },
+  { name: 'slots set to null', change: (l) => (l.regions.content.components[0].slots = null), schema: 'refuses' },
+  {
+    name: 'a slot name with a space',
+    change: (l) => (l.regions.content.components[0].slots['my slot'] = []),
+    schema: 'refuses',
+  },
+  {
+    name: 'a deep slot child without a component',
+    change: (l) => delete l.regions.content.components[0].slots.content[0].slots.items[1].component,
+    schema: 'refuses',
+  },
+  {
+    name: 'a prop named constructor',
+    change: (l) => (l.regions.content.components[1].props.constructor = 1),
+    schema: 'refuses',
+  },
+  {
+    name: 'a nested prop key named prototype',
+    change: (l) => (l.regions.content.components[0].props.nested.prototype = 1),
+    schema: 'refuses',
+  },
+  {
+    name: 'an infinite number',
+    change: (l) => (l.regions.content.components[1].props.n = Infinity),
+    schema: 'refuses',
+  },
+  {
+    name: 'NaN in a list',
+    change: (l) => l.regions.content.components[0].props.nested.a.push(Number.NaN),
+    schema: 'refuses',
+  },
+  {
+    name: 'an undefined prop',
+    change: (l) => (l.regions.content.components[1].props.u = undefined),
+    schema: 'refuses',
+  },
+  { name: 'a Date prop', change: (l) => (l.regions.content.components[1].props.d = new Date(0)), schema: 'refuses' },
+  {
+    name: 'a class instance as props',
+    change: (l) => (l.regions.content.components[1].props = new (class Props {})()),
+    schema: 'refuses',
+  },
+  { name: 'regions that are a list', change: (l) => (l.regions = []), schema: 'refuses' },
+];
 
 describe('isPlainLayout: the schema walk skipped only when the schema would return the layout unchanged', () => {
   it('vouches for a valid layout, and the schema returns it unchanged', () => {

@@ -35,7 +35,10 @@ export function documentOf(layout: Layout = nestedLayout): CanvasDocument {
 /** A uuid source that yields `u1`, `u2`, … so tests can name the uuids a call will assign. */
 export function counterUuids(prefix = 'u'): () => string {
   let next = 0;
-  return () => `${prefix}${(next += 1)}`;
+  return () => {
+    next += 1;
+    return `${prefix}${next}`;
+  };
 }
 
 /** A tool context on `document`, with deterministic uuids. */

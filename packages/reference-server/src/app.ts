@@ -12,6 +12,7 @@ import {
   type Catalog,
   type HealthResponse,
   type TokenResponse,
+  type ToolDefinition,
 } from '@canvas-ai/protocol';
 import { checkAgentTools } from './agents/check-agents.js';
 import { cancelTurn } from './cancel.js';
@@ -23,7 +24,7 @@ import type { ServerDeps, TurnTtls } from './server-deps.js';
 import { isSessionId, newSessionId, SESSION_COOKIE, sessionCookie } from './session.js';
 import { MemoryTurnStore } from './store/memory.js';
 import type { TurnStore } from './store/turn-store.js';
-import { type AnyTool, createToolRegistry } from './tools/registry.js';
+import { createToolRegistry } from './tools/registry.js';
 
 /** Serves a static file for a request, or undefined to fall through to 404 (the demo editor, served same-origin). */
 export type StaticFiles = (request: Request) => Response | undefined | Promise<Response | undefined>;
@@ -39,7 +40,7 @@ export interface AppOptions {
   /** Where turns live between hops. Default: a bounded in-memory store. */
   store?: TurnStore;
   /** Tools added to the built-in ones (see "Adding a tool" in the README). */
-  tools?: readonly AnyTool[];
+  tools?: readonly ToolDefinition[];
   /** The project's documentation for `include_docs` agents. Default: none. */
   docs?: string;
   /** Names the agents config in start-up errors. Default: "the agents config". */

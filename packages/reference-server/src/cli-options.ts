@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { errorMessage } from './error-message.js';
 
 /** The CLI's flags as data: the parser and `--help` are both made from this. */
-export const CLI_FLAGS = {
+const CLI_FLAGS = {
   port: { type: 'string', default: '8787', help: 'Port to listen on (0 picks a free one).' },
   host: { type: 'string', default: '127.0.0.1', help: 'Interface to bind; 0.0.0.0 exposes the server to the network.' },
   agents: { type: 'string', help: 'Agents config YAML (default: fixtures/agents.yaml).' },
@@ -25,7 +25,7 @@ export const CLI_FLAGS = {
 } as const;
 
 /** The environment variables the server reads. */
-export const CLI_ENV = {
+const CLI_ENV = {
   CANVAS_AI_PROVIDER:
     'The provider when --provider is not given: scripted (default) or openai (so `npm start` can use a real model).',
   CANVAS_AI_OPENAI_BASE_URL:

@@ -24,10 +24,14 @@ export const DEFAULT_MAX_HOPS = 50;
 /** The header that carries the CSRF token on every hop and cancel. */
 export const CSRF_HEADER = 'X-CSRF-Token';
 
-/** Applies one hop's outputs to the host's store; what it returns becomes the next request's `apply_results`. */
+/**
+ * Applies one hop's outputs to the host's store; what it returns becomes the next request's `apply_results`.
+ * Returning nothing means every output was applied.
+ */
 export type ApplyOutputsHook = (
   outputs: ToolOutput[],
   response: HopResponse,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a host's store function that returns nothing must type-check.
 ) => ApplyResult[] | void | Promise<ApplyResult[] | void>;
 
 /** Reads the host's document at the start of a hop. Called on every hop: never cache its result. */

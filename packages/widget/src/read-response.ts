@@ -13,7 +13,7 @@ export async function readHopResponse(response: Response, request: HopRequest): 
   if (!response.ok) {
     const message = errorBody.success
       ? errorBody.data.message
-      : `The server answered hop ${hop} with HTTP ${response.status} ${response.statusText}`.trim() + '.';
+      : `${`The server answered hop ${hop} with HTTP ${response.status} ${response.statusText}`.trim()}.`;
     throw new TurnError('http', message, { hop, status: response.status, body: errorBody.data });
   }
   if (isObject(body) && body.status === false) {

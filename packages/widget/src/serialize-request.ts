@@ -18,7 +18,9 @@ export function serializeHopRequest(request: HopRequest, attachments: readonly B
   }
   const form = new FormData();
   form.append('request', json);
-  attachments.forEach((file, index) => form.append('attachments', file, fileName(file, index)));
+  attachments.forEach((file, index) => {
+    form.append('attachments', file, fileName(file, index));
+  });
   return { body: form, headers: { Accept: 'application/json' } };
 }
 

@@ -71,7 +71,7 @@ describe('<canvas-ai-chat> embedded in another shadow root', () => {
       'canvas-ai-hop',
       'canvas-ai-turn-end',
     ]);
-    expect(server.received[0].conversation_id).to.equal('conv-one');
+    expect(server.received[0]!.conversation_id).to.equal('conv-one');
 
     const all = bubbles(chat);
     const user = all.find((bubble) => bubble.classList.contains('user-message'))!;

@@ -1,4 +1,5 @@
 // The narration block: escaping, one block per turn, errors that keep it, and the reader's scroll position.
+import type { HopRequest } from '@canvas-ai/protocol';
 import { expect, waitUntil } from '@open-wc/testing';
 import { HttpResponse } from 'msw';
 import { answerHtml, escapeNarration, progressBlockHtml } from '../src/canvas-ai-chat/narration.js';
@@ -221,7 +222,7 @@ describe('narration', () => {
     const scroller = chatRoot(element).querySelector<HTMLElement>('#messages')!;
     expect(scroller.scrollHeight).to.be.greaterThan(scroller.clientHeight);
 
-    const gated = (index: number, progress: string) => async (body: any) => {
+    const gated = (index: number, progress: string) => async (body: HopRequest) => {
       await gates[index]!.promise;
       return continuing({ progress })(body);
     };

@@ -97,7 +97,7 @@ describe('<canvas-ai-chat> tools picker and attachments', () => {
     const [first, ...later] = record.posts();
     expect(first!.contentType).to.equal('multipart/form-data');
     expect(first!.parts).to.deep.equal([{ name: 'request' }, { name: 'attachments', file: 'cookie.png' }]);
-    expect(first!.body.messages.at(-1)).to.deep.equal({ role: 'user', text: photo.user_message });
+    expect(first!.body.messages!.at(-1)).to.deep.equal({ role: 'user', text: photo.user_message });
     expect(later.length).to.equal(photo.hops.length - 1);
     expect(later.every((post) => post.contentType === 'application/json')).to.equal(true);
   });

@@ -1,5 +1,3 @@
-// <canvas-ai-chat> running whole turns against the reference server's msw mock playing the scenario fixtures.
-import type { CanvasDocument } from '@canvas-ai/protocol';
 import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import { expect, waitUntil } from '@open-wc/testing';
 import type { ChatOptions } from '../src/canvas-ai-chat/deep-chat-theme.js';

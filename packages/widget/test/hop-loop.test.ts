@@ -112,7 +112,7 @@ describe('the hop loop (without the element)', () => {
     expect(first!.parts).to.deep.equal([{ name: 'request' }, { name: 'attachments', file: 'cookie.png' }]);
     expect(first!.body.hop).to.equal(1);
     expect(later).to.have.length(photo.hops.length - 1);
-    later.forEach((post) => expect(post.contentType).to.equal('application/json'));
+    for (const post of later) expect(post.contentType).to.equal('application/json');
   });
 
   it('never writes "undefined" or a key twice into a request', async () => {
@@ -313,8 +313,12 @@ describe('the hop loop (without the element)', () => {
     const record = recorder();
     await useHandlers(record.handler, ...server.handlers);
     let issued = 0;
+    const csrfToken = () => {
+      issued += 1;
+      return `token-${issued}`;
+    };
 
-    const result = await runTurn(baseOptions({ csrfToken: () => `token-${(issued += 1)}`, retryDelays: [1, 1] }));
+    const result = await runTurn(baseOptions({ csrfToken, retryDelays: [1, 1] }));
 
     expect(result.status === 'error' && result.error.code).to.equal('csrf_invalid');
     expect(record.posts().map((post) => post.headers.get('x-csrf-token'))).to.deep.equal(['token-1', 'token-2']);
@@ -459,7 +463,13 @@ describe('the hop loop (without the element)', () => {
     let calls = 0;
 
     const result = await runTurn(
-      baseOptions({ signal: controller.signal, getLayout: () => (calls++, emptyDocument()) }),
+      baseOptions({
+        signal: controller.signal,
+        getLayout: () => {
+          calls += 1;
+          return emptyDocument();
+        },
+      }),
     );
 
     expect(result.status).to.equal('stopped');

@@ -1,10 +1,11 @@
+import type { HopRequest } from '@canvas-ai/protocol';
 import type { Browser, Page, Route } from 'playwright-core';
 
 /** A hop request as the browser sent it. */
 export interface SentHop {
   requestId: string;
   hop: number;
-  body: Record<string, any>;
+  body: HopRequest;
 }
 
 /** What the page saw of one hop, recorded when `canvas-ai-hop` fired (after the outputs were applied). */
@@ -12,6 +13,12 @@ export interface HopSeen {
   hop: number;
   shouldContinue: boolean;
   rows: number;
+}
+
+/** What the test's init script records on the page's window. */
+interface DemoProbes {
+  __hopsSeen: HopSeen[];
+  __turnsEnded: string[];
 }
 
 /** The demo page in a fresh browser context, with every hop request and widget event recorded. */
@@ -39,7 +46,7 @@ export async function openDemo(browser: Browser, url: string): Promise<DemoPage>
   page.on('request', (request) => {
     const path = new URL(request.url()).pathname;
     if (request.method() === 'POST' && path === '/api/hop') {
-      const body = JSON.parse(request.postData() ?? '{}') as Record<string, any>;
+      const body = JSON.parse(request.postData() ?? '{}') as HopRequest;
       hops.push({ requestId: body.request_id, hop: body.hop, body });
     }
     if (request.method() === 'DELETE' && path.startsWith('/api/hop/'))
@@ -89,10 +96,12 @@ export async function openDemo(browser: Browser, url: string): Promise<DemoPage>
       return { arrived: arrivedPromise, release };
     },
     async turnEnded(count) {
-      await page.waitForFunction((n) => (window as any).__turnsEnded.length > n, count, { timeout: 60_000 });
-      return page.evaluate((n) => (window as any).__turnsEnded[n] as string, count);
+      await page.waitForFunction((n) => (window as unknown as DemoProbes).__turnsEnded.length > n, count, {
+        timeout: 60_000,
+      });
+      return page.evaluate((n) => (window as unknown as DemoProbes).__turnsEnded[n] ?? '', count);
     },
-    hopsSeen: () => page.evaluate(() => (window as any).__hopsSeen as HopSeen[]),
+    hopsSeen: () => page.evaluate(() => (window as unknown as DemoProbes).__hopsSeen),
     rows: () => page.locator('#canvas [data-region="content"] > .row').count(),
     close: () => context.close(),
   };

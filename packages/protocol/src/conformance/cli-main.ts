@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { FixtureError } from '../node/read-yaml.js';
+import type { ConformanceReport } from './check.js';
 import { conformanceHelp, parseConformanceArgs, UsageError, type CliOptions } from './cli-args.js';
 import { formatResultLine, formatSummary } from './reporter.js';
 import { runConformance } from './run-conformance.js';
@@ -12,7 +13,7 @@ export interface CliIo {
 }
 
 /** The process's own streams and file system. */
-export const processIo: CliIo = {
+const processIo: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
   writeFile: (path, text) => writeFile(path, text, 'utf8'),
@@ -35,7 +36,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     io.out(conformanceHelp());
     return 0;
   }
-  let report;
+  let report: ConformanceReport;
   try {
     report = await runConformance({
       endpoint: options.endpoint,

@@ -5,10 +5,10 @@ import { describeAnswer, type ConformanceClient, type Exchange } from './http-cl
 import { EMPTY_DOCUMENT, newRequestId, promptHop } from './requests.js';
 
 /** An agent's `max_hops` is at most 100, so a turn has at most 101 hops (spec §13). */
-export const MAX_TURN_HOPS = 101;
+const MAX_TURN_HOPS = 101;
 
 /** One hop of the level-1 turn: sent, then sent again as a client that lost the response would. */
-export interface PromptTurnHop {
+interface PromptTurnHop {
   hop: number;
   first: Exchange;
   repeat: Exchange;

@@ -3,7 +3,7 @@ import { LIMITS } from '../wire/limits.js';
 import { ERROR_CODE_DOCS, LIMIT_DOCS } from './error-docs.js';
 
 /** Tables of spec/hop-protocol.md that are generated from the code, by section name. */
-export function generatedSections(): Record<string, string> {
+function generatedSections(): Record<string, string> {
   return { 'error-codes': errorCodeTable(), limits: limitsTable() };
 }
 

@@ -28,6 +28,7 @@ function addRefinements(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: JsonSche
   if (ctx.zodSchema === HopRequest) {
     // Hop 1 starts the turn: it needs the transcript. (That its last message is the user's cannot be said here.)
     ctx.jsonSchema.if = { properties: { hop: { const: 1 } }, required: ['hop'] };
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable.
     ctx.jsonSchema.then = { required: ['messages'], properties: { messages: { type: 'array', minItems: 1 } } };
   }
 }

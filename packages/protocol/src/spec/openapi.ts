@@ -16,7 +16,7 @@ const ref = (id: string): JsonSchema => ({ $ref: `${COMPONENTS}${id}` });
  * definition once. Should a schema ever differ between the request and the response direction (a default added
  * to a shared schema), the request-direction copy is published as `<Id>Input` instead of silently overwriting.
  */
-export function componentSchemas(messages: readonly SpecMessage[]): Record<string, JsonSchema> {
+function componentSchemas(messages: readonly SpecMessage[]): Record<string, JsonSchema> {
   const components: Record<string, JsonSchema> = {};
   const ordered = [...messages.filter((m) => m.io === 'output'), ...messages.filter((m) => m.io === 'input')];
   for (const message of ordered) {

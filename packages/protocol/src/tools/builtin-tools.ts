@@ -8,8 +8,7 @@ import type { ToolDefinition } from './tool-definition.js';
 export type BuiltinToolName = 'place_components' | 'edit_components' | 'set_page_value' | 'get_component_details';
 
 /** The built-in tools (§5) by name: pure and deterministic, so the reference server and the msw mock agree. */
-// a registry holds tools of different input types.
-export const builtinTools: Record<BuiltinToolName, ToolDefinition<any>> = {
+export const builtinTools: Record<BuiltinToolName, ToolDefinition> = {
   place_components: placeComponentsTool,
   edit_components: editComponentsTool,
   set_page_value: setPageValueTool,

@@ -6,7 +6,7 @@ import { didYouMean } from './suggest.js';
 import { checkProps } from './validate-props.js';
 
 /** The most components one `place_components` call may place, slot children included. */
-export const MAX_PLACED_COMPONENTS = 500;
+const MAX_PLACED_COMPONENTS = 500;
 
 /** One component the model asked to place, checked against the catalog; it has no uuid yet. */
 export interface ComponentSpec {

@@ -5,7 +5,7 @@ import { LayoutError } from '../layout/layout-error.js';
 import { scanJson } from '../parse/scan-json.js';
 import { LIMITS } from '../wire/limits.js';
 import { ToolOutput } from '../wire/outputs.js';
-import { ToolInputError, type ToolDefinition } from './tool-definition.js';
+import { ToolInputError, type ToolDefinition, type ToolExecution } from './tool-definition.js';
 
 /** A tool call as the model sent it: `arguments` is the JSON text of the input. */
 export interface ToolCall {
@@ -17,8 +17,7 @@ export interface ToolCall {
 /** What {@link executeToolCalls} needs besides the calls. */
 export interface ExecuteToolCallsOptions {
   /** The tools the agent may use, by name. */
-  // tools of different input types.
-  tools: Record<string, ToolDefinition<any>>;
+  tools: Record<string, ToolDefinition>;
   /** The agent's per-tool settings; `allow_parallel` here overrides the tool's default. */
   toolSettings?: Record<string, ToolSettings>;
   catalog: Catalog;
@@ -114,7 +113,7 @@ export async function executeToolCalls(
       refuse(input.message);
       continue;
     }
-    let execution;
+    let execution: ToolExecution;
     try {
       execution = await tool.execute(input.value, {
         catalog: options.catalog,
@@ -147,8 +146,7 @@ export async function executeToolCalls(
 
 function parseArguments(
   call: ToolCall,
-  // any tool's input.
-  tool: ToolDefinition<any>,
+  tool: ToolDefinition,
 ): { ok: true; value: unknown } | { ok: false; message: string } {
   let json: unknown;
   try {

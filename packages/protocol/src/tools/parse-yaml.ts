@@ -75,7 +75,9 @@ function findNonJson(root: unknown): string | undefined {
     if (typeof value !== 'object') return `${path} is ${kindOf(value)}`;
     if (depth >= YAML_LIMITS.maxDepth) return `${path} nests deeper than ${YAML_LIMITS.maxDepth} levels`;
     if (Array.isArray(value)) {
-      value.forEach((item, index) => stack.push({ value: item, depth: depth + 1, path: `${path}[${index}]` }));
+      value.forEach((item, index) => {
+        stack.push({ value: item, depth: depth + 1, path: `${path}[${index}]` });
+      });
       continue;
     }
     const prototype = Object.getPrototypeOf(value) as unknown;

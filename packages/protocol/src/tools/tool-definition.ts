@@ -29,6 +29,9 @@ export interface ToolExecution {
 /**
  * One tool (§5): a name, a zod input schema, and `execute`. Backend teams add their own by writing one module of
  * this shape. A failed validation throws {@link ToolInputError}: a readable error for the model, never an output.
+ *
+ * `ToolDefinition` without a type argument holds a tool of any input type (a registry, a list of tools): `execute`
+ * is declared as a method, so its parameter is checked bivariantly and every `ToolDefinition<X>` is assignable.
  */
 export interface ToolDefinition<Input = unknown> {
   name: string;

@@ -30,7 +30,7 @@ export function describePropType(type: PropType): string {
 /** Why `text` is not an acceptable url, or undefined when it is. */
 function urlProblem(text: string): string | undefined {
   if (text.trim() === '') return 'it is empty';
-  if (/[\s\u0000-\u001f]/.test(text)) return 'it contains spaces or control characters';
+  if (/[\s\p{Cc}]/u.test(text)) return 'it contains spaces or control characters';
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(text)?.[1]?.toLowerCase();
   if (scheme !== undefined && !SAFE_URL_SCHEMES.has(scheme)) return `the scheme \`${scheme}:\` is not allowed`;
   return undefined;

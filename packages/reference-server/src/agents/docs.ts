@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** The documents a Q&A agent (`include_docs: true`) reads, relative to the repository root. */
-export const DOC_FILES = ['README.md', 'spec/hop-protocol.md'] as const;
+const DOC_FILES = ['README.md', 'spec/hop-protocol.md'] as const;
 
 /**
  * Reads the project's own documentation at start-up, so the Q&A agent describes the editor and protocol as they

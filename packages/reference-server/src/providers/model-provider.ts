@@ -1,4 +1,4 @@
-import type { AnyTool } from '../tools/registry.js';
+import type { ToolDefinition } from '@canvas-ai/protocol';
 import type { ModelMessage, StoredToolCall } from '../turn-state.js';
 
 /** One model decision to make (DESIGN §2 step 3): everything a provider needs, nothing it must remember. */
@@ -12,7 +12,7 @@ export interface ModelRequest {
   /** The turn's conversation so far, oldest first, ending with this hop's tool results and notices. */
   messages: readonly ModelMessage[];
   /** The tools the agent may call. */
-  tools: readonly AnyTool[];
+  tools: readonly ToolDefinition[];
   /** Where the turn stands. */
   turn: {
     /** The user's message that started the turn. */

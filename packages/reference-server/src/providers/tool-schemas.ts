@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AnyTool } from '../tools/registry.js';
+import type { ToolDefinition } from '@canvas-ai/protocol';
 
 type Json = Record<string, unknown>;
 const cache = new WeakMap<object, Json>();
@@ -11,7 +11,7 @@ const DEFS = '#/$defs/';
  * The protocol's schemas carry registry ids, which zod turns into `$ref`s — even at the top, where function
  * parameters must be `type: object` — so references are inlined; only recursive ones (JSON values) stay in `$defs`.
  */
-export function toolParameters(tool: AnyTool): Json {
+export function toolParameters(tool: ToolDefinition): Json {
   let schema = cache.get(tool.input);
   if (!schema) {
     const { $schema: _ignored, ...generated } = z.toJSONSchema(tool.input, {
@@ -25,7 +25,7 @@ export function toolParameters(tool: AnyTool): Json {
 }
 
 /** Replaces `$ref`s into `$defs` by their definitions, keeping a `$ref` only where inlining would never end. */
-export function inlineRefs(schema: Json): Json {
+function inlineRefs(schema: Json): Json {
   const defs = (schema.$defs ?? {}) as Record<string, unknown>;
   const kept = new Set<string>();
   const walk = (node: unknown, stack: readonly string[]): unknown => {

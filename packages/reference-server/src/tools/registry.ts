@@ -1,15 +1,11 @@
 import { builtinTools, type ToolDefinition } from '@canvas-ai/protocol';
 
-/** Any tool, whatever its input type: a registry holds tools of different inputs side by side. */
-// biome-ignore lint/suspicious/noExplicitAny: a tool's input type is contravariant in execute(); no other type admits them all.
-export type AnyTool = ToolDefinition<any>;
-
 /**
  * The tools this server offers: the protocol's built-in ones (DESIGN §5) plus any a backend team adds. Agents pick
  * from these by name in the agents config; a name used twice is a start-up error, never a silent override.
  */
-export function createToolRegistry(extra: readonly AnyTool[] = []): Record<string, AnyTool> {
-  const registry: Record<string, AnyTool> = { ...builtinTools };
+export function createToolRegistry(extra: readonly ToolDefinition[] = []): Record<string, ToolDefinition> {
+  const registry: Record<string, ToolDefinition> = { ...builtinTools };
   for (const tool of extra) {
     if (!/^[a-z][a-z0-9_]*$/.test(tool.name)) {
       throw new Error(`Tool name "${tool.name}" must be snake_case (a-z, 0-9, _), as agents configs name tools.`);

@@ -122,7 +122,7 @@ export function namesFor(agents: AgentsResponse | undefined): CustomNames {
  * answer is an html message too, so the block's bubble is told apart by its content (`:has`), and `!important`
  * beats the reply style deep-chat sets inline on every reply bubble.
  */
-export const PROGRESS_STYLE = `
+const PROGRESS_STYLE = `
 .message-bubble:has(.canvas-ai-progress) { background-color: ${v('progress-background', '#f8f9fb')} !important;
   color: ${v('progress-color', '#57606a')} !important; border: 1px dashed ${v('border-color', '#d0d7de')} !important; }
 .canvas-ai-progress { display: flex; flex-direction: column; gap: 0.5em; }

@@ -63,7 +63,7 @@ export class ProgressView {
  * the bottom before the change (checked before, scrolled after, deferred a tick so deep-chat has laid it out).
  * deep-chat has no API for the scroll position, so this reads its messages container (`#messages`).
  */
-export function keepReaderPosition(chat: DeepChatElement, change: () => void): void {
+function keepReaderPosition(chat: DeepChatElement, change: () => void): void {
   const scroller = chat.shadowRoot?.querySelector<HTMLElement>('#messages') ?? null;
   const top = scroller?.scrollTop ?? 0;
   const atBottom = !scroller || scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop <= BOTTOM_SLACK;

@@ -1,21 +1,21 @@
 // A tiny scripted hop server for the edge cases scenario fixtures cannot express (errors, XSS, slow hops).
-import { PROTOCOL_VERSION, type ToolOutput } from '@canvas-ai/protocol';
+import { PROTOCOL_VERSION, type HopRequest, type ToolOutput } from '@canvas-ai/protocol';
 import { http, HttpResponse } from 'msw';
 
 /** How the server answers one hop, given the request body the client sent. */
-export type HopStep = (body: any) => Response | Promise<Response>;
+export type HopStep = (body: HopRequest) => Response | Promise<Response>;
 
 /** Serves `steps[hop - 1]` for each hop, plus the cancel endpoint; `received` holds every hop body in order. */
 export function hopServer(steps: HopStep[]) {
-  const received: any[] = [];
+  const received: HopRequest[] = [];
   const handlers = [
     http.post('*/api/hop', async ({ request }) => {
       const type = request.headers.get('content-type') ?? '';
       const body = type.startsWith('multipart/')
         ? JSON.parse(String((await request.formData()).get('request')))
-        : await request.json();
+        : ((await request.json()) as HopRequest);
       received.push(body);
-      const step = steps[(body as { hop: number }).hop - 1];
+      const step = steps[body.hop - 1];
       if (!step)
         return HttpResponse.json(
           {
@@ -37,7 +37,7 @@ export function hopServer(steps: HopStep[]) {
 }
 
 /** The agent every scripted response names. */
-export const PAGE_BUILDER = { id: 'page_builder', label: 'Page builder' };
+const PAGE_BUILDER = { id: 'page_builder', label: 'Page builder' };
 
 /** A hop after which the turn goes on. */
 export function continuing(fields: {

@@ -1,4 +1,5 @@
 // Records every request the client sends, exactly as sent, then lets the next msw handler answer it.
+import type { HopRequest } from '@canvas-ai/protocol';
 import { http } from 'msw';
 
 /** One request as the server received it. */
@@ -10,7 +11,7 @@ export interface RecordedRequest {
   /** The raw JSON text (the `request` part for multipart). */
   json: string | undefined;
   /** The parsed JSON body (the `request` part for multipart). */
-  body: any;
+  body: HopRequest | undefined;
   /** For multipart: every part's name, and for files their file name. */
   parts: Array<{ name: string; file?: string }> | undefined;
 }
@@ -47,8 +48,12 @@ export function recorder() {
   return {
     handler,
     requests,
-    /** The hop POSTs only. */
-    posts: () => requests.filter((entry) => entry.method === 'POST' && entry.path.endsWith('/api/hop')),
+    /** The hop POSTs only, each with the hop request it carried. */
+    posts: () =>
+      requests.filter(
+        (entry): entry is RecordedRequest & { body: HopRequest } =>
+          entry.method === 'POST' && entry.path.endsWith('/api/hop') && entry.body !== undefined,
+      ),
     /** The cancels only. */
     deletes: () => requests.filter((entry) => entry.method === 'DELETE'),
   };

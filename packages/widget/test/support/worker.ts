@@ -5,7 +5,7 @@ import { setupWorker, type SetupWorker } from 'msw/browser';
 let worker: SetupWorker | undefined;
 
 /** Starts the page's msw worker once; the worker file is served from node_modules by the test runner config. */
-export async function startWorker(): Promise<SetupWorker> {
+async function startWorker(): Promise<SetupWorker> {
   if (!worker) {
     worker = setupWorker();
     await worker.start({ serviceWorker: { url: '/mockServiceWorker.js' }, onUnhandledFrame: 'bypass', quiet: true });

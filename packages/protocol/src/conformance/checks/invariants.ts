@@ -6,8 +6,9 @@ import type { PromptTurn } from '../drive-turn.js';
 import { EMPTY_DOCUMENT } from '../requests.js';
 
 /**
- * Level 1, the turn rules any server shows with any model: judged on whatever turn it runs for the prompt. The rule
- * functions are shared with the scenario checks of level 2.
+ * Level 1, the turn rules any server shows with any model: judged on whatever turn it runs for the prompt. The
+ * narration, answer and apply rules (`progressProblems`, `answerProblems`, `applyProblems`) are shared with the
+ * scenario checks of level 2.
  */
 export const invariantChecks: ConformanceCheck[] = [
   defineCheck({
@@ -110,7 +111,7 @@ export function verdict(problems: readonly string[], passWhy: string): CheckVerd
 }
 
 /** Responses that do not name their turn and hop (hops numbered from 1). */
-export function echoProblems(responses: readonly HopResponse[], requestId: string): string[] {
+function echoProblems(responses: readonly HopResponse[], requestId: string): string[] {
   return responses.flatMap((response, index) => {
     const problems: string[] = [];
     if (response.request_id !== requestId) problems.push(`hop ${index + 1} names request_id "${response.request_id}"`);
@@ -120,7 +121,7 @@ export function echoProblems(responses: readonly HopResponse[], requestId: strin
 }
 
 /** Outputs on hop 1. */
-export function firstHopOutputProblems(responses: readonly HopResponse[]): string[] {
+function firstHopOutputProblems(responses: readonly HopResponse[]): string[] {
   const first = responses[0];
   if (!first || first.outputs.length === 0) return [];
   return [
@@ -129,7 +130,7 @@ export function firstHopOutputProblems(responses: readonly HopResponse[]): strin
 }
 
 /** `message`/`finish_reason` on a continuing hop, read from the raw body (a schema parse would drop them). */
-export function finalFieldProblems(hop: number, body: unknown): string[] {
+function finalFieldProblems(hop: number, body: unknown): string[] {
   if (body === null || typeof body !== 'object' || (body as { status?: unknown }).status !== true) return [];
   const raw = body as Record<string, unknown>;
   if (raw.should_continue !== true) return [];
