@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import {
+  CSRF_HEADER,
   HopError,
   isHopError,
   LIMITS,
@@ -47,7 +48,7 @@ export interface AppOptions {
   agentsSource?: string;
   /** The HMAC secret of CSRF tokens (≥ 16 bytes). Default: random per process (tokens die with a restart). */
   csrfSecret?: string | Uint8Array;
-  /** Checks `X-CSRF-Token` on every state-changing request. Turn it off only behind your own auth. Default true. */
+  /** Checks the CSRF token header on every state-changing request. Turn it off only behind your own auth. Default true. */
   csrf?: boolean;
   /**
    * The caller's session id, for deployments with their own auth (a user id, say). Default: the
@@ -74,8 +75,6 @@ export interface CanvasAiApp {
 }
 
 const DEFAULT_TTLS: TurnTtls = { turnMs: 30 * 60_000, finishedMs: 60_000, lockMs: 5 * 60_000 };
-/** The header that carries the CSRF token. */
-export const CSRF_HEADER = 'X-CSRF-Token';
 
 /**
  * The reference server as a `(Request) => Promise<Response>` handler: `POST /api/hop`, `GET /api/agents`,

@@ -1,5 +1,5 @@
 // @canvas-ai/reference-server: mount the hop handler in any runtime, or run it on Node. Re-exports only.
-export { createApp, CSRF_HEADER, type AppOptions, type CanvasAiApp, type StaticFiles } from './app.js';
+export { createApp, type AppOptions, type CanvasAiApp, type StaticFiles } from './app.js';
 export type { TurnTtls } from './server-deps.js';
 export { type TurnStore, type TurnLock, turnKey, cancelMarkerKey } from './store/turn-store.js';
 export { MemoryTurnStore, type MemoryTurnStoreOptions } from './store/memory.js';

@@ -3,13 +3,14 @@
  * Framework-free on purpose: no Lit, no DOM beyond fetch/FormData/AbortController, so a React or Vue host runs
  * turns with it directly and `<canvas-ai-chat>` is only a view over it.
  */
-import type {
-  ApplyResult,
-  ChatMessage,
-  FinalHopResponse,
-  HopRequest,
-  HopResponse,
-  ToolOutput,
+import {
+  CSRF_HEADER,
+  type ApplyResult,
+  type ChatMessage,
+  type FinalHopResponse,
+  type HopRequest,
+  type HopResponse,
+  type ToolOutput,
 } from '@canvas-ai/protocol';
 import { buildHopRequest, type HostDocument } from './build-request.js';
 import { newId } from './ids.js';
@@ -20,9 +21,6 @@ import { TurnError } from './turn-error.js';
 
 /** The client's safety net against a server that never ends a turn; the server's `max_hops` is the real bound. */
 export const DEFAULT_MAX_HOPS = 50;
-
-/** The header that carries the CSRF token on every hop and cancel. */
-export const CSRF_HEADER = 'X-CSRF-Token';
 
 /**
  * Applies one hop's outputs to the host's store; what it returns becomes the next request's `apply_results`.

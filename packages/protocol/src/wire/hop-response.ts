@@ -52,9 +52,12 @@ export const CancelResponse = z
   .meta({ id: 'CancelResponse' });
 export type CancelResponse = z.infer<typeof CancelResponse>;
 
-/** The response to `GET /api/token`: the CSRF token to send as the `X-CSRF-Token` header. */
+/** The header that carries the CSRF token on every `POST` and `DELETE` (spec §4.2). */
+export const CSRF_HEADER = 'X-CSRF-Token';
+
+/** The response to `GET /api/token`: the CSRF token to send as the {@link CSRF_HEADER} header. */
 export const TokenResponse = z
-  .object({ token: z.string().min(1), header: z.literal('X-CSRF-Token') })
+  .object({ token: z.string().min(1), header: z.literal(CSRF_HEADER) })
   .meta({ id: 'TokenResponse' });
 export type TokenResponse = z.infer<typeof TokenResponse>;
 
