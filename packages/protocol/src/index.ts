@@ -1,43 +1,58 @@
-// @canvas-ai/protocol: the single source of truth of the Canvas AI hop protocol. Re-exports only.
-export * from './wire/json.js';
-export * from './wire/ids.js';
-export * from './wire/limits.js';
-export * from './wire/layout.js';
-export * from './wire/outputs.js';
-export * from './wire/hop-request.js';
-export * from './wire/hop-response.js';
-export * from './wire/errors.js';
-export * from './wire/agents.js';
-export * from './config/catalog.js';
-export * from './config/agents-config.js';
-export * from './tools/tool-inputs.js';
-export * from './tools/tool-definition.js';
-export * from './tools/parse-yaml.js';
-export * from './tools/validate-props.js';
-export * from './tools/uuid-tree.js';
-export * from './tools/catalog-prompt.js';
-export * from './tools/place-components.js';
-export * from './tools/edit-components.js';
-export * from './tools/set-page-value.js';
-export * from './tools/get-component-details.js';
-export * from './tools/builtin-tools.js';
-export * from './tools/execute-tool-calls.js';
-export * from './scenario/scenario.js';
-export * from './scenario/placed-refs.js';
-export * from './scenario/fixtures.js';
-export * from './scenario/match-scenario.js';
-export * from './scenario/check-hop.js';
-export * from './scenario/drive-scenario.js';
-export * from './narration/narration.js';
-export * from './layout/layout-error.js';
-export * from './layout/layout-tree.js';
-export * from './layout/apply-outputs.js';
-export * from './layout/placed-uuids.js';
-export * from './parse/parse-hop-request.js';
-export * from './attachments/sniff.js';
-export * from './attachments/read-attachments.js';
-export * from './door/read-body.js';
-export * from './door/read-hop-request.js';
-export * from './turn/admit-hop.js';
-export * from './turn/hop-response.js';
-export * from './scenario/malformed-requests.js';
+// @canvas-ai/protocol: the wire schemas and types, the shared layout reducer and the layout helpers a host needs.
+// Browser-safe and side-effect free. Server-only code (the request door, the turn rules, the built-in tools) is in
+// '@canvas-ai/protocol/server'; the scripted-turn fixtures in '@canvas-ai/protocol/scenario'.
+export { JsonObject, JsonValue, SafeKey } from './wire/json.js';
+export { AgentId, CallId, ComponentId, ComponentUuid, PROTOCOL_VERSION, RequestId, SlotName } from './wire/ids.js';
+export { LIMITS } from './wire/limits.js';
+export { ComponentNode, Layout, PageValues, Placement, PlacementTarget, Props, Region } from './wire/layout.js';
+export {
+  ApplyResult,
+  EditComponentsOutput,
+  PlaceComponentsOutput,
+  PlaceOperation,
+  SetPageValueOutput,
+  TOOL_OUTPUT_TYPES,
+  ToolOutput,
+  type ToolOutputType,
+} from './wire/outputs.js';
+export {
+  ATTACHMENT_MEDIA_TYPES,
+  type Attachment,
+  type AttachmentMediaType,
+  ChatMessage,
+  HopContext,
+  HopRequest,
+  type HopRequestInput,
+} from './wire/hop-request.js';
+export {
+  AgentRef,
+  CancelResponse,
+  ContinuingHopResponse,
+  CSRF_HEADER,
+  FinalHopResponse,
+  FinishReason,
+  HealthResponse,
+  HopResponse,
+  TokenResponse,
+} from './wire/hop-response.js';
+export {
+  ERROR_CODES,
+  ERROR_STATUS,
+  type ErrorCode,
+  ErrorIssue,
+  HopErrorBody,
+  isKnownErrorCode,
+} from './wire/errors.js';
+export { AgentSummary, AgentsResponse } from './wire/agents.js';
+export { Catalog, CatalogComponent, PropDefinition, PropType, SlotDefinition } from './config/catalog.js';
+export { AgentDefinition, AgentsConfig, PageField, ToolSettings, type ToolName } from './config/agents-config.js';
+export { type LayoutErrorCode, LayoutError } from './layout/layout-error.js';
+export {
+  countComponents,
+  findComponent,
+  findComponentPath,
+  findDuplicateUuid,
+  type LayoutPath,
+  walkLayout,
+} from './layout/layout-tree.js';
+export { applyOutput, applyOutputs, applyOutputsWithResults, type CanvasDocument } from './layout/apply-outputs.js';

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { LIMITS, readAttachments, readBody, readHopRequest, sniffImageType } from '../src/index.js';
+import { LIMITS } from '../src/index.js';
+import { readAttachments, readBody, readHopRequest, sniffImageType } from '../src/server.js';
 
 // The door shared by the reference server and the msw mock: content type, body size, multipart, attachments.
 const bytes = (...values: number[]) => new Uint8Array(values);

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { ERROR_CODES, ERROR_STATUS, HopError, HopErrorBody, isKnownErrorCode } from '../src/index.js';
+import { ERROR_CODES, ERROR_STATUS, HopErrorBody, isKnownErrorCode } from '../src/index.js';
+import { HopError } from '../src/server.js';
 
 describe('error bodies', () => {
   it("builds a valid body for every code, with the code's status", () => {

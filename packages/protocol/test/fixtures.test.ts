@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
+import { findComponent, walkLayout, type CatalogComponent } from '../src/index.js';
 import {
   EditComponentsInput,
   GetComponentDetailsInput,
@@ -11,11 +12,8 @@ import {
   SetPageValueInput,
   builtinTools,
   executeToolCalls,
-  findComponent,
-  walkLayout,
-  type CatalogComponent,
-  type Scenario,
-} from '../src/index.js';
+} from '../src/server.js';
+import type { Scenario } from '../src/scenario/index.js';
 import { DEFAULT_FIXTURES_DIR, FixtureError, loadFixtures, loadScenario, loadScenarios } from '../src/node/index.js';
 
 const fixtures = await loadFixtures();

@@ -12,21 +12,23 @@ import {
   ApplyResult,
   CancelResponse,
   Catalog,
-  EditComponentsInput,
-  GetComponentDetailsInput,
   HealthResponse,
-  HopError,
   HopErrorBody,
   HopRequest,
   HopResponse,
   Layout,
-  parseHopRequestJson,
-  PlaceComponentsInput,
-  Scenario,
-  SetPageValueInput,
   TokenResponse,
   ToolOutput,
 } from '../src/index.js';
+import {
+  EditComponentsInput,
+  GetComponentDetailsInput,
+  HopError,
+  parseHopRequestJson,
+  PlaceComponentsInput,
+  SetPageValueInput,
+} from '../src/server.js';
+import { Scenario } from '../src/scenario/index.js';
 import { buildSpec } from '../src/spec/build-spec.js';
 import { SCHEMA_BASE_URI } from '../src/spec/json-schema.js';
 

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { finalNarration, joinNarration, maxHopsMessage, stripFinalAnswer } from '../src/index.js';
+import { finalNarration, joinNarration, maxHopsMessage, stripFinalAnswer } from '../src/server.js';
 
 describe('narration', () => {
   it('joins the turn texts with a blank line, trimmed, skipping empty ones', () => {

@@ -2,15 +2,9 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import {
-  ERROR_STATUS,
-  LIMITS,
-  MalformedRequestTable,
-  malformedRequestBody,
-  parseHopRequest,
-  parseHopRequestJson,
-  type ComponentNode,
-} from '../src/index.js';
+import { ERROR_STATUS, LIMITS, type ComponentNode } from '../src/index.js';
+import { parseHopRequest, parseHopRequestJson } from '../src/server.js';
+import { MalformedRequestTable, malformedRequestBody } from '../src/scenario/index.js';
 
 const table = MalformedRequestTable.parse(
   parse(readFileSync(new URL('../../../fixtures/malformed-requests.yaml', import.meta.url), 'utf8')),

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { resolvePlacedRefs } from '../src/index.js';
+import { resolvePlacedRefs } from '../src/scenario/index.js';
 
 describe('resolvePlacedRefs', () => {
   it('replaces {{placed.N}} with the N-th placed uuid', () => {

@@ -1,8 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
+import { HopRequest, PROTOCOL_VERSION, type HopResponse, type ToolOutput } from '../src/index.js';
 import {
-  HopRequest,
-  PROTOCOL_VERSION,
   type Scenario,
   checkHop,
   driveScenario,
@@ -10,10 +9,8 @@ import {
   noScenarioAnswer,
   normalizeUserMessage,
   scenarioMessagesFor,
-  type HopResponse,
   type ScenarioHop,
-  type ToolOutput,
-} from '../src/index.js';
+} from '../src/scenario/index.js';
 import { loadFixtures } from '../src/node/index.js';
 
 const fixtures = await loadFixtures();

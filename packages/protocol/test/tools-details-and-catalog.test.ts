@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { describeCatalog, getComponentDetailsTool, uuidTree } from '../src/index.js';
+import { describeCatalog, uuidTree } from '../src/server.js';
+import { getComponentDetailsTool } from '../src/tools/get-component-details.js';
 import { catalog, emptyLayout, nestedLayout, refusal, run } from './tools-fixtures.js';
 
 describe('get_component_details', () => {

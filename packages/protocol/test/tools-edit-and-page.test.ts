@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { applyOutputs, editComponentsTool, findComponent, setPageValueTool } from '../src/index.js';
+import { applyOutputs, findComponent } from '../src/index.js';
+import { setPageValueTool } from '../src/tools/set-page-value.js';
+import { editComponentsTool } from '../src/tools/edit-components.js';
 import { contextOf, documentOf, nestedLayout, refusal, run } from './tools-fixtures.js';
 
 const edit = (component_edits: string) => ({ component_edits });

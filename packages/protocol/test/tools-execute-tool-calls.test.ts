@@ -1,19 +1,17 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
+import { applyOutputs, LIMITS, findComponent } from '../src/index.js';
 import {
-  applyOutputs,
   builtinTools,
   defaultParallelMessage,
-  LIMITS,
   outputLimitMessage,
   executeToolCalls,
-  findComponent,
   ToolInputError,
   type ExecuteToolCallsOptions,
   type ToolCall,
   type ToolDefinition,
-} from '../src/index.js';
+} from '../src/server.js';
 import { catalog, counterUuids, documentOf, emptyLayout, nestedLayout, pageFields } from './tools-fixtures.js';
 
 function options(overrides: Partial<ExecuteToolCallsOptions> = {}): ExecuteToolCallsOptions {

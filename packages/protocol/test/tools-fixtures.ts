@@ -3,16 +3,8 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import {
-  Catalog,
-  Layout,
-  PageField,
-  ToolInputError,
-  type CanvasDocument,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolExecution,
-} from '../src/index.js';
+import { Catalog, Layout, PageField, type CanvasDocument } from '../src/index.js';
+import { ToolInputError, type ToolContext, type ToolDefinition, type ToolExecution } from '../src/server.js';
 
 function fixture(path: string): unknown {
   return parse(readFileSync(new URL(`../../../fixtures/${path}`, import.meta.url), 'utf8'));

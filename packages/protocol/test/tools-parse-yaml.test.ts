@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { YAML_LIMITS, parseYamlData, placeComponentsTool } from '../src/index.js';
+import { parseYamlData } from '../src/server.js';
+import { YAML_LIMITS } from '../src/tools/parse-yaml.js';
+import { placeComponentsTool } from '../src/tools/place-components.js';
 import { contextOf, documentOf, emptyLayout, refusal } from './tools-fixtures.js';
 
 /** A "billion laughs" document: nine levels of nine aliases, 9^9 strings if fully expanded. */

@@ -1,14 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import {
-  applyOutputs,
-  collectPlacedUuids,
-  findComponent,
-  placeComponentsTool,
-  uuidTree,
-  WHOLE_TREE_MAX_COMPONENTS,
-  type PlaceComponentsOutput,
-} from '../src/index.js';
+import { applyOutputs, findComponent, type PlaceComponentsOutput } from '../src/index.js';
+import { collectPlacedUuids, uuidTree } from '../src/server.js';
+import { placeComponentsTool, WHOLE_TREE_MAX_COMPONENTS } from '../src/tools/place-components.js';
 import { contextOf, documentOf, emptyLayout, nestedLayout, refusal, run } from './tools-fixtures.js';
 
 const place = placeComponentsTool;

@@ -1,15 +1,15 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
+import { HopResponse } from '../src/index.js';
 import {
   admitHop,
   answerResponse,
   continuingResponse,
-  HopResponse,
   maxHopsMessage,
   maxHopsResponse,
   type HopAdmissionInput,
   type StoredTurnSummary,
-} from '../src/index.js';
+} from '../src/server.js';
 
 // The turn rules of §8 and the response builders, shared by the reference server and the msw mock.
 const running: StoredTurnSummary = { agent: 'page_builder', hop: 2, ended: false };

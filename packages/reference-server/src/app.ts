@@ -2,19 +2,16 @@ import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import {
   CSRF_HEADER,
-  HopError,
-  isHopError,
   LIMITS,
   PROTOCOL_VERSION,
-  readHopRequest,
   RequestId,
   type AgentsConfig,
   type AgentsResponse,
   type Catalog,
   type HealthResponse,
   type TokenResponse,
-  type ToolDefinition,
 } from '@canvas-ai/protocol';
+import { HopError, isHopError, readHopRequest, type ToolDefinition } from '@canvas-ai/protocol/server';
 import { checkAgentTools } from './agents/check-agents.js';
 import { cancelTurn } from './cancel.js';
 import { CsrfTokens } from './csrf.js';

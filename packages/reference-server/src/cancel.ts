@@ -1,4 +1,5 @@
-import { isHopError, type CancelResponse } from '@canvas-ai/protocol';
+import type { CancelResponse } from '@canvas-ai/protocol';
+import { isHopError } from '@canvas-ai/protocol/server';
 import type { ServerDeps } from './server-deps.js';
 import { cancelMarkerKey, guardStore, turnKey } from './store/turn-store.js';
 import { isCancelled, loadTurn } from './turn-gate.js';

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import type { AgentsConfig, Catalog, Scenario } from '@canvas-ai/protocol';
+import type { AgentsConfig, Catalog } from '@canvas-ai/protocol';
+import type { Scenario } from '@canvas-ai/protocol/scenario';
 import { loadAgentsConfig, loadCatalog, loadScenarios } from '@canvas-ai/protocol/node';
 import { loadProjectDocs } from './agents/docs.js';
 

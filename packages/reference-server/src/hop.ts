@@ -1,3 +1,11 @@
+import type {
+  AgentDefinition,
+  AgentsConfig,
+  Attachment,
+  HopRequest,
+  HopResponse,
+  ToolOutput,
+} from '@canvas-ai/protocol';
 import {
   answerResponse,
   collectPlacedUuids,
@@ -7,14 +15,8 @@ import {
   isHopError,
   joinNarration,
   maxHopsResponse,
-  type AgentDefinition,
-  type AgentsConfig,
-  type Attachment,
-  type HopRequest,
-  type HopResponse,
   type HopResponseHead,
-  type ToolOutput,
-} from '@canvas-ai/protocol';
+} from '@canvas-ai/protocol/server';
 import { buildSystemPrompt } from './agents/system-prompt.js';
 import { errorMessage } from './error-message.js';
 import type { ModelReply } from './providers/model-provider.js';

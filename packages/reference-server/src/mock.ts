@@ -1,15 +1,9 @@
 // @canvas-ai/reference-server/mock: msw handlers that run this server in the page (or in a test) while you build.
 // Browser-safe: everything imported here uses web APIs only, so the files are imported directly, never index.ts
 // (which pulls the Redis store and the Node adapter).
-import {
-  LIMITS,
-  readHopRequest,
-  type AgentsConfig,
-  type Attachment,
-  type Catalog,
-  type HopRequest,
-  type Scenario,
-} from '@canvas-ai/protocol';
+import { LIMITS, type AgentsConfig, type Attachment, type Catalog, type HopRequest } from '@canvas-ai/protocol';
+import { readHopRequest } from '@canvas-ai/protocol/server';
+import type { Scenario } from '@canvas-ai/protocol/scenario';
 import { http, type HttpHandler } from 'msw';
 import { type AppOptions, createApp } from './app.js';
 import { silentLogger } from './log.js';

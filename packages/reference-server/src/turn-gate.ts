@@ -1,4 +1,5 @@
-import { admitHop, HopError, type HopRequest, type HopResponse, type StoredTurnSummary } from '@canvas-ai/protocol';
+import type { HopRequest, HopResponse } from '@canvas-ai/protocol';
+import { admitHop, HopError, type StoredTurnSummary } from '@canvas-ai/protocol/server';
 import { cancelMarkerKey, guardStore, type TurnLock, type TurnStore } from './store/turn-store.js';
 import { replayResponse, TurnRecord, type ActiveTurn } from './turn-state.js';
 

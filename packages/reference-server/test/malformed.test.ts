@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { LIMITS, malformedRequestBody, MalformedRequestTable } from '@canvas-ai/protocol';
+import { LIMITS } from '@canvas-ai/protocol';
+import { malformedRequestBody, MalformedRequestTable } from '@canvas-ai/protocol/scenario';
 import { FIXTURES_DIR } from '../src/config.js';
 import {
   firstHop,

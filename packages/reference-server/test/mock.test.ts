@@ -11,12 +11,11 @@ import {
   PROTOCOL_VERSION,
   TokenResponse,
   applyOutputs,
-  driveScenario,
   type CanvasDocument,
   type HopRequest,
   type HopRequestInput,
-  type Scenario,
 } from '@canvas-ai/protocol';
+import { driveScenario, type Scenario } from '@canvas-ai/protocol/scenario';
 import { loadFixtures } from '@canvas-ai/protocol/node';
 import { createMockHandlers } from '../src/mock.js';
 import { ScriptedProvider } from '../src/providers/scripted.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { HopResponse, LIMITS, outputLimitMessage, type Layout } from '@canvas-ai/protocol';
+import { HopResponse, LIMITS, type Layout } from '@canvas-ai/protocol';
+import { outputLimitMessage } from '@canvas-ai/protocol/server';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import {
   firstHop,

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, describe, it } from 'node:test';
-import { builtinTools, HopResponse } from '@canvas-ai/protocol';
+import { HopResponse } from '@canvas-ai/protocol';
+import { builtinTools } from '@canvas-ai/protocol/server';
 import { ConfigError } from '../src/agents/config-error.js';
 import { FIXTURES_DIR } from '../src/config.js';
 import { openAiProviderFromEnv } from '../src/providers/from-env.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { applyOutputs, driveScenario, HopErrorBody, HopResponse } from '@canvas-ai/protocol';
+import { applyOutputs, HopErrorBody, HopResponse } from '@canvas-ai/protocol';
+import { driveScenario } from '@canvas-ai/protocol/scenario';
 import { Redis } from 'ioredis';
 import { OpenAiCompatibleProvider } from '../src/providers/openai-compatible.js';
 import { ScriptedProvider } from '../src/providers/scripted.js';

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { collectPlacedUuids, driveScenario, HopResponse, type Scenario, type ScenarioRun } from '@canvas-ai/protocol';
+import { HopResponse } from '@canvas-ai/protocol';
+import { collectPlacedUuids } from '@canvas-ai/protocol/server';
+import { driveScenario, type Scenario, type ScenarioRun } from '@canvas-ai/protocol/scenario';
 import { z } from 'zod';
 import type { ToolDefinition } from '../src/tools/index.js';
 import { eventually } from './support/eventually.js';

@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  applyOutputs,
-  collectPlacedUuids,
-  driveScenario,
-  findComponent,
-  HopResponse,
-  type CanvasDocument,
-  type Scenario,
-} from '@canvas-ai/protocol';
+import { applyOutputs, findComponent, HopResponse, type CanvasDocument } from '@canvas-ai/protocol';
+import { collectPlacedUuids } from '@canvas-ai/protocol/server';
+import { driveScenario, type Scenario } from '@canvas-ai/protocol/scenario';
 import { openSession, sharedFixtures, startTestServer, type TestServer } from './support/harness.js';
 
 // Every scenario fixture, played over real HTTP against the real app (scripted provider, memory store), one

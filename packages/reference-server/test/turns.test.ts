@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { HopError } from '@canvas-ai/protocol';
+import { HopError } from '@canvas-ai/protocol/server';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import { MemoryTurnStore } from '../src/store/memory.js';
 import { FailingSetStore } from './support/failing-store.js';

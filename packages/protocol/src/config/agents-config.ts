@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AgentId } from '../wire/ids.js';
 import { SafeKey } from '../wire/json.js';
 

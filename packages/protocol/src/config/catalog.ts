@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ComponentId, SlotName } from '../wire/ids.js';
 import { JsonValue, SafeKey } from '../wire/json.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AgentId, CallId, ComponentId, ComponentUuid } from '../wire/ids.js';
 import { JsonValue } from '../wire/json.js';
 import { PageValues } from '../wire/layout.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { HopRequest } from '../wire/hop-request.js';
 import { FORBIDDEN_KEYS, SafeKey } from '../wire/json.js';
 import type { SpecMessage } from './messages.js';

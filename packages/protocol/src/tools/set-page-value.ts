@@ -6,7 +6,7 @@ import { SetPageValueInput } from './tool-inputs.js';
 const NAME = 'set_page_value';
 
 /** The longest page value accepted; page fields are titles and short descriptions. */
-export const MAX_PAGE_VALUE_CHARS = 5_000;
+const MAX_PAGE_VALUE_CHARS = 5_000;
 
 /**
  * `set_page_value` (§5): sets one page field (title, description, …). The field must be one the site configures

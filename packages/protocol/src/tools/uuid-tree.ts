@@ -24,7 +24,7 @@ export function uuidTree(layout: Layout): string {
 }
 
 /** How many siblings {@link uuidTreeAround} shows on each side of what was placed. */
-export const AROUND_SIBLINGS = 3;
+const AROUND_SIBLINGS = 3;
 
 /**
  * The part of the layout a placement changed, for pages too large to repeat whole in every tool result: the target

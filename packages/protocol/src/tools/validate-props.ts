@@ -8,7 +8,7 @@ import { didYouMean } from './suggest.js';
 const SAFE_URL_SCHEMES: ReadonlySet<string> = new Set(['http', 'https', 'mailto', 'tel']);
 
 /** The prop type as the model reads it in messages and details. */
-export function describePropType(type: PropType): string {
+function describePropType(type: PropType): string {
   switch (type) {
     case 'string':
       return 'a string';
@@ -69,7 +69,7 @@ function typeProblem(type: PropType, value: unknown): string | undefined {
  * and what is allowed (e.g. "prop `theme` of sdc.demo.hero must be one of light, dark, brand; got 'blue'"),
  * or undefined when the value is fine.
  */
-export function checkPropValue(
+function checkPropValue(
   componentId: string,
   name: string,
   definition: PropDefinition,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AgentId } from './ids.js';
 
 /** An agent as the tools picker shows it. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AgentId, ComponentUuid, PROTOCOL_VERSION, RequestId } from './ids.js';
 import { JsonValue } from './json.js';
 import { Layout, PageValues } from './layout.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AgentId, RequestId } from './ids.js';
 import { ProtocolField } from './hop-request.js';
 import { ToolOutput } from './outputs.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The protocol version every request and response names (§ Versioning of spec/hop-protocol.md). */
 export const PROTOCOL_VERSION = 'canvas-ai/1';

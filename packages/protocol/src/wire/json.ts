@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Keys that would reach an object's prototype when a parsed JSON object is copied with plain assignment.

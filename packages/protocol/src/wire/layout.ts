@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ComponentId, ComponentUuid, SlotName } from './ids.js';
 import { JsonObject, SafeKey, JsonValue } from './json.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CallId, ComponentUuid } from './ids.js';
 import { JsonValue, SafeKey } from './json.js';
 import { ComponentNode, Placement, PlacementTarget, Props } from './layout.js';

@@ -1,13 +1,6 @@
 import { stringify } from 'yaml';
-import {
-  describeCatalog,
-  uuidTree,
-  walkLayout,
-  type AgentDefinition,
-  type Catalog,
-  type HopContext,
-  type PageField,
-} from '@canvas-ai/protocol';
+import { walkLayout, type AgentDefinition, type Catalog, type HopContext, type PageField } from '@canvas-ai/protocol';
+import { describeCatalog, uuidTree } from '@canvas-ai/protocol/server';
 
 /** What the system prompt of one hop is made of. */
 export interface SystemPromptInput {

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '@canvas-ai/protocol';
+import type { ToolDefinition } from '@canvas-ai/protocol/server';
 import type { ModelMessage, StoredToolCall } from '../turn-state.js';
 
 /** One model decision to make (DESIGN §2 step 3): everything a provider needs, nothing it must remember. */

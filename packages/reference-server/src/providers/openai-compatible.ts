@@ -4,7 +4,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { HopError } from '@canvas-ai/protocol';
+import { HopError } from '@canvas-ai/protocol/server';
 import type { ModelMessage, StoredToolCall } from '../turn-state.js';
 import type { ModelProvider, ModelReply, ModelRequest } from './model-provider.js';
 import { toolParameters } from './tool-schemas.js';

@@ -1,11 +1,11 @@
+import { HopError } from '@canvas-ai/protocol/server';
 import {
-  HopError,
   matchScenario,
   noScenarioAnswer,
   resolvePlacedRefs,
   scenarioMessagesFor,
   type Scenario,
-} from '@canvas-ai/protocol';
+} from '@canvas-ai/protocol/scenario';
 import type { ModelProvider, ModelReply, ModelRequest } from './model-provider.js';
 import { errorMessage } from '../error-message.js';
 

@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import type { ToolDefinition } from '@canvas-ai/protocol';
+import * as z from 'zod';
+import type { ToolDefinition } from '@canvas-ai/protocol/server';
 
 type Json = Record<string, unknown>;
 const cache = new WeakMap<object, Json>();

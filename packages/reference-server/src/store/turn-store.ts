@@ -2,7 +2,7 @@
  * The turn store (DESIGN §7): the only state a server keeps between hops. Values are JSON-serializable, so the same
  * interface fits an in-process map and a shared store such as Redis (several instances serve one turn's hops).
  */
-import { HopError } from '@canvas-ai/protocol';
+import { HopError } from '@canvas-ai/protocol/server';
 
 /** A held per-turn lock; release it when the hop is done (releasing a lock that expired or was taken over is a no-op). */
 export interface TurnLock {

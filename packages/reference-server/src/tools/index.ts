@@ -6,4 +6,4 @@ export {
   type ToolContext,
   type ToolDefinition,
   type ToolExecution,
-} from '@canvas-ai/protocol';
+} from '@canvas-ai/protocol/server';

@@ -1,4 +1,4 @@
-import { builtinTools, type ToolDefinition } from '@canvas-ai/protocol';
+import { builtinTools, type ToolDefinition } from '@canvas-ai/protocol/server';
 
 /**
  * The tools this server offers: the protocol's built-in ones (DESIGN §5) plus any a backend team adds. Agents pick

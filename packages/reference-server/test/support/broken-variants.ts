@@ -1,7 +1,8 @@
 // Deliberately broken variants of the reference server, for proving that the conformance kit catches real bugs.
 // Each one is the real app with ONE small, honest fault at a seam a deployment really has: a wrapper around the
 // fetch handler (what a proxy or middleware could do), or a wrapper around the turn store. No bug flag in src/.
-import { joinNarration, NARRATION_SEPARATOR, type Fixtures } from '@canvas-ai/protocol';
+import { joinNarration, NARRATION_SEPARATOR } from '@canvas-ai/protocol/server';
+import type { Fixtures } from '@canvas-ai/protocol/scenario';
 import type { CanvasAiApp } from '../../src/app.js';
 import { createApp } from '../../src/app.js';
 import { silentLogger } from '../../src/log.js';

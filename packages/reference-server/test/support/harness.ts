@@ -1,4 +1,5 @@
-import type { Fixtures, Layout } from '@canvas-ai/protocol';
+import type { Layout } from '@canvas-ai/protocol';
+import type { Fixtures } from '@canvas-ai/protocol/scenario';
 import { loadFixtures } from '@canvas-ai/protocol/node';
 import { createApp, type AppOptions } from '../../src/app.js';
 import type { LogEntry } from '../../src/log.js';

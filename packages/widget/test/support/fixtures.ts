@@ -1,6 +1,8 @@
 // The repository's fixtures/, read over HTTP (web-test-runner serves the repo root) and validated with the
 // protocol's schemas, so browser tests play the same scenarios as the Node suites.
-import { AgentsConfig, Catalog, Layout, parseYamlData, Scenario, type Fixtures } from '@canvas-ai/protocol';
+import { AgentsConfig, Catalog, Layout } from '@canvas-ai/protocol';
+import { parseYamlData } from '@canvas-ai/protocol/server';
+import { Scenario, type Fixtures } from '@canvas-ai/protocol/scenario';
 
 const SCENARIOS = ['cookie-shop', 'image-attachment', 'place-hero-two-hop', 'qa-one-hop'] as const;
 const LAYOUTS = ['layouts/empty.yaml', 'layouts/nested.yaml'] as const;

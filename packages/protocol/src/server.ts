@@ -1,0 +1,41 @@
+// @canvas-ai/protocol/server: what a TypeScript server of the protocol needs beyond the wire schemas: the request
+// door, the turn rules of spec §8, the response builders and narration rules of spec §9, and the built-in tools of
+// spec §12 with their executor. Never imported by the widget.
+export { HopError, type HopErrorOptions, isHopError } from './wire/errors.js';
+export { type ParsedTarget, parseTarget } from './wire/layout.js';
+export { readBody } from './door/read-body.js';
+export { type DoorResult, readHopRequest } from './door/read-hop-request.js';
+export { type ParseResult, parseHopRequest, parseHopRequestJson } from './parse/parse-hop-request.js';
+export { sniffImageType } from './attachments/sniff.js';
+export { readAttachments } from './attachments/read-attachments.js';
+export { admitHop, type HopAdmission, type HopAdmissionInput, type StoredTurnSummary } from './turn/admit-hop.js';
+export { answerResponse, continuingResponse, type HopResponseHead, maxHopsResponse } from './turn/hop-response.js';
+export {
+  finalNarration,
+  joinNarration,
+  maxHopsMessage,
+  NARRATION_SEPARATOR,
+  stripFinalAnswer,
+} from './narration/narration.js';
+export { collectPlacedUuids } from './layout/placed-uuids.js';
+export { resolveTarget, resolveTargetList } from './layout/layout-tree.js';
+export { type ToolContext, type ToolDefinition, type ToolExecution, ToolInputError } from './tools/tool-definition.js';
+export {
+  EditComponentsInput,
+  GetComponentDetailsInput,
+  PlaceComponentsInput,
+  SetPageValueInput,
+} from './tools/tool-inputs.js';
+export { type BuiltinToolName, builtinTools } from './tools/builtin-tools.js';
+export {
+  defaultParallelMessage,
+  type ExecuteToolCallsOptions,
+  type ExecuteToolCallsResult,
+  executeToolCalls,
+  outputLimitMessage,
+  type ToolCall,
+  type ToolCallResult,
+} from './tools/execute-tool-calls.js';
+export { describeCatalog } from './tools/catalog-prompt.js';
+export { uuidTree } from './tools/uuid-tree.js';
+export { parseYamlData, type YamlParseResult } from './tools/parse-yaml.js';
