@@ -1,8 +1,14 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** One target of issue #8, with the measured value it is judged on. */
 export const TargetResult = z.object({
-  id: z.enum(['server_throughput_c32', 'layout_10000_ratio', 'widget_own_code_gzip']),
+  id: z.enum([
+    'server_throughput_c32',
+    'layout_10000_ratio',
+    'widget_own_code_gzip',
+    'widget_host_bundle_rolldown_gzip',
+    'widget_host_bundle_esbuild_gzip',
+  ]),
   description: z.string(),
   /** The measured value, in `unit`. */
   value: z.number().nullable(),
@@ -95,9 +101,21 @@ export const BundleSize = z.object({
   gzip_bytes: z.int(),
 });
 
+/** The widget as a host's own bundler builds it (lit and deep-chat external), with what it holds. */
+export const HostBundleSize = z.object({
+  bundler: z.enum(['rolldown', 'esbuild']),
+  entry: z.enum(['element', 'loop']),
+  min_bytes: z.int(),
+  gzip_bytes: z.int(),
+  modules: z.int(),
+  /** Modules it holds that a host bundle must not (server code, yaml, immer, zod locales): [] when clean. */
+  forbidden_modules: z.array(z.string()),
+});
+
 /** Widget: bundle sizes and the client's per-hop work in Chromium. */
 export const WidgetResults = z.object({
   bundles: z.array(BundleSize),
+  host_bundles: z.array(HostBundleSize),
   client: z.object({
     browser: z.string(),
     repetitions: z.int(),
@@ -133,4 +151,5 @@ export type LayoutScalingResults = z.infer<typeof LayoutScalingResults>;
 export type StateGrowthResults = z.infer<typeof StateGrowthResults>;
 export type WidgetResults = z.infer<typeof WidgetResults>;
 export type BundleSize = z.infer<typeof BundleSize>;
+export type HostBundleSize = z.infer<typeof HostBundleSize>;
 export type LoadFigures = z.infer<typeof LoadFigures>;

@@ -6,6 +6,7 @@ import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { benchHostBundles } from './host-bundles.js';
 import { benchLayoutScaling } from './layout-scaling.js';
 import { PROFILES, type BenchProfile } from './profiles.js';
 import { BenchResults } from './results.js';
@@ -47,7 +48,8 @@ export async function runBench(
   if (groups.includes('state-growth')) partial.state_growth = await benchStateGrowth(profile.stateGrowth, log);
   if (groups.includes('widget')) {
     const bundles = await benchWidgetBundles(log);
-    partial.widget = { bundles, client: await benchWidgetClient(profile.widget, log) };
+    const hostBundles = await benchHostBundles(log);
+    partial.widget = { bundles, host_bundles: hostBundles, client: await benchWidgetClient(profile.widget, log) };
   }
   partial.duration_s = round((performance.now() - started) / 1000, 1);
   // Checked against its own schema before anyone reads it.

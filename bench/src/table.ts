@@ -110,6 +110,21 @@ export function formatResults(results: BenchResults): string {
         ),
     );
     sections.push(
+      "The widget in a host's own bundle (lit and deep-chat external, minified; must hold no server code).\n" +
+        formatTable(
+          ['import', 'bundler', 'min', 'min+gzip', 'modules', 'forbidden modules'],
+          widget.host_bundles.map((bundle) => [
+            bundle.entry === 'element' ? "'@canvas-ai/widget/define'" : "'@canvas-ai/widget/loop'",
+            bundle.bundler,
+            kb(bundle.min_bytes),
+            kb(bundle.gzip_bytes),
+            bundle.modules,
+            bundle.forbidden_modules.length === 0 ? 'none' : bundle.forbidden_modules.join('; '),
+          ]),
+          [0, 1, 5],
+        ),
+    );
+    sections.push(
       `Widget client per hop in ${widget.client.browser}: getLayout → build + serialize → read response → applyOutputs, ` +
         `vs JSON.stringify of the layout (median of ${widget.client.repetitions}).\n` +
         formatTable(

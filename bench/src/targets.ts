@@ -3,11 +3,16 @@ import type { BenchResults, TargetResult } from './results.js';
 /** Issue #8's targets: the widget's own code at most 15 KB min+gzip, counted as 15,000 bytes. */
 const WIDGET_OWN_CODE_LIMIT_BYTES = 15_000;
 
+/** What the element may add to a host's own bundle beside lit and deep-chat: 40 KB min+gzip (40,000 bytes). */
+const HOST_BUNDLE_LIMIT_BYTES = 40_000;
+
 /** Judges this run's figures against issue #8's targets; a group that did not run leaves its target unjudged. */
 export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResult[] {
   const c32 = results.server_hop?.rows.find((row) => row.concurrency === 32);
   const largest = results.layout_scaling?.rows.find((row) => row.components === 10_000);
   const ownCode = results.widget?.bundles.find((bundle) => bundle.name === 'widget-own-code');
+  const hostBundle = (bundler: 'rolldown' | 'esbuild') =>
+    results.widget?.host_bundles.find((bundle) => bundle.bundler === bundler && bundle.entry === 'element');
   return [
     target(
       'server_throughput_c32',
@@ -32,6 +37,16 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
       WIDGET_OWN_CODE_LIMIT_BYTES,
       'bytes',
       'at_most',
+    ),
+    ...(['rolldown', 'esbuild'] as const).map((bundler) =>
+      target(
+        `widget_host_bundle_${bundler}_gzip`,
+        `the element as a host bundles it with ${bundler} (lit and deep-chat external), min+gzip`,
+        hostBundle(bundler)?.gzip_bytes,
+        HOST_BUNDLE_LIMIT_BYTES,
+        'bytes',
+        'at_most',
+      ),
     ),
   ];
 }

@@ -70,13 +70,23 @@ describe('pnpm bench at the tiny size', () => {
       for (const bundle of results.widget!.bundles)
         assert.ok(bundle.gzip_bytes > 0 && bundle.gzip_bytes < bundle.min_bytes, bundle.name);
       assert.deepEqual(
+        results.widget?.host_bundles.map((bundle) => `${bundle.entry} ${bundle.bundler}`),
+        ['element rolldown', 'element esbuild', 'loop rolldown', 'loop esbuild'],
+      );
+      assert.deepEqual(
         results.widget?.client.rows.map((row) => row.components),
         tiny.widget.clientSizes,
       );
 
       assert.deepEqual(
         results.targets.map((target) => target.id),
-        ['server_throughput_c32', 'layout_10000_ratio', 'widget_own_code_gzip'],
+        [
+          'server_throughput_c32',
+          'layout_10000_ratio',
+          'widget_own_code_gzip',
+          'widget_host_bundle_rolldown_gzip',
+          'widget_host_bundle_esbuild_gzip',
+        ],
       );
       // The tiny size measures neither concurrency 32 nor 10,000 components: those targets stay unjudged.
       assert.equal(results.targets[0]!.met, null);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { countComponents, findDuplicateUuid, Layout, parseHopRequestJson } from '@canvas-ai/protocol';
+import { countComponents, findDuplicateUuid, Layout } from '@canvas-ai/protocol';
+import { parseHopRequestJson } from '@canvas-ai/protocol/server';
 import { formatTable } from '../src/table.js';
 import { judgeTargets } from '../src/targets.js';
 import { loadBenchScenario, turnBodies } from '../src/shared/bench-turn.js';
@@ -80,12 +81,15 @@ describe('the report', () => {
       duration_s: 1,
       widget: {
         bundles: [{ name: 'widget-own-code', description: '', files: [], min_bytes: 40_000, gzip_bytes: 14_999 }],
+        host_bundles: [
+          { bundler: 'esbuild', entry: 'element', min_bytes: 1, gzip_bytes: 40_001, modules: 1, forbidden_modules: [] },
+        ],
         client: { browser: '', repetitions: 1, rows: [] },
       },
     });
     assert.deepEqual(
       targets.map((target) => target.met),
-      [null, null, true],
+      [null, null, true, null, false],
     );
   });
 });

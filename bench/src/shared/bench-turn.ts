@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { PROTOCOL_VERSION, type HopRequest, type Layout, type Scenario } from '@canvas-ai/protocol';
+import { PROTOCOL_VERSION, type HopRequest, type Layout } from '@canvas-ai/protocol';
+import type { Scenario } from '@canvas-ai/protocol/scenario';
 import { loadScenario } from '@canvas-ai/protocol/node';
 
 /** The folder of the bench's own scenarios (the reference server is started with `--scenarios` on it). */
