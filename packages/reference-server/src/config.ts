@@ -5,7 +5,7 @@ import { loadAgentsConfig, loadCatalog, loadScenarios } from '@canvas-ai/protoco
 import { loadProjectDocs } from './agents/docs.js';
 
 /** The repository root (this file is packages/reference-server/src/config.ts). */
-export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** The shared fixtures folder: the default catalog, agents and scenarios. */
 export const FIXTURES_DIR = fileURLToPath(new URL('../../../fixtures/', import.meta.url));
 

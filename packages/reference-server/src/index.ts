@@ -1,7 +1,7 @@
 // @canvas-ai/reference-server: mount the hop handler in any runtime, or run it on Node. Re-exports only.
 export { createApp, type AppOptions, type CanvasAiApp, type StaticFiles } from './app.js';
 export type { TurnTtls } from './server-deps.js';
-export { type TurnStore, type TurnLock, turnKey, cancelMarkerKey } from './store/turn-store.js';
+export type { TurnStore, TurnLock } from './store/turn-store.js';
 export { MemoryTurnStore, type MemoryTurnStoreOptions } from './store/memory.js';
 export { RedisTurnStore, type RedisTurnStoreOptions } from './store/redis.js';
 export type { ModelProvider, ModelRequest, ModelReply } from './providers/model-provider.js';
@@ -17,6 +17,6 @@ export {
   type ToolExecution,
 } from './tools/index.js';
 export { ConfigError } from './agents/config-error.js';
-export { loadConfig, FIXTURES_DIR, REPO_ROOT, type ConfigFiles, type LoadedConfig } from './config.js';
+export { loadConfig, type ConfigFiles, type LoadedConfig } from './config.js';
 export { startServer, staticDirectory, type RunningServer } from './node.js';
 export { jsonLineLogger, silentLogger, type Logger, type LogEntry } from './log.js';
