@@ -1,5 +1,5 @@
 /**
- * The client's side of a turn (spec §2 "The client's side of a turn", §8.5 "Cancel"): one turn is
+ * The client's side of a turn (spec §2, "The client's side of a turn"; §8.5 "Cancel"): one turn is
  * `do { hop } while (response.should_continue && !turn.stopped)`. Framework-free on purpose: no Lit, no DOM beyond
  * fetch/FormData/AbortController, so a React or Vue host runs turns with it directly (`@canvas-ai/widget/loop`)
  * and `<canvas-ai-chat>` is only a view over it.

@@ -179,9 +179,10 @@ export class CanvasAiChat extends LitElement {
     if (changed.has('agents') || changed.has('loadedAgents' as keyof CanvasAiChat)) this.agentsChanged();
   }
 
-  // deep-chat is created once, with its whole configuration, and never re-rendered by Lit: any property set on it,
-  // and any re-render of a template holding it, wipes the displayed messages (TOOLCHAIN.md). So it waits for the
-  // agents config its reply captions need (a failed load does not hold it back).
+  // deep-chat is created once, with its whole configuration, and never re-rendered by Lit: any property set on it, and
+  // any re-render of a template holding it, wipes the displayed messages (deep-chat 2.4.2; see the README, "How the
+  // element drives deep-chat"). So it waits for the agents config its reply captions need (a failed load does not hold
+  // it back).
   protected override async firstUpdated(): Promise<void> {
     if (!this.agents) await this.agentsLoading;
     const chat = document.createElement('deep-chat') as DeepChatElement;

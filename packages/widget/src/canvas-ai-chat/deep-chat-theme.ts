@@ -134,15 +134,18 @@ export function namesFor(agents: AgentsResponse | undefined): CustomNames {
  */
 const PROGRESS_STYLE = `
 .message-bubble:has(.canvas-ai-progress) { background-color: ${cssVar('progress-background', '#f8f9fb')} !important;
-  color: ${cssVar('progress-color', '#57606a')} !important; border: 1px dashed ${cssVar('border-color', '#d0d7de')} !important; }
+  color: ${cssVar('progress-color', '#57606a')} !important;
+  border: 1px dashed ${cssVar('border-color', '#d0d7de')} !important; }
 .canvas-ai-progress { display: flex; flex-direction: column; gap: 0.5em; }
 .canvas-ai-progress-text { line-height: 1.45; overflow-wrap: anywhere; }
-.canvas-ai-progress-status { display: flex; align-items: center; gap: 0.45em; font-size: 0.85em; color: ${cssVar('muted-color', '#57606a')}; }
+.canvas-ai-progress-status { display: flex; align-items: center; gap: 0.45em; font-size: 0.85em;
+  color: ${cssVar('muted-color', '#57606a')}; }
 .canvas-ai-progress-icon { width: 0.9em; height: 0.9em; flex: none; box-sizing: border-box; display: inline-flex;
   align-items: center; justify-content: center; font-size: 0.85em; line-height: 1; }
 .canvas-ai-progress-icon-running { border: 2px solid ${ACCENT}; border-right-color: transparent; border-radius: 50%;
   animation: canvas-ai-spin 0.8s linear infinite; }
-.canvas-ai-progress-icon-done::before { content: '\\2713'; color: ${cssVar('success-color', '#1a7f37')}; font-weight: bold; }
+.canvas-ai-progress-icon-done::before { content: '\\2713'; color: ${cssVar('success-color', '#1a7f37')};
+  font-weight: bold; }
 .canvas-ai-progress-icon-stopped::before { content: '\\25A0'; color: ${cssVar('muted-color', '#57606a')}; }
 .canvas-ai-progress-icon-failed::before { content: '!'; color: ${cssVar('error-color', '#b42318')}; font-weight: bold; }
 @keyframes canvas-ai-spin { to { transform: rotate(360deg); } }
