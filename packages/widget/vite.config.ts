@@ -1,7 +1,9 @@
 // Two library builds into dist/:
-//   `vite build`                   → dist/index.js + dist/define.js: ESM for bundlers, lit/deep-chat/protocol external;
+//   `vite build`                   → dist/index.js + dist/define.js + dist/loop.js: ESM for bundlers, lit/deep-chat/
+//                                    protocol external (loop.js and its chunk import none of lit and deep-chat);
 //   `vite build --mode standalone` → dist/canvas-ai-chat.js: one self-contained module for <script type="module">.
-// Decorators are lowered because tsconfig sets experimentalDecorators (TOOLCHAIN.md: standard decorators break).
+// Decorators are lowered because tsconfig sets experimentalDecorators: vite 8 leaves standard (TC39) decorators in
+// the output as written, which Chromium cannot parse (test/built-bundle.test.ts loads the built module to catch it).
 import { defineConfig } from 'vite';
 
 const external = [/^lit($|\/)/, /^@lit\//, /^deep-chat($|\/)/, /^@canvas-ai\/protocol($|\/)/];
@@ -23,7 +25,9 @@ export default defineConfig(({ mode }) => {
       sourcemap: true,
       minify: standalone,
       lib: {
-        entry: standalone ? { 'canvas-ai-chat': 'src/define.ts' } : { index: 'src/index.ts', define: 'src/define.ts' },
+        entry: standalone
+          ? { 'canvas-ai-chat': 'src/define.ts' }
+          : { index: 'src/index.ts', define: 'src/define.ts', loop: 'src/loop.ts' },
         formats: ['es'],
       },
       rolldownOptions: standalone

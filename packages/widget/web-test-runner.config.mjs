@@ -1,5 +1,5 @@
 // Browser tests: Debian's Chromium (never a downloaded browser), msw as the server, the repo root served so the
-// tests can fetch fixtures/ (see /work/shared/TOOLCHAIN.md for why each option is here).
+// tests can fetch fixtures/; the comments below say why the less obvious options are here.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';

@@ -35,8 +35,8 @@ export interface BuildHopRequestInput {
 }
 
 /**
- * Builds one hop's request object (§3), once, before it is serialized per transport. Optional fields are left
- * out rather than set to `undefined`, so no serializer can turn them into `"undefined"`.
+ * Builds one hop's request object (spec §5), once, before it is serialized per transport (spec §4.1). Optional fields
+ * are left out rather than set to `undefined`, so no serializer can turn them into `"undefined"`.
  */
 export function buildHopRequest(input: BuildHopRequestInput): HopRequest {
   const request: HopRequest = {

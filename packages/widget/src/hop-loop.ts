@@ -1,7 +1,8 @@
 /**
- * THE CLIENT LOOP (DESIGN §2, §8): one turn is `do { hop } while (response.should_continue && !turn.stopped)`.
- * Framework-free on purpose: no Lit, no DOM beyond fetch/FormData/AbortController, so a React or Vue host runs
- * turns with it directly and `<canvas-ai-chat>` is only a view over it.
+ * The client's side of a turn (spec §2, "The client's side of a turn"; §8.5 "Cancel"): one turn is
+ * `do { hop } while (response.should_continue && !turn.stopped)`. Framework-free on purpose: no Lit, no DOM beyond
+ * fetch/FormData/AbortController, so a React or Vue host runs turns with it directly (`@canvas-ai/widget/loop`)
+ * and `<canvas-ai-chat>` is only a view over it.
  */
 import {
   CSRF_HEADER,
@@ -15,7 +16,7 @@ import {
 import { buildHopRequest, type HostDocument } from './build-request.js';
 import { newId } from './ids.js';
 import { readHopResponse } from './read-response.js';
-import { DEFAULT_RETRY_DELAYS, isCsrfRejection, retryReason, sleep, type RetryReason } from './retry.js';
+import { DEFAULT_RETRY_DELAYS, type RetryWait, type SendTry, withRetries } from './retry.js';
 import { serializeHopRequest, type SerializedHopRequest } from './serialize-request.js';
 import { TurnError } from './turn-error.js';
 
@@ -59,17 +60,10 @@ export interface HopReport {
   applyResults: ApplyResult[] | undefined;
 }
 
-/** What the loop reports before it waits to send a hop again. */
-export interface RetryReport {
+/** What the loop reports before it waits to send a hop again: which hop, and {@link RetryWait}'s why and how long. */
+export interface RetryReport extends RetryWait {
   requestId: string;
   hop: number;
-  /** The number of the try about to follow the wait (2 for the first retry). */
-  attempt: number;
-  /** How long it waits (ms). */
-  delay: number;
-  reason: RetryReason;
-  /** Why the previous try failed. */
-  error: TurnError;
 }
 
 /** Options of {@link startTurn}. */
@@ -125,20 +119,193 @@ export interface Turn {
 
 /** Starts a turn and returns its handle at once. */
 export function startTurn(options: TurnOptions): Turn {
-  const requestId = options.requestId ?? newId();
-  const fetchImpl = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
-  const maxHops = options.maxHops ?? DEFAULT_MAX_HOPS;
-  let stopped = false;
-  let ended = false;
-  let posted = false;
-  let cancelled = false;
-  let inFlight: AbortController | undefined;
-  // Aborted by stop: ends a wait between retries at once.
-  const stopping = new AbortController();
-  const retryDelays = options.retryDelays ?? DEFAULT_RETRY_DELAYS;
+  const run = new TurnRun(options);
+  const result = run.run();
+  return {
+    requestId: run.requestId,
+    get stopped() {
+      return run.stopped;
+    },
+    result,
+    stop: run.stop,
+  };
+}
 
-  const csrfHeaders = async (hop: number, refresh = false): Promise<Record<string, string>> => {
-    const source = options.csrfToken;
+/** Runs a whole turn; stop it with `options.signal`. */
+export function runTurn(options: TurnOptions): Promise<TurnResult> {
+  return startTurn(options).result;
+}
+
+/**
+ * Where a turn stands. Each phase is entered once, in this order, `stopping` only when a stop comes first:
+ * - `running`: hops are being sent;
+ * - `stopping`: {@link TurnRun.stop} was called (or the signal aborted) while running: nothing is sent any more but
+ *   the cancel, and every await point of the run unwinds with a {@link StoppedSignal};
+ * - `ended`: {@link TurnRun.run} returned its result; a stop after it does nothing.
+ */
+type Phase = 'running' | 'stopping' | 'ended';
+
+/** One turn: its state, and the steps of a hop as methods. Not exported: {@link startTurn} is the API. */
+class TurnRun {
+  readonly requestId: string;
+  private phase: Phase = 'running';
+  /**
+   * The server may hold this turn: a hop was POSTed (whether it arrived, failed or was aborted is unknown), so a turn
+   * that ends without its answer must send the DELETE (spec §8.5). Before the first POST there is nothing to cancel.
+   */
+  private posted = false;
+  /** The hop in flight; a stop aborts it. */
+  private inFlight: AbortController | undefined;
+  /** Aborted by a stop, with a {@link StoppedSignal}: ends a wait between retries at once, and records the stop. */
+  private readonly stopSignal = new AbortController();
+  /** Hops started so far (the one under way included). */
+  private hops = 0;
+  private lastResponse: HopResponse | undefined;
+  /** What the host's `applyOutputs` returned for the latest hop: the next request's `apply_results`. */
+  private lastApplyResults: ApplyResult[] | undefined;
+  /** The host's fetch or the global one, always called as a plain function (a bare `window.fetch` needs that). */
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly options: TurnOptions) {
+    this.requestId = options.requestId ?? newId();
+    const given = options.fetch;
+    this.fetchImpl = (input, init) => (given ? given(input, init) : globalThis.fetch(input, init));
+    if (options.signal?.aborted) this.stop();
+    options.signal?.addEventListener('abort', this.stop, { once: true });
+  }
+
+  /** Whether the turn was stopped (stays true once it ended). */
+  get stopped(): boolean {
+    return this.stopSignal.signal.aborted;
+  }
+
+  /** Stops a running turn: aborts the hop in flight and any wait, then cancels on the server. */
+  readonly stop = (): void => {
+    if (this.phase !== 'running') return;
+    this.phase = 'stopping';
+    this.inFlight?.abort();
+    this.stopSignal.abort(new StoppedSignal());
+    this.cancelOnServer();
+  };
+
+  /** Sends hops until the server ends the turn, a stop, or an error; never rejects. */
+  async run(): Promise<TurnResult> {
+    const { requestId } = this;
+    try {
+      while (this.phase === 'running') {
+        const response = await this.nextHop();
+        if (!response?.should_continue) break;
+      }
+    } catch (error) {
+      if (error instanceof StoppedSignal || this.phase === 'stopping') return this.stoppedResult();
+      // A turn that ends without its answer is abandoned: tell the server so it drops the turn's state. It runs once:
+      // a stop cannot come before (that is the branch above) nor after (the phase is `ended` from here on).
+      this.cancelOnServer();
+      const turnError =
+        error instanceof TurnError ? error : new TurnError('host', messageOf(error), { hop: this.hops, cause: error });
+      return { status: 'error', requestId, hops: this.hops, error: turnError, lastResponse: this.lastResponse };
+    } finally {
+      this.phase = 'ended';
+    }
+    const last = this.lastResponse;
+    if (last && !last.should_continue) return { status: 'done', requestId, hops: this.hops, response: last };
+    return this.stoppedResult();
+  }
+
+  /**
+   * One hop: read the host's document, build the request, send it until it has an answer, apply its outputs, report.
+   * Returns its response, or undefined when a stop came while the host read its document.
+   */
+  private async nextHop(): Promise<HopResponse | undefined> {
+    const { options } = this;
+    this.hops += 1;
+    const hop = this.hops;
+    this.checkHopBudget(hop);
+    const document = await this.callHost('getLayout', hop, () => options.getLayout());
+    if (this.phase !== 'running') return undefined;
+    const request = buildHopRequest({
+      requestId: this.requestId,
+      hop,
+      messages: options.messages,
+      document,
+      agent: options.agent,
+      conversationId: options.conversationId,
+      applyResults: this.lastApplyResults,
+    });
+    const response = await this.sendHop(request, hop === 1 ? (options.attachments ?? []) : []);
+    this.lastResponse = response;
+    const returned = await this.callHost('applyOutputs', hop, () => options.applyOutputs?.(response.outputs, response));
+    this.lastApplyResults = Array.isArray(returned) ? returned : undefined;
+    options.onHop?.({ requestId: this.requestId, hop, request, response, applyResults: this.lastApplyResults });
+    return response;
+  }
+
+  /** The client's safety net: a hop past `maxHops` ends the turn instead of being sent. */
+  private checkHopBudget(hop: number): void {
+    const maxHops = this.options.maxHops ?? DEFAULT_MAX_HOPS;
+    if (hop > maxHops) {
+      throw new TurnError('too_many_hops', `The server kept the turn going past ${maxHops} steps, so it was stopped.`, {
+        hop,
+      });
+    }
+  }
+
+  /** One hop, sent until it has an answer: the retry rules are {@link withRetries}'. */
+  private sendHop(request: HopRequest, attachments: readonly Blob[]): Promise<HopResponse> {
+    const serialized = serializeHopRequest(request, attachments);
+    const { options } = this;
+    return withRetries((attempt) => this.postOnce(request, serialized, attempt), {
+      delays: options.retryDelays ?? DEFAULT_RETRY_DELAYS,
+      signal: this.stopSignal.signal,
+      refreshableToken: typeof options.csrfToken === 'function',
+      onRetry: (wait) => options.onRetry?.({ requestId: this.requestId, hop: request.hop, ...wait }),
+    });
+  }
+
+  /** One POST of a hop; a rejected fetch becomes a `network` TurnError, any other failure is readHopResponse's. */
+  private async postOnce(
+    request: HopRequest,
+    serialized: SerializedHopRequest,
+    { tries, refreshToken }: SendTry,
+  ): Promise<HopResponse> {
+    const controller = new AbortController();
+    this.inFlight = controller;
+    try {
+      const init: RequestInit = {
+        method: 'POST',
+        body: serialized.body,
+        headers: { ...serialized.headers, ...(await this.csrfHeaders(request.hop, refreshToken)) },
+        credentials: this.options.credentials ?? 'same-origin',
+        signal: controller.signal,
+      };
+      this.throwIfStopped();
+      this.posted = true;
+      let response: Response;
+      try {
+        response = await this.fetchImpl(this.options.endpoint, init);
+      } catch (error) {
+        this.throwIfStopped();
+        const tried = tries > 1 ? `, tried ${tries} times` : '';
+        throw new TurnError(
+          'network',
+          `The server could not be reached (hop ${request.hop}${tried}): ${messageOf(error)}`,
+          { hop: request.hop, cause: error },
+        );
+      }
+      const hopResponse = await readHopResponse(response, request);
+      this.throwIfStopped();
+      return hopResponse;
+    } catch (error) {
+      this.throwIfStopped();
+      throw error;
+    } finally {
+      this.inFlight = undefined;
+    }
+  }
+
+  /** The CSRF header for one request; `refresh` asks a token function for a fresh token (spec §4.2). */
+  private async csrfHeaders(hop: number, refresh = false): Promise<Record<string, string>> {
+    const source = this.options.csrfToken;
     if (source === undefined) return {};
     let token: string | undefined;
     try {
@@ -147,18 +314,22 @@ export function startTurn(options: TurnOptions): Turn {
       throw new TurnError('token', `Could not get a CSRF token: ${messageOf(error)}`, { hop, cause: error });
     }
     return token ? { [CSRF_HEADER]: token } : {};
-  };
+  }
 
-  // Idempotent, best effort: the turn is over for this client either way. keepalive lets it outlive a closing page.
-  const cancelOnServer = (): void => {
-    if (!posted || cancelled) return;
-    cancelled = true;
+  /**
+   * Tells the server the turn is over (spec §8.5), if it may hold it. Best effort and not awaited: the turn is over
+   * for this client either way. keepalive lets it outlive a closing page.
+   */
+  private cancelOnServer(): void {
+    if (!this.posted) return;
+    const { options } = this;
     const url =
-      options.cancelUrl?.(requestId) ?? `${options.endpoint.replace(/\/+$/, '')}/${encodeURIComponent(requestId)}`;
-    void csrfHeaders(0)
+      options.cancelUrl?.(this.requestId) ??
+      `${options.endpoint.replace(/\/+$/, '')}/${encodeURIComponent(this.requestId)}`;
+    void this.csrfHeaders(0)
       .catch(() => ({}))
       .then((headers) =>
-        fetchImpl(url, {
+        this.fetchImpl(url, {
           method: 'DELETE',
           headers,
           credentials: options.credentials ?? 'same-origin',
@@ -166,93 +337,10 @@ export function startTurn(options: TurnOptions): Turn {
         }),
       )
       .catch(() => undefined);
-  };
+  }
 
-  const stop = (): void => {
-    if (stopped || ended) return;
-    stopped = true;
-    inFlight?.abort();
-    stopping.abort(new StoppedSignal());
-    cancelOnServer();
-  };
-
-  // One POST of a hop; a rejected fetch becomes a `network` TurnError, any other failure is readHopResponse's.
-  const postOnce = async (
-    request: HopRequest,
-    serialized: SerializedHopRequest,
-    tries: number,
-    refreshToken: boolean,
-  ): Promise<HopResponse> => {
-    const controller = new AbortController();
-    inFlight = controller;
-    try {
-      const init: RequestInit = {
-        method: 'POST',
-        body: serialized.body,
-        headers: { ...serialized.headers, ...(await csrfHeaders(request.hop, refreshToken)) },
-        credentials: options.credentials ?? 'same-origin',
-        signal: controller.signal,
-      };
-      if (stopped) throw new StoppedSignal();
-      posted = true;
-      let response: Response;
-      try {
-        response = await fetchImpl(options.endpoint, init);
-      } catch (error) {
-        if (stopped) throw new StoppedSignal();
-        const tried = tries > 1 ? `, tried ${tries} times` : '';
-        throw new TurnError(
-          'network',
-          `The server could not be reached (hop ${request.hop}${tried}): ${messageOf(error)}`,
-          {
-            hop: request.hop,
-            cause: error,
-          },
-        );
-      }
-      const hopResponse = await readHopResponse(response, request);
-      if (stopped) throw new StoppedSignal();
-      return hopResponse;
-    } catch (error) {
-      if (stopped) throw new StoppedSignal();
-      throw error;
-    } finally {
-      inFlight = undefined;
-    }
-  };
-
-  // One hop, sent until it has an answer (spec §8.2, §4.2). A network failure, 409 hop_in_progress or 503 is tried
-  // again after the next of `retryDelays`, with the same hop number and body: the server replays a hop it already
-  // ran, and a refused request changed nothing. A 403 csrf_invalid goes once more with a fresh token. Anything else
-  // (provider_error and internal_error above all: that turn is gone) ends the turn.
-  const sendHop = async (request: HopRequest, attachments: readonly Blob[]): Promise<HopResponse> => {
-    const serialized = serializeHopRequest(request, attachments);
-    let retries = 0;
-    let refreshToken = false;
-    let tokenRefreshed = false;
-    for (let tries = 1; ; tries += 1) {
-      try {
-        return await postOnce(request, serialized, tries, refreshToken);
-      } catch (error) {
-        if (stopped) throw new StoppedSignal();
-        if (!(error instanceof TurnError)) throw error;
-        refreshToken = false;
-        // A fixed string cannot yield another token, so resending would only be refused again.
-        if (isCsrfRejection(error) && !tokenRefreshed && typeof options.csrfToken === 'function') {
-          tokenRefreshed = refreshToken = true;
-          continue;
-        }
-        const reason = retryReason(error);
-        const delay = reason === undefined ? undefined : retryDelays[retries];
-        if (reason === undefined || delay === undefined) throw error;
-        retries += 1;
-        options.onRetry?.({ requestId, hop: request.hop, attempt: tries + 1, delay, reason, error });
-        await sleep(delay, stopping.signal);
-      }
-    }
-  };
-
-  const callHost = async <T>(name: string, hop: number, call: () => T | Promise<T>): Promise<T> => {
+  /** Calls one of the host's functions; what it throws ends the turn as a `host` error. */
+  private async callHost<T>(name: string, hop: number, call: () => T | Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
@@ -261,71 +349,15 @@ export function startTurn(options: TurnOptions): Turn {
         cause: error,
       });
     }
-  };
+  }
 
-  const run = async (): Promise<TurnResult> => {
-    let hop = 0;
-    let last: HopResponse | undefined;
-    let applyResults: ApplyResult[] | undefined;
-    try {
-      do {
-        if (stopped) break;
-        hop += 1;
-        if (hop > maxHops) {
-          throw new TurnError(
-            'too_many_hops',
-            `The server kept the turn going past ${maxHops} steps, so it was stopped.`,
-            { hop },
-          );
-        }
-        const document = await callHost('getLayout', hop, () => options.getLayout());
-        if (stopped) break;
-        const request = buildHopRequest({
-          requestId,
-          hop,
-          messages: options.messages,
-          document,
-          agent: options.agent,
-          conversationId: options.conversationId,
-          applyResults,
-        });
-        const response = await sendHop(request, hop === 1 ? (options.attachments ?? []) : []);
-        last = response;
-        const returned = await callHost('applyOutputs', hop, () => options.applyOutputs?.(response.outputs, response));
-        applyResults = Array.isArray(returned) ? returned : undefined;
-        options.onHop?.({ requestId, hop, request, response, applyResults });
-      } while (last.should_continue && !stopped);
-    } catch (error) {
-      if (error instanceof StoppedSignal || stopped)
-        return { status: 'stopped', requestId, hops: hop, lastResponse: last };
-      // A turn that ends without its answer is abandoned: tell the server so it drops the turn's state.
-      cancelOnServer();
-      const turnError =
-        error instanceof TurnError ? error : new TurnError('host', messageOf(error), { hop, cause: error });
-      return { status: 'error', requestId, hops: hop, error: turnError, lastResponse: last };
-    } finally {
-      ended = true;
-    }
-    if (last && !last.should_continue) return { status: 'done', requestId, hops: hop, response: last };
-    return { status: 'stopped', requestId, hops: hop, lastResponse: last };
-  };
+  private throwIfStopped(): void {
+    if (this.phase === 'stopping') throw new StoppedSignal();
+  }
 
-  if (options.signal?.aborted) stopped = true;
-  options.signal?.addEventListener('abort', stop, { once: true });
-  const result = run();
-  return {
-    requestId,
-    get stopped() {
-      return stopped;
-    },
-    result,
-    stop,
-  };
-}
-
-/** Runs a whole turn; stop it with `options.signal`. */
-export function runTurn(options: TurnOptions): Promise<TurnResult> {
-  return startTurn(options).result;
+  private stoppedResult(): TurnResult {
+    return { status: 'stopped', requestId: this.requestId, hops: this.hops, lastResponse: this.lastResponse };
+  }
 }
 
 /** Thrown inside the loop once the turn is stopped, so every await point unwinds the same way. */

@@ -1,15 +1,18 @@
-// @canvas-ai/widget: the hop loop and the <canvas-ai-chat> class. Re-exports only; no side effects
-// (import '@canvas-ai/widget/define' to register the element).
-export * from './hop-loop.js';
-export * from './retry.js';
-export * from './build-request.js';
-export * from './serialize-request.js';
-export * from './read-response.js';
-export * from './turn-error.js';
-export * from './ids.js';
-export * from './events.js';
-export * from './canvas-ai-chat/narration.js';
-export * from './canvas-ai-chat/agents-context.js';
+// @canvas-ai/widget: the <canvas-ai-chat> element classes, their events and types, and the hop loop. Re-exports
+// only, no side effects (import '@canvas-ai/widget/define' to register the element).
+export type {
+  CanvasAiErrorEvent,
+  CanvasAiEventMap,
+  CanvasAiHopEvent,
+  CanvasAiTurnEndEvent,
+  CanvasAiTurnStartEvent,
+  ErrorDetail,
+  HopDetail,
+  TurnEndDetail,
+  TurnStartDetail,
+} from './events.js';
 export type { ChatOptions } from './canvas-ai-chat/deep-chat-theme.js';
-export * from './canvas-ai-chat/canvas-ai-chat.component.js';
-export * from './canvas-ai-chat/tool-picker/tool-picker.component.js';
+export { CanvasAiChat, type SendMessageOptions } from './canvas-ai-chat/canvas-ai-chat.component.js';
+export { CanvasAiToolPicker } from './canvas-ai-chat/tool-picker/tool-picker.component.js';
+// The loop's names are listed once, in the lit-free entry.
+export * from './loop.js';

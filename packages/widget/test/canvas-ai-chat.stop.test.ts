@@ -91,8 +91,9 @@ describe('<canvas-ai-chat> stop', () => {
 
     expect(ends[0]!.detail.status).to.equal('stopped');
     expect(record.deletes()[0]!.path).to.equal(`/api/hop/${ends[0]!.detail.requestId}`);
-    // Let anything still queued run; still no third hop.
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    // The turn has ended (the loop awaits every hop it sends) and the server has answered everything it received,
+    // hop 2 included now that it is released: no request can still be coming. Still no third hop.
+    await waitUntil(() => server.idle(), 'the server did not answer every request');
     expect(record.posts()).to.have.length(2);
   });
 

@@ -3,15 +3,14 @@ import type { AgentsResponse } from '@canvas-ai/protocol';
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { property, query, state } from 'lit/decorators.js';
 import { canvasAiEvent } from '../events.js';
-import { DEFAULT_MAX_HOPS, type ApplyOutputsHook, type GetLayoutHook, type TurnOptions } from '../hop-loop.js';
+import { DEFAULT_MAX_HOPS, type ApplyOutputsHook, type GetLayoutHook } from '../hop-loop.js';
 import { newId } from '../ids.js';
-import type { TurnError } from '../turn-error.js';
 import { agentsContext, pickContext, type ToolPick } from './agents-context.js';
 import { canvasAiChatStyles } from './canvas-ai-chat.styles.js';
 import { deepChatConfig, namesFor, type ChatOptions } from './deep-chat-theme.js';
 import type { DeepChatElement } from './deep-chat-types.js';
 import { fetchAgents, TokenCache } from './server-config.js';
-import { TurnController, type TurnControllerHost } from './turn-controller.js';
+import { TurnController, type TurnSettings } from './turn-controller.js';
 
 /** Options of {@link CanvasAiChat.sendMessage}. */
 export interface SendMessageOptions {
@@ -65,7 +64,7 @@ export interface SendMessageOptions {
  * @cssproperty [--canvas-ai-error-color=#b42318] - Error text and icon.
  * @cssproperty [--canvas-ai-error-background=#fef3f2] - Error messages.
  */
-export class CanvasAiChat extends LitElement implements TurnControllerHost {
+export class CanvasAiChat extends LitElement {
   static override styles = canvasAiChatStyles;
 
   /** The hop URL the turns are POSTed to; cancels go to `<endpoint>/<request_id>`. */
@@ -112,7 +111,15 @@ export class CanvasAiChat extends LitElement implements TurnControllerHost {
 
   private deepChat: DeepChatElement | undefined;
   private appliedOptions: ChatOptions | undefined;
-  private readonly turns = new TurnController(this);
+  private readonly turns = new TurnController(this, {
+    chat: () => this.deepChat,
+    settings: () => this.turnSettings(),
+    mainAgentId: () => this.effectiveAgents?.main_agent.id,
+    takePick: () => this.takePick(),
+    onFailed: (error) => {
+      if (error.code === 'csrf_invalid') this.tokenCache?.invalidate();
+    },
+  });
   private readonly defaultConversationId = newId();
   private tokenCache: TokenCache | undefined;
   private pickedAgent: string | undefined;
@@ -130,11 +137,6 @@ export class CanvasAiChat extends LitElement implements TurnControllerHost {
     return this.turns.running;
   }
 
-  /** The main agent's id, when the agents config is known. */
-  get mainAgentId(): string | undefined {
-    return this.effectiveAgents?.main_agent.id;
-  }
-
   /** Stops the running turn: no request follows, the in-flight one is aborted, the server is told. */
   stop(): void {
     this.turns.stop();
@@ -149,35 +151,6 @@ export class CanvasAiChat extends LitElement implements TurnControllerHost {
     const { files, agent } = Array.isArray(options) ? { files: options, agent: undefined } : options;
     if (agent !== undefined) this.setPick(agent);
     this.deepChat?.submitUserMessage(files ? { text, files } : { text });
-  }
-
-  /** @internal */
-  turnSettings(): Omit<TurnOptions, 'messages' | 'attachments' | 'agent' | 'onHop'> {
-    return {
-      endpoint: this.endpoint,
-      conversationId: this.conversationId ?? this.defaultConversationId,
-      maxHops: this.maxHops,
-      retryDelays: this.retryDelays,
-      csrfToken: this.csrfToken ?? this.tokenSource(),
-      getLayout: () => {
-        if (!this.getLayout)
-          throw new Error('<canvas-ai-chat> needs its getLayout property set to a function that returns the document.');
-        return this.getLayout();
-      },
-      applyOutputs: (outputs, response) => this.applyOutputs?.(outputs, response),
-    };
-  }
-
-  /** @internal */
-  takePick(): string | undefined {
-    const agent = this.pickedAgent;
-    if (agent !== undefined) this.setPick(undefined);
-    return agent;
-  }
-
-  /** @internal */
-  turnFailed(error: TurnError): void {
-    if (error.code === 'csrf_invalid') this.tokenCache?.invalidate();
   }
 
   override render() {
@@ -206,9 +179,10 @@ export class CanvasAiChat extends LitElement implements TurnControllerHost {
     if (changed.has('agents') || changed.has('loadedAgents' as keyof CanvasAiChat)) this.agentsChanged();
   }
 
-  // deep-chat is created once, with its whole configuration, and never re-rendered by Lit: any property set on it,
-  // and any re-render of a template holding it, wipes the displayed messages (TOOLCHAIN.md). So it waits for the
-  // agents config its reply captions need (a failed load does not hold it back).
+  // deep-chat is created once, with its whole configuration, and never re-rendered by Lit: any property set on it, and
+  // any re-render of a template holding it, wipes the displayed messages (deep-chat 2.4.2; see the README, "How the
+  // element drives deep-chat"). So it waits for the agents config its reply captions need (a failed load does not hold
+  // it back).
   protected override async firstUpdated(): Promise<void> {
     if (!this.agents) await this.agentsLoading;
     const chat = document.createElement('deep-chat') as DeepChatElement;
@@ -250,6 +224,29 @@ export class CanvasAiChat extends LitElement implements TurnControllerHost {
     } catch (error) {
       this.dispatchEvent(canvasAiEvent('canvas-ai-error', { requestId: undefined, error: error as Error }));
     }
+  }
+
+  private turnSettings(): TurnSettings {
+    return {
+      endpoint: this.endpoint,
+      conversationId: this.conversationId ?? this.defaultConversationId,
+      maxHops: this.maxHops,
+      retryDelays: this.retryDelays,
+      csrfToken: this.csrfToken ?? this.tokenSource(),
+      getLayout: () => {
+        if (!this.getLayout)
+          throw new Error('<canvas-ai-chat> needs its getLayout property set to a function that returns the document.');
+        return this.getLayout();
+      },
+      applyOutputs: (outputs, response) => this.applyOutputs?.(outputs, response),
+    };
+  }
+
+  /** The pick applies to one message: taking it resets it. */
+  private takePick(): string | undefined {
+    const agent = this.pickedAgent;
+    if (agent !== undefined) this.setPick(undefined);
+    return agent;
   }
 
   private tokenSource(): TokenCache['get'] | undefined {

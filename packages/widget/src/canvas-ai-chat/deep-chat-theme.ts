@@ -69,10 +69,11 @@ export function deepChatConfig(
   };
 }
 
-const v = (name: string, fallback: string): string => `var(--canvas-ai-${name}, ${fallback})`;
+/** `var(--canvas-ai-<name>, <fallback>)`: one of `<canvas-ai-chat>`'s custom properties, with its default. */
+const cssVar = (name: string, fallback: string): string => `var(--canvas-ai-${name}, ${fallback})`;
 
-const TEXT = v('text-color', '#1f2328');
-const ACCENT = v('accent', '#2563eb');
+const TEXT = cssVar('text-color', '#1f2328');
+const ACCENT = cssVar('accent', '#2563eb');
 
 /** The deep-chat options the widget sets; a host's `chatOptions` replace them key by key. */
 function themeOptions(): Partial<DeepChat> {
@@ -81,28 +82,37 @@ function themeOptions(): Partial<DeepChat> {
       width: '100%',
       height: '100%',
       boxSizing: 'border-box',
-      fontFamily: v('font-family', 'inherit'),
-      fontSize: v('font-size', '0.95rem'),
+      fontFamily: cssVar('font-family', 'inherit'),
+      fontSize: cssVar('font-size', '0.95rem'),
       color: TEXT,
-      backgroundColor: v('background', '#ffffff'),
-      border: `1px solid ${v('border-color', '#d0d7de')}`,
-      borderRadius: v('radius', '10px'),
+      backgroundColor: cssVar('background', '#ffffff'),
+      border: `1px solid ${cssVar('border-color', '#d0d7de')}`,
+      borderRadius: cssVar('radius', '10px'),
     },
     messageStyles: {
       default: {
         // `shared` styles every role, agents included (replies use the agent's id as their role).
         shared: {
-          bubble: { backgroundColor: v('reply-background', '#f1f3f5'), color: v('reply-color', TEXT), maxWidth: '85%' },
+          bubble: {
+            backgroundColor: cssVar('reply-background', '#f1f3f5'),
+            color: cssVar('reply-color', TEXT),
+            maxWidth: '85%',
+          },
         },
         user: {
-          bubble: { backgroundColor: v('user-bubble-background', ACCENT), color: v('user-bubble-color', '#ffffff') },
+          bubble: {
+            backgroundColor: cssVar('user-bubble-background', ACCENT),
+            color: cssVar('user-bubble-color', '#ffffff'),
+          },
         },
       },
-      error: { bubble: { backgroundColor: v('error-background', '#fef3f2'), color: v('error-color', '#b42318') } },
+      error: {
+        bubble: { backgroundColor: cssVar('error-background', '#fef3f2'), color: cssVar('error-color', '#b42318') },
+      },
     },
     textInput: {
       placeholder: { text: 'Ask the assistant…' },
-      styles: { container: { backgroundColor: v('input-background', '#ffffff'), color: TEXT } },
+      styles: { container: { backgroundColor: cssVar('input-background', '#ffffff'), color: TEXT } },
     },
     errorMessages: { displayServiceErrorMessages: true },
   };
@@ -112,7 +122,7 @@ function themeOptions(): Partial<DeepChat> {
 export function namesFor(agents: AgentsResponse | undefined): CustomNames {
   const names: CustomNames = { user: { style: { display: 'none' } } };
   for (const agent of agents ? [agents.main_agent, ...agents.tools] : []) {
-    names[agent.id] = { text: agent.label, style: { color: v('muted-color', '#57606a'), fontSize: '0.8em' } };
+    names[agent.id] = { text: agent.label, style: { color: cssVar('muted-color', '#57606a'), fontSize: '0.8em' } };
   }
   return names;
 }
@@ -123,18 +133,21 @@ export function namesFor(agents: AgentsResponse | undefined): CustomNames {
  * beats the reply style deep-chat sets inline on every reply bubble.
  */
 const PROGRESS_STYLE = `
-.message-bubble:has(.canvas-ai-progress) { background-color: ${v('progress-background', '#f8f9fb')} !important;
-  color: ${v('progress-color', '#57606a')} !important; border: 1px dashed ${v('border-color', '#d0d7de')} !important; }
+.message-bubble:has(.canvas-ai-progress) { background-color: ${cssVar('progress-background', '#f8f9fb')} !important;
+  color: ${cssVar('progress-color', '#57606a')} !important;
+  border: 1px dashed ${cssVar('border-color', '#d0d7de')} !important; }
 .canvas-ai-progress { display: flex; flex-direction: column; gap: 0.5em; }
 .canvas-ai-progress-text { line-height: 1.45; overflow-wrap: anywhere; }
-.canvas-ai-progress-status { display: flex; align-items: center; gap: 0.45em; font-size: 0.85em; color: ${v('muted-color', '#57606a')}; }
+.canvas-ai-progress-status { display: flex; align-items: center; gap: 0.45em; font-size: 0.85em;
+  color: ${cssVar('muted-color', '#57606a')}; }
 .canvas-ai-progress-icon { width: 0.9em; height: 0.9em; flex: none; box-sizing: border-box; display: inline-flex;
   align-items: center; justify-content: center; font-size: 0.85em; line-height: 1; }
 .canvas-ai-progress-icon-running { border: 2px solid ${ACCENT}; border-right-color: transparent; border-radius: 50%;
   animation: canvas-ai-spin 0.8s linear infinite; }
-.canvas-ai-progress-icon-done::before { content: '\\2713'; color: ${v('success-color', '#1a7f37')}; font-weight: bold; }
-.canvas-ai-progress-icon-stopped::before { content: '\\25A0'; color: ${v('muted-color', '#57606a')}; }
-.canvas-ai-progress-icon-failed::before { content: '!'; color: ${v('error-color', '#b42318')}; font-weight: bold; }
+.canvas-ai-progress-icon-done::before { content: '\\2713'; color: ${cssVar('success-color', '#1a7f37')};
+  font-weight: bold; }
+.canvas-ai-progress-icon-stopped::before { content: '\\25A0'; color: ${cssVar('muted-color', '#57606a')}; }
+.canvas-ai-progress-icon-failed::before { content: '!'; color: ${cssVar('error-color', '#b42318')}; font-weight: bold; }
 @keyframes canvas-ai-spin { to { transform: rotate(360deg); } }
 @media (prefers-reduced-motion: reduce) { .canvas-ai-progress-icon-running { animation-duration: 2.4s; } }
 `;

@@ -1,5 +1,5 @@
 /**
- * The server's text as html (DESIGN §8, spec §9: `progress` and `message` are plain text a client MUST escape): the
+ * The server's text as html (spec §9: `progress` and `message` are plain text a client MUST escape): the
  * narration block, the turn's `progress` shown as ONE html message whose status row shows a spinner while hopping
  * and an icon when the turn ends; and the final answer. Both are escaped here because deep-chat renders `html`
  * messages as markup (and `text` ones as markdown, links and images included, which is why the answer is not one).

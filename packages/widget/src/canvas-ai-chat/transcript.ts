@@ -16,8 +16,8 @@ export function answerMessage(text: string, role: string): { html: string; role:
 }
 
 /**
- * The transcript sent on hop 1, read from deep-chat's messages: every user message (a files-only one with empty
- * text), every reply's text and every answer's plain text. The narration blocks (html messages) are never sent (§3).
+ * The transcript sent on hop 1, read from deep-chat's messages: every user message (a files-only one with empty text),
+ * every reply's text and every answer's plain text. The narration blocks (html messages) are never sent (spec §5).
  */
 export function transcriptOf(messages: readonly MessageContent[]): ChatMessage[] {
   const transcript: ChatMessage[] = [];

@@ -6,18 +6,21 @@ import type { DeepChatElement, Signals } from './deep-chat-types.js';
 import { ProgressView } from './progress-view.js';
 import { answerMessage, attachedFiles, transcriptOf } from './transcript.js';
 
-/** What the controller needs from its element. */
-export interface TurnControllerHost extends ReactiveControllerHost, EventTarget {
+/** The loop's settings the element decides for each new turn (endpoint, host functions, token, limits). */
+export type TurnSettings = Omit<TurnOptions, 'messages' | 'attachments' | 'agent' | 'onHop'>;
+
+/** What the controller asks its element for, handed in as callbacks (the `@lit/task` style). */
+export interface TurnControllerOptions {
   /** The `<deep-chat>` element, once created. */
-  readonly chat: DeepChatElement | undefined;
-  /** The loop's settings for a new turn (endpoint, host functions, token, limits). */
-  turnSettings(): Omit<TurnOptions, 'messages' | 'attachments' | 'agent' | 'onHop'>;
-  /** The main agent's id, when the agents config is known. */
-  readonly mainAgentId: string | undefined;
+  chat: () => DeepChatElement | undefined;
+  /** The loop's settings for a new turn. */
+  settings: () => TurnSettings;
+  /** The main agent's id, when the agents config is known (the narration block's role until a response names one). */
+  mainAgentId: () => string | undefined;
   /** The agent picked for this message, resetting the pick (a pick applies to one message). */
-  takePick(): string | undefined;
+  takePick: () => string | undefined;
   /** Told when a turn failed, so the element can react (e.g. drop a rejected CSRF token). */
-  turnFailed(error: TurnError): void;
+  onFailed: (error: TurnError) => void;
 }
 
 /**
@@ -29,7 +32,11 @@ export interface TurnControllerHost extends ReactiveControllerHost, EventTarget 
 export class TurnController implements ReactiveController {
   private turn: Turn | undefined;
 
-  constructor(private readonly host: TurnControllerHost) {
+  /** `host` gets the controller's updates and dispatches its events; `options` is all it asks of the host. */
+  constructor(
+    private readonly host: ReactiveControllerHost & EventTarget,
+    private readonly options: TurnControllerOptions,
+  ) {
     host.addController(this);
   }
 
@@ -58,13 +65,13 @@ export class TurnController implements ReactiveController {
   };
 
   private async run(body: unknown, signals: Signals): Promise<void> {
-    const chat = this.host.chat;
+    const chat = this.options.chat();
     if (!chat) return;
     const messages = transcriptOf(chat.getMessages());
     const attachments = attachedFiles(body);
-    const agent = this.host.takePick();
-    const view = new ProgressView(chat, agent ?? this.host.mainAgentId ?? 'ai');
-    const settings = this.host.turnSettings();
+    const agent = this.options.takePick();
+    const view = new ProgressView(chat, agent ?? this.options.mainAgentId() ?? 'ai');
+    const settings = this.options.settings();
     const turn = startTurn({
       ...settings,
       messages,
@@ -137,7 +144,7 @@ export class TurnController implements ReactiveController {
         // The narration so far stays; the server's error body may carry a fuller one.
         view.finish('failed', { progress: result.error.body?.progress });
         await signals.onResponse({ error: result.error.message });
-        this.host.turnFailed(result.error);
+        this.options.onFailed(result.error);
         this.host.dispatchEvent(canvasAiEvent('canvas-ai-error', { requestId, error: result.error }));
         this.host.dispatchEvent(
           canvasAiEvent('canvas-ai-turn-end', {

@@ -24,13 +24,14 @@ const wrenchIcon = svg`<svg viewBox="0 0 24 24" width="18" height="18" fill="non
 export class CanvasAiToolPicker extends LitElement {
   static override styles = toolPickerStyles;
 
+  // Both come from <canvas-ai-chat> through @lit/context, never from the page.
   @consume({ context: agentsContext, subscribe: true })
   @state()
-  agents: AgentsResponse | undefined;
+  private agents: AgentsResponse | undefined;
 
   @consume({ context: pickContext, subscribe: true })
   @state()
-  pick: ToolPick | undefined;
+  private pick: ToolPick | undefined;
 
   @state() private open = false;
 

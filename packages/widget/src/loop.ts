@@ -1,0 +1,22 @@
+// @canvas-ai/widget/loop: the hop loop alone, for a host that renders its own chat (React, Vue, …). Nothing in this
+// entry's import graph imports lit, @lit/* or deep-chat (test/loop-entry.test.mjs bundles it to prove so).
+export {
+  type ApplyOutputsHook,
+  type CsrfTokenRequest,
+  type CsrfTokenSource,
+  DEFAULT_MAX_HOPS,
+  type GetLayoutHook,
+  type HopReport,
+  type RetryReport,
+  runTurn,
+  startTurn,
+  type Turn,
+  type TurnOptions,
+  type TurnResult,
+} from './hop-loop.js';
+export { DEFAULT_RETRY_DELAYS, type RetryReason, type RetryWait } from './retry.js';
+export { TurnError, type TurnErrorKind, type TurnErrorOptions } from './turn-error.js';
+// The steps of one hop, for a host that writes its own loop (and for the bench, which times them).
+export { type BuildHopRequestInput, buildHopRequest, type HostDocument } from './build-request.js';
+export { serializeHopRequest, type SerializedHopRequest } from './serialize-request.js';
+export { readHopResponse } from './read-response.js';
