@@ -8,11 +8,6 @@ import { defineConfig } from 'vite';
 
 const external = [/^lit($|\/)/, /^@lit\//, /^deep-chat($|\/)/, /^@canvas-ai\/protocol($|\/)/];
 
-// The protocol's modules only declare schemas and functions (their one top-level effect, registering schemas for
-// spec generation, is not needed in a browser), so the self-contained build may drop the ones the widget does not
-// use: the tools and their YAML parser, the reducer, the scenario kit.
-const protocolSource = /[\\/]packages[\\/]protocol[\\/]src[\\/]/;
-
 export default defineConfig(({ mode }) => {
   const standalone = mode === 'standalone';
   return {
@@ -30,9 +25,8 @@ export default defineConfig(({ mode }) => {
           : { index: 'src/index.ts', define: 'src/define.ts', loop: 'src/loop.ts' },
         formats: ['es'],
       },
-      rolldownOptions: standalone
-        ? { treeshake: { moduleSideEffects: (id: string) => !protocolSource.test(id) } }
-        : { external },
+      // The self-contained build needs no tree-shaking override: the protocol declares "sideEffects": false.
+      rolldownOptions: standalone ? {} : { external },
     },
   };
 });

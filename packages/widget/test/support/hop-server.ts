@@ -1,13 +1,7 @@
 // A tiny scripted hop server for the edge cases scenario fixtures cannot express (errors, XSS, slow hops).
 // The responses come from the protocol's own builders, the ones the reference server answers with.
-import {
-  answerResponse,
-  continuingResponse,
-  HopError,
-  type HopRequest,
-  type HopResponseHead,
-  type ToolOutput,
-} from '@canvas-ai/protocol';
+import type { HopRequest, ToolOutput } from '@canvas-ai/protocol';
+import { answerResponse, continuingResponse, HopError, type HopResponseHead } from '@canvas-ai/protocol/server';
 import { http, HttpResponse } from 'msw';
 
 /** How the server answers one hop, given the request body the client sent. */
