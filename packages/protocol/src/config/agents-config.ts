@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentId } from '../wire/ids.js';
 import { SafeKey } from '../wire/json.js';
+import { DEFAULT_AGENT_HOPS, MAX_AGENT_HOPS } from '../wire/limits.js';
 
 /** Per-tool settings of one agent (§5). */
 export const ToolSettings = z
@@ -23,9 +24,7 @@ export const AgentDefinition = z
     description: z.string().min(1),
     system_prompt: z.string().min(1),
     tools: z.array(ToolName).default([]),
-    // At most 49 model decisions: a turn is then at most 50 requests (the last one only executes parked calls),
-    // which is the widget's default safety net, so no valid turn trips it.
-    max_hops: z.int().min(1).max(49).default(10),
+    max_hops: z.int().min(1).max(MAX_AGENT_HOPS).default(DEFAULT_AGENT_HOPS),
     tool_settings: z.record(ToolName, ToolSettings).default({}),
     /** Whether the project's own documentation is added to this agent's context. */
     include_docs: z.boolean().default(false),
