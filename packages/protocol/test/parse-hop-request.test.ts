@@ -50,6 +50,22 @@ describe('parseHopRequest: the malformed-request table', () => {
   }
 });
 
+describe('parseHopRequest: the request_id of an error body', () => {
+  it('names the turn when its request_id is valid, so the client can tell which turn failed', () => {
+    const result = parseHopRequest(validRequest({ hop: 0 }));
+    assert.equal(result.success, false);
+    if (!result.success) assert.equal(result.error.toBody().request_id, 'turn-1');
+  });
+
+  it('never echoes a request_id that breaks the id rules (too long, or with a slash)', () => {
+    for (const requestId of ['x'.repeat(129), 'turn/../other']) {
+      const result = parseHopRequest(validRequest({ request_id: requestId, hop: 0 }));
+      assert.equal(result.success, false);
+      if (!result.success) assert.equal(result.error.toBody().request_id, undefined, requestId);
+    }
+  });
+});
+
 describe('parseHopRequest: size limits', () => {
   it(`rejects a message over ${LIMITS.messageChars} characters, naming the message`, () => {
     const result = parseHopRequest(

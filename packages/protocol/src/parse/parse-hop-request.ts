@@ -2,7 +2,7 @@ import { countComponents, findDuplicateUuid } from '../layout/layout-tree.js';
 import { HopError } from '../wire/errors.js';
 import { HopRequest } from '../wire/hop-request.js';
 import type { Layout } from '../wire/layout.js';
-import { PROTOCOL_VERSION } from '../wire/ids.js';
+import { PROTOCOL_VERSION, RequestId } from '../wire/ids.js';
 import { LIMITS } from '../wire/limits.js';
 import { isPlainLayout } from './plain-layout.js';
 import { scanJson } from './scan-json.js';
@@ -21,11 +21,9 @@ export function parseHopRequest(input: unknown): ParseResult {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     return fail(new HopError('invalid_request', 'The request body must be a JSON object.'));
   }
-  const requestId =
-    typeof (input as { request_id?: unknown }).request_id === 'string'
-      ? (input as { request_id: string }).request_id
-      : undefined;
-  const options = { requestId: requestId && /^[A-Za-z0-9._:-]{1,128}$/.test(requestId) ? requestId : undefined };
+  // The error names the turn only when its id is valid: an invalid one is never echoed.
+  const requestId = RequestId.safeParse((input as { request_id?: unknown }).request_id);
+  const options = { requestId: requestId.success ? requestId.data : undefined };
 
   const problem = scanJson(input, {
     maxDepth: LIMITS.maxJsonDepth,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ComponentId, ComponentUuid, SlotName } from './ids.js';
+import { ComponentId, ComponentUuid, SlotName, TARGET_PATTERN } from './ids.js';
 import { JsonObject, SafeKey, JsonValue } from './json.js';
 
 /** A component's resolved prop values, by prop name. */
@@ -42,10 +42,7 @@ export type PageValues = z.infer<typeof PageValues>;
  */
 export const PlacementTarget = z
   .string()
-  .regex(
-    /^(?:[A-Za-z_][A-Za-z0-9_-]*|[A-Za-z0-9._:-]{1,128}\/[A-Za-z_][A-Za-z0-9_-]*)$/,
-    'a target is a region id ("content") or "<parent_uuid>/<slot_name>"',
-  )
+  .regex(TARGET_PATTERN, 'a target is a region id ("content") or "<parent_uuid>/<slot_name>"')
   .meta({ id: 'PlacementTarget' });
 export type PlacementTarget = z.infer<typeof PlacementTarget>;
 
