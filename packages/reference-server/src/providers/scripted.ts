@@ -59,9 +59,9 @@ export class ScriptedProvider implements ModelProvider {
     }
   }
 
-  /** The shared scripted-mode answer, plus this server's own switch to a real model. */
+  /** The shared scripted-mode answer, with this server's own switch to a real model in place of the generic one. */
   #noScenarioAnswer(request: ModelRequest): string {
     const known = scenarioMessagesFor(this.#scenarios, request.agentId, request.mainAgent);
-    return `${noScenarioAnswer(known)}\n\n${REAL_MODEL_HELP}`;
+    return noScenarioAnswer(known, REAL_MODEL_HELP);
   }
 }
