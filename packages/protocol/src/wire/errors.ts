@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ProtocolField } from './hop-request.js';
+import { PROTOCOL_VERSION } from './ids.js';
 
 /**
  * Every error code of the protocol with its HTTP status (§ Errors of spec/hop-protocol.md).
@@ -116,7 +117,7 @@ export class HopError extends Error {
     const body: HopErrorBody = {
       status: false,
       should_continue: false,
-      protocol: 'canvas-ai/1',
+      protocol: PROTOCOL_VERSION,
       progress: this.progress,
       message: this.message,
       error,
