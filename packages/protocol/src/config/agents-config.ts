@@ -52,7 +52,8 @@ export const AgentsConfig = z
     history_limit: z.int().min(0).max(1000).default(20),
   })
   .superRefine((config, ctx) => {
-    if (!(config.main_agent in config.agents)) {
+    // Own keys only: `in` would also find `toString` or `constructor` on the prototype of every object.
+    if (!Object.hasOwn(config.agents, config.main_agent)) {
       ctx.addIssue({
         code: 'custom',
         path: ['main_agent'],
@@ -66,7 +67,7 @@ export const AgentsConfig = z
           path: ['tools', index],
           message: `"${id}" is the main agent; remove it from tools (the main agent answers when nothing is picked)`,
         });
-      } else if (!(id in config.agents)) {
+      } else if (!Object.hasOwn(config.agents, id)) {
         ctx.addIssue({
           code: 'custom',
           path: ['tools', index],
