@@ -5,7 +5,7 @@ import type { Layout } from '../wire/layout.js';
 import { PROTOCOL_VERSION, RequestId } from '../wire/ids.js';
 import { LIMITS } from '../wire/limits.js';
 import { isPlainLayout } from './plain-layout.js';
-import { scanJson } from './scan-json.js';
+import { describeScanProblem, scanJson } from './scan-json.js';
 import { fieldName, isAbsent, toErrorIssues } from './zod-issues.js';
 
 /** The outcome of parsing a request: the typed request, or the error to answer with. */
@@ -31,40 +31,9 @@ export function parseHopRequest(input: unknown): ParseResult {
     roomyPath: 'context.current_layout',
     maxValuesElsewhere: LIMITS.maxJsonValuesOutsideLayout,
   });
-  if (problem?.kind === 'too_many_values') {
+  if (problem) {
     return fail(
-      new HopError(
-        'invalid_request',
-        `The request holds more than ${problem.limit} JSON values (counted up to ${problem.path}); send less.`,
-        {
-          ...options,
-          field: problem.path,
-        },
-      ),
-    );
-  }
-  if (problem?.kind === 'too_deep') {
-    return fail(
-      new HopError(
-        'invalid_request',
-        `The request nests deeper than ${LIMITS.maxJsonDepth} levels at ${problem.path}.`,
-        {
-          ...options,
-          field: problem.path,
-        },
-      ),
-    );
-  }
-  if (problem?.kind === 'forbidden_key') {
-    return fail(
-      new HopError(
-        'invalid_request',
-        `The key "${problem.key}" is not allowed anywhere in a request (at ${problem.path}).`,
-        {
-          ...options,
-          field: problem.path,
-        },
-      ),
+      new HopError('invalid_request', describeScanProblem('The request', problem), { ...options, field: problem.path }),
     );
   }
 

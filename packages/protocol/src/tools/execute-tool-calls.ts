@@ -2,7 +2,7 @@ import type { Catalog } from '../config/catalog.js';
 import type { PageField, ToolSettings } from '../config/agents-config.js';
 import { applyOutputs, type CanvasDocument } from '../layout/apply-outputs.js';
 import { LayoutError } from '../layout/layout-error.js';
-import { scanJson } from '../parse/scan-json.js';
+import { describeScanProblem, scanJson } from '../parse/scan-json.js';
 import { LIMITS } from '../wire/limits.js';
 import { ToolOutput } from '../wire/outputs.js';
 import { ToolInputError, type ToolDefinition, type ToolExecution } from './tool-definition.js';
@@ -161,15 +161,7 @@ function parseArguments(
   }
   // Checked before the schema walks it: hostile nesting must not overflow the stack and fail the hop.
   const problem = scanJson(json, { maxDepth: LIMITS.maxJsonDepth, maxValues: LIMITS.maxJsonValuesOutsideLayout });
-  if (problem) {
-    const what =
-      problem.kind === 'too_deep'
-        ? `nest deeper than ${LIMITS.maxJsonDepth} levels`
-        : problem.kind === 'forbidden_key'
-          ? `use the forbidden key "${problem.key}"`
-          : `hold more than ${problem.limit} values`;
-    return { ok: false, message: `The arguments of ${call.name} ${what} (at ${problem.path}).` };
-  }
+  if (problem) return { ok: false, message: describeScanProblem(`The arguments of ${call.name}`, problem) };
   const parsed = tool.input.safeParse(json);
   if (parsed.success) return { ok: true, value: parsed.data };
   const issues = parsed.error.issues
