@@ -41,3 +41,6 @@ export * from './door/read-hop-request.js';
 export * from './turn/admit-hop.js';
 export * from './turn/hop-response.js';
 export * from './scenario/malformed-requests.js';
+
+// Named exports added beside the `export *` lines above (kept when those become named lists).
+export { agentsResponse } from './config/agents-config.js';

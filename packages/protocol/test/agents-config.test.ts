@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { AgentsConfig, DEFAULT_AGENT_HOPS, MAX_AGENT_HOPS } from '../src/index.js';
+import { AgentsConfig, AgentsResponse, agentsResponse, DEFAULT_AGENT_HOPS, MAX_AGENT_HOPS } from '../src/index.js';
 
 // The agents config schema's own rules: the max_hops bound and the cross-references between its keys.
 
@@ -49,5 +49,28 @@ describe('AgentsConfig: cross-references name agents defined under agents', () =
   it('accepts a picker agent that is defined', () => {
     const parsed = AgentsConfig.parse(config({}, { tools: ['b'], agents: { a: agent(), b: agent() } }));
     assert.deepEqual(parsed.tools, ['b']);
+  });
+});
+
+describe('agentsResponse', () => {
+  it('answers GET /api/agents with the main agent and the picker agents in config order, as summaries', () => {
+    const parsed = AgentsConfig.parse({
+      main_agent: 'qa',
+      tools: ['writer', 'builder'],
+      agents: {
+        qa: { ...agent(), label: 'Q&A', description: 'Answers.' },
+        builder: { ...agent(), label: 'Builder', description: 'Builds pages.', max_hops: 12 },
+        writer: { ...agent(), label: 'Writer', description: 'Writes copy.' },
+      },
+    });
+    const response = agentsResponse(parsed);
+    assert.deepEqual(response, {
+      main_agent: { id: 'qa', label: 'Q&A', description: 'Answers.' },
+      tools: [
+        { id: 'writer', label: 'Writer', description: 'Writes copy.' },
+        { id: 'builder', label: 'Builder', description: 'Builds pages.' },
+      ],
+    });
+    assert.equal(AgentsResponse.safeParse(response).success, true);
   });
 });

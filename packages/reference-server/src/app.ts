@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import {
+  agentsResponse,
   CSRF_HEADER,
   HopError,
   isHopError,
@@ -9,7 +10,6 @@ import {
   readHopRequest,
   RequestId,
   type AgentsConfig,
-  type AgentsResponse,
   type Catalog,
   type HealthResponse,
   type TokenResponse,
@@ -124,18 +124,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
 
   app.get('/healthz', (c) => c.json({ status: 'ok', protocol: PROTOCOL_VERSION } satisfies HealthResponse));
 
-  app.get('/api/agents', (c) => {
-    const summary = (id: string) => ({
-      id,
-      label: options.agents.agents[id]!.label,
-      description: options.agents.agents[id]!.description,
-    });
-    const body: AgentsResponse = {
-      main_agent: summary(options.agents.main_agent),
-      tools: options.agents.tools.map(summary),
-    };
-    return c.json(body);
-  });
+  app.get('/api/agents', (c) => c.json(agentsResponse(options.agents)));
 
   app.get('/api/token', async (c) => {
     let id = options.sessionId ? await options.sessionId(c.req.raw) : getCookie(c, SESSION_COOKIE);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AgentSummary, AgentsResponse } from '../wire/agents.js';
 import { AgentId } from '../wire/ids.js';
 import { SafeKey } from '../wire/json.js';
 import { DEFAULT_AGENT_HOPS, MAX_AGENT_HOPS } from '../wire/limits.js';
@@ -78,3 +79,13 @@ export const AgentsConfig = z
   })
   .meta({ id: 'AgentsConfig', description: 'Agents: the main agent, the picker, prompts, tools and limits.' });
 export type AgentsConfig = z.infer<typeof AgentsConfig>;
+
+/** The body of `GET /api/agents` for a config: the main agent and the picker's agents, each as the picker shows it. */
+export function agentsResponse(config: AgentsConfig): AgentsResponse {
+  const summary = (id: string): AgentSummary => ({
+    id,
+    label: config.agents[id]!.label,
+    description: config.agents[id]!.description,
+  });
+  return { main_agent: summary(config.main_agent), tools: config.tools.map(summary) };
+}
