@@ -6,6 +6,7 @@ import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { errorMessage } from '@canvas-ai/protocol';
 import { benchLayoutScaling } from './layout-scaling.js';
 import { PROFILES, type BenchProfile } from './profiles.js';
 import { BenchResults } from './results.js';
@@ -67,7 +68,7 @@ async function main(argv: readonly string[]): Promise<number> {
     values = parseBenchArgs(argv);
   } catch (error) {
     console.error(
-      `${(error as Error).message}\nusage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only ${GROUPS.join(',')}]`,
+      `${errorMessage(error)}\nusage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only ${GROUPS.join(',')}]`,
     );
     return 2;
   }

@@ -1,5 +1,5 @@
+import { errorMessage } from '@canvas-ai/protocol';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { errorMessage } from './error-message.js';
 
 /** The CLI's flags as data: the parser and `--help` are both made from this. */
 const CLI_FLAGS = {

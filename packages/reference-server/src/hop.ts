@@ -1,4 +1,5 @@
 import {
+  errorMessage,
   answerResponse,
   collectPlacedUuids,
   continuingResponse,
@@ -16,7 +17,6 @@ import {
   type ToolOutput,
 } from '@canvas-ai/protocol';
 import { buildSystemPrompt } from './agents/system-prompt.js';
-import { errorMessage } from './error-message.js';
 import type { ModelReply } from './providers/model-provider.js';
 import { rejectionNotice } from './rejection-notice.js';
 import type { ServerDeps } from './server-deps.js';

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ConformanceLevel } from './check.js';
+import { errorMessage } from '../wire/errors.js';
 
 /** One command-line flag: its value's placeholder (none for a switch), default and help. */
 interface FlagSpec {
@@ -74,7 +75,7 @@ export function parseConformanceArgs(argv: readonly string[]): CliOptions {
     );
     values = parseArgs({ args, options, strict: true, allowPositionals: false }).values as typeof values;
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(errorMessage(error));
   }
   const help = values.help === true;
   if (help) return { endpoint: '', level: 1, prompt: 'Hello', timeoutMs: 120_000, help };

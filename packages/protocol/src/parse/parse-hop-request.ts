@@ -1,5 +1,5 @@
 import { countComponents, findDuplicateUuid } from '../layout/layout-tree.js';
-import { HopError } from '../wire/errors.js';
+import { errorMessage, HopError } from '../wire/errors.js';
 import { HopRequest } from '../wire/hop-request.js';
 import type { Layout } from '../wire/layout.js';
 import { PROTOCOL_VERSION, RequestId } from '../wire/ids.js';
@@ -127,7 +127,7 @@ export function parseHopRequestJson(text: string): ParseResult {
   } catch (error) {
     return {
       success: false,
-      error: new HopError('invalid_json', `The body is not valid JSON: ${(error as Error).message}`),
+      error: new HopError('invalid_json', `The body is not valid JSON: ${errorMessage(error)}`),
     };
   }
   return parseHopRequest(value);

@@ -6,6 +6,7 @@ import { describeScanProblem, scanJson } from '../parse/scan-json.js';
 import { LIMITS } from '../wire/limits.js';
 import { ToolOutput } from '../wire/outputs.js';
 import { ToolInputError, type ToolDefinition, type ToolExecution } from './tool-definition.js';
+import { errorMessage } from '../wire/errors.js';
 
 /** A tool call as the model sent it: `arguments` is the JSON text of the input. */
 export interface ToolCall {
@@ -153,10 +154,9 @@ function parseArguments(
     // Some providers send no text at all for a call without arguments.
     json = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
     return {
       ok: false,
-      message: `The arguments of ${call.name} are not valid JSON (${reason}). Send one JSON object that matches the tool's parameters.`,
+      message: `The arguments of ${call.name} are not valid JSON (${errorMessage(error)}). Send one JSON object that matches the tool's parameters.`,
     };
   }
   // Checked before the schema walks it: hostile nesting must not overflow the stack and fail the hop.

@@ -136,3 +136,9 @@ export class HopError extends Error {
 export function isHopError(value: unknown): value is HopError {
   return value instanceof HopError || (value instanceof Error && value.name === 'HopError' && 'code' in value);
 }
+
+/** The message of anything thrown: an error's `message`, or the value itself as text (a library may throw a string). */
+export function errorMessage(error: unknown): string {
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' ? message : String(error);
+}

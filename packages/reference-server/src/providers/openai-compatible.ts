@@ -4,11 +4,10 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { HopError } from '@canvas-ai/protocol';
+import { errorMessage, HopError } from '@canvas-ai/protocol';
 import type { ModelMessage, StoredToolCall } from '../turn-state.js';
 import type { ModelProvider, ModelReply, ModelRequest } from './model-provider.js';
 import { toolParameters } from './tool-schemas.js';
-import { errorMessage } from '../error-message.js';
 
 /** Where and how to reach an OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM, LM Studio …). */
 export interface OpenAiCompatibleOptions {

@@ -1,4 +1,5 @@
 import {
+  errorMessage,
   HopError,
   matchScenario,
   noScenarioAnswer,
@@ -7,7 +8,6 @@ import {
   type Scenario,
 } from '@canvas-ai/protocol';
 import type { ModelProvider, ModelReply, ModelRequest } from './model-provider.js';
-import { errorMessage } from '../error-message.js';
 
 /** How to switch from the scripted provider to a real model; told to anyone whose message matches no scenario. */
 export const REAL_MODEL_HELP =

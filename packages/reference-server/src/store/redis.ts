@@ -1,7 +1,7 @@
+import { errorMessage } from '@canvas-ai/protocol';
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 import type { TurnLock, TurnStore } from './turn-store.js';
-import { errorMessage } from '../error-message.js';
 
 /** How a {@link RedisTurnStore} reaches Redis and names its keys. */
 export interface RedisTurnStoreOptions {
