@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ConfigError } from '../src/agents/config-error.js';
 import { helpText, parseCliOptions, UsageError } from '../src/cli-options.js';
 import { CsrfTokens } from '../src/csrf.js';
 import { isSessionId, newSessionId } from '../src/session.js';
@@ -22,7 +23,14 @@ describe('CSRF tokens', () => {
   });
 
   it('refuses a short secret', () => {
-    assert.throws(() => new CsrfTokens('short'), /at least 16 bytes/);
+    assert.throws(
+      () => new CsrfTokens('short'),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /^CANVAS_AI_SECRET \(createApp csrfSecret\): 5 bytes; the CSRF secret must be at least 16 bytes/.test(
+          error.message,
+        ),
+    );
   });
 
   it('mints session ids of the shape it accepts', () => {

@@ -1,5 +1,6 @@
 import { errorMessage } from '@canvas-ai/protocol';
 import { Redis } from 'ioredis';
+import { ConfigError } from '../agents/config-error.js';
 import type { Logger } from '../log.js';
 import type { TurnLock, TurnStore } from './turn-store.js';
 
@@ -79,8 +80,8 @@ export class RedisTurnStore implements TurnStore {
       store.#state = 'closed';
       client.disconnect();
       const reason = store.#lastError?.message ?? errorMessage(error);
-      throw new Error(
-        `Cannot reach Redis at ${redactUrl(url)} (${reason}). Start redis-server there, or fix --store.`,
+      throw new ConfigError(
+        [`--store: cannot reach Redis at ${redactUrl(url)} (${reason}). Start redis-server there, or fix --store.`],
         { cause: error },
       );
     }
