@@ -21,7 +21,7 @@ describe('--store', () => {
       parseCliOptions(['--store', 'rediss://user:pw@cache.example:6380']).store,
       'rediss://user:pw@cache.example:6380',
     );
-    assert.match(helpText(), /--store <memory\|url>/);
+    assert.match(helpText(), /--store memory\|URL /);
   });
 
   it('refuses anything else with a usage error that shows the form', () => {

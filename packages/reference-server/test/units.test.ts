@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../src/agents/config-error.js';
 import { helpText, parseCliOptions, UsageError } from '../src/cli-options.js';
@@ -95,6 +96,14 @@ describe('the CLI options', () => {
       /CANVAS_AI_PROVIDER must be scripted or openai/,
     );
     assert.throws(() => parseCliOptions(['--colour']), UsageError);
+  });
+
+  it('lists every flag of --help, with its placeholder, in the README flags table', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const usages = [...helpText().matchAll(/^ {2}(--[a-z-]+(?: \S+)?) {2,}/gm)].map((match) => match[1]!);
+    assert.ok(usages.length >= 9, `only ${usages.length} flags found in --help`);
+    for (const usage of usages)
+      assert.ok(readme.includes(`| \`${usage.replace('|', '\\|')}\` |`), `${usage} is not in the README table`);
   });
 
   it('document every flag and environment variable in --help', () => {

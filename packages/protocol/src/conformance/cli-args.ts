@@ -57,7 +57,10 @@ export interface CliOptions {
   help: boolean;
 }
 
-/** A command line the CLI cannot run: exit status 2, with the message and the help. */
+/**
+ * A command line the CLI cannot run: exit status 2, with the message and the help. The reference server's CLI has its
+ * own, of the same shape: each CLI is self-contained, and neither package depends on the other for it.
+ */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
