@@ -52,15 +52,12 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     }));
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = await this.#client.chat.completions.create(
-        {
-          model: this.#options.model,
-          messages: [{ role: 'system', content: request.system }, ...request.messages.map(toChatMessage)],
-          ...(tools.length > 0 ? { tools } : {}),
-          ...(this.#options.temperature !== undefined ? { temperature: this.#options.temperature } : {}),
-        },
-        { signal: request.signal },
-      );
+      completion = await this.#client.chat.completions.create({
+        model: this.#options.model,
+        messages: [{ role: 'system', content: request.system }, ...request.messages.map(toChatMessage)],
+        ...(tools.length > 0 ? { tools } : {}),
+        ...(this.#options.temperature !== undefined ? { temperature: this.#options.temperature } : {}),
+      });
     } catch (error) {
       throw this.#providerError(error);
     }
