@@ -32,7 +32,7 @@ export type StaticFiles = (request: Request) => Response | undefined | Promise<R
 
 /** Options of {@link createApp}; only the config, catalog and provider are required. */
 export interface AppOptions {
-  /** The validated agents config (DESIGN §6). */
+  /** The validated agents config (the protocol's `AgentsConfig`). */
   agents: AgentsConfig;
   /** The component catalog. */
   catalog: Catalog;

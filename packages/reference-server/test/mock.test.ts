@@ -226,7 +226,7 @@ describe('the mock turn rules', () => {
     assert.equal(next.status, 410);
   });
 
-  it('answers 410 to hop 1 of a cancelled turn sent again: the turn does not restart (§8 rule 2)', async () => {
+  it('answers 410 to hop 1 of a cancelled turn sent again: the turn does not restart (spec §8, rule 2)', async () => {
     const hop1 = firstHop(scenario('cookie-shop'), 'cancelled-restart');
     assert.equal((await post(hop1)).status, 200);
     assert.equal(
@@ -309,7 +309,7 @@ describe('the mock turn rules', () => {
     assert.equal(
       failed.status,
       502,
-      'a decision scripted mode cannot replay is a failure of the model (spec/conformance.md §3.5)',
+      'a decision scripted mode cannot replay is a failure of the model (spec/conformance.md §3, item 5)',
     );
     const error = HopErrorBody.parse(failed.body);
     assert.equal(error.error.code, 'provider_error');
@@ -383,7 +383,7 @@ describe('the mock turn rules', () => {
     assert.equal(text.status, 415);
   });
 
-  it('answers 415 to a +json content type: only application/json and multipart/form-data are hops (§4.1)', async () => {
+  it('answers 415 to a +json content type: only application/json and multipart/form-data are hops (spec §4.1)', async () => {
     const hop1 = firstHop(scenario('qa-one-hop'), 'vendor-json');
     const sent = await fetch(ENDPOINT, {
       method: 'POST',

@@ -4,7 +4,7 @@ import { AgentId } from '../wire/ids.js';
 import { SafeKey } from '../wire/json.js';
 import { DEFAULT_AGENT_HOPS, MAX_AGENT_HOPS } from '../wire/limits.js';
 
-/** Per-tool settings of one agent (§5). */
+/** Per-tool settings of one agent (spec §12, "One call at a time"). */
 export const ToolSettings = z
   .object({
     /** When false, a second call of this tool in one model reply is not executed. */
@@ -18,7 +18,7 @@ export type ToolSettings = z.infer<typeof ToolSettings>;
 /** A tool name as agents reference it. */
 export const ToolName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'a tool name is snake_case');
 
-/** One agent (§6). */
+/** One agent of the agents config (spec/schema/agents-config.schema.json is generated from these schemas). */
 export const AgentDefinition = z
   .object({
     label: z.string().min(1),
@@ -40,7 +40,7 @@ export const PageField = z
 export type PageField = z.infer<typeof PageField>;
 
 /**
- * The site admin's agents config (§6): one main agent, the agents offered in the picker, and every agent's settings.
+ * The site admin's agents config: one main agent, the agents offered in the picker, and every agent's settings.
  * Cross-references are checked here; whether each named tool exists is the server's check (it owns the tools).
  */
 export const AgentsConfig = z

@@ -12,7 +12,7 @@ import { fieldName, isAbsent, toErrorIssues } from './zod-issues.js';
 export type ParseResult = { success: true; data: HopRequest } | { success: false; error: HopError };
 
 /**
- * Parses a hop request body that is already JSON-decoded (§3). The error names the offending field, so a server
+ * Parses a hop request body that is already JSON-decoded (spec §5). The error names the offending field, so a server
  * can answer "400, `request_id` is required" without re-checking anything downstream. A valid layout is returned
  * as given, not copied: do not change `input` afterwards.
  */

@@ -10,7 +10,7 @@ const NODE_KEYS: ReadonlySet<string> = new Set(['uuid', 'component', 'props', 's
 /**
  * True when `value` is a layout exactly as `Layout.parse` would return it: every shape, id, name and prop value
  * valid, and no key the schema would strip. Then the schema's own walk can be skipped, which on a
- * 10,000-component layout is most of a hop's validation time (bench/, issue #8). False decides nothing: it means
+ * 10,000-component layout is most of a hop's validation time (bench/README.md). False decides nothing: it means
  * "let the schema look", which also gives the precise error.
  */
 export function isPlainLayout(value: unknown): value is Layout {

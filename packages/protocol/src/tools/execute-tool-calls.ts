@@ -67,8 +67,8 @@ export function outputLimitMessage(tool: string): string {
 }
 
 /**
- * Runs the calls the model decided in the previous hop (§2 step 2), in order: THE shared step of the reference
- * server's hop and the msw mock. Each call sees the document with the outputs of the earlier calls applied.
+ * Runs the calls the model decided in the previous hop (spec §2, step 2), in order: THE shared step of every
+ * TypeScript server's hop (the reference server's, and so its msw mock's). Each call sees the document with the outputs of the earlier calls applied.
  * A call that cannot run (unknown tool, arguments that are not JSON or fail the input schema, a
  * {@link ToolInputError}, a second call of a tool that does not allow parallel calls) becomes a readable result with
  * `ok: false` and no output; so does every call once the hop has {@link LIMITS.maxOutputsPerHop} outputs. Any

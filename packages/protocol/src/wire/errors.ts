@@ -3,7 +3,7 @@ import { ProtocolField } from './hop-request.js';
 import { PROTOCOL_VERSION } from './ids.js';
 
 /**
- * Every error code of the protocol with its HTTP status (§ Errors of spec/hop-protocol.md).
+ * Every error code of the protocol with its HTTP status (spec §7).
  * Codes are stable: clients branch on them, never on messages.
  */
 export const ERROR_STATUS = {
@@ -38,7 +38,7 @@ export const ErrorCodeSchema = z.enum(ERROR_CODES).meta({ id: 'ErrorCode' });
 export const ErrorIssue = z.object({ path: z.string(), message: z.string() }).meta({ id: 'ErrorIssue' });
 export type ErrorIssue = z.infer<typeof ErrorIssue>;
 
-/** The body of every 4xx/5xx response (§3): the turn stops, the narration so far is kept. */
+/** The body of every 4xx/5xx response (spec §7): the turn stops, the narration so far is kept. */
 export const HopErrorBody = z
   .object({
     status: z.literal(false),
@@ -48,7 +48,7 @@ export const HopErrorBody = z
     progress: z.string(),
     message: z.string(),
     error: z.object({
-      // Open on read: v1 may add codes (spec "Versioning"), and a client must still show the message and keep the
+      // Open on read: v1 may add codes (spec §14), and a client must still show the message and keep the
       // progress of an error whose code it does not know. The codes of this version are ErrorCode.
       code: z
         .string()

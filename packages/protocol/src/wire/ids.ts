@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The protocol version every request and response names (§ Versioning of spec/hop-protocol.md). */
+/** The protocol version every request and response names (spec §14). */
 export const PROTOCOL_VERSION = 'canvas-ai/1';
 
 // The character rules, written once: the schemas below, the placement target and the parser's fast path

@@ -6,7 +6,7 @@ import { JsonObject, SafeKey, JsonValue } from './json.js';
 export const Props = z.record(SafeKey, JsonValue).meta({ id: 'Props' });
 export type Props = z.infer<typeof Props>;
 
-/** One component instance in the layout tree (§4). A node lists every slot it has; an empty slot is `[]`. */
+/** One component instance in the layout tree (spec §10). A node lists every slot it has; an empty slot is `[]`. */
 export const ComponentNode = z
   .object({
     uuid: ComponentUuid,
@@ -23,7 +23,7 @@ export type ComponentNode = z.infer<typeof ComponentNode>;
 export const Region = z.object({ components: z.array(ComponentNode) }).meta({ id: 'Region' });
 export type Region = z.infer<typeof Region>;
 
-/** The page's component tree by region id (§4). */
+/** The page's component tree by region id (spec §10). */
 export const Layout = z
   .object({ regions: z.record(SlotName, Region) })
   .meta({ id: 'Layout', description: 'The page layout: ordered component trees by region id.' });

@@ -25,7 +25,7 @@ interface WithReleaseLock {
 }
 
 /**
- * The turn store for several server instances behind a load balancer (DESIGN §7): any hop of a turn may land on any
+ * The turn store for several server instances behind a load balancer (spec §8): any hop of a turn may land on any
  * instance. Values are JSON strings with a native TTL (`SET … PX`); the per-turn lock is `SET NX PX` holding a
  * random owner token, released by a Lua script that compares the token first. Commands fail fast while Redis is
  * unreachable (no offline queue, no silent resend), so a hop answers 503 `store_unavailable` instead of hanging,
