@@ -3,7 +3,13 @@ import { describe, it } from 'node:test';
 import { runConformance, type CheckResult, type ConformanceOptions } from '../src/conformance/index.js';
 import { loadFixtures } from '../src/node/index.js';
 import { MAX_AGENT_HOPS } from '../src/wire/limits.js';
-import { errorBody, hopBody, startFakeServer, type FakeRequest, type FakeResponse } from './conformance-fake-server.js';
+import {
+  errorBody,
+  hopBody,
+  startFakeServer,
+  type FakeRequest,
+  type FakeResponse,
+} from './support/conformance-fake-server.js';
 
 // The kit's checks against tiny fake servers: each fake gets one rule right or wrong on purpose.
 

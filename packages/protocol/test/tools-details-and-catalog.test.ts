@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { describeCatalog, getComponentDetailsTool, uuidTree } from '../src/index.js';
-import { catalog, emptyLayout, nestedLayout, refusal, run } from './tools-fixtures.js';
+import { catalog, emptyLayout, nestedLayout, refusal, run } from './support/tools-fixtures.js';
 
 describe('get_component_details', () => {
   it('describes props (type, enum, required, default, description, examples) and slots as YAML-like text', async () => {

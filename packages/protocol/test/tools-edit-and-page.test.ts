@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { applyOutputs, editComponentsTool, findComponent, setPageValueTool } from '../src/index.js';
-import { contextOf, documentOf, nestedLayout, refusal, run } from './tools-fixtures.js';
+import { contextOf, documentOf, nestedLayout, refusal, run } from './support/tools-fixtures.js';
 
 const edit = (component_edits: string) => ({ component_edits });
 

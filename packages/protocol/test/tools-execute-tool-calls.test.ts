@@ -14,7 +14,7 @@ import {
   type ToolCall,
   type ToolDefinition,
 } from '../src/index.js';
-import { catalog, counterUuids, documentOf, emptyLayout, nestedLayout, pageFields } from './tools-fixtures.js';
+import { catalog, counterUuids, documentOf, emptyLayout, nestedLayout, pageFields } from './support/tools-fixtures.js';
 
 function options(overrides: Partial<ExecuteToolCallsOptions> = {}): ExecuteToolCallsOptions {
   return {

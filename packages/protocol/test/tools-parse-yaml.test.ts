@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { YAML_LIMITS, parseYamlData, placeComponentsTool } from '../src/index.js';
-import { contextOf, documentOf, emptyLayout, refusal } from './tools-fixtures.js';
+import { contextOf, documentOf, emptyLayout, refusal } from './support/tools-fixtures.js';
 
 /** A "billion laughs" document: nine levels of nine aliases, 9^9 strings if fully expanded. */
 function aliasBomb(): string {

@@ -9,7 +9,7 @@ import {
   WHOLE_TREE_MAX_COMPONENTS,
   type PlaceComponentsOutput,
 } from '../src/index.js';
-import { contextOf, documentOf, emptyLayout, nestedLayout, refusal, run } from './tools-fixtures.js';
+import { contextOf, documentOf, emptyLayout, nestedLayout, refusal, run } from './support/tools-fixtures.js';
 
 const place = placeComponentsTool;
 

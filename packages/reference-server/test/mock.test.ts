@@ -1,6 +1,7 @@
 // The msw mock (src/mock.ts): the reference server itself behind msw handlers, with the options a host developer sets.
 import { strict as assert } from 'node:assert';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { setupServer } from 'msw/node';
 import {
@@ -81,6 +82,12 @@ function countTopLevelRows(document: CanvasDocument): number {
 }
 
 describe('the msw mock serves every scenario', () => {
+  it('has scenario files to play: one test per fixtures/scenarios/*.yaml', async () => {
+    const files = (await readdir(join(fixtures.dir, 'scenarios'))).filter((name) => name.endsWith('.yaml'));
+    assert.ok(files.length > 0, 'no scenario file');
+    assert.equal(fixtures.scenarios.length, files.length);
+  });
+
   for (const each of fixtures.scenarios) {
     it(`plays "${each.id}" hop by hop with zero mismatches`, async () => {
       const run = await driveScenario(each, { endpoint: ENDPOINT, fixtures });

@@ -12,10 +12,10 @@ import {
   type ToolContext,
   type ToolDefinition,
   type ToolExecution,
-} from '../src/index.js';
+} from '../../src/index.js';
 
 function fixture(path: string): unknown {
-  return parse(readFileSync(new URL(`../../../fixtures/${path}`, import.meta.url), 'utf8'));
+  return parse(readFileSync(new URL(`../../../../fixtures/${path}`, import.meta.url), 'utf8'));
 }
 
 /** The demo catalog, validated by the protocol's schema. */
