@@ -45,3 +45,4 @@ export * from './scenario/malformed-requests.js';
 // Named exports added beside the `export *` lines above (kept when those become named lists).
 export { agentsResponse } from './config/agents-config.js';
 export { errorMessage } from './wire/errors.js';
+export { DEFAULT_AGENT_HOPS, MAX_AGENT_HOPS } from './wire/limits.js';
