@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** One target of issue #8, with the measured value it is judged on. */
+/** One target of bench/README.md ("Targets"), with the measured value it is judged on. */
 export const TargetResult = z.object({
   id: z.enum([
     'server_throughput_c32',

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchHostBundles } from './host-bundles.js';
+import { errorMessage } from '@canvas-ai/protocol';
 import { benchLayoutScaling } from './layout-scaling.js';
 import { PROFILES, type BenchProfile } from './profiles.js';
 import { BenchResults } from './results.js';
@@ -69,7 +70,7 @@ async function main(argv: readonly string[]): Promise<number> {
     values = parseBenchArgs(argv);
   } catch (error) {
     console.error(
-      `${(error as Error).message}\nusage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only ${GROUPS.join(',')}]`,
+      `${errorMessage(error)}\nusage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only ${GROUPS.join(',')}]`,
     );
     return 2;
   }

@@ -13,7 +13,7 @@ import { openSession, runLoad, type LoadWindow, type SessionHeaders } from './sh
 import { benchLayout } from './shared/layout.js';
 import { median, percentile, round } from './shared/stats.js';
 
-/** The layout every hop of this group carries (issue #8: "a 10-component layout"). */
+/** The layout every hop of this group carries (bench/README.md: "a 10-component layout"). */
 const LAYOUT_COMPONENTS = 10;
 const CLI = fileURLToPath(new URL('../../packages/reference-server/src/cli.ts', import.meta.url));
 const FLOOR = fileURLToPath(new URL('./shared/floor-server.ts', import.meta.url));

@@ -140,7 +140,7 @@ export function formatResults(results: BenchResults): string {
     );
   }
   sections.push(
-    'Targets (issue #8)\n' +
+    'Targets (bench/README.md)\n' +
       formatTable(
         ['target', 'measured', 'limit', 'met'],
         results.targets.map((target) => [

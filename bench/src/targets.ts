@@ -1,12 +1,12 @@
 import type { BenchResults, TargetResult } from './results.js';
 
-/** Issue #8's targets: the widget's own code at most 15 KB min+gzip, counted as 15,000 bytes. */
+/** The widget-size target of bench/README.md ("Targets"): the widget's own code at most 15 KB min+gzip, counted as 15,000 bytes. */
 const WIDGET_OWN_CODE_LIMIT_BYTES = 15_000;
 
 /** What the element may add to a host's own bundle beside lit and deep-chat: 40 KB min+gzip (40,000 bytes). */
 const HOST_BUNDLE_LIMIT_BYTES = 40_000;
 
-/** Judges this run's figures against issue #8's targets; a group that did not run leaves its target unjudged. */
+/** Judges this run's figures against the targets of bench/README.md; a group that did not run leaves its target unjudged. */
 export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResult[] {
   const c32 = results.server_hop?.rows.find((row) => row.concurrency === 32);
   const largest = results.layout_scaling?.rows.find((row) => row.components === 10_000);

@@ -14,7 +14,7 @@ const WIDGET_DIR = fileURLToPath(new URL('../../packages/widget/', import.meta.u
  * Builds the widget with its own vite config into a scratch folder (never its dist/, which its tests use) and
  * weighs each build, minified, gzipped at level 9:
  * - `widget-own-code`: the widget with lit and deep-chat external (the protocol's schemas and zod inside):
- *   what the widget adds to a page that already has lit and deep-chat. Issue #8's 15 KB target is judged on it.
+ *   what the widget adds to a page that already has lit and deep-chat. The 15 KB target of bench/README.md is judged on it.
  * - `widget-zod-external`: the same with zod external too, so the difference is what zod weighs.
  * - `widget-esm`: its `vite build` (what a bundler user gets), minified; the protocol is external too.
  * - `self-contained`: its `vite build --mode standalone`, the one file for a plain <script type="module">.

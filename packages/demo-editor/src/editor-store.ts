@@ -18,7 +18,8 @@ type Listener = (change: StoreChange) => void;
 
 /**
  * The host editor's store: it owns the document (layout + page fields) and the selection.
- * The chat reads it through `context()` and writes to it only through `apply()`, with the protocol's shared reducer.
+ * The chat reads it through `snapshot()` (its `getLayout`) and writes to it only through `apply()` (its
+ * `applyOutputs`), with the protocol's shared reducer.
  */
 export class EditorStore {
   #document: CanvasDocument;

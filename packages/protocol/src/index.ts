@@ -3,7 +3,7 @@
 // '@canvas-ai/protocol/server'; the scripted-turn fixtures in '@canvas-ai/protocol/scenario'.
 export { JsonObject, JsonValue, SafeKey } from './wire/json.js';
 export { AgentId, CallId, ComponentId, ComponentUuid, PROTOCOL_VERSION, RequestId, SlotName } from './wire/ids.js';
-export { LIMITS } from './wire/limits.js';
+export { DEFAULT_AGENT_HOPS, LIMITS, MAX_AGENT_HOPS } from './wire/limits.js';
 export { ComponentNode, Layout, PageValues, Placement, PlacementTarget, Props, Region } from './wire/layout.js';
 export {
   ApplyResult,
@@ -40,12 +40,20 @@ export {
   ERROR_STATUS,
   type ErrorCode,
   ErrorIssue,
+  errorMessage,
   HopErrorBody,
   isKnownErrorCode,
 } from './wire/errors.js';
 export { AgentSummary, AgentsResponse } from './wire/agents.js';
 export { Catalog, CatalogComponent, PropDefinition, PropType, SlotDefinition } from './config/catalog.js';
-export { AgentDefinition, AgentsConfig, PageField, ToolSettings, type ToolName } from './config/agents-config.js';
+export {
+  AgentDefinition,
+  AgentsConfig,
+  agentsResponse,
+  PageField,
+  ToolSettings,
+  ToolName,
+} from './config/agents-config.js';
 export { type LayoutErrorCode, LayoutError } from './layout/layout-error.js';
 export {
   countComponents,

@@ -2,7 +2,14 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { runConformance, type CheckResult, type ConformanceOptions } from '../src/conformance/index.js';
 import { loadFixtures } from '../src/node/index.js';
-import { errorBody, hopBody, startFakeServer, type FakeRequest, type FakeResponse } from './conformance-fake-server.js';
+import { MAX_AGENT_HOPS } from '../src/wire/limits.js';
+import {
+  errorBody,
+  hopBody,
+  startFakeServer,
+  type FakeRequest,
+  type FakeResponse,
+} from './support/conformance-fake-server.js';
 
 // The kit's checks against tiny fake servers: each fake gets one rule right or wrong on purpose.
 
@@ -123,6 +130,24 @@ describe('the prompt-turn invariants', () => {
       results.find((result) => result.id === 'invariants.turn-completes')!.why,
       '2 hop(s), finish_reason answer',
     );
+  });
+
+  it('fails turn-completes when the turn goes on past max_hops + 1 hops, the most any valid agent allows', async () => {
+    const hops: number[] = [];
+    const results = await check(
+      (request) => {
+        if (request.method === 'DELETE') return cancelled(request);
+        hops.push(request.json.hop);
+        return { status: 200, body: hopBody(request.json, going('Still going.')) };
+      },
+      ['invariants.turn-completes'],
+    );
+    assert.equal(results[0]!.status, 'fail');
+    assert.equal(
+      results[0]!.why,
+      `the turn still went on after ${MAX_AGENT_HOPS + 1} hops (max_hops is at most ${MAX_AGENT_HOPS})`,
+    );
+    assert.equal(Math.max(...hops), MAX_AGENT_HOPS + 1, 'the kit sends no hop past the bound');
   });
 
   it('fails final-fields-last-hop-only when a continuing hop carries message', async () => {

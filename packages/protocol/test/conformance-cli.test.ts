@@ -8,7 +8,7 @@ import {
   UsageError,
   type CliIo,
 } from '../src/conformance/index.js';
-import { startFakeServer } from './conformance-fake-server.js';
+import { startFakeServer } from './support/conformance-fake-server.js';
 
 /** A CLI io that keeps what is written. */
 function memoryIo(): CliIo & { stdout: string[]; stderr: string[]; files: Record<string, string> } {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { LIMITS } from '../src/index.js';
 import { readAttachments, readBody, readHopRequest, sniffImageType } from '../src/server.js';
 
-// The door shared by the reference server and the msw mock: content type, body size, multipart, attachments.
+// The door every TypeScript server shares (the reference server, and so its msw mock): content type, body size, multipart, attachments.
 const bytes = (...values: number[]) => new Uint8Array(values);
 const ascii = (text: string) => [...text].map((char) => char.charCodeAt(0));
 const PNG = bytes(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0);

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { ERROR_CODES, ERROR_STATUS, HopErrorBody, isKnownErrorCode } from '../src/index.js';
+import { ERROR_CODES, ERROR_STATUS, errorMessage, HopErrorBody, isKnownErrorCode } from '../src/index.js';
 import { HopError } from '../src/server.js';
 
 describe('error bodies', () => {
@@ -32,5 +32,16 @@ describe('error bodies', () => {
       HopErrorBody.safeParse({ status: false, should_continue: false, progress: '', message: 'x', error: {} }).success,
       false,
     );
+  });
+});
+
+describe('errorMessage', () => {
+  it("gives an error's message, and anything else thrown as text", () => {
+    assert.equal(errorMessage(new TypeError('bad input')), 'bad input');
+    assert.equal(errorMessage('a thrown string'), 'a thrown string');
+    assert.equal(errorMessage({ message: 'an error from another realm' }), 'an error from another realm');
+    assert.equal(errorMessage(undefined), 'undefined');
+    assert.equal(errorMessage(null), 'null');
+    assert.equal(errorMessage({ message: 42 }), '[object Object]');
   });
 });

@@ -311,6 +311,26 @@ describe('the fixture loader', () => {
     assert.match(error.message, /edit-selected\.yaml: layout: no layout fixture "layouts\/missing\.yaml"/);
   });
 
+  it('refuses a layout or an attachment named like an inherited property ("constructor", "toString")', async () => {
+    const layout = await withCopy(async (dir) => {
+      const file = join(dir, 'scenarios', 'edit-selected.yaml');
+      await writeFile(
+        file,
+        (await readFile(file, 'utf8')).replace('layout: layouts/nested.yaml', 'layout: constructor'),
+      );
+    });
+    assert.ok(layout instanceof FixtureError);
+    assert.match(layout.message, /edit-selected\.yaml: layout: no layout fixture "constructor"/);
+    const attachment = await withCopy(async (dir) => {
+      const file = join(dir, 'scenarios', 'image-attachment.yaml');
+      const text = await readFile(file, 'utf8');
+      assert.match(text, /file: attachments\/[a-z-]+\.png/);
+      await writeFile(file, text.replace(/file: attachments\/[a-z-]+\.png/, 'file: toString'));
+    });
+    assert.ok(attachment instanceof FixtureError);
+    assert.match(attachment.message, /image-attachment\.yaml: attachments\.0\.file: no image "toString"/);
+  });
+
   it('wants a scenario id equal to its file name', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'canvas-scenarios-'));
     try {

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
+import { describeScanProblem } from '../src/parse/scan-json.js';
 import { ERROR_STATUS, LIMITS, type ComponentNode } from '../src/index.js';
 import { parseHopRequest, parseHopRequestJson } from '../src/server.js';
 import { MalformedRequestTable, malformedRequestBody } from '../src/scenario/index.js';
@@ -42,6 +43,22 @@ describe('parseHopRequest: the malformed-request table', () => {
       assert.ok(body.message.length > 0);
     });
   }
+});
+
+describe('parseHopRequest: the request_id of an error body', () => {
+  it('names the turn when its request_id is valid, so the client can tell which turn failed', () => {
+    const result = parseHopRequest(validRequest({ hop: 0 }));
+    assert.equal(result.success, false);
+    if (!result.success) assert.equal(result.error.toBody().request_id, 'turn-1');
+  });
+
+  it('never echoes a request_id that breaks the id rules (too long, a slash, markup)', () => {
+    for (const requestId of ['x'.repeat(129), 'turn/../other', '<script>']) {
+      const result = parseHopRequest(validRequest({ request_id: requestId, hop: 0 }));
+      assert.equal(result.success, false);
+      if (!result.success) assert.equal(result.error.toBody().request_id, undefined, requestId);
+    }
+  });
 });
 
 describe('parseHopRequest: size limits', () => {
@@ -89,7 +106,25 @@ describe('parseHopRequest: size limits', () => {
     if (!result.success) {
       assert.equal(result.error.code, 'invalid_request');
       assert.match(result.error.field ?? '', /^context\.extra(\.d)+$/);
+      assert.equal(result.error.message, `The request: JSON nested deeper than 64 levels (at ${result.error.field}).`);
     }
+  });
+});
+
+describe('describeScanProblem: one wording for a request and for a tool call', () => {
+  it('words each problem about its subject', () => {
+    assert.equal(
+      describeScanProblem('The request', { kind: 'forbidden_key', key: '__proto__', path: 'context.page.__proto__' }),
+      'The request: the key "__proto__" is not allowed anywhere (at context.page.__proto__).',
+    );
+    assert.equal(
+      describeScanProblem('The arguments of edit_components', { kind: 'too_many_values', limit: 5, path: 'a.4' }),
+      'The arguments of edit_components: more than 5 JSON values (counted up to a.4); send less.',
+    );
+    assert.equal(
+      describeScanProblem('The request', { kind: 'too_deep', limit: 64, path: 'context.extra' }),
+      'The request: JSON nested deeper than 64 levels (at context.extra).',
+    );
   });
 });
 
@@ -174,12 +209,6 @@ describe('parseHopRequest: the tolerance rule', () => {
     const result = parseHopRequest(validRequest({ hop: 0 }));
     assert.equal(result.success, false);
     if (!result.success) assert.equal(result.error.toBody().request_id, 'turn-1');
-  });
-
-  it('never echoes an ill-formed request_id back', () => {
-    const result = parseHopRequest(validRequest({ request_id: '<script>', hop: 0 }));
-    assert.equal(result.success, false);
-    if (!result.success) assert.equal(result.error.toBody().request_id, undefined);
   });
 
   it('leaves Object.prototype untouched after a __proto__ payload', () => {

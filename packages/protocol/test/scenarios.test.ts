@@ -62,6 +62,7 @@ describe('matchScenario', () => {
     assert.match(answer, /scripted mode/);
     assert.match(answer, /"Polish the wording of the cards and the kitchen text"/);
     assert.match(answer, /model provider/);
+    assert.equal(answer.split('To talk to a real model').length - 1, 1, 'one way to a real model, not two');
     assert.ok(
       noScenarioAnswer([], 'Start it with --provider openai.').endsWith(
         'It knows no message for this agent. Start it with --provider openai.',

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { describeCatalog, uuidTree } from '../src/server.js';
 import { getComponentDetailsTool } from '../src/tools/get-component-details.js';
-import { catalog, emptyLayout, nestedLayout, refusal, run } from './tools-fixtures.js';
+import { catalog, emptyLayout, nestedLayout, refusal, run } from './support/tools-fixtures.js';
 
 describe('get_component_details', () => {
   it('describes props (type, enum, required, default, description, examples) and slots as YAML-like text', async () => {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { applyOutputs, findComponent } from '../src/index.js';
 import { setPageValueTool } from '../src/tools/set-page-value.js';
 import { editComponentsTool } from '../src/tools/edit-components.js';
-import { contextOf, documentOf, nestedLayout, refusal, run } from './tools-fixtures.js';
+import { contextOf, documentOf, nestedLayout, refusal, run } from './support/tools-fixtures.js';
 
 const edit = (component_edits: string) => ({ component_edits });
 

@@ -12,7 +12,7 @@ import {
   type ToolCall,
   type ToolDefinition,
 } from '../src/server.js';
-import { catalog, counterUuids, documentOf, emptyLayout, nestedLayout, pageFields } from './tools-fixtures.js';
+import { catalog, counterUuids, documentOf, emptyLayout, nestedLayout, pageFields } from './support/tools-fixtures.js';
 
 function options(overrides: Partial<ExecuteToolCallsOptions> = {}): ExecuteToolCallsOptions {
   return {
@@ -200,7 +200,7 @@ describe('executeToolCalls', () => {
     const deep = `{"field": "title", "value": ${'['.repeat(5000)}${']'.repeat(5000)}}`;
     const run = await executeToolCalls([call('c1', 'set_page_value', deep)], options());
     assert.equal(run.results[0]!.ok, false);
-    assert.match(run.results[0]!.content, /^The arguments of set_page_value nest deeper than 64 levels/);
+    assert.match(run.results[0]!.content, /^The arguments of set_page_value: JSON nested deeper than 64 levels/);
   });
 
   it('answers arguments that fail the input schema with the fields at fault', async () => {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { parseYamlData } from '../src/server.js';
 import { YAML_LIMITS } from '../src/tools/parse-yaml.js';
 import { placeComponentsTool } from '../src/tools/place-components.js';
-import { contextOf, documentOf, emptyLayout, refusal } from './tools-fixtures.js';
+import { contextOf, documentOf, emptyLayout, refusal } from './support/tools-fixtures.js';
 
 /** A "billion laughs" document: nine levels of nine aliases, 9^9 strings if fully expanded. */
 function aliasBomb(): string {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { applyOutputs, findComponent, type PlaceComponentsOutput } from '../src/index.js';
 import { collectPlacedUuids, uuidTree } from '../src/server.js';
 import { placeComponentsTool, WHOLE_TREE_MAX_COMPONENTS } from '../src/tools/place-components.js';
-import { contextOf, documentOf, emptyLayout, nestedLayout, refusal, run } from './tools-fixtures.js';
+import { contextOf, documentOf, emptyLayout, nestedLayout, refusal, run } from './support/tools-fixtures.js';
 
 const place = placeComponentsTool;
 

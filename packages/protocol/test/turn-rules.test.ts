@@ -11,7 +11,7 @@ import {
   type StoredTurnSummary,
 } from '../src/server.js';
 
-// The turn rules of §8 and the response builders, shared by the reference server and the msw mock.
+// The turn rules of spec §8 and the response builders, shared by every TypeScript server.
 const running: StoredTurnSummary = { agent: 'page_builder', hop: 2, ended: false };
 const ended: StoredTurnSummary = { agent: 'page_builder', hop: 3, ended: true };
 
@@ -37,7 +37,7 @@ function refusal(overrides: Partial<HopAdmissionInput>): string {
   return 'admitted';
 }
 
-describe('admitHop: the turn rules of §8, in their order', () => {
+describe('admitHop: the turn rules of spec §8, in their order', () => {
   it('starts a new turn on hop 1 when nothing is stored', () => {
     assert.equal(admit({ hop: 1, turn: undefined }), 'start');
   });

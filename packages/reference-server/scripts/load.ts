@@ -2,11 +2,11 @@
 // instance with the memory store, then two instances sharing Redis with every turn's hops alternating between them.
 // Prints completed turns, errors, hop latency p50/p99 and hops per second. Not a test: it asserts nothing.
 import { parseArgs } from 'node:util';
+import { errorMessage } from '@canvas-ai/protocol';
 import { driveScenario, type Fixtures, type Scenario } from '@canvas-ai/protocol/scenario';
 import { loadFixtures } from '@canvas-ai/protocol/node';
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
 import { startServerProcess, type ServerProcess } from '../test/support/server-process.js';
-import { errorMessage } from '../src/error-message.js';
 
 const CONFIGS = {
   one: { label: 'one instance (memory store)', instances: 1, redis: false },

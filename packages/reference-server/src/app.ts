@@ -1,12 +1,12 @@
 import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import {
+  agentsResponse,
   CSRF_HEADER,
   LIMITS,
   PROTOCOL_VERSION,
   RequestId,
   type AgentsConfig,
-  type AgentsResponse,
   type Catalog,
   type HealthResponse,
   type TokenResponse,
@@ -29,7 +29,7 @@ export type StaticFiles = (request: Request) => Response | undefined | Promise<R
 
 /** Options of {@link createApp}; only the config, catalog and provider are required. */
 export interface AppOptions {
-  /** The validated agents config (DESIGN §6). */
+  /** The validated agents config (the protocol's `AgentsConfig`). */
   agents: AgentsConfig;
   /** The component catalog. */
   catalog: Catalog;
@@ -121,18 +121,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
 
   app.get('/healthz', (c) => c.json({ status: 'ok', protocol: PROTOCOL_VERSION } satisfies HealthResponse));
 
-  app.get('/api/agents', (c) => {
-    const summary = (id: string) => ({
-      id,
-      label: options.agents.agents[id]!.label,
-      description: options.agents.agents[id]!.description,
-    });
-    const body: AgentsResponse = {
-      main_agent: summary(options.agents.main_agent),
-      tools: options.agents.tools.map(summary),
-    };
-    return c.json(body);
-  });
+  app.get('/api/agents', (c) => c.json(agentsResponse(options.agents)));
 
   app.get('/api/token', async (c) => {
     let id = options.sessionId ? await options.sessionId(c.req.raw) : getCookie(c, SESSION_COOKIE);

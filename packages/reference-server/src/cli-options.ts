@@ -1,28 +1,48 @@
+import { errorMessage } from '@canvas-ai/protocol';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { errorMessage } from './error-message.js';
+
+/** One command-line flag: its value's placeholder (none for a switch), default and help (as the conformance CLI's). */
+interface FlagSpec {
+  type: 'string' | 'boolean';
+  value?: string;
+  default?: string;
+  help: string;
+}
 
 /** The CLI's flags as data: the parser and `--help` are both made from this. */
 const CLI_FLAGS = {
-  port: { type: 'string', default: '8787', help: 'Port to listen on (0 picks a free one).' },
-  host: { type: 'string', default: '127.0.0.1', help: 'Interface to bind; 0.0.0.0 exposes the server to the network.' },
-  agents: { type: 'string', help: 'Agents config YAML (default: fixtures/agents.yaml).' },
-  catalog: { type: 'string', help: 'Component catalog YAML (default: fixtures/catalog.yaml).' },
+  port: { type: 'string', value: 'N', default: '8787', help: 'Port to listen on (0 picks a free one).' },
+  host: {
+    type: 'string',
+    value: 'H',
+    default: '127.0.0.1',
+    help: 'Interface to bind; 0.0.0.0 exposes the server to the network.',
+  },
+  agents: { type: 'string', value: 'FILE', help: 'Agents config YAML (default: fixtures/agents.yaml).' },
+  catalog: { type: 'string', value: 'FILE', help: 'Component catalog YAML (default: fixtures/catalog.yaml).' },
   scenarios: {
     type: 'string',
+    value: 'DIR',
     help: 'Scenario fixtures folder for the scripted provider (default: fixtures/scenarios).',
   },
   provider: {
     type: 'string',
+    value: 'NAME',
     help: 'scripted (replays scenarios, no key, no network; the default) or openai. Default from CANVAS_AI_PROVIDER.',
   },
-  static: { type: 'string', help: 'Serve the files of this folder on the same origin (e.g. a built editor).' },
+  static: {
+    type: 'string',
+    value: 'DIR',
+    help: 'Serve the files of this folder on the same origin (e.g. a built editor).',
+  },
   store: {
     type: 'string',
+    value: 'memory|URL',
     default: 'memory',
     help: 'Turn store: memory (one process) or redis://[user:pass@]host:port[/db] (several instances).',
   },
-  help: { type: 'boolean', default: false, help: 'Show this help.' },
-} as const;
+  help: { type: 'boolean', help: 'Show this help.' },
+} as const satisfies Record<string, FlagSpec>;
 
 /** The environment variables the server reads. */
 const CLI_ENV = {
@@ -52,7 +72,10 @@ export interface CliOptions {
   help: boolean;
 }
 
-/** A command line the CLI cannot run: exit code 2 with the message and the help. */
+/**
+ * A command line the CLI cannot run: exit status 2, with the message and the help. The conformance CLI has its own,
+ * of the same shape: each CLI is self-contained, and neither package depends on the other for it.
+ */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
@@ -65,9 +88,9 @@ export function parseCliOptions(
   let values: Record<string, string | boolean | undefined>;
   try {
     const options: ParseArgsConfig['options'] = Object.fromEntries(
-      Object.entries(CLI_FLAGS).map(([name, flag]) => [
+      Object.entries(CLI_FLAGS).map(([name, flag]: [string, FlagSpec]) => [
         name,
-        { type: flag.type, ...('default' in flag ? { default: flag.default } : {}) },
+        { type: flag.type, ...(flag.default === undefined ? {} : { default: flag.default }) },
       ]),
     );
     values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as typeof values;
@@ -110,11 +133,10 @@ function isRedisUrl(value: string): boolean {
 
 /** The `--help` text, made from {@link CLI_FLAGS} and {@link CLI_ENV}. */
 export function helpText(): string {
-  const flags = Object.entries(CLI_FLAGS).map(([name, flag]) => {
-    const value =
-      flag.type === 'string' ? ` <${name === 'provider' ? 'name' : name === 'store' ? 'memory|url' : 'value'}>` : '';
-    const fallback = 'default' in flag && flag.type === 'string' ? ` (default ${flag.default})` : '';
-    return `  --${name}${value}`.padEnd(28) + flag.help + fallback;
+  const flags = (Object.entries(CLI_FLAGS) as Array<[string, FlagSpec]>).map(([name, flag]) => {
+    const usage = `  --${name}${flag.value ? ` ${flag.value}` : ''}`;
+    const fallback = flag.default === undefined ? '' : ` (default ${flag.default})`;
+    return `${usage.padEnd(28)}${flag.help}${fallback}`;
   });
   const env = Object.entries(CLI_ENV).map(([name, help]) => `  ${name.padEnd(30)}${help}`);
   return [

@@ -1,5 +1,6 @@
 #!/usr/bin/env -S node --import tsx
 // canvas-ai-server: the only place (with node.ts) that touches the process. Exit codes: 0 ok, 1 failure, 2 usage.
+import { errorMessage } from '@canvas-ai/protocol';
 import { createApp } from './app.js';
 import { helpText, parseCliOptions, UsageError } from './cli-options.js';
 import { loadConfig } from './config.js';
@@ -70,7 +71,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     await server.close();
     return 0;
   } catch (error) {
-    console.error(error instanceof Error ? error.message : String(error));
+    console.error(errorMessage(error));
     return 1;
   } finally {
     await redis?.close();

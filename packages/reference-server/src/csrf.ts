@@ -3,6 +3,8 @@
  * the handler runs in any runtime. A token from one session is worthless in another.
  */
 
+import { ConfigError } from './agents/config-error.js';
+
 const encoder = new TextEncoder();
 
 /** Signs and checks CSRF tokens for one server secret. */
@@ -11,7 +13,12 @@ export class CsrfTokens {
 
   constructor(secret: string | Uint8Array) {
     const bytes = typeof secret === 'string' ? encoder.encode(secret) : new Uint8Array(secret);
-    if (bytes.length < 16) throw new Error('the CSRF secret must be at least 16 bytes');
+    if (bytes.length < 16) {
+      throw new ConfigError([
+        `CANVAS_AI_SECRET (createApp csrfSecret): ${bytes.length} bytes; the CSRF secret must be at least 16 bytes. ` +
+          'Set a longer random secret, the same on every instance.',
+      ]);
+    }
     this.#key = crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   }
 

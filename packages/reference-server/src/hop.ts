@@ -6,6 +6,7 @@ import type {
   HopResponse,
   ToolOutput,
 } from '@canvas-ai/protocol';
+import { errorMessage } from '@canvas-ai/protocol';
 import {
   answerResponse,
   collectPlacedUuids,
@@ -18,7 +19,6 @@ import {
   type HopResponseHead,
 } from '@canvas-ai/protocol/server';
 import { buildSystemPrompt } from './agents/system-prompt.js';
-import { errorMessage } from './error-message.js';
 import type { ModelReply } from './providers/model-provider.js';
 import { rejectionNotice } from './rejection-notice.js';
 import type { ServerDeps } from './server-deps.js';
@@ -67,7 +67,7 @@ interface NextTurn {
 }
 
 /**
- * THE HOP (DESIGN §2): lock the turn → load it (or seed it on hop 1) → execute the calls parked in the previous hop
+ * THE HOP (spec §2): lock the turn → load it (or seed it on hop 1) → execute the calls parked in the previous hop
  * against the layout this request carries → tell the model about rejected outputs → one model decision (none past
  * `max_hops`) → save the turn when it goes on, keep only its final response when it ends → respond.
  * A repeated hop gets its stored response. Any failure while executing deletes the turn and keeps the narration,
@@ -129,7 +129,7 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
 }
 
 /**
- * Executes the calls parked in the previous hop against the layout the browser just sent (DESIGN §2 step 2), then
+ * Executes the calls parked in the previous hop against the layout the browser just sent (spec §2, step 2), then
  * adds the notice about outputs the browser could not apply, so the model hears of both before its next decision.
  */
 async function runParkedCalls({ deps, request, agent, turn }: HopRun): Promise<ParkedCallsStep> {
@@ -244,7 +244,7 @@ function nextTurn(
 /**
  * Saves the turn, then looks for a cancel that landed while this hop ran: if there is one, the turn just written is
  * deleted and the hop answers 410. A cancel writes its marker before it deletes the turn, so whatever the
- * interleaving either it deletes after this write, or this read sees its marker: the cancel wins (§8.5).
+ * interleaving either it deletes after this write, or this read sees its marker: the cancel wins (spec §8.5).
  */
 async function persist(
   { deps, key, request }: HopRun,
@@ -280,7 +280,7 @@ function logHop({ deps, request, agentId }: HopRun, step: ParkedCallsStep, respo
 
 /**
  * A failed hop. A failure while executing (provider, tool, bug) deletes the turn so it never resumes broken, and the
- * error keeps the narration so far, this hop's included (DESIGN §3). A store that could not save the hop changes
+ * error keeps the narration so far, this hop's included (spec §7). A store that could not save the hop changes
  * nothing (spec §7): nothing of this hop was delivered, so the previous hop's turn is kept, the same hop may be sent
  * again and runs again, and the error carries the narration the client already has. A turn cancelled meanwhile is
  * already gone.

@@ -1,4 +1,4 @@
-/** One structured log record: an `event` name and flat fields (DESIGN: one line per hop). */
+/** One structured log record: an `event` name and flat fields (one `hop` record per hop). */
 export interface LogEntry {
   event: string;
   [field: string]: unknown;

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { AgentId, ATTACHMENT_MEDIA_TYPES, CallId, ContinuingHopResponse, FinalHopResponse } from '@canvas-ai/protocol';
 import { joinNarration } from '@canvas-ai/protocol/server';
 
-/** A tool call as the model sent it; parked until the next hop executes it (DESIGN §2). */
+/** A tool call as the model sent it; parked until the next hop executes it (spec §2). */
 export const StoredToolCall = z.object({ id: CallId, name: z.string(), arguments: z.string() });
 export type StoredToolCall = z.infer<typeof StoredToolCall>;
 

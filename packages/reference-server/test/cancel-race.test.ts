@@ -10,7 +10,7 @@ import { RecordingProvider } from './support/providers.js';
 import { startRedisServer } from './support/redis-server.js';
 import { SlowReplyStore } from './support/slow-reply-store.js';
 
-// A cancel racing a hop that is saving its turn (§8.5): whatever the interleaving, the cancel wins. The store's
+// A cancel racing a hop that is saving its turn (spec §8.5): whatever the interleaving, the cancel wins. The store's
 // reply to the hop's read after its model decision is held "in flight" while the cancel runs, as a slow Redis
 // reply would be; then it is delivered.
 const fixtures = await sharedFixtures();

@@ -113,7 +113,38 @@ describe('agents config validated at start-up', () => {
           tools: [tool],
           log: silentLogger,
         }),
-      /already exists; give the added tool another name/,
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message ===
+          'createApp({ tools }): tools.0.name: a tool named "place_components" already exists; give the added tool another name.',
+    );
+  });
+
+  it('refuses backend tools whose names are not snake_case, naming every one', () => {
+    const tool = (name: string) => ({
+      name,
+      description: 'x',
+      input: {} as never,
+      allowParallel: true,
+      execute: () => ({ result: '' }),
+    });
+    assert.throws(
+      () =>
+        createApp({
+          agents: parse('main_agent: a\nagents: {a: {label: A, description: A, system_prompt: A}}') as never,
+          catalog: {} as never,
+          provider: new ScriptedProvider([]),
+          tools: [tool('Lookup'), tool('stock_level'), tool('price-check')],
+          log: silentLogger,
+        }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(error.problems, [
+          'createApp({ tools }): tools.0.name: "Lookup" is not snake_case (a-z, 0-9, _); agents configs name tools that way.',
+          'createApp({ tools }): tools.2.name: "price-check" is not snake_case (a-z, 0-9, _); agents configs name tools that way.',
+        ]);
+        return true;
+      },
     );
   });
 

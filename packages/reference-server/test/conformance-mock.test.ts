@@ -5,8 +5,8 @@ import { runConformance } from '@canvas-ai/protocol/conformance';
 import { loadFixtures } from '@canvas-ai/protocol/node';
 import { createMockHandlers } from '../src/mock.js';
 
-// The msw mock is a second implementation of scripted mode: the kit holds it to the same checks as the reference
-// server (except those that need a session cookie, which the mock does not keep).
+// The msw mock is the reference server run through msw: the kit holds it to the same checks as the server itself,
+// except those that need a session cookie (the mock serves one fixed session).
 const fixtures = await loadFixtures();
 const server = setupServer(
   ...createMockHandlers({

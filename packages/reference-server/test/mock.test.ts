@@ -1,6 +1,7 @@
 // The msw mock (src/mock.ts): the reference server itself behind msw handlers, with the options a host developer sets.
 import { strict as assert } from 'node:assert';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { setupServer } from 'msw/node';
 import {
@@ -80,6 +81,12 @@ function countTopLevelRows(document: CanvasDocument): number {
 }
 
 describe('the msw mock serves every scenario', () => {
+  it('has scenario files to play: one test per fixtures/scenarios/*.yaml', async () => {
+    const files = (await readdir(join(fixtures.dir, 'scenarios'))).filter((name) => name.endsWith('.yaml'));
+    assert.ok(files.length > 0, 'no scenario file');
+    assert.equal(fixtures.scenarios.length, files.length);
+  });
+
   for (const each of fixtures.scenarios) {
     it(`plays "${each.id}" hop by hop with zero mismatches`, async () => {
       const run = await driveScenario(each, { endpoint: ENDPOINT, fixtures });
@@ -225,7 +232,7 @@ describe('the mock turn rules', () => {
     assert.equal(next.status, 410);
   });
 
-  it('answers 410 to hop 1 of a cancelled turn sent again: the turn does not restart (§8 rule 2)', async () => {
+  it('answers 410 to hop 1 of a cancelled turn sent again: the turn does not restart (spec §8, rule 2)', async () => {
     const hop1 = firstHop(scenario('cookie-shop'), 'cancelled-restart');
     assert.equal((await post(hop1)).status, 200);
     assert.equal(
@@ -308,7 +315,7 @@ describe('the mock turn rules', () => {
     assert.equal(
       failed.status,
       502,
-      'a decision scripted mode cannot replay is a failure of the model (spec/conformance.md §3.5)',
+      'a decision scripted mode cannot replay is a failure of the model (spec/conformance.md §3, item 5)',
     );
     const error = HopErrorBody.parse(failed.body);
     assert.equal(error.error.code, 'provider_error');
@@ -382,7 +389,7 @@ describe('the mock turn rules', () => {
     assert.equal(text.status, 415);
   });
 
-  it('answers 415 to a +json content type: only application/json and multipart/form-data are hops (§4.1)', async () => {
+  it('answers 415 to a +json content type: only application/json and multipart/form-data are hops (spec §4.1)', async () => {
     const hop1 = firstHop(scenario('qa-one-hop'), 'vendor-json');
     const sent = await fetch(ENDPOINT, {
       method: 'POST',

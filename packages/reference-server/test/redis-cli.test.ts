@@ -21,7 +21,7 @@ describe('--store', () => {
       parseCliOptions(['--store', 'rediss://user:pw@cache.example:6380']).store,
       'rediss://user:pw@cache.example:6380',
     );
-    assert.match(helpText(), /--store <memory\|url>/);
+    assert.match(helpText(), /--store memory\|URL /);
   });
 
   it('refuses anything else with a usage error that shows the form', () => {
@@ -50,7 +50,7 @@ describe('--store', () => {
   it('exits with 1 and a message naming the URL (not its password) when Redis cannot be reached', async () => {
     const { code, stderr } = await runCli(['--port', '0', '--store', 'redis://admin:s3cret@127.0.0.1:1']);
     assert.equal(code, 1);
-    assert.match(stderr, /Cannot reach Redis at redis:\/\/admin:\*\*\*@127\.0\.0\.1:1/);
+    assert.match(stderr, /--store: cannot reach Redis at redis:\/\/admin:\*\*\*@127\.0\.0\.1:1/);
     assert.doesNotMatch(stderr, /s3cret/);
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
+import { ConfigError } from '../src/agents/config-error.js';
 import { RedisTurnStore } from '../src/store/redis.js';
 import { eventually } from './support/eventually.js';
 import { startRedisServer, type RedisServer } from './support/redis-server.js';
@@ -88,7 +89,8 @@ describe('RedisTurnStore in Redis', () => {
     await assert.rejects(
       RedisTurnStore.connect('redis://user:hunter2@127.0.0.1:1', { connectTimeoutMs: 1_000 }),
       (error: Error) =>
-        /Cannot reach Redis at redis:\/\/user:\*\*\*@127\.0\.0\.1:1/.test(error.message) &&
+        error instanceof ConfigError &&
+        /^--store: cannot reach Redis at redis:\/\/user:\*\*\*@127\.0\.0\.1:1 /.test(error.message) &&
         !error.message.includes('hunter2'),
     );
   });

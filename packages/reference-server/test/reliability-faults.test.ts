@@ -185,7 +185,7 @@ describe('Redis stopping or hanging mid-run', () => {
       assert.equal(body.error.code, 'store_unavailable');
       assert.equal(body.progress, hop1.body.progress, 'the narration the client already has');
 
-      // Once Redis is back the same hop is sent again, as §8.2 tells a client to after a 503. The save that timed out
+      // Once Redis is back the same hop is sent again, as spec §8.2 tells a client to after a 503. The save that timed out
       // may have landed late (then the hop is replayed) or not (then it runs again): either way the turn goes on.
       redis.resume();
       const retried = await eventually(async () => {

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { applyOutputs, findComponent, HopResponse, type CanvasDocument } from '@canvas-ai/protocol';
 import { collectPlacedUuids } from '@canvas-ai/protocol/server';
@@ -15,6 +17,12 @@ describe('every scenario fixture, driven through the HTTP server', () => {
     server = await startTestServer();
   });
   after(() => server.close());
+
+  it('has scenario files to play: one test per fixtures/scenarios/*.yaml', async () => {
+    const files = (await readdir(join(fixtures.dir, 'scenarios'))).filter((name) => name.endsWith('.yaml'));
+    assert.ok(files.length > 0, 'no scenario file');
+    assert.equal(fixtures.scenarios.length, files.length);
+  });
 
   for (const scenario of fixtures.scenarios) {
     it(`plays "${scenario.id}" hop by hop as the fixture expects`, async () => {

@@ -152,6 +152,11 @@ describe('the other endpoints', () => {
     assert.match(reply.body.message, /scripted/);
     assert.match(reply.body.message, /How do I get the assistant to change my page\?/, 'lists what it knows');
     assert.match(reply.body.message, /CANVAS_AI_OPENAI_MODEL/);
+    assert.equal(
+      reply.body.message.split('To talk to a real model').length - 1,
+      1,
+      `one way to a real model, this server's own: ${reply.body.message}`,
+    );
     assert.equal(reply.body.progress, '');
   });
 

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { ConfigError } from '../src/agents/config-error.js';
 import { helpText, parseCliOptions, UsageError } from '../src/cli-options.js';
 import { CsrfTokens } from '../src/csrf.js';
 import { isSessionId, newSessionId } from '../src/session.js';
@@ -22,7 +24,14 @@ describe('CSRF tokens', () => {
   });
 
   it('refuses a short secret', () => {
-    assert.throws(() => new CsrfTokens('short'), /at least 16 bytes/);
+    assert.throws(
+      () => new CsrfTokens('short'),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /^CANVAS_AI_SECRET \(createApp csrfSecret\): 5 bytes; the CSRF secret must be at least 16 bytes/.test(
+          error.message,
+        ),
+    );
   });
 
   it('mints session ids of the shape it accepts', () => {
@@ -87,6 +96,14 @@ describe('the CLI options', () => {
       /CANVAS_AI_PROVIDER must be scripted or openai/,
     );
     assert.throws(() => parseCliOptions(['--colour']), UsageError);
+  });
+
+  it('lists every flag of --help, with its placeholder, in the README flags table', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const usages = [...helpText().matchAll(/^ {2}(--[a-z-]+(?: \S+)?) {2,}/gm)].map((match) => match[1]!);
+    assert.ok(usages.length >= 9, `only ${usages.length} flags found in --help`);
+    for (const usage of usages)
+      assert.ok(readme.includes(`| \`${usage.replace('|', '\\|')}\` |`), `${usage} is not in the README table`);
   });
 
   it('document every flag and environment variable in --help', () => {

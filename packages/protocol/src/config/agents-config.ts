@@ -1,8 +1,10 @@
 import * as z from 'zod';
+import type { AgentSummary, AgentsResponse } from '../wire/agents.js';
 import { AgentId } from '../wire/ids.js';
 import { SafeKey } from '../wire/json.js';
+import { DEFAULT_AGENT_HOPS, MAX_AGENT_HOPS } from '../wire/limits.js';
 
-/** Per-tool settings of one agent (§5). */
+/** Per-tool settings of one agent (spec §12, "One call at a time"). */
 export const ToolSettings = z
   .object({
     /** When false, a second call of this tool in one model reply is not executed. */
@@ -16,16 +18,14 @@ export type ToolSettings = z.infer<typeof ToolSettings>;
 /** A tool name as agents reference it. */
 export const ToolName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'a tool name is snake_case');
 
-/** One agent (§6). */
+/** One agent of the agents config (spec/schema/agents-config.schema.json is generated from these schemas). */
 export const AgentDefinition = z
   .object({
     label: z.string().min(1),
     description: z.string().min(1),
     system_prompt: z.string().min(1),
     tools: z.array(ToolName).default([]),
-    // At most 49 model decisions: a turn is then at most 50 requests (the last one only executes parked calls),
-    // which is the widget's default safety net, so no valid turn trips it.
-    max_hops: z.int().min(1).max(49).default(10),
+    max_hops: z.int().min(1).max(MAX_AGENT_HOPS).default(DEFAULT_AGENT_HOPS),
     tool_settings: z.record(ToolName, ToolSettings).default({}),
     /** Whether the project's own documentation is added to this agent's context. */
     include_docs: z.boolean().default(false),
@@ -40,7 +40,7 @@ export const PageField = z
 export type PageField = z.infer<typeof PageField>;
 
 /**
- * The site admin's agents config (§6): one main agent, the agents offered in the picker, and every agent's settings.
+ * The site admin's agents config: one main agent, the agents offered in the picker, and every agent's settings.
  * Cross-references are checked here; whether each named tool exists is the server's check (it owns the tools).
  */
 export const AgentsConfig = z
@@ -53,7 +53,8 @@ export const AgentsConfig = z
     history_limit: z.int().min(0).max(1000).default(20),
   })
   .superRefine((config, ctx) => {
-    if (!(config.main_agent in config.agents)) {
+    // Own keys only: `in` would also find `toString` or `constructor` on the prototype of every object.
+    if (!Object.hasOwn(config.agents, config.main_agent)) {
       ctx.addIssue({
         code: 'custom',
         path: ['main_agent'],
@@ -67,7 +68,7 @@ export const AgentsConfig = z
           path: ['tools', index],
           message: `"${id}" is the main agent; remove it from tools (the main agent answers when nothing is picked)`,
         });
-      } else if (!(id in config.agents)) {
+      } else if (!Object.hasOwn(config.agents, id)) {
         ctx.addIssue({
           code: 'custom',
           path: ['tools', index],
@@ -78,3 +79,13 @@ export const AgentsConfig = z
   })
   .meta({ id: 'AgentsConfig', description: 'Agents: the main agent, the picker, prompts, tools and limits.' });
 export type AgentsConfig = z.infer<typeof AgentsConfig>;
+
+/** The body of `GET /api/agents` for a config: the main agent and the picker's agents, each as the picker shows it. */
+export function agentsResponse(config: AgentsConfig): AgentsResponse {
+  const summary = (id: string): AgentSummary => ({
+    id,
+    label: config.agents[id]!.label,
+    description: config.agents[id]!.description,
+  });
+  return { main_agent: summary(config.main_agent), tools: config.tools.map(summary) };
+}

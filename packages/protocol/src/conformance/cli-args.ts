@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ConformanceLevel } from './check.js';
+import { errorMessage } from '../wire/errors.js';
 
 /** One command-line flag: its value's placeholder (none for a switch), default and help. */
 interface FlagSpec {
@@ -56,7 +57,10 @@ export interface CliOptions {
   help: boolean;
 }
 
-/** A command line the CLI cannot run: exit status 2, with the message and the help. */
+/**
+ * A command line the CLI cannot run: exit status 2, with the message and the help. The reference server's CLI has its
+ * own, of the same shape: each CLI is self-contained, and neither package depends on the other for it.
+ */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
@@ -74,7 +78,7 @@ export function parseConformanceArgs(argv: readonly string[]): CliOptions {
     );
     values = parseArgs({ args, options, strict: true, allowPositionals: false }).values as typeof values;
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(errorMessage(error));
   }
   const help = values.help === true;
   if (help) return { endpoint: '', level: 1, prompt: 'Hello', timeoutMs: 120_000, help };

@@ -4,6 +4,7 @@ import type { ConformanceReport } from './check.js';
 import { conformanceHelp, parseConformanceArgs, UsageError, type CliOptions } from './cli-args.js';
 import { formatResultLine, formatSummary } from './reporter.js';
 import { runConformance } from './run-conformance.js';
+import { errorMessage } from '../wire/errors.js';
 
 /** Where the CLI writes: stdout and stderr, one line per call, and files (for `--json`). */
 export interface CliIo {
@@ -51,7 +52,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     });
   } catch (error) {
     if (!(error instanceof FixtureError) && (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    io.err(`Cannot read the fixtures: ${(error as Error).message}`);
+    io.err(`Cannot read the fixtures: ${errorMessage(error)}`);
     return 2;
   }
   io.out(formatSummary(report));
@@ -59,7 +60,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     try {
       await io.writeFile(options.json, `${JSON.stringify(report, null, 2)}\n`);
     } catch (error) {
-      io.err(`Cannot write --json ${options.json}: ${(error as Error).message}`);
+      io.err(`Cannot write --json ${options.json}: ${errorMessage(error)}`);
       return 2;
     }
   }

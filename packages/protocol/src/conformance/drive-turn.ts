@@ -1,11 +1,12 @@
 import { applyOutputsWithResults, type CanvasDocument } from '../layout/apply-outputs.js';
 import { HopResponse } from '../wire/hop-response.js';
+import { MAX_AGENT_HOPS } from '../wire/limits.js';
 import type { ApplyResult } from '../wire/outputs.js';
 import { describeAnswer, type ConformanceClient, type Exchange } from './http-client.js';
 import { EMPTY_DOCUMENT, newRequestId, promptHop } from './requests.js';
 
-/** An agent's `max_hops` is at most 100, so a turn has at most 101 hops (spec §13). */
-const MAX_TURN_HOPS = 101;
+/** An agent's `max_hops` is at most {@link MAX_AGENT_HOPS}, and a turn has at most `max_hops + 1` hops (spec §2, §13). */
+const MAX_TURN_HOPS = MAX_AGENT_HOPS + 1;
 
 /** One hop of the level-1 turn: sent, then sent again as a client that lost the response would. */
 interface PromptTurnHop {
@@ -55,7 +56,7 @@ export async function drivePromptTurn(client: ConformanceClient, prompt: string)
     document = applied.document;
     applyResults = applied.results;
   }
-  turn.problem = `the turn still went on after ${MAX_TURN_HOPS} hops (max_hops is at most 100)`;
+  turn.problem = `the turn still went on after ${MAX_TURN_HOPS} hops (max_hops is at most ${MAX_AGENT_HOPS})`;
   await client.cancel(turn.requestId).catch(() => undefined);
   return turn;
 }

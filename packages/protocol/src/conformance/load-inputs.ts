@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DEFAULT_FIXTURES_DIR, loadFixtures, loadScenarios } from '../node/load-fixtures.js';
+import { checkScenarioFiles, DEFAULT_FIXTURES_DIR, loadFixtures, loadScenarios } from '../node/load-fixtures.js';
 import { FixtureError, readYamlFile } from '../node/read-yaml.js';
 import type { Fixtures } from '../scenario/fixtures.js';
 import { MalformedRequestTable, type MalformedRequestCase } from '../scenario/malformed-requests.js';
@@ -34,15 +34,8 @@ export async function loadConformanceInputs(
   const fixtures = await loadFixtures(fixturesDir);
   if (folders.scenariosDir !== undefined) {
     fixtures.scenarios = await loadScenarios(folders.scenariosDir);
-    for (const scenario of fixtures.scenarios) {
-      const file = join(folders.scenariosDir, `${scenario.id}.yaml`);
-      if (!(scenario.layout in fixtures.layouts))
-        throw new FixtureError(file, `layout: no layout fixture "${scenario.layout}" under ${fixturesDir}`);
-      for (const attachment of scenario.attachments) {
-        if (!(attachment.file in fixtures.attachments))
-          throw new FixtureError(file, `attachments: no file "${attachment.file}" under ${fixturesDir}`);
-      }
-    }
+    for (const scenario of fixtures.scenarios)
+      checkScenarioFiles(scenario, join(folders.scenariosDir, `${scenario.id}.yaml`), fixtures);
   }
   if (fixtures.scenarios.length === 0)
     throw new FixtureError(folders.scenariosDir ?? join(fixturesDir, 'scenarios'), 'holds no scenario (*.yaml)');

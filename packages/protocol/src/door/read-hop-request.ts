@@ -14,10 +14,10 @@ export interface DoorResult {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Everything a hop request must pass before a server looks at the turn (spec/hop-protocol.md §4, §7 validation
+ * Everything a hop request must pass before a server looks at the turn (spec §4 and the validation order of spec §7):
  * order): the content type (415: `application/json` or `multipart/form-data`, nothing else), the body size (413,
  * before parsing, counted as it streams), the JSON or multipart body (400 naming the field), hop 1's attachments.
- * The reference server and the msw mock both use it. Throws a {@link HopError}; a request refused here changes nothing.
+ * The reference server (and so its msw mock) uses it. Throws a {@link HopError}; a request refused here changes nothing.
  */
 export async function readHopRequest(
   request: Request,

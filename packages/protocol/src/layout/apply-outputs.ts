@@ -6,7 +6,7 @@ import { findComponentPath, resolveTarget, walkLayout, type LayoutPath } from '.
 
 // Our own Immer, not the global one: no auto-freeze. Freezing walks every node a result shares with a document
 // that is not frozen yet, and a server gets a fresh, unfrozen layout with every hop: at 10,000 components that was
-// 3/4 of each apply (bench/, issue #8). Purity does not depend on it: the reducer never writes to its input.
+// 3/4 of each apply (bench/README.md). Purity does not depend on it: the reducer never writes to its input.
 const { produce } = new Immer({ autoFreeze: false });
 
 /**
@@ -19,7 +19,7 @@ export interface CanvasDocument {
 }
 
 /**
- * Applies outputs in order and returns the new document (§4). Pure: the input is never changed. All or nothing:
+ * Applies outputs in order and returns the new document (spec §11). Pure: the input is never changed. All or nothing:
  * an impossible operation throws a {@link LayoutError} and no output of the list is applied.
  */
 export function applyOutputs(document: CanvasDocument, outputs: readonly ToolOutput[]): CanvasDocument {
@@ -76,7 +76,7 @@ export function applyOutput(document: CanvasDocument, output: ToolOutput): Canva
  * One placement, by path copying rather than immer: the new list and the objects on the path to it are fresh
  * copies, everything else is shared with the input. (Splicing through an immer draft pays a proxy trap per shifted
  * item, and assigning a new list to a draft makes immer 11 walk the whole list for nested drafts: either way the
- * whole layout on every hop; bench/, issue #8.)
+ * whole layout on every hop; bench/README.md.)
  */
 function placeOne(document: CanvasDocument, operation: PlaceOperation, callId: string): CanvasDocument {
   assertNewUuids(document.layout, operation.components, callId);

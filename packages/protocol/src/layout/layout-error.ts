@@ -1,4 +1,4 @@
-/** Why the reducer refused an output (§4). */
+/** Why the reducer refused an output (spec §11). */
 export type LayoutErrorCode =
   | 'unknown_target'
   | 'unknown_slot'

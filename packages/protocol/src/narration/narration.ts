@@ -1,5 +1,5 @@
 /**
- * The narration rules (§3), shared by every server and mock so they agree by construction:
+ * The narration rules (spec §9), shared by every server and the conformance kit so they agree by construction:
  * `progress` is every text the model produced this turn, trimmed, empty ones skipped, joined by a blank line;
  * on the last hop the final answer is stripped off its end and returned as `message` instead.
  */

@@ -60,21 +60,34 @@ export async function loadFixtures(dir: string = DEFAULT_FIXTURES_DIR): Promise<
     loadScenarios(join(dir, 'scenarios')),
     loadFolder(dir, 'attachments', IMAGE_FILE, async (file) => new Uint8Array(await readFile(file))),
   ]);
-  for (const scenario of scenarios) {
-    const file = join(dir, 'scenarios', `${scenario.id}.yaml`);
-    if (!(scenario.layout in layouts)) {
+  for (const scenario of scenarios)
+    checkScenarioFiles(scenario, join(dir, 'scenarios', `${scenario.id}.yaml`), { layouts, attachments });
+  return { dir, catalog, agents, layouts, scenarios, attachments };
+}
+
+/**
+ * Throws a {@link FixtureError} naming `file` when the scenario's layout or one of its attachments is not among the
+ * loaded fixtures. Own keys only: a name such as `constructor` is not a fixture.
+ */
+export function checkScenarioFiles(
+  scenario: Scenario,
+  file: string,
+  fixtures: Pick<Fixtures, 'layouts' | 'attachments'>,
+): void {
+  if (!Object.hasOwn(fixtures.layouts, scenario.layout)) {
+    throw new FixtureError(
+      file,
+      `layout: no layout fixture "${scenario.layout}" (known: ${Object.keys(fixtures.layouts).join(', ') || 'none'})`,
+    );
+  }
+  scenario.attachments.forEach((attachment, index) => {
+    if (!Object.hasOwn(fixtures.attachments, attachment.file)) {
       throw new FixtureError(
         file,
-        `layout: no layout fixture "${scenario.layout}" (known: ${Object.keys(layouts).join(', ')})`,
+        `attachments.${index}.file: no image "${attachment.file}" (known: ${Object.keys(fixtures.attachments).join(', ') || 'none'})`,
       );
     }
-    scenario.attachments.forEach((attachment, index) => {
-      if (!(attachment.file in attachments)) {
-        throw new FixtureError(file, `attachments.${index}.file: no image "${attachment.file}" under attachments/`);
-      }
-    });
-  }
-  return { dir, catalog, agents, layouts, scenarios, attachments };
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import type { z } from 'zod';
+import { errorMessage } from '../wire/errors.js';
 
 /** A fixture file that does not parse or does not match its schema; the message names the file and the key. */
 export class FixtureError extends Error {
@@ -20,13 +21,13 @@ export async function readYamlFile<Schema extends z.ZodType>(file: string, schem
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new FixtureError(file, `cannot be read (${(error as Error).message})`, { cause: error });
+    throw new FixtureError(file, `cannot be read (${errorMessage(error)})`, { cause: error });
   }
   let value: unknown;
   try {
     value = parse(text);
   } catch (error) {
-    throw new FixtureError(file, `is not valid YAML: ${(error as Error).message}`, { cause: error });
+    throw new FixtureError(file, `is not valid YAML: ${errorMessage(error)}`, { cause: error });
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {

@@ -1,18 +1,18 @@
 import { countComponents, findDuplicateUuid } from '../layout/layout-tree.js';
-import { HopError } from '../wire/errors.js';
+import { errorMessage, HopError } from '../wire/errors.js';
 import { HopRequest } from '../wire/hop-request.js';
 import type { Layout } from '../wire/layout.js';
-import { PROTOCOL_VERSION } from '../wire/ids.js';
+import { PROTOCOL_VERSION, RequestId } from '../wire/ids.js';
 import { LIMITS } from '../wire/limits.js';
 import { isPlainLayout } from './plain-layout.js';
-import { scanJson } from './scan-json.js';
+import { describeScanProblem, scanJson } from './scan-json.js';
 import { fieldName, isAbsent, toErrorIssues } from './zod-issues.js';
 
 /** The outcome of parsing a request: the typed request, or the error to answer with. */
 export type ParseResult = { success: true; data: HopRequest } | { success: false; error: HopError };
 
 /**
- * Parses a hop request body that is already JSON-decoded (§3). The error names the offending field, so a server
+ * Parses a hop request body that is already JSON-decoded (spec §5). The error names the offending field, so a server
  * can answer "400, `request_id` is required" without re-checking anything downstream. A valid layout is returned
  * as given, not copied: do not change `input` afterwards.
  */
@@ -21,11 +21,9 @@ export function parseHopRequest(input: unknown): ParseResult {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     return fail(new HopError('invalid_request', 'The request body must be a JSON object.'));
   }
-  const requestId =
-    typeof (input as { request_id?: unknown }).request_id === 'string'
-      ? (input as { request_id: string }).request_id
-      : undefined;
-  const options = { requestId: requestId && /^[A-Za-z0-9._:-]{1,128}$/.test(requestId) ? requestId : undefined };
+  // The error names the turn only when its id is valid: an invalid one is never echoed.
+  const requestId = RequestId.safeParse((input as { request_id?: unknown }).request_id);
+  const options = { requestId: requestId.success ? requestId.data : undefined };
 
   const problem = scanJson(input, {
     maxDepth: LIMITS.maxJsonDepth,
@@ -33,40 +31,9 @@ export function parseHopRequest(input: unknown): ParseResult {
     roomyPath: 'context.current_layout',
     maxValuesElsewhere: LIMITS.maxJsonValuesOutsideLayout,
   });
-  if (problem?.kind === 'too_many_values') {
+  if (problem) {
     return fail(
-      new HopError(
-        'invalid_request',
-        `The request holds more than ${problem.limit} JSON values (counted up to ${problem.path}); send less.`,
-        {
-          ...options,
-          field: problem.path,
-        },
-      ),
-    );
-  }
-  if (problem?.kind === 'too_deep') {
-    return fail(
-      new HopError(
-        'invalid_request',
-        `The request nests deeper than ${LIMITS.maxJsonDepth} levels at ${problem.path}.`,
-        {
-          ...options,
-          field: problem.path,
-        },
-      ),
-    );
-  }
-  if (problem?.kind === 'forbidden_key') {
-    return fail(
-      new HopError(
-        'invalid_request',
-        `The key "${problem.key}" is not allowed anywhere in a request (at ${problem.path}).`,
-        {
-          ...options,
-          field: problem.path,
-        },
-      ),
+      new HopError('invalid_request', describeScanProblem('The request', problem), { ...options, field: problem.path }),
     );
   }
 
@@ -160,7 +127,7 @@ export function parseHopRequestJson(text: string): ParseResult {
   } catch (error) {
     return {
       success: false,
-      error: new HopError('invalid_json', `The body is not valid JSON: ${(error as Error).message}`),
+      error: new HopError('invalid_json', `The body is not valid JSON: ${errorMessage(error)}`),
     };
   }
   return parseHopRequest(value);

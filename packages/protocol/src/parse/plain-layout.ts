@@ -1,17 +1,16 @@
 import { FORBIDDEN_KEYS } from '../wire/json.js';
 import type { Layout } from '../wire/layout.js';
+import { ID_PATTERN, NAME_PATTERN } from '../wire/ids.js';
 import { LIMITS } from '../wire/limits.js';
 
-// The same rules as the zod schemas in wire/ids.ts and wire/layout.ts, written as one walk. Keep them in step:
-// test/plain-layout.test.ts holds every rule against the schema.
-const ID = /^[A-Za-z0-9._:-]+$/;
-const NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+// The same rules as the zod schemas in wire/ids.ts and wire/layout.ts, written as one walk (with the schemas' own
+// patterns). Keep the shapes and lengths in step: test/plain-layout.test.ts holds every rule against the schema.
 const NODE_KEYS: ReadonlySet<string> = new Set(['uuid', 'component', 'props', 'slots']);
 
 /**
  * True when `value` is a layout exactly as `Layout.parse` would return it: every shape, id, name and prop value
  * valid, and no key the schema would strip. Then the schema's own walk can be skipped, which on a
- * 10,000-component layout is most of a hop's validation time (bench/, issue #8). False decides nothing: it means
+ * 10,000-component layout is most of a hop's validation time (bench/README.md). False decides nothing: it means
  * "let the schema look", which also gives the precise error.
  */
 export function isPlainLayout(value: unknown): value is Layout {
@@ -72,11 +71,11 @@ function isJsonValue(value: unknown, depth: number): boolean {
 }
 
 function isId(value: unknown, max: number): boolean {
-  return typeof value === 'string' && value.length >= 1 && value.length <= max && ID.test(value);
+  return typeof value === 'string' && value.length >= 1 && value.length <= max && ID_PATTERN.test(value);
 }
 
 function isName(value: string): boolean {
-  return value.length >= 1 && value.length <= 100 && NAME.test(value);
+  return value.length >= 1 && value.length <= 100 && NAME_PATTERN.test(value);
 }
 
 /** An object made by `{}` or JSON.parse, with only own enumerable string keys (what a zod record accepts). */

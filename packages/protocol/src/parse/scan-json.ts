@@ -2,7 +2,7 @@ import { FORBIDDEN_KEYS } from '../wire/json.js';
 
 /** What {@link scanJson} found wrong with a decoded JSON value, with the dotted path where. */
 export type JsonScanProblem =
-  | { kind: 'too_deep'; path: string }
+  | { kind: 'too_deep'; path: string; limit: number }
   | { kind: 'forbidden_key'; path: string; key: string }
   | { kind: 'too_many_values'; path: string; limit: number };
 
@@ -38,7 +38,7 @@ export function scanJson(value: unknown, limits: JsonScanLimits): JsonScanProble
     const item = stack.pop()!;
     if (item.value === null || typeof item.value !== 'object') continue;
     const depth = item.depth + 1;
-    if (depth > limits.maxDepth) return { kind: 'too_deep', path: pathOf(item) };
+    if (depth > limits.maxDepth) return { kind: 'too_deep', path: pathOf(item), limit: limits.maxDepth };
     const isArray = Array.isArray(item.value);
     for (const key of Object.keys(item.value)) {
       const child: ScanItem = {
@@ -58,6 +58,21 @@ export function scanJson(value: unknown, limits: JsonScanLimits): JsonScanProble
     }
   }
   return undefined;
+}
+
+/**
+ * A {@link JsonScanProblem} as one sentence about `subject` ("The request", "The arguments of edit_components"):
+ * the one wording of the parser's 400 and of a tool call's refusal.
+ */
+export function describeScanProblem(subject: string, problem: JsonScanProblem): string {
+  switch (problem.kind) {
+    case 'too_deep':
+      return `${subject}: JSON nested deeper than ${problem.limit} levels (at ${problem.path}).`;
+    case 'forbidden_key':
+      return `${subject}: the key "${problem.key}" is not allowed anywhere (at ${problem.path}).`;
+    case 'too_many_values':
+      return `${subject}: more than ${problem.limit} JSON values (counted up to ${problem.path}); send less.`;
+  }
 }
 
 interface ScanItem {

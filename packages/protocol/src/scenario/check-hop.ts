@@ -1,5 +1,6 @@
 import type { HopResponse } from '../wire/hop-response.js';
 import type { ToolOutput } from '../wire/outputs.js';
+import { errorMessage } from '../wire/errors.js';
 import { collectPlacedUuids } from '../layout/placed-uuids.js';
 import { collectPlacedComponentIds, resolvePlacedRefs } from './placed-refs.js';
 import type { ExpectedOutput, ScenarioHop } from './scenario.js';
@@ -66,7 +67,7 @@ function compareOutput(
     try {
       return resolvePlacedRefs(text, placed, selected);
     } catch (error) {
-      problems.push(`output ${got.call_id}: ${(error as Error).message}`);
+      problems.push(`output ${got.call_id}: ${errorMessage(error)}`);
       return text;
     }
   };

@@ -164,7 +164,7 @@ function applyHop(
   return { document: applied.document, results: applied.results, mismatches };
 }
 
-/** Hop 1 with attachments: one `request` part (the JSON) and one `attachments` file part per attachment (§3). */
+/** Hop 1 with attachments: one `request` part (the JSON) and one `attachments` file part per attachment (spec §4.3). */
 function multipartBody(scenario: Scenario, request: HopRequestInput, fixtures: Fixtures): FormData {
   const form = new FormData();
   form.append('request', JSON.stringify(request));

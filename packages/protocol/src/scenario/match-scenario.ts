@@ -35,15 +35,15 @@ export function scenarioMessagesFor(scenarios: readonly Scenario[], agent: strin
     .map((scenario) => scenario.user_message);
 }
 
-/** The generic way to a real model, for a scripted server that has no more specific instructions (the msw mock). */
+/** The generic way to a real model, for a scripted server that has no more specific instructions of its own. */
 export const REAL_MODEL_HINT =
   'To talk to a real model, point the chat at a Canvas AI server configured with a model provider (for the ' +
   'reference server: an OpenAI-compatible base URL, model name and API key).';
 
 /**
- * The one-hop answer of a scripted-mode server (reference server and msw mock alike) to a message no scenario
- * matches: says why, lists what it does understand, and how to get a real model instead. A server that knows its
- * own switch (flags, environment variables) passes it as `realModelHelp` in place of {@link REAL_MODEL_HINT}.
+ * The one-hop answer of a scripted-mode server to a message no scenario matches: says why, lists what it does
+ * understand, and how to get a real model instead. A server that knows its own switch (flags, environment
+ * variables) passes it as `realModelHelp`, which replaces {@link REAL_MODEL_HINT}: the answer gives one way.
  */
 export function noScenarioAnswer(knownMessages: readonly string[], realModelHelp: string = REAL_MODEL_HINT): string {
   const known =

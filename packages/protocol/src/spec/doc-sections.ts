@@ -1,10 +1,32 @@
 import { ERROR_STATUS, type ErrorCode } from '../wire/errors.js';
-import { LIMITS } from '../wire/limits.js';
+import { DEFAULT_AGENT_HOPS, LIMITS, MAX_AGENT_HOPS } from '../wire/limits.js';
 import { ERROR_CODE_DOCS, LIMIT_DOCS } from './error-docs.js';
 
-/** Tables of spec/hop-protocol.md that are generated from the code, by section name. */
+/** Tables and sentences of spec/hop-protocol.md that are generated from the code, by section name. */
 function generatedSections(): Record<string, string> {
-  return { 'error-codes': errorCodeTable(), limits: limitsTable() };
+  return { 'error-codes': errorCodeTable(), limits: limitsTable(), 'turn-bound': turnBound() };
+}
+
+function turnBound(): string {
+  return wrap(
+    `A turn is bounded by its agent's \`max_hops\` decisions (${DEFAULT_AGENT_HOPS} unless configured, at most ` +
+      `${MAX_AGENT_HOPS}), counted across hops in the stored state, never per request. A turn is therefore at most ` +
+      `${MAX_AGENT_HOPS + 1} requests (\`max_hops + 1\`, see [§2](#2-a-turn-step-by-step)), which a client may use as ` +
+      'its safety net against a server that never ends a turn.',
+  );
+}
+
+/** Prose wrapped at the spec's line width (115), as the hand-written paragraphs are. */
+function wrap(text: string, width = 115): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line].join('\n');
 }
 
 function errorCodeTable(): string {

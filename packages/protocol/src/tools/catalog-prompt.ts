@@ -1,7 +1,7 @@
 import type { Catalog } from '../config/catalog.js';
 
 /**
- * The catalog summary injected into the agent's context on every hop (§5): id, name and description of every
+ * The catalog summary injected into the agent's context on every hop (spec §12): id, name and description of every
  * component, plus the names of its slots so the model knows which components hold others. Props are left to
  * `get_component_details`, which the model calls on demand.
  */

@@ -14,7 +14,7 @@ const NAME = 'edit_components';
 const SHAPE = 'a YAML map of uuid → changed props, e.g.\n  <uuid>:\n    <prop>: <new value>';
 
 /**
- * `edit_components` (§5): changes props of components already on the page. Every uuid must be in the layout and
+ * `edit_components` (spec §12): changes props of components already on the page. Every uuid must be in the layout and
  * every prop must exist on that component's catalog definition and pass its type and enum checks; nothing is
  * applied unless all edits are valid. The result says what changed, old → new.
  */

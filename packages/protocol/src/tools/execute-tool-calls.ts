@@ -2,10 +2,11 @@ import type { Catalog } from '../config/catalog.js';
 import type { PageField, ToolSettings } from '../config/agents-config.js';
 import { applyOutputs, type CanvasDocument } from '../layout/apply-outputs.js';
 import { LayoutError } from '../layout/layout-error.js';
-import { scanJson } from '../parse/scan-json.js';
+import { describeScanProblem, scanJson } from '../parse/scan-json.js';
 import { LIMITS } from '../wire/limits.js';
 import { ToolOutput } from '../wire/outputs.js';
 import { ToolInputError, type ToolDefinition, type ToolExecution } from './tool-definition.js';
+import { errorMessage } from '../wire/errors.js';
 
 /** A tool call as the model sent it: `arguments` is the JSON text of the input. */
 export interface ToolCall {
@@ -66,8 +67,8 @@ export function outputLimitMessage(tool: string): string {
 }
 
 /**
- * Runs the calls the model decided in the previous hop (§2 step 2), in order: THE shared step of the reference
- * server's hop and the msw mock. Each call sees the document with the outputs of the earlier calls applied.
+ * Runs the calls the model decided in the previous hop (spec §2, step 2), in order: THE shared step of every
+ * TypeScript server's hop (the reference server's, and so its msw mock's). Each call sees the document with the outputs of the earlier calls applied.
  * A call that cannot run (unknown tool, arguments that are not JSON or fail the input schema, a
  * {@link ToolInputError}, a second call of a tool that does not allow parallel calls) becomes a readable result with
  * `ok: false` and no output; so does every call once the hop has {@link LIMITS.maxOutputsPerHop} outputs. Any
@@ -153,23 +154,14 @@ function parseArguments(
     // Some providers send no text at all for a call without arguments.
     json = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
     return {
       ok: false,
-      message: `The arguments of ${call.name} are not valid JSON (${reason}). Send one JSON object that matches the tool's parameters.`,
+      message: `The arguments of ${call.name} are not valid JSON (${errorMessage(error)}). Send one JSON object that matches the tool's parameters.`,
     };
   }
   // Checked before the schema walks it: hostile nesting must not overflow the stack and fail the hop.
   const problem = scanJson(json, { maxDepth: LIMITS.maxJsonDepth, maxValues: LIMITS.maxJsonValuesOutsideLayout });
-  if (problem) {
-    const what =
-      problem.kind === 'too_deep'
-        ? `nest deeper than ${LIMITS.maxJsonDepth} levels`
-        : problem.kind === 'forbidden_key'
-          ? `use the forbidden key "${problem.key}"`
-          : `hold more than ${problem.limit} values`;
-    return { ok: false, message: `The arguments of ${call.name} ${what} (at ${problem.path}).` };
-  }
+  if (problem) return { ok: false, message: describeScanProblem(`The arguments of ${call.name}`, problem) };
   const parsed = tool.input.safeParse(json);
   if (parsed.success) return { ok: true, value: parsed.data };
   const issues = parsed.error.issues

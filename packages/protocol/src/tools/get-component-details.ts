@@ -7,7 +7,7 @@ import { ToolInputError, type ToolDefinition } from './tool-definition.js';
 import { GetComponentDetailsInput } from './tool-inputs.js';
 
 /**
- * `get_component_details` (§5): the props (type, enum, required, default, description, examples) and slots (with
+ * `get_component_details` (spec §12): the props (type, enum, required, default, description, examples) and slots (with
  * their allowed children) of catalog components, as YAML-like text. Changes nothing, so it has no output.
  */
 export const getComponentDetailsTool: ToolDefinition<GetComponentDetailsInput> = {

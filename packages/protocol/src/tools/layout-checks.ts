@@ -53,7 +53,7 @@ export function unknownUuidMessage(layout: Layout, uuid: string): string {
 }
 
 /**
- * Checks one placement against the layout it will apply to (§5): the target exists, the slot is one of the parent's,
+ * Checks one placement against the layout it will apply to (spec §12): the target exists, the slot is one of the parent's,
  * the components are allowed in that slot, `inside` only on an empty target, `above`/`below` with a reference_uuid
  * that is in the target. Returns the problems, each a sentence that says what to do instead.
  */

@@ -13,7 +13,7 @@ import { uuidTree, uuidTreeAround } from './uuid-tree.js';
 const NAME = 'place_components';
 
 /**
- * `place_components` (§5): places new components from the catalog. Every operation is checked against the catalog
+ * `place_components` (spec §12): places new components from the catalog. Every operation is checked against the catalog
  * and against the layout as the earlier operations of the same call leave it; the call is all or nothing. The server
  * assigns every uuid; the result tells the model each one and the predicted layout.
  */

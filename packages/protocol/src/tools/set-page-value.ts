@@ -9,7 +9,7 @@ const NAME = 'set_page_value';
 const MAX_PAGE_VALUE_CHARS = 5_000;
 
 /**
- * `set_page_value` (§5): sets one page field (title, description, …). The field must be one the site configures
+ * `set_page_value` (spec §12): sets one page field (title, description, …). The field must be one the site configures
  * (`page_fields`), the value a string.
  */
 export const setPageValueTool: ToolDefinition<SetPageValueInput> = {

@@ -6,7 +6,7 @@ import type { ToolOutput } from '../wire/outputs.js';
 
 /** What a tool sees when it executes: the document as the browser sent it, with earlier outputs of this hop applied. */
 export interface ToolContext {
-  /** The component catalog (§5). */
+  /** The component catalog (spec §12, "The catalog"). */
   catalog: Catalog;
   /** The layout and page fields the tool acts on. */
   document: CanvasDocument;
@@ -14,7 +14,7 @@ export interface ToolContext {
   pageFields: readonly PageField[];
   /** The id of the call being executed; outputs carry it. */
   callId: string;
-  /** Makes a fresh component uuid (the server assigns every uuid, §2). */
+  /** Makes a fresh component uuid (the server assigns every uuid, spec §10). */
   newUuid: () => string;
 }
 
@@ -27,7 +27,7 @@ export interface ToolExecution {
 }
 
 /**
- * One tool (§5): a name, a zod input schema, and `execute`. Backend teams add their own by writing one module of
+ * One tool (spec §12): a name, a zod input schema, and `execute`. Backend teams add their own by writing one module of
  * this shape. A failed validation throws {@link ToolInputError}: a readable error for the model, never an output.
  *
  * `ToolDefinition` without a type argument holds a tool of any input type (a registry, a list of tools): `execute`
@@ -39,7 +39,7 @@ export interface ToolDefinition<Input = unknown> {
   description: string;
   /** The JSON arguments of a call are parsed with this before `execute`. */
   input: z.ZodType<Input>;
-  /** Whether several calls of this tool in one model reply all execute (§5); `false` for `place_components`. */
+  /** Whether several calls of this tool in one model reply all execute (spec §12); `false` for `place_components`. */
   allowParallel: boolean;
   execute(input: Input, context: ToolContext): ToolExecution | Promise<ToolExecution>;
 }

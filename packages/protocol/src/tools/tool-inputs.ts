@@ -4,7 +4,7 @@ import { JsonValue } from '../wire/json.js';
 import { Placement, PlacementTarget } from '../wire/layout.js';
 
 /**
- * The model-facing inputs of the built-in tools (§5). A model sends these as the JSON arguments of a tool call;
+ * The model-facing inputs of the built-in tools (spec §12). A model sends these as the JSON arguments of a tool call;
  * `components` and `component_edits` are YAML strings because models write YAML more reliably than nested JSON.
  */
 export const PlaceComponentsInput = z

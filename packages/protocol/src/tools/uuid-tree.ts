@@ -2,7 +2,7 @@ import { resolveTargetList } from '../layout/layout-tree.js';
 import type { ComponentNode, Layout } from '../wire/layout.js';
 
 /**
- * The layout as an indented uuid tree for the model (§5): every region, every component as `uuid component_id`,
+ * The layout as an indented uuid tree for the model (spec §12): every region, every component as `uuid component_id`,
  * every slot by name, empty ones marked. The model reads uuids and slot names here to write targets
  * (`<uuid>/<slot>`) and `reference_uuid`s. Example:
  *

@@ -23,17 +23,17 @@ function head(of: HopResponseHead): Omit<ContinuingHopResponse, 'should_continue
   };
 }
 
-/** A hop whose model decision parked tool calls: the turn goes on, `progress` is every text so far (§9). */
+/** A hop whose model decision parked tool calls: the turn goes on, `progress` is every text so far (spec §9). */
 export function continuingResponse(of: HopResponseHead, texts: readonly string[]): ContinuingHopResponse {
   return { ...head(of), should_continue: true, progress: joinNarration(texts) };
 }
 
-/** A hop whose model decision made no tool call: its text is the answer, stripped off the end of `progress` (§9). */
+/** A hop whose model decision made no tool call: its text is the answer, stripped off the end of `progress` (spec §9). */
 export function answerResponse(of: HopResponseHead, texts: readonly string[]): FinalHopResponse {
   return { ...head(of), should_continue: false, ...finalNarration(texts), finish_reason: 'answer' };
 }
 
-/** The hop after the agent's last allowed decision: no answer exists, so the fixed `max_hops` message (§9). */
+/** The hop after the agent's last allowed decision: no answer exists, so the fixed `max_hops` message (spec §9). */
 export function maxHopsResponse(of: HopResponseHead, texts: readonly string[], maxHops: number): FinalHopResponse {
   return {
     ...head(of),

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { ProtocolField } from './hop-request.js';
+import { PROTOCOL_VERSION } from './ids.js';
 
 /**
- * Every error code of the protocol with its HTTP status (§ Errors of spec/hop-protocol.md).
+ * Every error code of the protocol with its HTTP status (spec §7).
  * Codes are stable: clients branch on them, never on messages.
  */
 export const ERROR_STATUS = {
@@ -37,7 +38,7 @@ export const ErrorCodeSchema = z.enum(ERROR_CODES).meta({ id: 'ErrorCode' });
 export const ErrorIssue = z.object({ path: z.string(), message: z.string() }).meta({ id: 'ErrorIssue' });
 export type ErrorIssue = z.infer<typeof ErrorIssue>;
 
-/** The body of every 4xx/5xx response (§3): the turn stops, the narration so far is kept. */
+/** The body of every 4xx/5xx response (spec §7): the turn stops, the narration so far is kept. */
 export const HopErrorBody = z
   .object({
     status: z.literal(false),
@@ -47,7 +48,7 @@ export const HopErrorBody = z
     progress: z.string(),
     message: z.string(),
     error: z.object({
-      // Open on read: v1 may add codes (spec "Versioning"), and a client must still show the message and keep the
+      // Open on read: v1 may add codes (spec §14), and a client must still show the message and keep the
       // progress of an error whose code it does not know. The codes of this version are ErrorCode.
       code: z
         .string()
@@ -116,7 +117,7 @@ export class HopError extends Error {
     const body: HopErrorBody = {
       status: false,
       should_continue: false,
-      protocol: 'canvas-ai/1',
+      protocol: PROTOCOL_VERSION,
       progress: this.progress,
       message: this.message,
       error,
@@ -134,4 +135,10 @@ export class HopError extends Error {
 /** Whether a value is a {@link HopError} (also across package copies). */
 export function isHopError(value: unknown): value is HopError {
   return value instanceof HopError || (value instanceof Error && value.name === 'HopError' && 'code' in value);
+}
+
+/** The message of anything thrown: an error's `message`, or the value itself as text (a library may throw a string). */
+export function errorMessage(error: unknown): string {
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' ? message : String(error);
 }

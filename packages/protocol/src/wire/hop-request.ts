@@ -14,7 +14,7 @@ export const ChatMessage = z
   .meta({ id: 'ChatMessage' });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
-/** The host's document at request time, rebuilt from its store on every hop (§3). */
+/** The host's document at request time, rebuilt from its store on every hop (spec §5). */
 export const HopContext = z
   .object({
     current_layout: Layout,
@@ -29,7 +29,7 @@ export type HopContext = z.infer<typeof HopContext>;
 export const ProtocolField = z.literal(PROTOCOL_VERSION);
 
 /**
- * One hop of a turn (§3). Unknown fields are ignored; wrong types and missing required fields are rejected.
+ * One hop of a turn (spec §5). Unknown fields are ignored; wrong types and missing required fields are rejected.
  * `messages` is required on hop 1 (its last entry is the user's message) and ignored afterwards.
  */
 export const HopRequest = z

@@ -40,7 +40,7 @@ export const FinalHopResponse = z
   .meta({ id: 'FinalHopResponse' });
 export type FinalHopResponse = z.infer<typeof FinalHopResponse>;
 
-/** The response to a hop (HTTP 200), discriminated by `should_continue` (§3). */
+/** The response to a hop (HTTP 200), discriminated by `should_continue` (spec §6). */
 export const HopResponse = z
   .discriminatedUnion('should_continue', [ContinuingHopResponse, FinalHopResponse])
   .meta({ id: 'HopResponse', description: 'The response to one hop.' });

@@ -1,10 +1,21 @@
 import * as z from 'zod';
 
-/** The protocol version every request and response names (§ Versioning of spec/hop-protocol.md). */
+/** The protocol version every request and response names (spec §14). */
 export const PROTOCOL_VERSION = 'canvas-ai/1';
 
-/** The allowed characters of ids that end up in store keys and URLs. */
-const ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
+// The character rules, written once: the schemas below, the placement target and the parser's fast path
+// (parse/plain-layout.ts) all build on them.
+const ID_CHAR = '[A-Za-z0-9._:-]';
+const NAME = '[A-Za-z_][A-Za-z0-9_-]*';
+
+/** The allowed characters of ids that end up in store keys and URLs: request ids, component uuids, catalog ids. */
+export const ID_PATTERN = new RegExp(`^${ID_CHAR}+$`);
+
+/** A slot or region name: a letter or `_` first, then letters, digits, `_` and `-`. */
+export const NAME_PATTERN = new RegExp(`^${NAME}$`);
+
+/** A placement target: a region name, or `<parent_uuid>/<slot_name>` (a uuid is at most 128 characters). */
+export const TARGET_PATTERN = new RegExp(`^(?:${NAME}|${ID_CHAR}{1,128}/${NAME})$`);
 
 /** The turn id: 1–128 characters of `[A-Za-z0-9._:-]`, the same on every hop of one turn. */
 export const RequestId = z
@@ -29,7 +40,7 @@ export const ComponentId = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^[A-Za-z0-9._:-]+$/, 'a component id may only contain A-Z a-z 0-9 . _ : -');
+  .regex(ID_PATTERN, 'a component id may only contain A-Z a-z 0-9 . _ : -');
 export type ComponentId = z.infer<typeof ComponentId>;
 
 /** A slot or region name: a plain identifier. */
@@ -37,7 +48,7 @@ export const SlotName = z
   .string()
   .min(1)
   .max(100)
-  .regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'a slot or region name is an identifier: letters, digits, _ and -');
+  .regex(NAME_PATTERN, 'a slot or region name is an identifier: letters, digits, _ and -');
 export type SlotName = z.infer<typeof SlotName>;
 
 /** An agent id from the agents config. */

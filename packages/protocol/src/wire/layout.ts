@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { ComponentId, ComponentUuid, SlotName } from './ids.js';
+import { ComponentId, ComponentUuid, SlotName, TARGET_PATTERN } from './ids.js';
 import { JsonObject, SafeKey, JsonValue } from './json.js';
 
 /** A component's resolved prop values, by prop name. */
 export const Props = z.record(SafeKey, JsonValue).meta({ id: 'Props' });
 export type Props = z.infer<typeof Props>;
 
-/** One component instance in the layout tree (§4). A node lists every slot it has; an empty slot is `[]`. */
+/** One component instance in the layout tree (spec §10). A node lists every slot it has; an empty slot is `[]`. */
 export const ComponentNode = z
   .object({
     uuid: ComponentUuid,
@@ -23,7 +23,7 @@ export type ComponentNode = z.infer<typeof ComponentNode>;
 export const Region = z.object({ components: z.array(ComponentNode) }).meta({ id: 'Region' });
 export type Region = z.infer<typeof Region>;
 
-/** The page's component tree by region id (§4). */
+/** The page's component tree by region id (spec §10). */
 export const Layout = z
   .object({ regions: z.record(SlotName, Region) })
   .meta({ id: 'Layout', description: 'The page layout: ordered component trees by region id.' });
@@ -42,10 +42,7 @@ export type PageValues = z.infer<typeof PageValues>;
  */
 export const PlacementTarget = z
   .string()
-  .regex(
-    /^(?:[A-Za-z_][A-Za-z0-9_-]*|[A-Za-z0-9._:-]{1,128}\/[A-Za-z_][A-Za-z0-9_-]*)$/,
-    'a target is a region id ("content") or "<parent_uuid>/<slot_name>"',
-  )
+  .regex(TARGET_PATTERN, 'a target is a region id ("content") or "<parent_uuid>/<slot_name>"')
   .meta({ id: 'PlacementTarget' });
 export type PlacementTarget = z.infer<typeof PlacementTarget>;
 

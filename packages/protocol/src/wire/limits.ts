@@ -23,3 +23,13 @@ export const LIMITS = {
   /** Outputs in one response, and so apply results in one request. */
   maxOutputsPerHop: 100,
 } as const;
+
+/** An agent's `max_hops` (model decisions per turn) when its config names none. */
+export const DEFAULT_AGENT_HOPS = 10;
+
+/**
+ * The largest `max_hops` an agent may configure. A turn is at most `max_hops + 1` requests (the last one only
+ * executes the calls parked by the last decision), so 49 keeps every valid turn within 50 requests: the widget's
+ * default safety net, which therefore never ends a turn a conforming server would finish.
+ */
+export const MAX_AGENT_HOPS = 49;

@@ -3,7 +3,7 @@ import { CallId, ComponentUuid } from './ids.js';
 import { JsonValue, SafeKey } from './json.js';
 import { ComponentNode, Placement, PlacementTarget, Props } from './layout.js';
 
-/** One placement of a `place_components` output, with server-assigned uuids (§5). */
+/** One placement of a `place_components` output, with server-assigned uuids (spec §11). */
 export const PlaceOperation = z
   .object({
     target: PlacementTarget,
@@ -45,7 +45,7 @@ export const SetPageValueOutput = z
   .meta({ id: 'SetPageValueOutput', description: 'Set one page field such as the title.' });
 export type SetPageValueOutput = z.infer<typeof SetPageValueOutput>;
 
-/** A structured tool output the browser applies to its store, discriminated by `type` (§5). */
+/** A structured tool output the browser applies to its store, discriminated by `type` (spec §11). */
 export const ToolOutput = z
   .discriminatedUnion('type', [PlaceComponentsOutput, EditComponentsOutput, SetPageValueOutput])
   .meta({ id: 'ToolOutput' });

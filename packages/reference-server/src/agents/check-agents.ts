@@ -2,7 +2,7 @@ import type { AgentsConfig } from '@canvas-ai/protocol';
 import { ConfigError } from './config-error.js';
 
 /**
- * The cross-checks only the server can make (DESIGN §6): every tool an agent names exists, and every tool setting
+ * The cross-checks of the agents config only the server can make: every tool an agent names exists, and every tool setting
  * belongs to a tool the agent has. The protocol's schema has already checked the agent ids and the main agent.
  * Throws a {@link ConfigError} naming `source`, the key and the fix.
  */

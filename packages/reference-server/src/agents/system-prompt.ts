@@ -6,7 +6,7 @@ import { describeCatalog, uuidTree } from '@canvas-ai/protocol/server';
 export interface SystemPromptInput {
   agent: AgentDefinition;
   catalog: Catalog;
-  /** This hop's context: applied on every hop, never stored (DESIGN §2). */
+  /** This hop's context: applied on every hop, never stored (spec §8: the document comes with every hop). */
   context: HopContext;
   pageFields: readonly PageField[];
   /** The project's documentation, added for agents with `include_docs`. */
@@ -35,7 +35,7 @@ export function buildSystemPrompt({ agent, catalog, context, pageFields, docs }:
 function describePage(context: HopContext): string {
   // One line per component, `uuid: {"prop": value}`: still YAML (a JSON object is a YAML flow map) and as readable
   // to a model, at JSON.stringify's speed. The yaml library's block output of every prop took half of each hop's
-  // time at 10,000 components and a quarter at 10 (bench/, issue #8).
+  // time at 10,000 components and a quarter at 10 (bench/README.md).
   const props: string[] = [];
   walkLayout(context.current_layout, (node) => {
     props.push(`${node.uuid}: ${JSON.stringify(node.props)}`);

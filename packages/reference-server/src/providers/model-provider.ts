@@ -1,7 +1,11 @@
 import type { ToolDefinition } from '@canvas-ai/protocol/server';
 import type { ModelMessage, StoredToolCall } from '../turn-state.js';
 
-/** One model decision to make (DESIGN §2 step 3): everything a provider needs, nothing it must remember. */
+/**
+ * One model decision to make (spec/hop-protocol.md §2, step 4): everything a provider needs, nothing it must remember.
+ * It carries no abort signal on purpose: a decision runs to its end even when the client's connection is gone, so
+ * the hop is stored and the client's retry gets it (see `decideOnce` in hop.ts). A provider bounds its own time.
+ */
 export interface ModelRequest {
   /** The agent running the turn. */
   agentId: string;
@@ -24,8 +28,6 @@ export interface ModelRequest {
     /** The component selected in the editor in this hop's request, if any. */
     selectedComponent: string | null;
   };
-  /** Aborted when the hop is abandoned. */
-  signal?: AbortSignal;
 }
 
 /** The model's decision: narration text and the tool calls to park. No tool call means the model is finished. */

@@ -4,11 +4,11 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
+import { errorMessage } from '@canvas-ai/protocol';
 import { HopError } from '@canvas-ai/protocol/server';
 import type { ModelMessage, StoredToolCall } from '../turn-state.js';
 import type { ModelProvider, ModelReply, ModelRequest } from './model-provider.js';
 import { toolParameters } from './tool-schemas.js';
-import { errorMessage } from '../error-message.js';
 
 /** Where and how to reach an OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM, LM Studio …). */
 export interface OpenAiCompatibleOptions {
@@ -53,15 +53,12 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     }));
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = await this.#client.chat.completions.create(
-        {
-          model: this.#options.model,
-          messages: [{ role: 'system', content: request.system }, ...request.messages.map(toChatMessage)],
-          ...(tools.length > 0 ? { tools } : {}),
-          ...(this.#options.temperature !== undefined ? { temperature: this.#options.temperature } : {}),
-        },
-        { signal: request.signal },
-      );
+      completion = await this.#client.chat.completions.create({
+        model: this.#options.model,
+        messages: [{ role: 'system', content: request.system }, ...request.messages.map(toChatMessage)],
+        ...(tools.length > 0 ? { tools } : {}),
+        ...(this.#options.temperature !== undefined ? { temperature: this.#options.temperature } : {}),
+      });
     } catch (error) {
       throw this.#providerError(error);
     }

@@ -1,4 +1,5 @@
 import { HopError } from '@canvas-ai/protocol/server';
+import { errorMessage } from '@canvas-ai/protocol';
 import {
   matchScenario,
   noScenarioAnswer,
@@ -7,7 +8,6 @@ import {
   type Scenario,
 } from '@canvas-ai/protocol/scenario';
 import type { ModelProvider, ModelReply, ModelRequest } from './model-provider.js';
-import { errorMessage } from '../error-message.js';
 
 /** How to switch from the scripted provider to a real model; told to anyone whose message matches no scenario. */
 export const REAL_MODEL_HELP =
@@ -59,9 +59,9 @@ export class ScriptedProvider implements ModelProvider {
     }
   }
 
-  /** The shared scripted-mode answer, plus this server's own switch to a real model. */
+  /** The shared scripted-mode answer, with this server's own switch to a real model in place of the generic one. */
   #noScenarioAnswer(request: ModelRequest): string {
     const known = scenarioMessagesFor(this.#scenarios, request.agentId, request.mainAgent);
-    return `${noScenarioAnswer(known)}\n\n${REAL_MODEL_HELP}`;
+    return noScenarioAnswer(known, REAL_MODEL_HELP);
   }
 }

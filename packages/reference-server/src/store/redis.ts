@@ -1,7 +1,8 @@
+import { errorMessage } from '@canvas-ai/protocol';
 import { Redis } from 'ioredis';
+import { ConfigError } from '../agents/config-error.js';
 import type { Logger } from '../log.js';
 import type { TurnLock, TurnStore } from './turn-store.js';
-import { errorMessage } from '../error-message.js';
 
 /** How a {@link RedisTurnStore} reaches Redis and names its keys. */
 export interface RedisTurnStoreOptions {
@@ -24,7 +25,7 @@ interface WithReleaseLock {
 }
 
 /**
- * The turn store for several server instances behind a load balancer (DESIGN §7): any hop of a turn may land on any
+ * The turn store for several server instances behind a load balancer (spec §8): any hop of a turn may land on any
  * instance. Values are JSON strings with a native TTL (`SET … PX`); the per-turn lock is `SET NX PX` holding a
  * random owner token, released by a Lua script that compares the token first. Commands fail fast while Redis is
  * unreachable (no offline queue, no silent resend), so a hop answers 503 `store_unavailable` instead of hanging,
@@ -79,8 +80,8 @@ export class RedisTurnStore implements TurnStore {
       store.#state = 'closed';
       client.disconnect();
       const reason = store.#lastError?.message ?? errorMessage(error);
-      throw new Error(
-        `Cannot reach Redis at ${redactUrl(url)} (${reason}). Start redis-server there, or fix --store.`,
+      throw new ConfigError(
+        [`--store: cannot reach Redis at ${redactUrl(url)} (${reason}). Start redis-server there, or fix --store.`],
         { cause: error },
       );
     }

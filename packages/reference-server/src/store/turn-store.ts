@@ -1,5 +1,5 @@
 /**
- * The turn store (DESIGN §7): the only state a server keeps between hops. Values are JSON-serializable, so the same
+ * The turn store (spec §8): the only state a server keeps between hops. Values are JSON-serializable, so the same
  * interface fits an in-process map and a shared store such as Redis (several instances serve one turn's hops).
  */
 import { HopError } from '@canvas-ai/protocol/server';
@@ -24,7 +24,7 @@ export interface TurnStore {
   lock(key: string, ttlMs: number): Promise<TurnLock | undefined>;
 }
 
-/** The store key of a turn: scoped to the caller's session (DESIGN §7). */
+/** The store key of a turn: scoped to the caller's session (spec §4.2). */
 export function turnKey(sessionId: string, requestId: string): string {
   // request_id may contain ':', and a deployment's own session ids (a user id) may too: escaping the session id
   // keeps "alice" + "x:t1" and "alice:x" + "t1" apart. Cookie session ids (base64url) are left as they are.

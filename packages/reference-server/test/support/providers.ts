@@ -25,7 +25,7 @@ export class RecordingProvider implements ModelProvider {
   }
 
   async decide(request: ModelRequest): Promise<ModelReply> {
-    const { signal: _signal, tools, ...rest } = request;
+    const { tools, ...rest } = request;
     this.requests.push(structuredClone({ ...rest, tools: tools.map((tool) => tool.name) }));
     const held = this.#held;
     this.#held = undefined;

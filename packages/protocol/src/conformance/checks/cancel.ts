@@ -4,7 +4,7 @@ import { describeAnswer, errorCodeOf, type Exchange } from '../http-client.js';
 import { newRequestId, scenarioHop } from '../requests.js';
 import { multiHopScenario } from './turn-probes.js';
 
-/** Cancel (§8.5): idempotent, scoped, and a cancelled turn is gone. */
+/** Cancel (spec §8.5): idempotent, scoped, and a cancelled turn is gone. */
 export const cancelChecks: ConformanceCheck[] = [
   defineCheck({
     id: 'cancel.unknown-id-idempotent',

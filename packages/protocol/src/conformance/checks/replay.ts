@@ -7,7 +7,7 @@ import { verdict } from './invariants.js';
 const must =
   'A hop sent again with the same request_id and hop MUST get the stored response of that hop, with the same content, and MUST NOT execute anything again: no tool call runs twice, no uuid is assigned twice.';
 
-/** Retries (§8.2): a repeated hop gets the stored response, and nothing executes twice. */
+/** Retries (spec §8.2): a repeated hop gets the stored response, and nothing executes twice. */
 export const replayChecks: ConformanceCheck[] = [
   defineCheck({
     id: 'replay.same-response',

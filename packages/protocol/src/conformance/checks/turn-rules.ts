@@ -6,7 +6,7 @@ import { jsonDifference } from '../json-diff.js';
 import { EMPTY_DOCUMENT, newRequestId, promptHop, scenarioHop } from '../requests.js';
 import { failureProbe, multiHopScenario } from './turn-probes.js';
 
-/** The turn rules of §8: unknown and ended turns, concurrent and out-of-order hops, sessions, failed turns. */
+/** The turn rules of spec §8: unknown and ended turns, concurrent and out-of-order hops, sessions, failed turns. */
 export const turnRuleChecks: ConformanceCheck[] = [
   defineCheck({
     id: 'turn-rules.unknown-turn-410',

@@ -59,7 +59,7 @@ function expectation(expect: Expectation): string {
 
 /** The section whose rule a row breaks, by the error it expects. */
 function specOf(row: MalformedRequestCase): SpecRef {
-  const must = `a request that breaks this rule gets ${expectation(row.expect)} (the table of §7 and fixtures/malformed-requests.yaml)`;
+  const must = `a request that breaks this rule gets ${expectation(row.expect)} (the table of spec/hop-protocol.md §7 and fixtures/malformed-requests.yaml)`;
   if (row.expect.code === 'unsupported_media_type' || row.expect.code === 'invalid_json')
     return { section: 'contentTypes', must };
   if (/__proto__|constructor|prototype/.test(row.expect.field ?? row.name)) return { section: 'tolerance', must };

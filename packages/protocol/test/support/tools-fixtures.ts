@@ -3,11 +3,11 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { Catalog, Layout, PageField, type CanvasDocument } from '../src/index.js';
-import { ToolInputError, type ToolContext, type ToolDefinition, type ToolExecution } from '../src/server.js';
+import { Catalog, Layout, PageField, type CanvasDocument } from '../../src/index.js';
+import { ToolInputError, type ToolContext, type ToolDefinition, type ToolExecution } from '../../src/server.js';
 
 function fixture(path: string): unknown {
-  return parse(readFileSync(new URL(`../../../fixtures/${path}`, import.meta.url), 'utf8'));
+  return parse(readFileSync(new URL(`../../../../fixtures/${path}`, import.meta.url), 'utf8'));
 }
 
 /** The demo catalog, validated by the protocol's schema. */

@@ -1,5 +1,0 @@
-/** The message of anything thrown: an error's `message`, or the value itself as text (a library may throw a string). */
-export function errorMessage(error: unknown): string {
-  const message = (error as { message?: unknown } | null | undefined)?.message;
-  return typeof message === 'string' ? message : String(error);
-}
