@@ -3,10 +3,13 @@
 // '@canvas-ai/protocol/server'; the scripted-turn fixtures in '@canvas-ai/protocol/scenario'.
 export { JsonObject, JsonValue, SafeKey } from './wire/json.js';
 export { AgentId, CallId, ComponentId, ComponentUuid, PROTOCOL_VERSION, RequestId, SlotName } from './wire/ids.js';
-export { DEFAULT_AGENT_HOPS, LIMITS, MAX_AGENT_HOPS } from './wire/limits.js';
+export { DEFAULT_AGENT_HOPS, LIMITS, MAX_AGENT_HOPS, MAX_TURN_REQUESTS } from './wire/limits.js';
 export { ComponentNode, Layout, PageValues, Placement, PlacementTarget, Props, Region } from './wire/layout.js';
 export {
   ApplyResult,
+  Conflict,
+  PageValueConflict,
+  PropConflict,
   EditComponentsOutput,
   PlaceComponentsOutput,
   PlaceOperation,
@@ -64,3 +67,4 @@ export {
   walkLayout,
 } from './layout/layout-tree.js';
 export { applyOutput, applyOutputs, applyOutputsWithResults, type CanvasDocument } from './layout/apply-outputs.js';
+export { conflictReason, conflictResult, type CurrentValues, findConflicts } from './layout/conflicts.js';

@@ -18,6 +18,15 @@ export {
   stripFinalAnswer,
 } from './narration/narration.js';
 export { collectPlacedUuids } from './layout/placed-uuids.js';
+export {
+  type DocumentChange,
+  type DocumentDigest,
+  diffDocument,
+  digestChars,
+  digestDocument,
+  type KnownValue,
+  type Place,
+} from './layout/document-digest.js';
 export { resolveTarget, resolveTargetList } from './layout/layout-tree.js';
 export { type ToolContext, type ToolDefinition, type ToolExecution, ToolInputError } from './tools/tool-definition.js';
 export {

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { runConformance, type CheckResult, type ConformanceOptions } from '../src/conformance/index.js';
 import { loadFixtures } from '../src/node/index.js';
-import { MAX_AGENT_HOPS } from '../src/wire/limits.js';
+import { MAX_AGENT_HOPS, MAX_TURN_REQUESTS } from '../src/wire/limits.js';
 import {
   errorBody,
   hopBody,
@@ -132,7 +132,7 @@ describe('the prompt-turn invariants', () => {
     );
   });
 
-  it('fails turn-completes when the turn goes on past max_hops + 1 hops, the most any valid agent allows', async () => {
+  it('fails turn-completes when the turn goes on past max_hops + 2 hops, the most any valid agent allows', async () => {
     const hops: number[] = [];
     const results = await check(
       (request) => {
@@ -145,9 +145,9 @@ describe('the prompt-turn invariants', () => {
     assert.equal(results[0]!.status, 'fail');
     assert.equal(
       results[0]!.why,
-      `the turn still went on after ${MAX_AGENT_HOPS + 1} hops (max_hops is at most ${MAX_AGENT_HOPS})`,
+      `the turn still went on after ${MAX_TURN_REQUESTS} hops (max_hops is at most ${MAX_AGENT_HOPS})`,
     );
-    assert.equal(Math.max(...hops), MAX_AGENT_HOPS + 1, 'the kit sends no hop past the bound');
+    assert.equal(Math.max(...hops), MAX_TURN_REQUESTS, 'the kit sends no hop past the bound');
   });
 
   it('fails final-fields-last-hop-only when a continuing hop carries message', async () => {

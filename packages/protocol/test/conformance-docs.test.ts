@@ -8,7 +8,7 @@ import {
   SPEC_SECTIONS,
   specLink,
 } from '../src/conformance/index.js';
-import { MAX_AGENT_HOPS } from '../src/wire/limits.js';
+import { MAX_TURN_REQUESTS } from '../src/wire/limits.js';
 
 // spec/conformance.md maps every check to the rule it enforces: these tests keep that map, the section links and
 // the options table in step with the kit.
@@ -66,10 +66,10 @@ describe('spec/conformance.md', () => {
     );
   });
 
-  it("states the kit's bound on the prompt turn: max_hops + 1 hops of the largest max_hops", () => {
+  it("states the kit's bound on the prompt turn: max_hops + 2 hops of the largest max_hops", () => {
     const row = tableRows.find((candidate) => candidate.family === 'invariants.turn-completes');
     assert.ok(row, 'no row for invariants.turn-completes');
-    assert.ok(row.line.includes(`within ${MAX_AGENT_HOPS + 1} hops.`), row.line);
+    assert.ok(row.line.includes(`within ${MAX_TURN_REQUESTS} hops.`), row.line);
   });
 
   it('documents every flag of the CLI', () => {

@@ -14,6 +14,7 @@ import {
   executeToolCalls,
 } from '../src/server.js';
 import type { Scenario } from '../src/scenario/index.js';
+import { decidedReplies } from '../src/scenario/index.js';
 import { DEFAULT_FIXTURES_DIR, FixtureError, loadFixtures, loadScenario, loadScenarios } from '../src/node/index.js';
 
 const fixtures = await loadFixtures();
@@ -187,8 +188,15 @@ describe('every scenario', () => {
 
     it(`"${scenario.id}" has one reply per model decision its hops imply`, () => {
       const last = scenario.hops.at(-1)!;
-      // Every hop makes one decision, except the hop that ends the turn at max_hops.
-      const decisions = last.finish_reason === 'max_hops' ? scenario.hops.length - 1 : scenario.hops.length;
+      // Every hop makes one decision, except those that only end the turn after the last outputs (spec §2).
+      const decided = decidedReplies(
+        scenario,
+        scenario.hops,
+        (index) =>
+          [...(scenario.hops[index]!.apply_results ?? [])].some((result) => result.status === 'rejected') ||
+          scenario.hops[index]!.conflicts.length > 0,
+      );
+      const decisions = decided.filter((reply) => reply !== undefined).length;
       assert.equal(scenario.replies.length, decisions);
       if (last.finish_reason === 'max_hops') {
         assert.equal(decisions, fixtures.agents.agents[agentOf(scenario)]!.max_hops);

@@ -111,6 +111,9 @@ describe('checkHop', () => {
 
   it('finds nothing wrong with a hop as the scenario expects it', () => {
     const hop: ScenarioHop = {
+      person_before_outputs: [],
+      person_after_outputs: [],
+      conflicts: [],
       should_continue: true,
       outputs: [
         {
@@ -176,9 +179,7 @@ describe('checkHop', () => {
     const good = response(4, {
       outputs: [edit({ role: 'Regular since 2019' })],
       progress: hop.progress,
-      should_continue: false,
-      message: hop.message!,
-      finish_reason: 'answer',
+      should_continue: true,
     });
     assert.deepEqual(checkHop(hop, good, ['testimonial-uuid']), []);
     const bad = response(4, { ...good, outputs: [edit({ role: 'New customer' })] });
@@ -188,25 +189,16 @@ describe('checkHop', () => {
   });
 
   it('reports progress, should_continue, message and finish_reason that differ', () => {
-    const hop = byId('max-hops').hops[3]!;
-    const got = response(4, {
-      outputs: [
-        {
-          type: 'edit_components',
-          call_id: 'call_text_1',
-          component_updates: { 'text-1': { body: hop.outputs[0]!.component_updates!['text-1']!.body! } },
-        },
-      ],
-      progress: 'Something else',
-    });
+    const hop = byId('max-hops').hops[4]!;
+    const got = response(5, { outputs: [], progress: 'Something else' });
     const mismatches = checkHop(hop, got, []);
-    assert.equal(mismatches[0], 'hop 4: expected should_continue false but got true');
+    assert.equal(mismatches[0], 'hop 5: expected should_continue false but got true');
     assert.match(
       mismatches[1]!,
-      /^hop 4: expected progress "I'll start.*" but got "Something else" \(they differ from character 0\)$/,
+      /^hop 5: expected progress "I'll start.*" but got "Something else" \(they differ from character 0\)$/,
     );
-    assert.equal(mismatches[2], `hop 4: expected message ${JSON.stringify(hop.message)} but got nothing`);
-    assert.equal(mismatches[3], 'hop 4: expected finish_reason "max_hops" but got nothing');
+    assert.equal(mismatches[2], `hop 5: expected message ${JSON.stringify(hop.message)} but got nothing`);
+    assert.equal(mismatches[3], 'hop 5: expected finish_reason "max_hops" but got nothing');
     assert.equal(mismatches.length, 4);
   });
 
@@ -223,9 +215,7 @@ describe('checkHop', () => {
         { type: 'set_page_value', call_id: 'call_7', field: 'summary', value: 'Cookies.' },
       ],
       progress: hop.progress,
-      should_continue: false,
-      message: hop.message!,
-      finish_reason: 'answer',
+      should_continue: true,
     });
     assert.deepEqual(checkHop(hop, got, []), [
       'hop 7: output call_7: expected field "description" but got "summary"',
@@ -285,14 +275,23 @@ describe('driveScenario', () => {
       request_id: hop.request_id,
       outputs: [heroOutput(hop)],
       progress: hero.hops[1]!.progress,
+      should_continue: true,
+    }),
+  });
+  // The answer comes once the client reported on the hero (spec §2 step 5).
+  const correctHop3 = (hop: HopRequest) => ({
+    status: 200,
+    body: response(3, {
+      request_id: hop.request_id,
+      progress: hero.hops[2]!.progress,
       should_continue: false,
-      message: hero.hops[1]!.message!,
+      message: hero.hops[2]!.message!,
       finish_reason: 'answer',
     }),
   });
 
   it('sends each hop built from the document it keeps, and passes when every hop matches', async () => {
-    const server = fakeServer([correctHop1, correctHop2]);
+    const server = fakeServer([correctHop1, correctHop2, correctHop3]);
     const run = await driveScenario(hero, {
       endpoint: 'http://fake.test/api/hop',
       fetch: server.fetch,
@@ -301,13 +300,14 @@ describe('driveScenario', () => {
       conversationId: 'chat-1',
     });
     assert.equal(run.passed, true);
-    const [hop1, hop2] = server.seen.map((entry) => entry.body as HopRequest);
+    const [hop1, hop2, hop3] = server.seen.map((entry) => entry.body as HopRequest);
     assert.deepEqual(hop1!.messages, [{ role: 'user', text: hero.user_message }]);
     assert.equal(hop1!.agent, 'page_builder');
     assert.equal(hop1!.conversation_id, 'chat-1');
     assert.equal(hop1!.apply_results, undefined);
     assert.equal(hop2!.messages, undefined);
     assert.deepEqual(hop2!.apply_results, []);
+    assert.deepEqual(hop3!.apply_results, [{ call_id: 'call_hero', status: 'applied' }]);
     assert.equal(run.document.layout.regions.content!.components[0]!.uuid, 'hero-of-turn-a');
   });
 
@@ -316,7 +316,7 @@ describe('driveScenario', () => {
       status: 200,
       body: response(1, { request_id: hop.request_id, progress: 'Hello' }),
     });
-    const server = fakeServer([wrong, correctHop2]);
+    const server = fakeServer([wrong, correctHop2, correctHop3]);
     const run = await driveScenario(hero, {
       endpoint: 'http://fake.test/api/hop',
       fetch: server.fetch,
@@ -324,9 +324,10 @@ describe('driveScenario', () => {
       requestId: 'turn-b',
     });
     assert.equal(run.passed, false);
-    assert.equal(run.hops.length, 2);
+    assert.equal(run.hops.length, 3);
     assert.match(run.hops[0]!.mismatches[0]!, /^hop 1: expected progress "I'll add a hero/);
     assert.deepEqual(run.hops[1]!.mismatches, []);
+    assert.deepEqual(run.hops[2]!.mismatches, []);
   });
 
   it('stops at an error status, names the error code, and cancels nothing that was not continuing', async () => {

@@ -20,6 +20,11 @@ describe('edit_components', () => {
         'hero-1': { heading: 'Fresh every morning', theme: 'dark' },
         'card-2': { price: '$3.25', body: 'Chewy.' },
       },
+      // What each prop held when the tool ran; `null` for a prop that was not set.
+      replaces: {
+        'hero-1': { heading: 'Crumb & Co.', theme: 'brand' },
+        'card-2': { price: '$3.00', body: null },
+      },
     });
     assert.equal(
       result,
@@ -99,13 +104,15 @@ describe('set_page_value', () => {
       call_id: 'call-1',
       field: 'title',
       value: 'Crumb & Co. | Cookies',
+      replaces: 'Crumb & Co.',
     });
     assert.equal(result, "Set Page title (`title`) to 'Crumb & Co. | Cookies' (it was 'Crumb & Co.').");
   });
 
   it('confirms a field that was not set before', async () => {
-    const { result } = await run(setPageValueTool, { field: 'description', value: 'Cookies.' });
+    const { output, result } = await run(setPageValueTool, { field: 'description', value: 'Cookies.' });
     assert.ok(result.endsWith('(it was not set before).'));
+    assert.equal(output?.type === 'set_page_value' && output.replaces, null, 'replaces null: the field was not set');
   });
 
   it('refuses an unknown field and says which exist', async () => {

@@ -2,6 +2,7 @@ import type {
   AgentDefinition,
   AgentsConfig,
   Attachment,
+  CanvasDocument,
   HopRequest,
   HopResponse,
   ToolOutput,
@@ -11,6 +12,8 @@ import {
   answerResponse,
   collectPlacedUuids,
   continuingResponse,
+  diffDocument,
+  digestDocument,
   executeToolCalls,
   HopError,
   isHopError,
@@ -20,6 +23,7 @@ import {
 } from '@canvas-ai/protocol/server';
 import { buildSystemPrompt } from './agents/system-prompt.js';
 import type { ModelReply } from './providers/model-provider.js';
+import { overwritesPersonEdit, personChangesNotice } from './person-changes-notice.js';
 import { rejectionNotice } from './rejection-notice.js';
 import type { ServerDeps } from './server-deps.js';
 import { guardStore, turnKey } from './store/turn-store.js';
@@ -30,6 +34,7 @@ import {
   turnTexts,
   type ActiveTurn,
   type FinishedTurn,
+  type HeldEnding,
   type ModelMessage,
   type TurnSoFar,
 } from './turn-state.js';
@@ -49,14 +54,20 @@ interface HopRun {
   agentId: string;
   agent: AgentDefinition;
   turn: TurnSoFar;
+  /** The outputs of the turn's previous response (none on hop 1): what this request's `apply_results` report on. */
+  previousOutputs: readonly ToolOutput[];
 }
 
 /** What running the parked calls left for the decision: the conversation so far and this hop's outputs. */
 interface ParkedCallsStep {
   messages: ModelMessage[];
   outputs: ToolOutput[];
+  /** The request's document with this hop's outputs applied: what the next request should carry. */
+  document: CanvasDocument;
   placedUuids: string[];
   executed: Array<{ name: string; ok: boolean }>;
+  /** How many of the person's changes the model was told about (spec §16.1). */
+  personChanges: number;
 }
 
 /** What a hop stores and answers. */
@@ -87,7 +98,8 @@ export async function runHop(deps: ServerDeps, input: HopInput): Promise<HopResp
       return admission.response;
     }
     const turn = admission.turn ?? seedTurn(deps.config, agentId, request, input.attachments);
-    return await executeHop({ deps, key, request, agentId, agent, turn });
+    const previousOutputs = admission.turn?.response.outputs ?? [];
+    return await executeHop({ deps, key, request, agentId, agent, turn, previousOutputs });
   } finally {
     await lock?.release().catch(() => undefined);
   }
@@ -116,8 +128,9 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
   let reply: ModelReply | undefined;
   try {
     const step = await runParkedCalls(run);
-    reply = await decideOnce(run, step);
-    const { response, record, ttlMs } = nextTurn(run, step, reply);
+    const ending = heldEndingNow(run);
+    reply = ending ? undefined : await decideOnce(run, step);
+    const { response, record, ttlMs } = ending ? endWith(run, step, ending) : nextTurn(run, step, reply);
     await persist(run, record, ttlMs);
     logHop(run, step, response, Date.now() - started);
     return response;
@@ -132,32 +145,65 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
  * Executes the calls parked in the previous hop against the layout the browser just sent (spec §2, step 2), then
  * adds the notice about outputs the browser could not apply, so the model hears of both before its next decision.
  */
-async function runParkedCalls({ deps, request, agent, turn }: HopRun): Promise<ParkedCallsStep> {
+async function runParkedCalls({ deps, request, agent, turn, previousOutputs }: HopRun): Promise<ParkedCallsStep> {
+  const document: CanvasDocument = { layout: request.context.current_layout, page: request.context.page };
   const step: ParkedCallsStep = {
     messages: [...turn.messages],
     outputs: [],
+    document,
     placedUuids: [...turn.placed_uuids],
     executed: [],
+    personChanges: 0,
   };
+  // Compared before the parked calls change anything: what differs from the prediction is the person's doing.
+  const rejectedCalls = new Set(
+    (request.apply_results ?? []).filter((result) => result.status === 'rejected').map((result) => result.call_id),
+  );
+  const changes = turn.expected
+    ? diffDocument(
+        turn.expected,
+        document,
+        previousOutputs.filter((output) => rejectedCalls.has(output.call_id)),
+      )
+    : [];
+  step.personChanges = changes.length;
   if (turn.parked.length > 0) {
     const execution = await executeToolCalls(turn.parked, {
       tools: Object.fromEntries(agent.tools.map((name) => [name, deps.tools[name]!])),
       toolSettings: agent.tool_settings,
       catalog: deps.catalog,
-      document: { layout: request.context.current_layout, page: request.context.page },
+      document,
       pageFields: deps.config.page_fields,
       newUuid: deps.newUuid,
+      refuseOutput: overwritesPersonEdit(changes),
     });
     step.outputs = execution.outputs;
+    step.document = execution.document;
     step.executed = execution.results.map((result) => ({ name: result.name, ok: result.ok }));
     for (const result of execution.results) {
       step.messages.push({ role: 'tool', call_id: result.call_id, name: result.name, content: result.content });
     }
     step.placedUuids.push(...collectPlacedUuids(step.outputs));
   }
-  const notice = rejectionNotice(request, step.messages);
+  // After the tool results, never between a reply's calls and their results (providers refuse that order).
+  const personNotice = personChangesNotice(changes);
+  if (personNotice) step.messages.push({ role: 'notice', text: personNotice });
+  const notice = rejectionNotice(request, step.messages, turn.held);
   if (notice) step.messages.push({ role: 'notice', text: notice });
   return step;
+}
+
+/**
+ * The ending a turn held back until the host reported on the last outputs (spec §2 step 5), if it applies now:
+ * `max_hops` always (no decision is left), the answer only when no output was rejected (else the model decides
+ * again, knowing what failed, so the answer never claims a change that is not on the page).
+ */
+function heldEndingNow({ request, turn, agent }: HopRun): HeldEnding | undefined {
+  const held = turn.held;
+  if (!held) return undefined;
+  const rejected = (request.apply_results ?? []).some((result) => result.status === 'rejected');
+  if (held.kind === 'answer' && rejected) return turn.decisions >= agent.max_hops ? { kind: 'max_hops' } : undefined;
+  return held;
 }
 
 /**
@@ -197,47 +243,65 @@ async function decideOnce(run: HopRun, step: ParkedCallsStep): Promise<ModelRepl
 }
 
 /**
- * The response and what to store for it (pure): a reply with tool calls continues the turn and parks them; an
- * answer, or no decision left, ends it and keeps only the final response.
+ * The response and what to store for it (pure). A reply with tool calls continues the turn and parks them. A turn
+ * that would end (an answer, or no decision left) ends now only when this hop has no outputs: a response that ends
+ * the turn carries none, so the host reports on every output before the answer (spec §2 step 7 and spec §16.3). Otherwise
+ * it continues with the outputs and holds its ending back for the next hop.
  */
-function nextTurn(
-  { deps, request, agentId, agent, turn }: HopRun,
-  step: ParkedCallsStep,
-  reply?: ModelReply,
-): NextTurn {
+function nextTurn(run: HopRun, step: ParkedCallsStep, reply?: ModelReply): NextTurn {
+  const { deps, request, agentId, turn } = run;
   const texts = turnTexts(turn);
   const messages = [...step.messages];
-  if (reply) {
+  const ending: HeldEnding | undefined =
+    reply === undefined
+      ? { kind: 'max_hops' }
+      : reply.toolCalls.length === 0
+        ? { kind: 'answer', text: reply.text }
+        : undefined;
+  if (ending && step.outputs.length === 0) return endWith(run, step, ending);
+  if (reply && !ending) {
     texts.push(reply.text);
     messages.push({ role: 'assistant', text: reply.text, tool_calls: reply.toolCalls });
   }
-  const head: HopResponseHead = {
-    requestId: request.request_id,
+  const response = continuingResponse(responseHead(run, step), texts);
+  const record: ActiveTurn = {
+    kind: 'active',
+    agent: agentId,
+    user_message: turn.user_message,
     hop: request.hop,
-    agent: { id: agentId, label: agent.label },
-    outputs: step.outputs,
+    decisions: turn.decisions + (reply ? 1 : 0),
+    messages,
+    parked: ending ? [] : reply!.toolCalls,
+    narration_from: turn.narration_from,
+    placed_uuids: step.placedUuids,
+    expected: digestDocument(step.document),
+    ...(ending ? { held: ending } : {}),
+    response: storedResponse(response),
   };
-  if (reply && reply.toolCalls.length > 0) {
-    const response = continuingResponse(head, texts);
-    const record: ActiveTurn = {
-      kind: 'active',
-      agent: agentId,
-      user_message: turn.user_message,
-      hop: request.hop,
-      decisions: turn.decisions + 1,
-      messages,
-      parked: reply.toolCalls,
-      narration_from: turn.narration_from,
-      placed_uuids: step.placedUuids,
-      response: storedResponse(response),
-    };
-    return { response, record, ttlMs: deps.ttl.turnMs };
-  }
-  const response = reply ? answerResponse(head, texts) : maxHopsResponse(head, texts, agent.max_hops);
+  return { response, record, ttlMs: deps.ttl.turnMs };
+}
+
+/** Ends the turn: the answer (the model's text joins the narration only now) or the max_hops message. */
+function endWith(run: HopRun, step: ParkedCallsStep, ending: HeldEnding): NextTurn {
+  const { deps, request, agentId, agent, turn } = run;
+  const head = responseHead(run, step);
+  const response =
+    ending.kind === 'answer'
+      ? answerResponse(head, [...turnTexts(turn), ending.text])
+      : maxHopsResponse(head, turnTexts(turn), agent.max_hops);
   return {
     response,
     record: { kind: 'finished', agent: agentId, hop: request.hop, response },
     ttlMs: deps.ttl.finishedMs,
+  };
+}
+
+function responseHead({ request, agentId, agent }: HopRun, step: ParkedCallsStep): HopResponseHead {
+  return {
+    requestId: request.request_id,
+    hop: request.hop,
+    agent: { id: agentId, label: agent.label },
+    outputs: step.outputs,
   };
 }
 
@@ -272,6 +336,7 @@ function logHop({ deps, request, agentId }: HopRun, step: ParkedCallsStep, respo
     tools: step.executed.map((call) => call.name),
     tool_errors: step.executed.filter((call) => !call.ok).length,
     outputs: step.outputs.length,
+    person_changes: step.personChanges,
     duration_ms: durationMs,
     should_continue: response.should_continue,
     ...(response.should_continue ? {} : { finish_reason: response.finish_reason }),

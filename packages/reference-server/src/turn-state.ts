@@ -28,6 +28,16 @@ export const ModelMessage = z.discriminatedUnion('role', [
 export type ModelMessage = z.infer<typeof ModelMessage>;
 
 /**
+ * How the turn ends once the host has reported on the last outputs (spec §2 step 5): with the model's answer,
+ * held back because its hop carried outputs, or with the max_hops message.
+ */
+export const HeldEnding = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('answer'), text: z.string() }),
+  z.object({ kind: z.literal('max_hops') }),
+]);
+export type HeldEnding = z.infer<typeof HeldEnding>;
+
+/**
  * A turn that goes on: everything the next hop needs to resume it. The context (layout, page, selection, extra,
  * catalog) is not here: every hop brings its own.
  *
@@ -54,6 +64,13 @@ export const ActiveTurn = z.object({
   narration_from: z.int().min(0),
   /** Uuids of every component placed this turn, in placed-reference order (the scripted provider's `{{placed.N}}`). */
   placed_uuids: z.array(z.string()),
+  /**
+   * The fingerprint of the document the next request should carry: this hop's request with its outputs applied.
+   * What differs in the next request is the person's doing (spec §16.1). Absent in turns stored before it existed.
+   */
+  expected: z.object({ components: z.string(), page: z.string() }).optional(),
+  /** Set when the turn only waits for the host's report on this hop's outputs before it ends. */
+  held: HeldEnding.optional(),
   /**
    * The last hop's response, for a repeated request, stored with `progress` empty: the replay puts the narration
    * back from the messages (`replayResponse`), so the turn does not hold it twice.

@@ -145,9 +145,13 @@ describe('the cookie-shop turn', () => {
       } else {
         assert.equal(rows.length, before, `hop ${hop} adds no row`);
       }
-      if (!response.should_continue) break;
+      if (!response.should_continue) {
+        assert.deepEqual(response.outputs, [], 'the response that ends the turn carries no outputs (spec §2, step 7)');
+        break;
+      }
     }
-    assert.deepEqual(rowsAfterHop, [0, 1, 2, 3, 4, 5, 5]);
+    // Hop 7 sets the page values; hop 8 ends the turn once the host reported on them.
+    assert.deepEqual(rowsAfterHop, [0, 1, 2, 3, 4, 5, 5, 5]);
     assert.deepEqual(
       document.layout.regions.content!.components.map((row) => row.component),
       ['sdc.demo.hero', 'sdc.demo.section', 'sdc.demo.two_column', 'sdc.demo.section', 'sdc.demo.footer'],
@@ -174,7 +178,22 @@ describe('the mock turn rules', () => {
     assert.equal(second.status, 200);
     assert.deepEqual(secondAgain, second, 'the same outputs, with the same server-assigned uuids');
     assert.equal(second.body.outputs.length, 1);
-    assert.equal(second.body.should_continue, false);
+    assert.equal(second.body.should_continue, true, 'the answer waits for the report on the hero (spec §2, step 7)');
+
+    const placed = applyOutputs({ layout, page: {} }, HopResponse.parse(second.body).outputs);
+    const hop3 = {
+      ...hop1,
+      hop: 3,
+      context: { current_layout: placed.layout, page: placed.page, selected_component: null },
+      apply_results: [{ call_id: second.body.outputs[0].call_id, status: 'applied' }],
+    };
+    const third = await post(hop3);
+    const thirdAgain = await post(hop3);
+    assert.equal(third.status, 200);
+    assert.deepEqual(thirdAgain, third, 'the final response, replayed as it was');
+    assert.deepEqual(third.body.outputs, []);
+    assert.equal(third.body.should_continue, false);
+    assert.equal(third.body.message, hero.replies[1]!.text);
   });
 
   it('answers 409 hop_out_of_order to a skipped hop, and the turn carries on', async () => {
@@ -469,9 +488,14 @@ describe('the mock turn rules', () => {
     const hops = received.filter((request) => request.request_id === run.requestId);
     assert.deepEqual(
       hops.map((request) => request.hop),
-      [1, 2],
+      [1, 2, 3],
     );
     assert.deepEqual(hops[1]!.apply_results, [], 'hop 1 returned no output, so hop 2 reports none');
+    assert.deepEqual(
+      hops[2]!.apply_results,
+      [{ call_id: 'call_hero', status: 'applied' }],
+      "hop 3 reports on hop 2's hero",
+    );
   });
 
   it('answers a known path with another method with 405 method_not_allowed, as the reference server does', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { HopResponse, LIMITS, type Layout } from '@canvas-ai/protocol';
+import { applyOutputs, HopResponse, LIMITS, type Layout } from '@canvas-ai/protocol';
 import { outputLimitMessage } from '@canvas-ai/protocol/server';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import {
@@ -11,6 +11,7 @@ import {
   startTestServer,
   type TestServer,
   EMPTY_LAYOUT,
+  type JsonBody,
 } from './support/harness.js';
 import { ListProvider, RecordingProvider } from './support/providers.js';
 
@@ -71,7 +72,7 @@ describe('what the model is told', () => {
     assert.ok(toolMessage.role === 'tool' && toolMessage.content.includes(uuid), 'the result names the assigned uuid');
   });
 
-  it('applies the context of every hop to the prompt and stores none of it', async () => {
+  it('applies the context of every hop to the prompt, and stores of it only the fingerprint of the expected document', async () => {
     const session = await openSession(server);
     const id = `context-${crypto.randomUUID()}`;
     const start = model.requests.length;
@@ -81,13 +82,11 @@ describe('what the model is told', () => {
         context: { current_layout: EMPTY_LAYOUT, extra: { note: 'EXTRA-ONE' } },
       }),
     );
+    // Longer than the 48 characters of JSON a fingerprint keeps as they are: the store may hold only its hash.
+    const typed = 'Typed by the user meanwhile, a sentence long enough to be hashed';
     const layout: Layout = {
       regions: {
-        header: {
-          components: [
-            { uuid: 'host-made-1', component: 'sdc.demo.text', props: { body: 'Typed by the user meanwhile' } },
-          ],
-        },
+        header: { components: [{ uuid: 'host-made-1', component: 'sdc.demo.text', props: { body: typed } }] },
         content: { components: [] },
       },
     };
@@ -103,13 +102,27 @@ describe('what the model is told', () => {
     assert.match(one!, /sdc\.demo\.hero \(Hero\)/, 'the catalog is in the prompt');
     assert.doesNotMatch(two!, /EXTRA-ONE/, 'the previous hop’s context is not carried over');
     assert.match(two!, /host-made-1 sdc\.demo\.text/);
-    assert.match(two!, /Typed by the user meanwhile/);
+    assert.ok(two!.includes(typed), 'the long prop value is in the prompt');
     assert.match(two!, /PAGE-TWO/);
     assert.match(two!, /Selected component: host-made-1/);
     const sessionId = session.cookie.split('=')[1]!;
-    const stored = JSON.stringify(await server.store.get(`${sessionId}:${id}`));
-    assert.ok(stored.includes('"kind":"active"'), 'the turn is stored');
-    assert.ok(!stored.includes('PAGE-TWO') && !stored.includes('EXTRA-ONE'), 'no context in the stored state');
+    const record: JsonBody = await server.store.get(`${sessionId}:${id}`);
+    assert.equal(record?.kind, 'active', 'the turn is stored');
+    const stored = JSON.stringify(record);
+    assert.ok(!stored.includes('EXTRA-ONE'), 'no `extra` in the stored state');
+    assert.ok(!stored.includes(typed), 'the layout is not copied: a long prop value is only fingerprinted');
+    assert.ok(!stored.includes('current_layout') && !stored.includes('selected_component'), 'no context copied');
+    // The fingerprint (spec §16.1) keeps short prop values and page values as they are, and the transcript keeps
+    // what the model was told of the person's changes (here: the title they set): only there may the value appear.
+    const { expected, messages, ...rest } = record;
+    assert.ok(expected, 'the turn keeps the fingerprint of the document the next hop should carry');
+    assert.ok(expected.components.includes('host-made-1'), 'the fingerprint covers the component of the long value');
+    assert.ok(!JSON.stringify(rest).includes('PAGE-TWO'), 'the page value is not copied beside the transcript');
+    const mentions = (messages as JsonBody[]).filter((message) => JSON.stringify(message).includes('PAGE-TWO'));
+    assert.equal(mentions.length, 1, 'one message of the transcript names the page value');
+    assert.equal(mentions[0].role, 'notice');
+    assert.match(mentions[0].text, /^While you worked, the person edited the page themselves\./);
+    assert.match(mentions[0].text, /page field title: \(not set\) → "PAGE-TWO"/);
   });
 
   it('tells the model about outputs the browser rejected before its next decision', async () => {
@@ -180,8 +193,11 @@ describe('a tool added by a backend team', () => {
     const server = await startTestServer({ agents, tools: [countComponents], provider: model });
     try {
       const session = await openSession(server);
-      await session.hop(firstHop('count-1', 'How many?', { agent: 'copy_editor' }));
+      // The same layout on both hops: the person changed nothing, so the tool's result is the last thing told.
       const layout = fixtures.layouts['layouts/nested.yaml']!;
+      await session.hop(
+        firstHop('count-1', 'How many?', { agent: 'copy_editor', context: { current_layout: layout } }),
+      );
       const last = await session.hop(laterHop('count-1', 2, layout, { agent: 'copy_editor' }));
       assert.deepEqual(model.requests[0]!.tools, [
         'get_component_details',
@@ -231,7 +247,23 @@ describe('a reply with more calls than one response may carry', () => {
       const told = model.requests[1]!.messages.filter((message) => message.role === 'tool');
       assert.equal(told.length, max + 1, 'every call gets a readable result');
       assert.equal(told.at(-1)!.role === 'tool' && told.at(-1)!.content, outputLimitMessage('set_page_value'));
-      assert.equal(response.should_continue, false, 'the model answered after hearing it');
+      // The model answered after hearing it; the answer waits for the report on this hop's outputs (spec §2, step 7).
+      assert.equal(response.should_continue, true, 'a response with outputs does not end the turn');
+      assert.equal(response.progress, 'Retitling.', 'the held answer is not narration');
+      const applied = applyOutputs({ layout: EMPTY_LAYOUT, page: {} }, response.outputs);
+      const hop3 = await session.hop(
+        laterHop(id, 3, applied.layout, {
+          agent: 'page_builder',
+          context: { current_layout: applied.layout, page: applied.page },
+          apply_results: response.outputs.map((output) => ({ call_id: output.call_id, status: 'applied' })),
+        }),
+      );
+      assert.equal(hop3.status, 200);
+      const final = HopResponse.parse(hop3.body);
+      assert.equal(final.should_continue, false, 'every output applied: the held answer ends the turn');
+      assert.equal(final.should_continue === false && final.message, 'One more title.');
+      assert.deepEqual(final.outputs, []);
+      assert.equal(model.requests.length, 2, 'no model call for the held answer');
     } finally {
       await server.close();
     }

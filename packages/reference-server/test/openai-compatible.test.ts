@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, describe, it } from 'node:test';
-import { HopResponse } from '@canvas-ai/protocol';
+import { applyOutputs, HopResponse } from '@canvas-ai/protocol';
 import { builtinTools } from '@canvas-ai/protocol/server';
 import { ConfigError } from '../src/agents/config-error.js';
 import { FIXTURES_DIR } from '../src/config.js';
@@ -50,7 +50,7 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
     for (const cleanup of cleanups) await cleanup();
   });
 
-  it('plays a full turn: a tool-call reply is parked, executed next hop, and the text reply ends the turn', async () => {
+  it('plays a full turn: a tool-call reply is parked, executed next hop, and the text reply ends the turn once its output is reported', async () => {
     const { fake, session, close } = await serverWithFakeModel([
       {
         content: "I'll add a hero for Crumb & Co.",
@@ -67,15 +67,31 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
     const hop2 = HopResponse.parse(
       (await session.hop(laterHop('oa-1', 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).body,
     );
-    assert.equal(hop2.should_continue, false);
-    assert.equal(hop2.should_continue === false && hop2.message, 'The page now opens with a hero.');
+    // The model answered, but this hop carries the hero: the answer waits for its report (spec §2, step 7).
+    assert.equal(hop2.should_continue, true);
     assert.equal(hop2.progress, "I'll add a hero for Crumb & Co.");
     const output = hop2.outputs[0]!;
     assert.equal(output.type, 'place_components');
     assert.equal(output.call_id, 'call_abc');
     const uuid = output.type === 'place_components' ? output.operations[0]!.components[0]!.uuid : '';
 
-    assert.equal(fake.requests.length, 2, 'one model call per hop');
+    const placed = applyOutputs({ layout: EMPTY_LAYOUT, page: {} }, hop2.outputs).layout;
+    const hop3 = HopResponse.parse(
+      (
+        await session.hop(
+          laterHop('oa-1', 3, placed, {
+            agent: 'page_builder',
+            apply_results: [{ call_id: 'call_abc', status: 'applied' }],
+          }),
+        )
+      ).body,
+    );
+    assert.equal(hop3.should_continue, false);
+    assert.equal(hop3.should_continue === false && hop3.message, 'The page now opens with a hero.');
+    assert.equal(hop3.progress, "I'll add a hero for Crumb & Co.");
+    assert.deepEqual(hop3.outputs, []);
+
+    assert.equal(fake.requests.length, 2, 'one model call per decision, none for the held answer');
     const [first, second] = fake.requests.map((request) => request.body);
     assert.equal(first.model, 'fake-model');
     assert.equal(fake.requests[0].headers.authorization, 'Bearer sk-test');

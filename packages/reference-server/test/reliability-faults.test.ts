@@ -106,11 +106,19 @@ describe('the model failing or timing out in the middle of a turn (two instances
         queue.push({ content: 'I will add a hero.', tool_calls: [HERO_CALL] }, { content: 'Done: a hero.' });
         const next = `model-next-${crypto.randomUUID()}`;
         assert.equal((await b!.hop(firstHop(next, 'Add a hero', BUILDER))).status, 200);
-        const last = await a!.hop(laterHop(next, 2, EMPTY_LAYOUT, BUILDER));
+        const placing = await a!.hop(laterHop(next, 2, EMPTY_LAYOUT, BUILDER));
+        assert.equal(placing.status, 200);
+        const placed = HopResponse.parse(placing.body);
+        assert.equal(placed.should_continue, true, 'the answer waits for the report on the hero (spec §2, step 7)');
+        assert.equal(placed.outputs.length, 1, 'the hero was placed');
+        const layout = applyOutputs({ layout: EMPTY_LAYOUT, page: {} }, placed.outputs).layout;
+        const last = await b!.hop(
+          laterHop(next, 3, layout, { ...BUILDER, apply_results: [{ call_id: 'call_hero', status: 'applied' }] }),
+        );
         assert.equal(last.status, 200);
         const response = HopResponse.parse(last.body);
         assert.equal(response.should_continue, false);
-        assert.equal(response.outputs.length, 1, 'the hero was placed');
+        assert.deepEqual(response.outputs, []);
         assert.equal(response.message, 'Done: a hero.');
       } finally {
         await cluster.close();
@@ -258,10 +266,18 @@ describe('an instance dying while it holds a turn', () => {
         'only "in progress" until the lock expired',
       );
       const response = HopResponse.parse(retried.body);
-      assert.equal(response.should_continue, false, 'the turn completed on the surviving instance');
+      assert.equal(response.should_continue, true, 'hop 2 ran on the surviving instance; the answer waits for hop 3');
       assert.equal(response.outputs.length, 1);
-      assert.equal(response.finish_reason, 'answer');
-      assert.equal((await a!.hop(laterHop(id, 2, layout, BUILDER))).status, 503, 'the dead instance has no store');
+      const placed = applyOutputs({ layout, page: {} }, response.outputs).layout;
+      const final = await b!.hop(
+        laterHop(id, 3, placed, { ...BUILDER, apply_results: [{ call_id: 'call_hero', status: 'applied' }] }),
+      );
+      assert.equal(final.status, 200);
+      const ending = HopResponse.parse(final.body);
+      assert.equal(ending.should_continue, false, 'the turn completed on the surviving instance');
+      assert.deepEqual(ending.outputs, []);
+      assert.equal(ending.finish_reason, 'answer');
+      assert.equal((await a!.hop(laterHop(id, 3, placed, BUILDER))).status, 503, 'the dead instance has no store');
     } finally {
       hold?.release();
       await cluster.close();

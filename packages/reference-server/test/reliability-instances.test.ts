@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { HopResponse } from '@canvas-ai/protocol';
+import { applyOutputs, HopResponse } from '@canvas-ai/protocol';
 import { collectPlacedUuids } from '@canvas-ai/protocol/server';
 import { driveScenario, type Scenario, type ScenarioRun } from '@canvas-ai/protocol/scenario';
 import { z } from 'zod';
@@ -140,13 +140,20 @@ describe('a lost response, retried on the other instance', () => {
         'the stored response, not a new run',
       );
 
+      // Hop 3 carries the page as the host holds it, hop 2's stamp applied, and reports that stamp applied.
+      const stamped = applyOutputs({ layout, page: {} }, HopResponse.parse(hop2.body).outputs);
+      const hop3 = laterHop(id, 3, layout, {
+        ...agent,
+        context: { current_layout: layout, page: stamped.page },
+        apply_results: [{ call_id: 'stamp_1', status: 'applied' }],
+      });
       // Hop 3's response is lost: the client gives up on the connection while A is still deciding.
       const hold = model.holdNext();
       const aborted = new AbortController();
       const lost = fetch(a.hopUrl, {
         method: 'POST',
         headers: sessionA.headers({ 'content-type': 'application/json' }),
-        body: JSON.stringify(laterHop(id, 3, layout, agent)),
+        body: JSON.stringify(hop3),
         signal: aborted.signal,
       });
       await hold.entered;
@@ -157,22 +164,36 @@ describe('a lost response, retried on the other instance', () => {
         assert.ok(a.logs.some((entry) => entry.event === 'hop' && entry.request_id === id && entry.hop === 3)),
       );
 
-      const retried = await sessionB.hop(laterHop(id, 3, layout, agent));
+      const retried = await sessionB.hop(hop3);
       assert.equal(retried.status, 200);
       const response = HopResponse.parse(retried.body);
-      assert.equal(response.should_continue, false);
+      assert.equal(response.should_continue, true, 'the answer waits for the report on stamp_2 (spec §2, step 7)');
       assert.deepEqual(
         response.outputs.map((output) => output.call_id),
         ['stamp_2'],
       );
-      assert.deepEqual(
-        (await sessionA.hop(laterHop(id, 3, layout, agent))).body,
-        retried.body,
-        'identical again on the first instance',
+      assert.deepEqual((await sessionA.hop(hop3)).body, retried.body, 'identical again on the first instance');
+
+      const both = applyOutputs(stamped, response.outputs);
+      const hop4 = await sessionA.hop(
+        laterHop(id, 4, layout, {
+          ...agent,
+          context: { current_layout: layout, page: both.page },
+          apply_results: [{ call_id: 'stamp_2', status: 'applied' }],
+        }),
       );
+      assert.equal(hop4.status, 200);
+      const final = HopResponse.parse(hop4.body);
+      assert.equal(final.should_continue, false);
+      assert.equal(final.should_continue === false && final.message, 'Both stamped.');
+      assert.deepEqual(final.outputs, []);
 
       assert.deepEqual(Object.fromEntries(executions), { stamp_1: 1, stamp_2: 1 }, 'each call executed exactly once');
-      assert.equal(model.requests.length, 3, 'one model decision per hop, none for the retries');
+      assert.equal(
+        model.requests.length,
+        3,
+        'one model decision per deciding hop, none for the retries nor for the held answer',
+      );
     } finally {
       await cluster.close();
     }
@@ -212,7 +233,7 @@ describe('an instance killed and restarted in the middle of a turn (Redis store)
       const hopsOf = (logs: Array<Record<string, unknown>>) =>
         logs.filter((entry) => entry.event === 'hop' && entry.request_id === run.requestId).map((entry) => entry.hop);
       assert.deepEqual(hopsOf(first.logs), [1, 2, 3]);
-      assert.deepEqual(hopsOf(restarted!.logs), [4, 5, 6, 7], 'the restarted process picked the turn up from Redis');
+      assert.deepEqual(hopsOf(restarted!.logs), [4, 5, 6, 7, 8], 'the restarted process picked the turn up from Redis');
     } finally {
       await first.kill('SIGKILL');
       await restarted?.kill();

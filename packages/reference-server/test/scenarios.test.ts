@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { applyOutputs, findComponent, HopResponse, type CanvasDocument } from '@canvas-ai/protocol';
 import { collectPlacedUuids } from '@canvas-ai/protocol/server';
-import { driveScenario, type Scenario } from '@canvas-ai/protocol/scenario';
+import { driveScenario, type Scenario, type ScenarioRun } from '@canvas-ai/protocol/scenario';
 import { openSession, sharedFixtures, startTestServer, type TestServer } from './support/harness.js';
 
 // Every scenario fixture, played over real HTTP against the real app (scripted provider, memory store), one
@@ -42,7 +42,7 @@ describe('every scenario fixture, driven through the HTTP server', () => {
       assert.equal(run.hops.length, scenario.hops.length);
 
       const responses = run.hops.map((hop) => HopResponse.parse(hop.body));
-      assertHopSemantics(scenario, responses);
+      assertHopSemantics(scenario, responses, run);
       assertEditsAndReferencesUseRealUuids(scenario, responses);
 
       const hopLogs = server.logs
@@ -93,37 +93,70 @@ describe('every scenario fixture, driven through the HTTP server', () => {
   });
 });
 
-/** The hop rules every scenario must show, stated independently of the fixture's expectations. */
-function assertHopSemantics(scenario: Scenario, responses: HopResponse[]): void {
+/**
+ * The hop rules every scenario must show, stated independently of the fixture's expectations (spec §2): each hop
+ * makes the next model decision, unless the turn only waits for the host's report on the last outputs; a reply
+ * with tool calls goes on; an answer or the end of max_hops ends the turn only in a hop without outputs, else the
+ * next hop ends it without a model call. Every scenario reports every output applied unless it says otherwise.
+ */
+function assertHopSemantics(scenario: Scenario, responses: HopResponse[], run: ScenarioRun): void {
   const maxHops = scenario.max_hops ?? Infinity;
+  let decisions = 0;
+  let held: { kind: 'answer'; text: string } | { kind: 'max_hops' } | undefined;
+  let parkedBefore = new Set<string>();
   responses.forEach((response, index) => {
     const hop = index + 1;
-    const reply = scenario.replies[index];
-    // should_continue mirrors whether the model finished: a reply with tool calls goes on, unless over max_hops.
-    const modelContinues = hop <= maxHops && reply !== undefined && reply.tool_calls.length > 0;
-    assert.equal(response.should_continue, modelContinues, `hop ${hop}: should_continue mirrors the model`);
-
+    // What the client really reported: the scenario's own apply_results, or the reducer's (conflicts included).
+    const rejectedBefore = (run.hops[index - 1]?.applyResults ?? []).some((r) => r.status === 'rejected');
     // A tool decided in hop N yields its output in hop N+1, never before.
-    const decidedBefore = new Set(index === 0 ? [] : scenario.replies[index - 1]!.tool_calls.map((call) => call.id));
     for (const output of response.outputs) {
-      assert.ok(
-        decidedBefore.has(output.call_id),
-        `hop ${hop}: output ${output.call_id} was decided in hop ${hop - 1}`,
-      );
+      assert.ok(parkedBefore.has(output.call_id), `hop ${hop}: output ${output.call_id} was decided in hop ${hop - 1}`);
     }
     if (hop === 1) assert.deepEqual(response.outputs, [], 'hop 1 has nothing parked to execute');
-
-    // Narration accumulates: each hop's progress extends the previous one.
     if (index > 0) {
       assert.ok(response.progress.startsWith(responses[index - 1]!.progress), `hop ${hop}: progress accumulates`);
+    }
+    parkedBefore = new Set();
+
+    if (held && !(held.kind === 'answer' && rejectedBefore)) {
+      assert.equal(response.should_continue, false, `hop ${hop}: the held ending ends the turn`);
+      assert.deepEqual(response.outputs, [], `hop ${hop}: the hop that ends the turn carries no outputs`);
+      if (held.kind === 'answer' && !response.should_continue) assert.equal(response.message, held.text.trim());
+      held = undefined;
+      return;
+    }
+    held = undefined;
+    if (decisions >= maxHops) {
+      assert.equal(response.should_continue, response.outputs.length > 0, `hop ${hop}: max_hops ends where no outputs`);
+      if (response.should_continue) held = { kind: 'max_hops' };
+      return;
+    }
+    const reply = scenario.replies[decisions]!;
+    decisions += 1;
+    if (reply.tool_calls.length > 0) {
+      assert.equal(response.should_continue, true, `hop ${hop}: a reply with tool calls goes on`);
+      parkedBefore = new Set(reply.tool_calls.map((call) => call.id));
+      return;
+    }
+    const carriesOutputs = response.outputs.length > 0;
+    assert.equal(
+      response.should_continue,
+      carriesOutputs,
+      `hop ${hop}: an answer ends the turn in a hop without outputs`,
+    );
+    if (carriesOutputs) {
+      held = { kind: 'answer', text: reply.text };
+      assert.ok(
+        !response.progress.includes(reply.text.trim()) || reply.text.trim() === '',
+        'a held answer is not narrated',
+      );
     }
   });
   const last = responses.at(-1)!;
   assert.equal(last.should_continue, false);
-  if (!last.should_continue && last.finish_reason === 'answer') {
-    const answer = scenario.replies[responses.length - 1]!.text.trim();
-    assert.equal(last.message, answer, 'the final answer comes back as message');
-    if (answer) assert.ok(!last.progress.includes(answer), 'the final answer is not repeated in progress');
+  assert.deepEqual(last.outputs, [], 'the response that ends the turn carries no outputs');
+  if (!last.should_continue && last.finish_reason === 'answer' && last.message) {
+    assert.ok(!last.progress.includes(last.message), 'the final answer is not repeated in progress');
   }
 }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { applyOutputs } from '@canvas-ai/protocol';
 import { HopError } from '@canvas-ai/protocol/server';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import { MemoryTurnStore } from '../src/store/memory.js';
@@ -50,14 +51,22 @@ describe('turn rules over HTTP: replay, 409, 410, cancel, failures', () => {
     const session = await openSession(server);
     const id = `final-${crypto.randomUUID()}`;
     await session.hop(firstHop(id, HERO, { agent: 'page_builder' }));
-    const last = await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
+    const placing = await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
+    assert.equal(placing.body.should_continue, true, 'the answer waits for the report on the hero');
+    // The last hop reports the hero applied, on the page the host holds now.
+    const hop3 = laterHop(id, 3, applyOutputs({ layout: EMPTY_LAYOUT, page: {} }, placing.body.outputs).layout, {
+      agent: 'page_builder',
+      apply_results: [{ call_id: 'call_hero', status: 'applied' }],
+    });
+    const last = await session.hop(hop3);
+    assert.equal(last.status, 200);
     assert.equal(last.body.should_continue, false);
-    assert.deepEqual((await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).body, last.body);
-    const beyond = await session.hop(laterHop(id, 3, EMPTY_LAYOUT, { agent: 'page_builder' }));
+    assert.deepEqual((await session.hop(hop3)).body, last.body);
+    const beyond = await session.hop(laterHop(id, 4, EMPTY_LAYOUT, { agent: 'page_builder' }));
     assert.equal(beyond.status, 410);
     assert.equal(beyond.body.error.code, 'turn_not_found');
     now += 61_000;
-    const expired = await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
+    const expired = await session.hop(hop3);
     assert.equal(expired.status, 410);
   });
 
@@ -226,7 +235,7 @@ describe('a failing hop deletes the turn and keeps the narration', () => {
 });
 
 describe('a store that cannot save a hop', () => {
-  it("answers 503 store_unavailable, keeps the previous hop's turn, and the same hop sent again completes the turn", async () => {
+  it("answers 503 store_unavailable, keeps the previous hop's turn, and the same hop sent again runs and the turn completes", async () => {
     const store = new FailingSetStore(new MemoryTurnStore());
     const server = await startTestServer({ store });
     try {
@@ -241,8 +250,18 @@ describe('a store that cannot save a hop', () => {
       assert.equal(failed.body.progress, hero.replies[0]!.text, 'the narration so far');
       const retried = await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
       assert.equal(retried.status, 200, 'nothing of the failed hop was delivered, so it runs again');
-      assert.equal(retried.body.should_continue, false);
+      assert.equal(retried.body.should_continue, true, 'the answer waits for the report on the hero');
       assert.equal(retried.body.outputs.length, 1, 'the hero is placed');
+      const placed = applyOutputs({ layout: EMPTY_LAYOUT, page: {} }, retried.body.outputs).layout;
+      const last = await session.hop(
+        laterHop(id, 3, placed, {
+          agent: 'page_builder',
+          apply_results: [{ call_id: 'call_hero', status: 'applied' }],
+        }),
+      );
+      assert.equal(last.status, 200);
+      assert.equal(last.body.should_continue, false, 'the turn completes');
+      assert.equal(last.body.message, hero.replies[1]!.text);
       assert.equal(
         server.logs.filter((entry) => entry.event === 'hop_failed' && entry.code === 'store_unavailable').length,
         1,

@@ -1,12 +1,12 @@
 import { applyOutputsWithResults, type CanvasDocument } from '../layout/apply-outputs.js';
 import { HopResponse } from '../wire/hop-response.js';
-import { MAX_AGENT_HOPS } from '../wire/limits.js';
+import { MAX_AGENT_HOPS, MAX_TURN_REQUESTS } from '../wire/limits.js';
 import type { ApplyResult } from '../wire/outputs.js';
 import { describeAnswer, type ConformanceClient, type Exchange } from './http-client.js';
 import { EMPTY_DOCUMENT, newRequestId, promptHop } from './requests.js';
 
-/** An agent's `max_hops` is at most {@link MAX_AGENT_HOPS}, and a turn has at most `max_hops + 1` hops (spec §2, §13). */
-const MAX_TURN_HOPS = MAX_AGENT_HOPS + 1;
+/** A turn has at most `max_hops + 2` hops, `max_hops` at most {@link MAX_AGENT_HOPS} (spec §2, §13). */
+const MAX_TURN_HOPS = MAX_TURN_REQUESTS;
 
 /** One hop of the level-1 turn: sent, then sent again as a client that lost the response would. */
 interface PromptTurnHop {

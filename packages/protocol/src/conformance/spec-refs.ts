@@ -28,6 +28,16 @@ export const SPEC_SECTIONS = {
   layout: { number: '10', title: 'The layout model', anchor: '10-the-layout-model' },
   tools: { number: '12', title: 'Tools', anchor: '12-tools' },
   scenarios: { number: '15', title: 'Scenario fixtures', anchor: '15-scenario-fixtures' },
+  replaces: {
+    number: '16.2',
+    title: 'Outputs that know what they replace',
+    anchor: '162-outputs-that-know-what-they-replace',
+  },
+  reportedFirst: {
+    number: '16.3',
+    title: 'Every output reported before the answer',
+    anchor: '163-every-output-reported-before-the-answer',
+  },
 } as const;
 
 /** A section of spec/hop-protocol.md, by key. */

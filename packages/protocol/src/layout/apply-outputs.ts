@@ -2,7 +2,8 @@ import { Immer } from 'immer';
 import type { ComponentNode, Layout, PageValues } from '../wire/layout.js';
 import type { ApplyResult, PlaceOperation, ToolOutput } from '../wire/outputs.js';
 import { LayoutError } from './layout-error.js';
-import { findComponentPath, resolveTarget, walkLayout, type LayoutPath } from './layout-tree.js';
+import { conflictReason, conflictResult, type CurrentValues, findConflicts } from './conflicts.js';
+import { findComponent, findComponentPath, resolveTarget, walkLayout, type LayoutPath } from './layout-tree.js';
 
 // Our own Immer, not the global one: no auto-freeze. Freezing walks every node a result shares with a document
 // that is not frozen yet, and a server gets a fresh, unfrozen layout with every hop: at 10,000 components that was
@@ -42,14 +43,25 @@ export function applyOutputsWithResults(
       results.push({ call_id: output.call_id, status: 'applied' });
     } catch (error) {
       if (!(error instanceof LayoutError)) throw error;
-      results.push({ call_id: output.call_id, status: 'rejected', reason: error.message });
+      results.push(
+        error.code === 'conflict'
+          ? conflictResult(output, error.conflicts)
+          : { call_id: output.call_id, status: 'rejected', reason: error.message },
+      );
     }
   }
   return { document: current, results };
 }
 
-/** Applies one output; throws a {@link LayoutError} and changes nothing when it is impossible. */
+/**
+ * Applies one output; throws a {@link LayoutError} and changes nothing when it is impossible, or when it would
+ * overwrite a value the person changed since the server read it (`replaces`, spec §16.2: code `conflict`).
+ */
 export function applyOutput(document: CanvasDocument, output: ToolOutput): CanvasDocument {
+  const conflicts = findConflicts(output, currentValuesOf(document));
+  if (conflicts.length > 0) {
+    throw new LayoutError('conflict', conflictReason(conflicts), output.call_id, conflicts);
+  }
   switch (output.type) {
     case 'place_components':
       return output.operations.reduce((current, operation) => placeOne(current, operation, output.call_id), document);
@@ -100,6 +112,20 @@ function placeOne(document: CanvasDocument, operation: PlaceOperation, callId: s
   const components = structuredClone(operation.components) as ComponentNode[];
   const next = [...list.slice(0, index), ...components, ...list.slice(index)];
   return { ...document, layout: replaceAt(document.layout, path, next) as Layout };
+}
+
+/** Reads a document's current values for the conflict check. */
+function currentValuesOf(document: CanvasDocument): CurrentValues {
+  // One walk per uuid, not per prop: an edit names several props of the same component.
+  const nodes = new Map<string, ComponentNode | undefined>();
+  return {
+    prop: (uuid, prop) => {
+      if (!nodes.has(uuid)) nodes.set(uuid, findComponent(document.layout, uuid));
+      const node = nodes.get(uuid);
+      return node && Object.hasOwn(node.props, prop) ? node.props[prop] : undefined;
+    },
+    pageValue: (field) => (Object.hasOwn(document.page, field) ? document.page[field] : undefined),
+  };
 }
 
 /** A copy of `root` with the value at `path` replaced, sharing everything off the path. */

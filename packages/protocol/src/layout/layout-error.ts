@@ -1,3 +1,5 @@
+import type { Conflict } from '../wire/outputs.js';
+
 /** Why the reducer refused an output (spec §11). */
 export type LayoutErrorCode =
   | 'unknown_target'
@@ -5,7 +7,8 @@ export type LayoutErrorCode =
   | 'unknown_reference'
   | 'missing_reference'
   | 'duplicate_uuid'
-  | 'unknown_uuid';
+  | 'unknown_uuid'
+  | 'conflict';
 
 /** An impossible operation: thrown by the reducer, which then leaves its input untouched. */
 export class LayoutError extends Error {
@@ -13,10 +16,13 @@ export class LayoutError extends Error {
   readonly code: LayoutErrorCode;
   /** The output that failed, when known. */
   readonly callId: string | undefined;
+  /** For `conflict`: the values the person changed that the output would have overwritten (spec §16.2). */
+  readonly conflicts: readonly Conflict[];
 
-  constructor(code: LayoutErrorCode, message: string, callId?: string) {
+  constructor(code: LayoutErrorCode, message: string, callId?: string, conflicts: readonly Conflict[] = []) {
     super(message);
     this.code = code;
     this.callId = callId;
+    this.conflicts = conflicts;
   }
 }

@@ -1,4 +1,7 @@
-import { applyOutputsWithResults, type CanvasDocument } from '../layout/apply-outputs.js';
+import { applyOutputs, applyOutputsWithResults, type CanvasDocument } from '../layout/apply-outputs.js';
+import { jsonEqual } from '../layout/conflicts.js';
+import { findComponent } from '../layout/layout-tree.js';
+import { errorMessage } from '../wire/errors.js';
 import type { HopRequestInput } from '../wire/hop-request.js';
 import { HopResponse } from '../wire/hop-response.js';
 import { PROTOCOL_VERSION } from '../wire/ids.js';
@@ -6,6 +9,7 @@ import type { ApplyResult, ToolOutput } from '../wire/outputs.js';
 import { checkHop } from './check-hop.js';
 import type { Fixtures } from './fixtures.js';
 import { collectPlacedUuids } from '../layout/placed-uuids.js';
+import { applyPersonEdits } from './person-edits.js';
 import type { Scenario, ScenarioHop } from './scenario.js';
 
 /** Where and how {@link driveScenario} plays a scenario. */
@@ -31,6 +35,10 @@ export interface DrivenHop {
   body: unknown;
   /** Empty when the hop matched the scenario. */
   mismatches: string[];
+  /** What the driver reported, with the next hop, about this hop's outputs (none for a hop that was not a 200). */
+  applyResults: ApplyResult[];
+  /** Outputs whose `replaces` is missing or not what the request's document held (spec §16.2); also mismatches. */
+  replacesProblems: string[];
 }
 
 /** The outcome of {@link driveScenario}. */
@@ -90,7 +98,14 @@ export async function driveScenario(scenario: Scenario, options: DriveScenarioOp
     const reply = await doFetch(options.endpoint, init);
     const text = await reply.text();
     const body = decode(text);
-    const driven: DrivenHop = { hop, status: reply.status, body, mismatches: [] };
+    const driven: DrivenHop = {
+      hop,
+      status: reply.status,
+      body,
+      mismatches: [],
+      applyResults: [],
+      replacesProblems: [],
+    };
     hops.push(driven);
 
     if (reply.status !== 200) {
@@ -112,9 +127,12 @@ export async function driveScenario(scenario: Scenario, options: DriveScenarioOp
       driven.mismatches.push(`hop ${hop}: expected the response to name hop ${hop} but it names hop ${response.hop}`);
     driven.mismatches.push(...checkHop(expected, response, placed, scenario.selected_component));
 
-    const applied = applyHop(document, response.outputs, expected, hop);
+    const placedNow = [...placed, ...collectPlacedUuids(response.outputs)];
+    driven.replacesProblems = replacesProblems(document, response.outputs);
+    const applied = applyHop(document, response.outputs, expected, hop, placedNow, scenario.selected_component);
     document = applied.document;
     applyResults = applied.results;
+    driven.applyResults = applied.results;
     driven.mismatches.push(...applied.mismatches);
     placed.push(...collectPlacedUuids(response.outputs));
     serverWaits = response.should_continue;
@@ -134,16 +152,31 @@ export async function driveScenario(scenario: Scenario, options: DriveScenarioOp
 }
 
 /**
- * Applies a response's outputs like a host store would. By default every output the reducer accepts is applied
- * (a refusal is a mismatch: the fixtures expect a consistent turn); a hop whose scenario states `apply_results`
- * plays a host that rejects some outputs, so only those reported applied are.
+ * Applies a response's outputs like a host store would, after what the person did while the hop ran
+ * (`person_before_outputs`) and before what they do until the next hop (`person_after_outputs`).
+ * First every output that knows what it replaces is held to the document the request carried (spec §16.2). By
+ * default every output the reducer accepts is applied, and a refusal is a mismatch unless the scenario expects it
+ * as a conflict; a hop whose scenario states `apply_results` plays a host that rejects some outputs, so only those
+ * reported applied are.
  */
 function applyHop(
-  document: CanvasDocument,
+  sent: CanvasDocument,
   outputs: readonly ToolOutput[],
   expected: ScenarioHop,
   hop: number,
+  placed: readonly string[],
+  selected: string | null,
 ): { document: CanvasDocument; results: ApplyResult[]; mismatches: string[] } {
+  const mismatches = replacesProblems(sent, outputs).map((problem) => `hop ${hop}: ${problem}`);
+  const person = (document: CanvasDocument, edits: ScenarioHop['person_after_outputs']): CanvasDocument => {
+    try {
+      return applyPersonEdits(document, edits, placed, selected);
+    } catch (error) {
+      mismatches.push(`hop ${hop}: the scenario's person edits cannot be played: ${errorMessage(error)}`);
+      return document;
+    }
+  };
+  const document = person(sent, expected.person_before_outputs);
   if (expected.apply_results !== undefined) {
     const accepted = new Set(
       expected.apply_results.filter((result) => result.status === 'applied').map((result) => result.call_id),
@@ -152,16 +185,73 @@ function applyHop(
       document,
       outputs.filter((output) => accepted.has(output.call_id)),
     );
-    const mismatches = applied.results
-      .filter((result) => result.status === 'rejected')
-      .map((result) => `hop ${hop}: output ${result.call_id} could not be applied: ${result.reason}`);
-    return { document: applied.document, results: expected.apply_results, mismatches };
+    mismatches.push(
+      ...applied.results
+        .filter((result) => result.status === 'rejected')
+        .map((result) => `hop ${hop}: output ${result.call_id} could not be applied: ${result.reason}`),
+    );
+    return {
+      document: person(applied.document, expected.person_after_outputs),
+      results: expected.apply_results,
+      mismatches,
+    };
   }
   const applied = applyOutputsWithResults(document, outputs);
-  const mismatches = applied.results
-    .filter((result) => result.status === 'rejected')
-    .map((result) => `hop ${hop}: output ${result.call_id} could not be applied: ${result.reason}`);
-  return { document: applied.document, results: applied.results, mismatches };
+  const conflicted = new Set(expected.conflicts);
+  for (const result of applied.results) {
+    if (result.status === 'applied' && conflicted.has(result.call_id))
+      mismatches.push(
+        `hop ${hop}: output ${result.call_id} applied, but the person's edit should have made it a conflict`,
+      );
+    if (result.status === 'rejected' && !(conflicted.has(result.call_id) && result.conflicts?.length))
+      mismatches.push(`hop ${hop}: output ${result.call_id} could not be applied: ${result.reason}`);
+  }
+  for (const callId of conflicted) {
+    if (!applied.results.some((result) => result.call_id === callId))
+      mismatches.push(`hop ${hop}: no output ${callId} came to conflict with the person's edit`);
+  }
+  return { document: person(applied.document, expected.person_after_outputs), results: applied.results, mismatches };
+}
+
+/**
+ * Outputs whose `replaces` is missing or is not what the request's document held when the tool ran (that document
+ * with the hop's earlier outputs applied), spec §16.2.
+ */
+function replacesProblems(sent: CanvasDocument, outputs: readonly ToolOutput[]): string[] {
+  const problems: string[] = [];
+  let seen = sent;
+  for (const output of outputs) {
+    if (output.type === 'edit_components') {
+      if (output.replaces === undefined) problems.push(`output ${output.call_id} (edit_components) has no replaces`);
+      else {
+        for (const [uuid, props] of Object.entries(output.component_updates)) {
+          const node = findComponent(seen.layout, uuid);
+          for (const prop of Object.keys(props)) {
+            const held = node && Object.hasOwn(node.props, prop) ? node.props[prop]! : null;
+            const said = output.replaces[uuid]?.[prop];
+            if (said === undefined || !jsonEqual(said, held))
+              problems.push(
+                `output ${output.call_id} replaces ${uuid}.${prop} ${said === undefined ? '(not given)' : JSON.stringify(said)}, but the page held ${JSON.stringify(held)}`,
+              );
+          }
+        }
+      }
+    }
+    if (output.type === 'set_page_value') {
+      const held = Object.hasOwn(seen.page, output.field) ? seen.page[output.field]! : null;
+      if (output.replaces === undefined) problems.push(`output ${output.call_id} (set_page_value) has no replaces`);
+      else if (!jsonEqual(output.replaces, held))
+        problems.push(
+          `output ${output.call_id} replaces the page's ${output.field} ${JSON.stringify(output.replaces)}, but it held ${JSON.stringify(held)}`,
+        );
+    }
+    try {
+      seen = applyOutputs(seen, [output]);
+    } catch {
+      // An output the page refuses changes nothing; the apply step reports it.
+    }
+  }
+  return problems;
 }
 
 /** Hop 1 with attachments: one `request` part (the JSON) and one `attachments` file part per attachment (spec §4.3). */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { AgentId, CallId, ComponentId, ComponentUuid } from '../wire/ids.js';
-import { JsonValue } from '../wire/json.js';
+import { JsonValue, SafeKey } from '../wire/json.js';
 import { PageValues } from '../wire/layout.js';
 import { ATTACHMENT_MEDIA_TYPES, ChatMessage } from '../wire/hop-request.js';
 import { FinishReason } from '../wire/hop-response.js';
@@ -43,6 +43,8 @@ export const ExpectedOutput = z
       .optional(),
     /** edit_components: `uuid → props`, uuids possibly symbolic. */
     component_updates: z.record(z.string(), z.record(z.string(), JsonValue)).optional(),
+    /** edit_components: `uuid → props` it expects to replace (spec §16.2), uuids possibly symbolic. */
+    replaces: z.union([z.record(z.string(), z.record(z.string(), JsonValue)), JsonValue]).optional(),
     /** set_page_value */
     field: z.string().optional(),
     value: JsonValue.optional(),
@@ -50,9 +52,28 @@ export const ExpectedOutput = z
   .meta({ id: 'ExpectedOutput' });
 export type ExpectedOutput = z.infer<typeof ExpectedOutput>;
 
+/** Something the person does in the editor during a turn (spec §16). Uuids may be written `{{placed.N}}`. */
+export const PersonEdit = z
+  .discriminatedUnion('action', [
+    z.object({ action: z.literal('edit'), uuid: z.string(), props: z.record(SafeKey, JsonValue) }),
+    z.object({ action: z.literal('remove'), uuid: z.string() }),
+    z.object({ action: z.literal('set_page_value'), field: SafeKey, value: JsonValue }),
+  ])
+  .meta({ id: 'PersonEdit' });
+export type PersonEdit = z.infer<typeof PersonEdit>;
+
 /** What one hop of a scripted turn must answer. */
 export const ScenarioHop = z
   .object({
+    /** What the person changes while this hop runs: when its response arrives, before its outputs are applied. */
+    person_before_outputs: z.array(PersonEdit).default([]),
+    /** What the person changes between this hop and the next: after its outputs are applied. */
+    person_after_outputs: z.array(PersonEdit).default([]),
+    /**
+     * Outputs of this hop the client's shared reducer must refuse as conflicts (spec §16.2), because the person
+     * changed what they replace. Any other refusal is a mismatch.
+     */
+    conflicts: z.array(CallId).default([]),
     should_continue: z.boolean(),
     outputs: z.array(ExpectedOutput).default([]),
     /** The exact `progress` of this hop's response. */

@@ -36,6 +36,7 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
     const layout = context.document.layout;
     const problems: string[] = [];
     const updates: Record<string, Props> = {};
+    const replaces: Record<string, Props> = {};
     const changes: string[] = [];
     for (const [uuid, props] of Object.entries(edits)) {
       const node = findComponent(layout, uuid);
@@ -59,6 +60,10 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
       const checked = checkProps(definition, props, 'edit');
       problems.push(...checked.problems.map((problem) => `component_edits.${uuid}: ${problem}`));
       updates[uuid] = checked.props;
+      // What the host must still hold for the edit to apply: a person's change meanwhile is kept (spec §16.2).
+      replaces[uuid] = Object.fromEntries(
+        Object.keys(checked.props).map((name) => [name, Object.hasOwn(node.props, name) ? node.props[name]! : null]),
+      );
       const described = Object.entries(checked.props).map(([name, value]) => {
         const old = node.props[name];
         return JSON.stringify(old) === JSON.stringify(value)
@@ -68,7 +73,12 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
       changes.push(`- ${uuid} (${node.component}): ${described.join('; ')}`);
     }
     throwProblems(NAME, problems);
-    const output: EditComponentsOutput = { type: NAME, call_id: context.callId, component_updates: updates };
+    const output: EditComponentsOutput = {
+      type: NAME,
+      call_id: context.callId,
+      component_updates: updates,
+      replaces,
+    };
     return { output, result: [`Edited ${plural(changes.length, 'component')}:`, ...changes].join('\n') };
   },
 };

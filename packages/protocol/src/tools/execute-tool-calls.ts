@@ -27,6 +27,12 @@ export interface ExecuteToolCallsOptions {
   pageFields: readonly PageField[];
   /** Makes a fresh component uuid. */
   newUuid: () => string;
+  /**
+   * A last word on each output before it is kept: a message refuses the call with it (no output, the document
+   * unchanged), as a failed validation would. The reference server refuses an edit of a value the person changed
+   * after the model decided it (spec §16.1).
+   */
+  refuseOutput?: ((output: ToolOutput) => string | undefined) | undefined;
 }
 
 /** The readable outcome of one call, fed to the model. `ok` is false when nothing was executed or it was refused. */
@@ -130,6 +136,11 @@ export async function executeToolCalls(
     }
     if (execution.output) {
       const output = checkOutput(execution.output, call);
+      const refusal = options.refuseOutput?.(output);
+      if (refusal !== undefined) {
+        refuse(refusal);
+        continue;
+      }
       try {
         document = applyOutputs(document, [output]);
       } catch (error) {

@@ -40,7 +40,14 @@ export const setPageValueTool: ToolDefinition<SetPageValueInput> = {
       );
     }
     const old = Object.hasOwn(context.document.page, input.field) ? context.document.page[input.field] : undefined;
-    const output: SetPageValueOutput = { type: NAME, call_id: context.callId, field: input.field, value };
+    // What the host must still hold for the output to apply: a person's change meanwhile is kept (spec §16.2).
+    const output: SetPageValueOutput = {
+      type: NAME,
+      call_id: context.callId,
+      field: input.field,
+      value,
+      replaces: old ?? null,
+    };
     const was = old === undefined ? ' (it was not set before)' : ` (it was ${quote(old)})`;
     return { output, result: `Set ${field.label} (\`${input.field}\`) to ${quote(value)}${was}.` };
   },

@@ -27,9 +27,12 @@ export const LIMITS = {
 /** An agent's `max_hops` (model decisions per turn) when its config names none. */
 export const DEFAULT_AGENT_HOPS = 10;
 
-/**
- * The largest `max_hops` an agent may configure. A turn is at most `max_hops + 1` requests (the last one only
- * executes the calls parked by the last decision), so 49 keeps every valid turn within 50 requests: the widget's
- * default safety net, which therefore never ends a turn a conforming server would finish.
- */
+/** The largest `max_hops` an agent may configure. */
 export const MAX_AGENT_HOPS = 49;
+
+/**
+ * The most requests a turn can take: `max_hops` decisions, one hop that only executes the last parked calls, and
+ * one that hears how they were applied and ends the turn (spec §2). A client's safety net at this bound never ends
+ * a turn a conforming server would finish.
+ */
+export const MAX_TURN_REQUESTS = MAX_AGENT_HOPS + 2;

@@ -30,6 +30,11 @@ export const EditComponentsOutput = z
     type: z.literal('edit_components'),
     call_id: CallId,
     component_updates: z.record(ComponentUuid, Props),
+    /**
+     * `uuid → {prop: value}`: what each prop of `component_updates` held when the tool ran (`null`: not set). A host
+     * refuses the edit when the value it holds now differs (spec §16.2). Absent from revision 1.0 servers.
+     */
+    replaces: z.record(ComponentUuid, Props).optional(),
   })
   .meta({ id: 'EditComponentsOutput', description: 'Set props of existing components; other props stay.' });
 export type EditComponentsOutput = z.infer<typeof EditComponentsOutput>;
@@ -41,6 +46,8 @@ export const SetPageValueOutput = z
     call_id: CallId,
     field: SafeKey.pipe(z.string().min(1).max(100)),
     value: JsonValue,
+    /** The field's value when the tool ran (`null`: not set); a host refuses the output when it differs now (spec §16.2). */
+    replaces: JsonValue.optional(),
   })
   .meta({ id: 'SetPageValueOutput', description: 'Set one page field such as the title.' });
 export type SetPageValueOutput = z.infer<typeof SetPageValueOutput>;
@@ -55,12 +62,30 @@ export type ToolOutput = z.infer<typeof ToolOutput>;
 export const TOOL_OUTPUT_TYPES = ['place_components', 'edit_components', 'set_page_value'] as const;
 export type ToolOutputType = ToolOutput['type'];
 
+/** A prop that no longer holds what an `edit_components` output expected to replace (spec §16.2). */
+export const PropConflict = z
+  .object({ uuid: ComponentUuid, prop: SafeKey, expected: JsonValue, actual: JsonValue })
+  .meta({ id: 'PropConflict' });
+export type PropConflict = z.infer<typeof PropConflict>;
+
+/** A page field that no longer holds what a `set_page_value` output expected to replace (spec §16.2). */
+export const PageValueConflict = z
+  .object({ field: SafeKey, expected: JsonValue, actual: JsonValue })
+  .meta({ id: 'PageValueConflict' });
+export type PageValueConflict = z.infer<typeof PageValueConflict>;
+
+/** A value the person changed while the agent worked: the output that would replace it was not applied. */
+export const Conflict = z.union([PropConflict, PageValueConflict]).meta({ id: 'Conflict' });
+export type Conflict = z.infer<typeof Conflict>;
+
 /** What the host did with one output of the previous response; a rejection is told to the model. */
 export const ApplyResult = z
   .object({
     call_id: CallId,
     status: z.enum(['applied', 'rejected']),
     reason: z.string().max(2000).optional(),
+    /** A `rejected` output's values that the person changed meanwhile (spec §16.2); at most 100. */
+    conflicts: z.array(Conflict).max(100).optional(),
   })
   .meta({ id: 'ApplyResult' });
 export type ApplyResult = z.infer<typeof ApplyResult>;

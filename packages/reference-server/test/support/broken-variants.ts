@@ -1,6 +1,7 @@
 // Deliberately broken variants of the reference server, for proving that the conformance kit catches real bugs.
 // Each one is the real app with ONE small, honest fault at a seam a deployment really has: a wrapper around the
 // fetch handler (what a proxy or middleware could do), or a wrapper around the turn store. No bug flag in src/.
+import { applyOutputsWithResults, type Layout, type PageValues, type ToolOutput } from '@canvas-ai/protocol';
 import { joinNarration, NARRATION_SEPARATOR } from '@canvas-ai/protocol/server';
 import type { Fixtures } from '@canvas-ai/protocol/scenario';
 import type { CanvasAiApp } from '../../src/app.js';
@@ -54,6 +55,20 @@ export const BROKEN_VARIANTS = {
       const store = new RewindableStore(new MemoryTurnStore());
       return reexecuteRepeatedHops(realApp(fixtures, store), store);
     },
+  },
+  'replaces-dropped': {
+    bug: 'edit_components and set_page_value outputs carry no replaces, so a host cannot keep the person’s edits',
+    failingCheck: 'coediting.replaces',
+    build: (fixtures) =>
+      rewriteHopResponses(realApp(fixtures), (body) => ({
+        ...body,
+        outputs: (body.outputs as Json[]).map(({ replaces: _, ...output }) => output),
+      })),
+  },
+  'ends-turn-with-outputs': {
+    bug: 'a turn ends in the hop that carries its last outputs (revision 1.0), so the answer comes before the host reports on them',
+    failingCheck: 'hop-rules.final-no-outputs',
+    build: (fixtures) => endWithLastOutputs(realApp(fixtures)),
   },
   'request-id-not-required': {
     bug: 'a hop without request_id is given a generated one instead of being refused with 400',
@@ -110,6 +125,35 @@ function withJson(response: Response, body: Json): Response {
   const headers = new Headers(response.headers);
   headers.delete('content-length');
   return new Response(JSON.stringify(body), { status: response.status, headers });
+}
+
+/**
+ * A revision 1.0 server: when a hop carries outputs and the real server would end the turn on the next hop without
+ * a model call, that ending is answered at once, with the outputs. Built by sending the real server the next hop
+ * itself (the page with the outputs applied, all reported applied) and folding its final response into this one.
+ */
+function endWithLastOutputs(app: CanvasAiApp): CanvasAiApp {
+  return {
+    async fetch(request) {
+      const body = isHopPost(request) ? await jsonBody(request) : undefined;
+      const response = await app.fetch(request);
+      if (!body || response.status !== 200) return response;
+      const answer = (await response.clone().json()) as Json;
+      const outputs = answer.outputs as ToolOutput[];
+      if (!answer.should_continue || outputs.length === 0) return response;
+      const context = body.context as { current_layout: Layout; page?: PageValues };
+      const applied = applyOutputsWithResults({ layout: context.current_layout, page: context.page ?? {} }, outputs);
+      const next = {
+        ...body,
+        hop: (body.hop as number) + 1,
+        context: { ...context, current_layout: applied.document.layout, page: applied.document.page },
+        apply_results: applied.results,
+      };
+      const ahead = (await (await app.fetch(withBody(request, next))).json()) as Json;
+      if (ahead.should_continue !== false || ahead.finish_reason !== 'answer') return response;
+      return withJson(response, { ...ahead, hop: body.hop, outputs });
+    },
+  };
 }
 
 /** Rewrites the body of every 200 hop response (narration bugs: a faulty response builder). */

@@ -17,7 +17,7 @@ export const invariantChecks: ConformanceCheck[] = [
     title: 'The turn for the prompt ends with should_continue false, every hop answered 200 with a valid HopResponse.',
     spec: {
       section: 'turn',
-      must: 'A turn has at most max_hops + 1 hops; while should_continue is true the client sends the next hop, and the last hop ends the turn.',
+      must: 'A turn has at most max_hops + 2 hops; while should_continue is true the client sends the next hop, and the last hop ends the turn.',
     },
     async run(context) {
       const turn = await context.promptTurn();
@@ -45,6 +45,16 @@ export const invariantChecks: ConformanceCheck[] = [
       must: "Every hop's outputs come from the calls parked in the hop before it; hop 1's outputs are always empty.",
     },
     run: (context) => onResponses(context, (responses) => firstHopOutputProblems(responses)),
+  }),
+  defineCheck({
+    id: 'invariants.final-no-outputs',
+    level: 1,
+    title: 'The response that ends the turn carries no outputs: the client reports on every output before the answer.',
+    spec: {
+      section: 'reportedFirst',
+      must: 'A response that ends the turn MUST NOT carry outputs.',
+    },
+    run: (context) => onResponses(context, (responses) => finalOutputProblems(responses)),
   }),
   defineCheck({
     id: 'invariants.final-fields-last-hop-only',
@@ -101,6 +111,15 @@ async function onResponses(
   const responses = turn.hops.flatMap((hop) => (hop.response ? [hop.response] : []));
   if (responses.length === 0) return fail(`no valid hop response to judge: ${turn.problem ?? 'nothing was answered'}`);
   return verdict(judge(responses, turn), `checked ${responses.length} hop(s)`);
+}
+
+/** The last response, when it ends the turn with outputs (spec §16.3). */
+export function finalOutputProblems(responses: readonly HopResponse[]): string[] {
+  const last = responses.at(-1);
+  if (!last || last.should_continue || last.outputs.length === 0) return [];
+  return [
+    `hop ${last.hop} ends the turn with ${last.outputs.length} output(s) (${last.outputs.map((o) => o.call_id).join(', ')}): the host cannot report on them before the answer`,
+  ];
 }
 
 /** Pass when there is no problem; else fail with the first few. */

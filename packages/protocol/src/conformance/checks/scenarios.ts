@@ -1,12 +1,14 @@
 import { collectPlacedUuids } from '../../layout/placed-uuids.js';
 import { PLACED_REF, resolvePlacedRefs } from '../../scenario/placed-refs.js';
+import { decidedReplies } from '../../scenario/decided-replies.js';
+import type { ScenarioRun } from '../../scenario/drive-scenario.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { TOOL_OUTPUT_TYPES } from '../../wire/outputs.js';
 import { maxHopsMessage } from '../../narration/narration.js';
 import { fail, pass, skip, type CheckVerdict, type ConformanceCheck } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { scenarioOutcomes, type ScenarioOutcome } from '../scenario-runs.js';
-import { answerProblems, applyProblems, progressProblems, verdict } from './invariants.js';
+import { answerProblems, applyProblems, finalOutputProblems, progressProblems, verdict } from './invariants.js';
 
 /**
  * Level 2: every scenario of the fixtures played hop by hop with `driveScenario` (one check each), then the same
@@ -57,20 +59,24 @@ const hopRuleChecks: ConformanceCheck[] = [
       must: 'Tool calls of a decision are parked, not executed; they execute at the start of the next hop, whose response carries their outputs.',
     },
     judge: (outcomes) =>
-      judgeAll(outcomes, ({ scenario, responses }) =>
-        responses.flatMap((response, index) => {
-          const allowed = new Set(index === 0 ? [] : scenario.replies[index - 1]!.tool_calls.map((call) => call.id));
+      judgeAll(outcomes, ({ scenario, responses, run }) => {
+        const decided = decidedReplies(scenario, responses, (index) => rejectedAfter(run, index));
+        return responses.flatMap((response, index) => {
+          const previous = index === 0 ? undefined : decided[index - 1];
+          const allowed = new Set(
+            previous === undefined ? [] : scenario.replies[previous]!.tool_calls.map((call) => call.id),
+          );
           return response.outputs
             .filter((output) => !allowed.has(output.call_id))
             .map((output) => {
-              const decided = scenario.replies.findIndex((reply) =>
+              const decidedBy = scenario.replies.findIndex((reply) =>
                 reply.tool_calls.some((call) => call.id === output.call_id),
               );
-              const when = decided === -1 ? 'never decided by the model' : `decided in hop ${decided + 1}`;
+              const when = decidedBy === -1 ? 'never decided by the model' : `decided by reply ${decidedBy + 1}`;
               return `${scenario.id} hop ${index + 1} returned ${output.call_id} (${when})`;
             });
-        }),
-      ),
+        });
+      }),
   }),
   rule({
     id: 'hop-rules.progress-accumulates',
@@ -105,12 +111,47 @@ const hopRuleChecks: ConformanceCheck[] = [
   rule({
     id: 'hop-rules.max-hops',
     title:
-      "A turn that uses its agent's max_hops decisions ends on hop max_hops + 1 with finish_reason max_hops and the fixed message.",
+      "A turn that uses its agent's max_hops decisions ends with finish_reason max_hops and the fixed message, in a hop without outputs.",
     spec: {
       section: 'turn',
-      must: 'No decision is made once the turn used its max_hops decisions: should_continue false, finish_reason "max_hops", message "I stopped after N steps…".',
+      must: 'No decision is made once the turn used its max_hops decisions; the turn ends with should_continue false, finish_reason "max_hops", message "I stopped after N steps…", once the last outputs were reported.',
     },
     judge: (outcomes) => judgeFinal(outcomes, 'max_hops'),
+  }),
+  rule({
+    id: 'hop-rules.final-no-outputs',
+    title:
+      'No scenario turn ends with outputs: the answer comes one hop after the last outputs, once they were reported.',
+    spec: { section: 'reportedFirst', must: 'A response that ends the turn MUST NOT carry outputs.' },
+    judge: (outcomes) =>
+      judgeAll(outcomes, ({ scenario, responses }) =>
+        finalOutputProblems(responses).map((problem) => `${scenario.id}: ${problem}`),
+      ),
+  }),
+  rule({
+    id: 'coediting.replaces',
+    title:
+      'Every edit_components and set_page_value output carries replaces: the values the tool read from the request.',
+    spec: {
+      section: 'replaces',
+      must: 'A server MUST send `replaces` on every `edit_components` output (each prop as the tool read it, `null` when not set) and on every `set_page_value` output.',
+    },
+    judge(outcomes) {
+      const carrying = outcomes.filter(({ responses }) =>
+        responses.some((response) =>
+          response.outputs.some((output) => output.type === 'edit_components' || output.type === 'set_page_value'),
+        ),
+      );
+      if (carrying.length === 0) return skip('no scenario turn returned an edit_components or set_page_value output');
+      return judgeAll(
+        carrying,
+        ({ scenario, run }) =>
+          (run?.hops ?? []).flatMap((hop) =>
+            hop.replacesProblems.map((problem) => `${scenario.id} hop ${hop.hop}: ${problem}`),
+          ),
+        `${carrying.length} scenario(s) send replaces equal to what the page held`,
+      );
+    },
   }),
   rule({
     id: 'hop-rules.uuid-chaining',
@@ -261,13 +302,22 @@ function uuidChainProblems({ scenario, responses, start }: ScenarioOutcome): str
   return problems;
 }
 
+/** Whether the client reported an output of hop `index` (0-based) rejected, in a played scenario. */
+function rejectedAfter(run: ScenarioRun | undefined, index: number): boolean {
+  return run?.hops[index]?.applyResults.some((result) => result.status === 'rejected') ?? false;
+}
+
 /** Page-changing calls a reply decides that the fixture expects no output for in the next hop: refused by the tools. */
 function refusedCalls(scenario: Scenario): Array<{ hop: number; callId: string }> {
   const refused: Array<{ hop: number; callId: string }> = [];
+  const decided = decidedReplies(scenario, scenario.hops, (index) =>
+    (scenario.hops[index]?.apply_results ?? []).some((result) => result.status === 'rejected'),
+  );
   scenario.hops.forEach((hop, index) => {
-    if (index === 0) return;
+    const previous = index === 0 ? undefined : decided[index - 1];
+    if (previous === undefined) return;
     const returned = new Set(hop.outputs.map((output) => output.call_id));
-    for (const call of scenario.replies[index - 1]?.tool_calls ?? []) {
+    for (const call of scenario.replies[previous]!.tool_calls) {
       // Only page-changing tools return outputs (get_component_details never does).
       if ((TOOL_OUTPUT_TYPES as readonly string[]).includes(call.name) && !returned.has(call.id))
         refused.push({ hop: index + 1, callId: call.id });

@@ -1,0 +1,165 @@
+// What the person changed between two hops (spec §16.1): a fingerprint of the expected document, compared with the
+// document the browser sends.
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { applyOutputs, type CanvasDocument, type ComponentNode, Layout, type ToolOutput } from '../src/index.js';
+import { diffDocument, digestChars, digestDocument } from '../src/server.js';
+
+const nested = Layout.parse(
+  parse(readFileSync(new URL('../../../fixtures/layouts/nested.yaml', import.meta.url), 'utf8')),
+);
+
+function doc(): CanvasDocument {
+  return { layout: structuredClone(nested), page: { title: 'Crumb & Co.' } };
+}
+
+function edit(uuid: string, props: Record<string, unknown>): ToolOutput {
+  return { type: 'edit_components', call_id: 'e', component_updates: { [uuid]: props } } as ToolOutput;
+}
+
+function without(document: CanvasDocument, uuid: string): CanvasDocument {
+  const copy = structuredClone(document);
+  const strip = (nodes: ComponentNode[]): ComponentNode[] =>
+    nodes
+      .filter((node) => node.uuid !== uuid)
+      .map((node) => ({
+        ...node,
+        ...(node.slots
+          ? { slots: Object.fromEntries(Object.entries(node.slots).map(([name, list]) => [name, strip(list)])) }
+          : {}),
+      }));
+  for (const region of Object.values(copy.layout.regions)) region.components = strip(region.components);
+  return copy;
+}
+
+describe('diffDocument', () => {
+  it('finds nothing when the document is the one expected, whatever the key order of its objects', () => {
+    const expected = digestDocument(doc());
+    const reordered = doc();
+    const hero = reordered.layout.regions.content!.components[0]!;
+    hero.props = Object.fromEntries(Object.entries(hero.props).reverse());
+    assert.deepEqual(diffDocument(expected, reordered), []);
+  });
+
+  it('reports a retyped prop with its old and new value', () => {
+    const expected = digestDocument(doc());
+    const changes = diffDocument(expected, applyOutputs(doc(), [edit('hero-1', { heading: 'Fresh every day' })]));
+    assert.deepEqual(changes, [
+      {
+        kind: 'prop',
+        uuid: 'hero-1',
+        component: 'sdc.demo.hero',
+        prop: 'heading',
+        before: { set: true, value: 'Crumb & Co.' },
+        after: { set: true, value: 'Fresh every day' },
+      },
+    ]);
+  });
+
+  it('knows only the length of a long old value, not the value (a fingerprint, not a copy)', () => {
+    const long = { ...doc() };
+    long.layout = applyOutputs(doc(), [edit('text-1', { body: 'x'.repeat(300) })]).layout;
+    const expected = digestDocument(long);
+    assert.ok(!expected.components.includes('x'.repeat(60)), 'the long text is not in the digest');
+    const [change] = diffDocument(expected, applyOutputs(long, [edit('text-1', { body: 'short' })]));
+    assert.deepEqual(change && change.kind === 'prop' && change.before, { set: true, chars: 302 });
+  });
+
+  it('reports a removed component once, not its slot children', () => {
+    const changes = diffDocument(digestDocument(doc()), without(doc(), 'section-1'));
+    assert.deepEqual(changes, [
+      {
+        kind: 'removed',
+        uuid: 'section-1',
+        component: 'sdc.demo.section',
+        where: { target: 'content', position: 1 },
+      },
+    ]);
+  });
+
+  it('reports a component the person added, with where it went', () => {
+    const added = applyOutputs(doc(), [
+      {
+        type: 'place_components',
+        call_id: 'p',
+        operations: [
+          {
+            target: 'grid-1/items',
+            placement: 'inside',
+            components: [{ uuid: 'card-9', component: 'sdc.demo.card', props: { title: 'New' } }],
+          },
+        ],
+      },
+    ]);
+    assert.deepEqual(diffDocument(digestDocument(doc()), added), [
+      { kind: 'added', uuid: 'card-9', component: 'sdc.demo.card', where: { target: 'grid-1/items', position: 3 } },
+    ]);
+  });
+
+  it('reports a move to another list, and a reorder within one list as the one component that moved', () => {
+    const swapped = doc();
+    const content = swapped.layout.regions.content!.components;
+    swapped.layout.regions.content!.components = [content[1]!, content[0]!];
+    const changes = diffDocument(digestDocument(doc()), swapped);
+    assert.deepEqual(
+      changes.map((change) => change.kind === 'moved' && [change.uuid, change.from.position, change.to.position]),
+      [['footer-1', 2, 1]],
+    );
+
+    const outOfGrid = without(doc(), 'card-2');
+    outOfGrid.layout.regions.content!.components.push({
+      uuid: 'card-2',
+      component: 'sdc.demo.card',
+      props: { title: 'Oatmeal raisin', price: '$3.00' },
+    });
+    const [move] = diffDocument(digestDocument(doc()), outOfGrid);
+    assert.deepEqual(move?.kind === 'moved' && [move.from, move.to], [
+      { target: 'grid-1/items', position: 2 },
+      { target: 'content', position: 3 },
+    ]);
+  });
+
+  it('does not call a shift from a removed sibling a move', () => {
+    const changes = diffDocument(digestDocument(doc()), without(doc(), 'section-1'));
+    assert.deepEqual(
+      changes.map((change) => change.kind),
+      ['removed'],
+    );
+  });
+
+  it('reports page fields set, changed and cleared', () => {
+    const now = { ...doc(), page: { description: 'Cookies.' } };
+    assert.deepEqual(diffDocument(digestDocument(doc()), now), [
+      { kind: 'page', field: 'title', before: { set: true, value: 'Crumb & Co.' }, after: { set: false } },
+      { kind: 'page', field: 'description', before: { set: false }, after: { set: true, value: 'Cookies.' } },
+    ]);
+  });
+
+  it('leaves out what a rejected output explains: its components, props and page field', () => {
+    const placing: ToolOutput = {
+      type: 'place_components',
+      call_id: 'p',
+      operations: [
+        {
+          target: 'content',
+          placement: 'inside',
+          components: [{ uuid: 'faq-1', component: 'sdc.demo.text', props: { body: 'Q' } }],
+        },
+      ],
+    };
+    const editing = edit('hero-1', { heading: 'Agent heading' });
+    const predicted = applyOutputs(doc(), [placing, editing]);
+    // The host rejected both: the page is the one it had.
+    assert.deepEqual(diffDocument(digestDocument(predicted), doc(), [placing, editing]), []);
+    // Without the rejections, the same difference looks like the person's doing.
+    assert.equal(diffDocument(digestDocument(predicted), doc()).length, 2);
+  });
+
+  it('keeps a digest far smaller than the page it fingerprints when values are long', () => {
+    const page = doc();
+    page.layout = applyOutputs(page, [edit('text-1', { body: 'y'.repeat(5000) })]).layout;
+    assert.ok(digestChars(digestDocument(page)) < JSON.stringify(page).length / 4);
+  });
+});

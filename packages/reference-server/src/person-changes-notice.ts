@@ -1,0 +1,90 @@
+import type { JsonValue, ToolOutput } from '@canvas-ai/protocol';
+import type { DocumentChange, KnownValue, Place } from '@canvas-ai/protocol/server';
+
+/** At most this many changes are listed; the rest are counted (spec §16.1: the report is bounded). */
+const MAX_LISTED_CHANGES = 20;
+/** A value in the report is cut at this many characters. */
+const MAX_VALUE_CHARS = 120;
+
+/**
+ * What the model is told about the person's own edits since its last decision (spec §16.1), or undefined when there
+ * were none. It says they are the person's, so the model neither takes credit for them nor undoes them.
+ */
+export function personChangesNotice(changes: readonly DocumentChange[]): string | undefined {
+  if (changes.length === 0) return undefined;
+  const lines = changes.slice(0, MAX_LISTED_CHANGES).map((change) => `- ${describe(change)}`);
+  if (changes.length > MAX_LISTED_CHANGES) lines.push(`- … and ${changes.length - MAX_LISTED_CHANGES} more changes`);
+  return (
+    'While you worked, the person edited the page themselves. These are their changes, not yours; the layout in ' +
+    'your instructions already shows them. Keep them: do not undo or overwrite them unless the person asks you to, ' +
+    `and do not refer to components they removed:\n${lines.join('\n')}`
+  );
+}
+
+function describe(change: DocumentChange): string {
+  switch (change.kind) {
+    case 'removed':
+      return `removed ${change.uuid} (${change.component}), which was ${place(change.where)}`;
+    case 'added':
+      return `added ${change.uuid} (${change.component}) ${place(change.where)}`;
+    case 'moved':
+      return `moved ${change.uuid} (${change.component}) from ${place(change.from)} to ${place(change.to)}`;
+    case 'prop':
+      return `${change.uuid} (${change.component}) ${change.prop}: ${value(change.before)} → ${value(change.after)}`;
+    case 'page':
+      return `page field ${change.field}: ${value(change.before)} → ${value(change.after)}`;
+  }
+}
+
+function place(where: Place): string {
+  return `#${where.position} in ${where.target}`;
+}
+
+function value(known: KnownValue): string {
+  if (!known.set) return '(not set)';
+  if ('chars' in known) return `(a ${known.chars}-character value)`;
+  return quote(known.value);
+}
+
+function quote(json: JsonValue): string {
+  const text = JSON.stringify(json);
+  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
+}
+
+/**
+ * A guard for the calls parked before the person's changes: an output that would set a prop or page field the
+ * person changed since the model decided it is refused (its message goes to the model), so their edit is never
+ * overwritten by a decision that did not know of it (spec §16.1). The model may decide the edit again, knowing.
+ */
+export function overwritesPersonEdit(
+  changes: readonly DocumentChange[],
+): ((output: ToolOutput) => string | undefined) | undefined {
+  const props = new Map<string, Extract<DocumentChange, { kind: 'prop' }>>();
+  const fields = new Map<string, Extract<DocumentChange, { kind: 'page' }>>();
+  for (const change of changes) {
+    if (change.kind === 'prop') props.set(`${change.uuid}\u0000${change.prop}`, change);
+    if (change.kind === 'page') fields.set(change.field, change);
+  }
+  if (props.size === 0 && fields.size === 0) return undefined;
+  return (output) => {
+    const touched =
+      output.type === 'edit_components'
+        ? Object.entries(output.component_updates).flatMap(([uuid, updates]) =>
+            Object.keys(updates).flatMap((prop) => props.get(`${uuid}\u0000${prop}`) ?? []),
+          )
+        : output.type === 'set_page_value'
+          ? (fields.get(output.field) ?? [])
+          : [];
+    const list = [touched].flat();
+    if (list.length === 0) return undefined;
+    const described = list.map((change) =>
+      change.kind === 'prop'
+        ? `${change.prop} of ${change.uuid}: ${value(change.before)} → ${value(change.after)}`
+        : `page field ${change.field}: ${value(change.before)} → ${value(change.after)}`,
+    );
+    return (
+      `Not applied: after you decided this ${output.type} call, the person changed what it would overwrite ` +
+      `(${described.join('; ')}). Their edit stays. Do not redo the change unless the person asks for it.`
+    );
+  };
+}
