@@ -67,4 +67,5 @@ export {
   walkLayout,
 } from './layout/layout-tree.js';
 export { applyOutput, applyOutputs, applyOutputsWithResults, type CanvasDocument } from './layout/apply-outputs.js';
+export { layoutProblem } from './layout/layout-problem.js';
 export { conflictReason, conflictResult, type CurrentValues, findConflicts } from './layout/conflicts.js';

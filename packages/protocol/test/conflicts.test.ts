@@ -13,6 +13,7 @@ import {
   findConflicts,
   Layout,
   LayoutError,
+  layoutProblem,
   type ToolOutput,
 } from '../src/index.js';
 import { jsonEqual } from '../src/layout/conflicts.js';
@@ -147,5 +148,30 @@ describe('outputs with replaces (spec §16.2)', () => {
     assert.ok(result.reason!.length <= 2000);
     assert.match(result.reason!, /and 4 more/);
     assert.ok(ApplyResult.safeParse(result).success);
+  });
+});
+
+describe('layoutProblem (spec §16.4)', () => {
+  it('accepts a valid layout, and one with keys the schema ignores', () => {
+    assert.equal(layoutProblem(nested), undefined);
+    const extra = structuredClone(nested) as unknown as {
+      regions: { content: { components: Array<Record<string, unknown>> } };
+    };
+    extra.regions.content.components[0]!.label = 'host-only';
+    assert.equal(layoutProblem(extra), undefined);
+  });
+
+  it('names a uuid held twice, and says a copy needs a new one', () => {
+    const copied = structuredClone(nested);
+    copied.regions.content!.components.push(structuredClone(copied.regions.content!.components[1]!));
+    assert.match(layoutProblem(copied)!, /the uuid "footer-1" appears twice .* must be given a new one/);
+  });
+
+  it('names the place of a shape problem', () => {
+    assert.equal(
+      layoutProblem({ regions: { content: { components: [{ uuid: 'a' }] } } })?.split(':')[0],
+      'regions.content.components.0.component',
+    );
+    assert.match(layoutProblem(undefined)!, /^the layout: /);
   });
 });

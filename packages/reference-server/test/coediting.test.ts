@@ -80,7 +80,8 @@ describe('co-editing: the person edits during a turn', () => {
     assert.match(notice!, /^While you worked, the person edited the page themselves/);
     assert.match(notice!, /- removed [\w-]+ \(sdc\.demo\.hero\), which was #1 in content/);
     assert.equal(request.messages.at(-1)?.role, 'notice', 'the notice comes after the tool results');
-    assert.equal(run.document.layout.regions.content!.components.length, 1, 'the welcome text stays alone');
+    assert.equal(run.document.layout.regions.content!.components.length, 0, 'the hero is gone and stays gone');
+    assert.equal(run.document.page.title, 'Crumb & Co. | Cookies');
     const log = server.logs.findLast((entry) => entry.event === 'hop' && entry.request_id === run.requestId);
     assert.equal(log?.person_changes, 1, 'the hop logs how many changes the model was told about');
   });

@@ -6,6 +6,7 @@
  */
 import {
   CSRF_HEADER,
+  MAX_TURN_REQUESTS,
   type ApplyResult,
   type ChatMessage,
   type FinalHopResponse,
@@ -14,14 +15,18 @@ import {
   type ToolOutput,
 } from '@canvas-ai/protocol';
 import { buildHopRequest, type HostDocument } from './build-request.js';
+import { checkHostDocument } from './check-document.js';
 import { newId } from './ids.js';
 import { readHopResponse } from './read-response.js';
 import { DEFAULT_RETRY_DELAYS, type RetryWait, type SendTry, withRetries } from './retry.js';
 import { serializeHopRequest, type SerializedHopRequest } from './serialize-request.js';
 import { TurnError } from './turn-error.js';
 
-/** The client's safety net against a server that never ends a turn; the server's `max_hops` is the real bound. */
-export const DEFAULT_MAX_HOPS = 50;
+/**
+ * The client's safety net against a server that never ends a turn; the server's `max_hops` is the real bound. It is
+ * the most requests any valid turn takes (spec §13), so it never ends a turn a conforming server would finish.
+ */
+export const DEFAULT_MAX_HOPS = MAX_TURN_REQUESTS;
 
 /**
  * Applies one hop's outputs to the host's store; what it returns becomes the next request's `apply_results`.
@@ -221,7 +226,7 @@ class TurnRun {
     this.hops += 1;
     const hop = this.hops;
     this.checkHopBudget(hop);
-    const document = await this.callHost('getLayout', hop, () => options.getLayout());
+    const document = checkHostDocument(await this.callHost('getLayout', hop, () => options.getLayout()), hop);
     if (this.phase !== 'running') return undefined;
     const request = buildHopRequest({
       requestId: this.requestId,

@@ -39,7 +39,7 @@ describe('<canvas-ai-chat> tools picker and attachments', () => {
     await element.updateComplete;
 
     expect(first.detail.status, first.detail.error?.message).to.equal('done');
-    expect(record.posts().map((post) => post.body.agent)).to.deep.equal(['page_builder', 'page_builder']);
+    expect(record.posts().map((post) => post.body.agent)).to.deep.equal(hero.hops.map(() => 'page_builder'));
     expect(pickerRoot(element)!.querySelector('[part="chip"]'), 'the pick resets after one message').to.equal(null);
     expect(document().layout.regions.content!.components.map((node) => node.component)).to.deep.equal([
       'sdc.demo.hero',
@@ -62,7 +62,7 @@ describe('<canvas-ai-chat> tools picker and attachments', () => {
     );
     element.sendMessage(hero.user_message, { agent: 'page_builder' });
     expect((await ended).detail.status).to.equal('done');
-    expect(record.posts().map((post) => post.body.agent)).to.deep.equal(['page_builder', 'page_builder']);
+    expect(record.posts().map((post) => post.body.agent)).to.deep.equal(hero.hops.map(() => 'page_builder'));
     expect(document().layout.regions.content!.components.map((node) => node.component)).to.deep.equal([
       'sdc.demo.hero',
     ]);

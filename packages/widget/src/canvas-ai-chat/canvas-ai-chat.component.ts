@@ -63,6 +63,9 @@ export interface SendMessageOptions {
  * @cssproperty [--canvas-ai-success-color=#1a7f37] - The done icon of the narration block.
  * @cssproperty [--canvas-ai-error-color=#b42318] - Error text and icon.
  * @cssproperty [--canvas-ai-error-background=#fef3f2] - Error messages.
+ * @cssproperty [--canvas-ai-notice-color=#9a6700] - The edge of a notice: an output the editor could not apply.
+ * @cssproperty [--canvas-ai-notice-background=#fff8c5] - Notices in the narration block.
+ * @cssproperty [--canvas-ai-notice-text-color=#3b2300] - Text of the notices.
  */
 export class CanvasAiChat extends LitElement {
   static override styles = canvasAiChatStyles;

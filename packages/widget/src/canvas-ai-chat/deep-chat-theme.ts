@@ -128,7 +128,7 @@ export function namesFor(agents: AgentsResponse | undefined): CustomNames {
 }
 
 /**
- * CSS injected into deep-chat's shadow root (its `auxiliaryStyle`): the narration block and its status row. The
+ * CSS injected into deep-chat's shadow root (its `auxiliaryStyle`): the narration block, its notices and its status row. The
  * answer is an html message too, so the block's bubble is told apart by its content (`:has`), and `!important`
  * beats the reply style deep-chat sets inline on every reply bubble.
  */
@@ -138,6 +138,10 @@ const PROGRESS_STYLE = `
   border: 1px dashed ${cssVar('border-color', '#d0d7de')} !important; }
 .canvas-ai-progress { display: flex; flex-direction: column; gap: 0.5em; }
 .canvas-ai-progress-text { line-height: 1.45; overflow-wrap: anywhere; }
+.canvas-ai-notices { margin: 0; padding: 0; list-style: none; display: flex; flex-direction: column; gap: 0.35em; }
+.canvas-ai-notice { padding: 0.35em 0.6em; border-left: 3px solid ${cssVar('notice-color', '#9a6700')};
+  background: ${cssVar('notice-background', '#fff8c5')}; color: ${cssVar('notice-text-color', '#3b2300')};
+  border-radius: 4px; line-height: 1.4; overflow-wrap: anywhere; }
 .canvas-ai-progress-status { display: flex; align-items: center; gap: 0.45em; font-size: 0.85em;
   color: ${cssVar('muted-color', '#57606a')}; }
 .canvas-ai-progress-icon { width: 0.9em; height: 0.9em; flex: none; box-sizing: border-box; display: inline-flex;

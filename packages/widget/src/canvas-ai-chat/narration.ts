@@ -20,11 +20,18 @@ export function escapeNarration(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('\n', '<br>');
 }
 
-/** The html of the narration block: the escaped progress (if any) above its status row. */
-export function progressBlockHtml(progress: string, status: ProgressStatus): string {
+/**
+ * The html of the narration block: the escaped progress (if any), the turn's notices (outputs the editor could not
+ * apply, spec §16.3; escaped too, they quote server and page text), then its status row.
+ */
+export function progressBlockHtml(progress: string, status: ProgressStatus, notices: readonly string[] = []): string {
   const text = progress.length > 0 ? `<div class="canvas-ai-progress-text">${escapeNarration(progress)}</div>` : '';
+  const list =
+    notices.length > 0
+      ? `<ul class="canvas-ai-notices">${notices.map((notice) => `<li class="canvas-ai-notice">${escapeNarration(notice)}</li>`).join('')}</ul>`
+      : '';
   return (
-    `<div class="canvas-ai-progress" data-status="${status}">${text}` +
+    `<div class="canvas-ai-progress" data-status="${status}">${text}${list}` +
     `<div class="canvas-ai-progress-status" role="status">` +
     `<span class="canvas-ai-progress-icon canvas-ai-progress-icon-${status}" aria-hidden="true"></span>` +
     `<span class="canvas-ai-progress-label">${STATUS_LABELS[status]}</span></div></div>`

@@ -13,6 +13,7 @@ export class ProgressView {
   private progress = '';
   private status: ProgressStatus = 'running';
   private role: string;
+  private readonly notices: string[] = [];
 
   /** `role` is the deep-chat role of the block until a response names the agent (the agent's id). */
   constructor(
@@ -37,16 +38,23 @@ export class ProgressView {
     this.render();
   }
 
+  /** Adds notices (outputs the editor could not apply) to the block; they stay for the rest of the turn. */
+  notify(notices: readonly string[]): void {
+    if (notices.length === 0) return;
+    this.notices.push(...notices);
+    this.render();
+  }
+
   /** Ends the block's status row; `always` adds a status-only block when no narration came (a stop says so). */
   finish(status: ProgressStatus, options: { progress?: string | undefined; always?: boolean } = {}): void {
     if (options.progress) this.progress = options.progress;
     this.status = status;
-    if (this.index === undefined && this.progress.length === 0 && !options.always) return;
+    if (this.index === undefined && this.progress.length === 0 && this.notices.length === 0 && !options.always) return;
     this.render();
   }
 
   private render(): void {
-    const html = progressBlockHtml(this.progress, this.status);
+    const html = progressBlockHtml(this.progress, this.status, this.notices);
     keepReaderPosition(this.chat, () => {
       if (this.index === undefined) {
         this.chat.addMessage({ role: this.role, html });

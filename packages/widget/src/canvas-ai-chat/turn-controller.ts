@@ -3,6 +3,7 @@ import { canvasAiEvent } from '../events.js';
 import { startTurn, type Turn, type TurnOptions, type TurnResult } from '../hop-loop.js';
 import type { TurnError } from '../turn-error.js';
 import type { DeepChatElement, Signals } from './deep-chat-types.js';
+import { rejectionNotices } from './notices.js';
 import { ProgressView } from './progress-view.js';
 import { answerMessage, attachedFiles, transcriptOf } from './transcript.js';
 
@@ -80,6 +81,7 @@ export class TurnController implements ReactiveController {
       onHop: (report) => {
         const { response } = report;
         view.show(response.progress, response.should_continue ? 'running' : 'done', response.agent.id);
+        view.notify(rejectionNotices(report.applyResults, response.outputs));
         this.host.dispatchEvent(
           canvasAiEvent('canvas-ai-hop', {
             requestId: report.requestId,

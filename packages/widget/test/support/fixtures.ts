@@ -4,7 +4,14 @@ import { AgentsConfig, Catalog, Layout } from '@canvas-ai/protocol';
 import { parseYamlData } from '@canvas-ai/protocol/server';
 import { Scenario, type Fixtures } from '@canvas-ai/protocol/scenario';
 
-const SCENARIOS = ['cookie-shop', 'image-attachment', 'place-hero-two-hop', 'qa-one-hop'] as const;
+const SCENARIOS = [
+  'cookie-shop',
+  'image-attachment',
+  'place-hero-two-hop',
+  'qa-one-hop',
+  'coedit-heading-conflict',
+  'host-rejects-final-output',
+] as const;
 const LAYOUTS = ['layouts/empty.yaml', 'layouts/nested.yaml'] as const;
 const ATTACHMENTS = ['attachments/cookie.png'] as const;
 
