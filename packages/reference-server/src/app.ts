@@ -60,6 +60,11 @@ export interface AppOptions {
   ttl?: Partial<TurnTtls>;
   /** Structured logs. Default: JSON lines on stdout. */
   log?: Logger;
+  /**
+   * Also log, for every model call, the system prompt and the messages it is sent (`model_request` lines). For
+   * operators debugging what the model sees; the lines hold the person's messages and page, so default false.
+   */
+  logModelRequests?: boolean;
   /** Makes component uuids. Default `crypto.randomUUID`. */
   newUuid?: () => string;
   /** Serves other GET requests (e.g. the demo editor). Default: 404. */
@@ -90,6 +95,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
     store: options.store ?? new MemoryTurnStore(),
     docs: options.docs ?? '',
     log,
+    logModelRequests: options.logModelRequests ?? false,
     newUuid: options.newUuid ?? (() => crypto.randomUUID()),
     ttl: { ...DEFAULT_TTLS, ...options.ttl },
   };

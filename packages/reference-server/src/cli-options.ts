@@ -56,6 +56,8 @@ const CLI_ENV = {
   CANVAS_AI_SECRET: 'CSRF HMAC secret, at least 16 characters (default: random per start).',
   CANVAS_AI_CSRF: 'Set to "off" to skip CSRF checks (only behind your own auth).',
   CANVAS_AI_SECURE_COOKIES: 'Set to "1" to mark the session cookie Secure (HTTPS).',
+  CANVAS_AI_LOG_MODEL_REQUESTS:
+    'Set to "1" to log what every model call is sent (system prompt, messages): for debugging prompts; holds user text.',
 } as const;
 
 /** Parsed and checked CLI options. */

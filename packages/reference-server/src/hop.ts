@@ -220,6 +220,16 @@ async function decideOnce(run: HopRun, step: ParkedCallsStep): Promise<ModelRepl
     pageFields: deps.config.page_fields,
     docs: deps.docs,
   });
+  if (deps.logModelRequests) {
+    deps.log({
+      event: 'model_request',
+      request_id: request.request_id,
+      hop: request.hop,
+      decision: turn.decisions + 1,
+      system,
+      messages: step.messages,
+    });
+  }
   try {
     // No abort signal from the client's connection: a hop whose response is lost still completes and is stored,
     // so the client's retry of the same hop gets it instead of a failed turn.

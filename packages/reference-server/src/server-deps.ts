@@ -27,6 +27,8 @@ export interface ServerDeps {
   store: TurnStore;
   docs: string;
   log: Logger;
+  /** Log what each model call is sent (operators debugging prompts; off by default, it holds the person's text). */
+  logModelRequests: boolean;
   newUuid: () => string;
   ttl: TurnTtls;
 }
