@@ -1,6 +1,6 @@
 import type { BenchProfile } from './profiles.js';
 import type { LayoutScalingResults } from './results.js';
-import { loadBenchScenario, turnBodies, type TurnBodies } from './shared/bench-turn.js';
+import { BenchTurnClient, loadBenchScenario } from './shared/bench-turn.js';
 import { inProcessServer, type InProcessServer } from './shared/in-process.js';
 import { benchLayout } from './shared/layout.js';
 import { mean, median, round } from './shared/stats.js';
@@ -11,7 +11,7 @@ const NOISE_ALLOWANCE = 1.25;
 /**
  * Layout scaling: the server's time per hop when every hop carries an N-component layout, measured in this process
  * through the app's fetch handler (no socket: only the server's own work), against the floor of JSON.parse of the
- * same request body plus JSON.stringify of what it parsed. Whole 10-hop turns, so hops 2–10 run place_components
+ * same request body plus JSON.stringify of what it parsed. Whole 11-hop turns, so hops 2–10 run place_components
  * and the reducer against the whole layout; each repetition's figure is the mean per hop, reported as the median
  * over repetitions.
  */
@@ -24,10 +24,10 @@ export async function benchLayoutScaling(
   const rows: LayoutScalingResults['rows'] = [];
   let turnCounter = 0;
   for (const components of profile.sizes) {
-    const bodies = turnBodies(scenario, benchLayout(components));
+    const client = new BenchTurnClient(scenario, benchLayout(components));
     const runTurn = () => {
       turnCounter += 1;
-      return timeTurn(server, bodies, `scale-${components}-${turnCounter}`);
+      return timeTurn(server, client, `scale-${components}-${turnCounter}`);
     };
     await runTurn(); // warm-up: JIT, and the first hop's one-time work
     const repetitions: Array<{ server: number; floor: number; first: number; last: number }> = [];
@@ -50,7 +50,7 @@ export async function benchLayoutScaling(
     const floorMs = median(repetitions.map((r) => r.floor));
     rows.push({
       components,
-      request_bytes: Buffer.byteLength(bodies.body(2, 'scale-0')),
+      request_bytes: Buffer.byteLength(client.start('scale-0')),
       server_ms_per_hop: round(serverMs),
       floor_ms_per_hop: round(floorMs),
       ratio: round(serverMs / floorMs, 2),
@@ -70,19 +70,24 @@ interface TurnTiming {
   floorMs: number[];
 }
 
-/** One whole turn: the server's time for each hop, and the JSON floor of each hop's body. */
-async function timeTurn(server: InProcessServer, bodies: TurnBodies, requestId: string): Promise<TurnTiming> {
+/**
+ * One whole turn: the server's time for each hop, and the JSON floor of each hop's body. Every hop but the last
+ * places a paragraph; the last, after the host reported it, only gives the answer (spec §2).
+ */
+async function timeTurn(server: InProcessServer, client: BenchTurnClient, requestId: string): Promise<TurnTiming> {
   const serverMs: number[] = [];
   const floorMs: number[] = [];
-  for (let hop = 1; hop <= bodies.hops; hop += 1) {
-    const body = bodies.body(hop, requestId);
+  for (let body: string | undefined = client.start(requestId); body !== undefined; ) {
+    const hop = client.hop;
     const request = server.hopRequest(body);
     const started = performance.now();
     const response = await server.app.fetch(request);
     const text = await response.text();
     serverMs.push(performance.now() - started);
+    const next = response.status === 200 ? client.next(text) : undefined;
     // A hop that stopped placing (a refused call) would measure an error path, not the protocol's work.
-    if (response.status !== 200 || (hop > 1 && !text.includes('"type":"place_components"'))) {
+    const placing = hop > 1 && next !== undefined;
+    if (response.status !== 200 || (placing && !text.includes('"type":"place_components"'))) {
       throw new Error(
         `layout scaling: hop ${hop} answered ${response.status} without its placement: ${text.slice(0, 300)}`,
       );
@@ -91,6 +96,7 @@ async function timeTurn(server: InProcessServer, bodies: TurnBodies, requestId: 
     const floorStarted = performance.now();
     JSON.stringify(JSON.parse(body));
     floorMs.push(performance.now() - floorStarted);
+    body = next;
   }
   return { serverMs, floorMs };
 }

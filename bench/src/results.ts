@@ -8,6 +8,7 @@ export const TargetResult = z.object({
     'widget_own_code_gzip',
     'widget_host_bundle_rolldown_gzip',
     'widget_host_bundle_esbuild_gzip',
+    'change_detection_10000_share',
   ]),
   description: z.string(),
   /** The measured value, in `unit`. */
@@ -132,6 +133,25 @@ export const WidgetResults = z.object({
   }),
 });
 
+/** Change detection (spec §16.1): its server time per hop and the fingerprint it stores, by page size. */
+export const ChangeDetectionResults = z.object({
+  repetitions: z.int(),
+  rows: z.array(
+    z.object({
+      components: z.int(),
+      /** The stored fingerprint of the expected document (JSON bytes); it replaces the previous hop's. */
+      digest_bytes: z.int(),
+      /** The layout's own JSON bytes, for scale. */
+      layout_bytes: z.int(),
+      /** diffDocument + digestDocument, per hop. */
+      detection_ms: z.number(),
+      /** The server's whole time per hop at this size (layout scaling, same run), when measured. */
+      hop_server_ms: z.number().nullable(),
+      share_of_hop: z.number().nullable(),
+    }),
+  ),
+});
+
 /** bench/results.json */
 export const BenchResults = z.object({
   schema: z.literal(1),
@@ -141,6 +161,7 @@ export const BenchResults = z.object({
   duration_s: z.number(),
   server_hop: ServerHopResults.optional(),
   layout_scaling: LayoutScalingResults.optional(),
+  change_detection: ChangeDetectionResults.optional(),
   state_growth: StateGrowthResults.optional(),
   widget: WidgetResults.optional(),
   targets: z.array(TargetResult),
@@ -150,6 +171,7 @@ export type ServerHopResults = z.infer<typeof ServerHopResults>;
 export type LayoutScalingResults = z.infer<typeof LayoutScalingResults>;
 export type StateGrowthResults = z.infer<typeof StateGrowthResults>;
 export type WidgetResults = z.infer<typeof WidgetResults>;
+export type ChangeDetectionResults = z.infer<typeof ChangeDetectionResults>;
 export type BundleSize = z.infer<typeof BundleSize>;
 export type HostBundleSize = z.infer<typeof HostBundleSize>;
 export type LoadFigures = z.infer<typeof LoadFigures>;

@@ -6,6 +6,7 @@ import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { benchChangeDetection } from './change-detection.js';
 import { benchHostBundles } from './host-bundles.js';
 import { errorMessage } from '@canvas-ai/protocol';
 import { benchLayoutScaling } from './layout-scaling.js';
@@ -21,7 +22,7 @@ import { benchWidgetBundles } from './widget-bundles.js';
 import { benchWidgetClient } from './widget-client.js';
 
 /** The benchmark groups, in the order they run. */
-export const GROUPS = ['server-hop', 'layout-scaling', 'state-growth', 'widget'] as const;
+export const GROUPS = ['server-hop', 'layout-scaling', 'change-detection', 'state-growth', 'widget'] as const;
 type Group = (typeof GROUPS)[number];
 
 /** Runs the chosen groups with one profile and returns the checked results. */
@@ -46,6 +47,8 @@ export async function runBench(
   };
   if (groups.includes('server-hop')) partial.server_hop = await benchServerHop(profile.serverHop, log);
   if (groups.includes('layout-scaling')) partial.layout_scaling = await benchLayoutScaling(profile.layoutScaling, log);
+  if (groups.includes('change-detection'))
+    partial.change_detection = benchChangeDetection(profile.changeDetection, partial.layout_scaling, log);
   if (groups.includes('state-growth')) partial.state_growth = await benchStateGrowth(profile.stateGrowth, log);
   if (groups.includes('widget')) {
     const bundles = await benchWidgetBundles(log);

@@ -21,7 +21,7 @@ const FLOOR = fileURLToPath(new URL('./shared/floor-server.ts', import.meta.url)
 /**
  * Server hop overhead: the real reference server (its CLI: scripted provider, memory store, CSRF on, logging to
  * /dev/null) and the bare node:http floor, each in its own child process, loaded from this process over keep-alive
- * connections with back-to-back 10-hop turns at each concurrency. Repetitions alternate server and floor, so drift
+ * connections with back-to-back 11-hop turns at each concurrency. Repetitions alternate server and floor, so drift
  * on a shared machine hits both alike; each figure is the median over the repetitions.
  */
 export async function benchServerHop(

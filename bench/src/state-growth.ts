@@ -1,7 +1,7 @@
 import { MemoryTurnStore, type TurnLock, type TurnStore } from '@canvas-ai/reference-server';
 import type { BenchProfile } from './profiles.js';
 import type { StateGrowthResults } from './results.js';
-import { loadBenchScenario, turnBodies } from './shared/bench-turn.js';
+import { BenchTurnClient, loadBenchScenario } from './shared/bench-turn.js';
 import { inProcessServer } from './shared/in-process.js';
 import { benchLayout } from './shared/layout.js';
 import { median } from './shared/stats.js';
@@ -22,18 +22,20 @@ export async function benchStateGrowth(
   const server = await inProcessServer(store);
   const turns: StateGrowthResults['turns'] = [];
   for (const components of profile.sizes) {
-    const bodies = turnBodies(scenario, benchLayout(components));
+    const client = new BenchTurnClient(scenario, benchLayout(components));
     const requestId = `growth-${components}`;
     const rows: StateGrowthResults['turns'][number]['rows'] = [];
     let previous = 0;
-    for (let hop = 1; hop <= bodies.hops; hop += 1) {
-      const response = await server.app.fetch(server.hopRequest(bodies.body(hop, requestId)));
-      if (response.status !== 200)
-        throw new Error(`state growth: hop ${hop} answered ${response.status}: ${await response.text()}`);
-      await response.text();
+    for (let body: string | undefined = client.start(requestId); body !== undefined; ) {
+      const hop = client.hop;
+      const response = await server.app.fetch(server.hopRequest(body));
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`state growth: hop ${hop} answered ${response.status}: ${text}`);
+      body = client.next(text);
       const stored = store.lastWritten(requestId);
       if (!stored) throw new Error(`state growth: hop ${hop} stored nothing for the turn`);
-      const narration = scenario.replies[hop - 1]!.text;
+      // The last hop makes no decision (it gives the answer held back for the host's report).
+      const narration = scenario.replies[hop - 1]?.text ?? scenario.replies.at(-1)!.text;
       rows.push({
         hop,
         kind: stored.kind,

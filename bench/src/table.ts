@@ -1,4 +1,5 @@
 import type { BenchResults } from './results.js';
+import { round } from './shared/stats.js';
 
 /**
  * Formats rows as an aligned text table: numbers right-aligned, and text columns (the first one, and any listed in
@@ -70,7 +71,7 @@ export function formatResults(results: BenchResults): string {
       `Layout scaling: server time per hop in-process (app.fetch, no socket) vs JSON.parse + JSON.stringify of the request ` +
         `(median of ${scaling.repetitions}). Ratio ${scaling.ratio_flat_or_falling ? 'does not grow' : 'GROWS'} with size.\n` +
         formatTable(
-          ['components', 'request', 'server ms/hop', 'floor ms', 'ratio', 'hop 1 ms', 'hop 10 ms'],
+          ['components', 'request', 'server ms/hop', 'floor ms', 'ratio', 'hop 1 ms', 'last hop ms'],
           scaling.rows.map((row) => [
             row.components.toLocaleString('en-US'),
             kb(row.request_bytes),
@@ -85,12 +86,29 @@ export function formatResults(results: BenchResults): string {
   }
   for (const turn of results.state_growth?.turns ?? []) {
     sections.push(
-      `State growth: bytes stored for one 10-hop turn after each hop, ${turn.layout_components.toLocaleString('en-US')}-component layout ` +
+      `State growth: bytes stored for one 11-hop turn after each hop, ${turn.layout_components.toLocaleString('en-US')}-component layout ` +
         `(${turn.linear ? 'linear' : 'NOT linear'}; hop 10 keeps only the final response).\n` +
         formatTable(
           ['hop', 'kind', 'stored bytes', 'added', 'narration copies'],
           turn.rows.map((row) => [row.hop, row.kind, row.stored_bytes, row.added_bytes, row.narration_copies]),
           [1],
+        ),
+    );
+  }
+  const detection = results.change_detection;
+  if (detection) {
+    sections.push(
+      "Change detection (spec §16.1): comparing the request with the stored fingerprint and fingerprinting the next expected page, per hop, vs the server's whole hop at that size; the fingerprint's stored bytes vs the layout's.\n" +
+        formatTable(
+          ['components', 'detection ms', 'hop ms', 'share', 'fingerprint', 'layout'],
+          detection.rows.map((row) => [
+            row.components.toLocaleString('en-US'),
+            row.detection_ms,
+            row.hop_server_ms ?? '–',
+            row.share_of_hop === null ? '–' : `${round(row.share_of_hop * 100, 1)}%`,
+            kb(row.digest_bytes),
+            kb(row.layout_bytes),
+          ]),
         ),
     );
   }

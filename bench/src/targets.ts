@@ -11,6 +11,7 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
   const c32 = results.server_hop?.rows.find((row) => row.concurrency === 32);
   const largest = results.layout_scaling?.rows.find((row) => row.components === 10_000);
   const ownCode = results.widget?.bundles.find((bundle) => bundle.name === 'widget-own-code');
+  const detection = results.change_detection?.rows.find((row) => row.components === 10_000);
   const hostBundle = (bundler: 'rolldown' | 'esbuild') =>
     results.widget?.host_bundles.find((bundle) => bundle.bundler === bundler && bundle.entry === 'element');
   return [
@@ -36,6 +37,14 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
       ownCode?.gzip_bytes,
       WIDGET_OWN_CODE_LIMIT_BYTES,
       'bytes',
+      'at_most',
+    ),
+    target(
+      'change_detection_10000_share',
+      "telling the model about the person's edits, as a share of the server's time per hop at 10,000 components",
+      detection?.share_of_hop ?? undefined,
+      0.1,
+      '× hop',
       'at_most',
     ),
     ...(['rolldown', 'esbuild'] as const).map((bundler) =>

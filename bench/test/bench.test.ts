@@ -39,7 +39,11 @@ describe('pnpm bench at the tiny size', () => {
         assert.equal(row.server.errors, 0, 'the reference server answered every hop as the scenario says');
         assert.equal(row.floor.errors, 0);
       }
-      assert.equal(results.server_hop!.request_bytes.length, 10, 'the turn has ten hops');
+      assert.equal(
+        results.server_hop!.request_bytes.length,
+        11,
+        'the turn has eleven hops: ten decisions, then the answer',
+      );
 
       assert.deepEqual(
         results.layout_scaling?.rows.map((row) => row.components),
@@ -51,15 +55,15 @@ describe('pnpm bench at the tiny size', () => {
       const growth = results.state_growth!.turns[0]!;
       assert.deepEqual(
         growth.rows.map((row) => row.hop),
-        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
       );
       assert.deepEqual(
         growth.rows.map((row) => row.kind),
-        [...Array(9).fill('active'), 'finished'],
+        [...Array(10).fill('active'), 'finished'],
       );
       assert.ok(
         growth.rows
-          .slice(0, 9)
+          .slice(0, 10)
           .every((row, index, rows) => index === 0 || row.stored_bytes > rows[index - 1]!.stored_bytes),
       );
 
@@ -69,6 +73,14 @@ describe('pnpm bench at the tiny size', () => {
       );
       for (const bundle of results.widget!.bundles)
         assert.ok(bundle.gzip_bytes > 0 && bundle.gzip_bytes < bundle.min_bytes, bundle.name);
+      assert.deepEqual(
+        results.change_detection?.rows.map((row) => row.components),
+        tiny.changeDetection.sizes,
+      );
+      for (const row of results.change_detection!.rows) {
+        assert.ok(row.detection_ms > 0 && row.digest_bytes > 0, `change detection at ${row.components} was measured`);
+        assert.ok(row.share_of_hop !== null, 'compared with the hop of the same size, from layout scaling');
+      }
       assert.deepEqual(
         results.widget?.host_bundles.map((bundle) => `${bundle.entry} ${bundle.bundler}`),
         ['element rolldown', 'element esbuild', 'loop rolldown', 'loop esbuild'],
@@ -84,6 +96,7 @@ describe('pnpm bench at the tiny size', () => {
           'server_throughput_c32',
           'layout_10000_ratio',
           'widget_own_code_gzip',
+          'change_detection_10000_share',
           'widget_host_bundle_rolldown_gzip',
           'widget_host_bundle_esbuild_gzip',
         ],
@@ -92,10 +105,12 @@ describe('pnpm bench at the tiny size', () => {
       assert.equal(results.targets[0]!.met, null);
       assert.equal(results.targets[1]!.met, null);
       assert.equal(typeof results.targets[2]!.met, 'boolean');
+      assert.equal(results.targets[3]!.met, null, 'change detection is judged at 10,000 components only');
 
       for (const heading of [
         'Server hop overhead',
         'Layout scaling',
+        'Change detection',
         'State growth',
         'Widget bundles',
         'Widget client per hop',

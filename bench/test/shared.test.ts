@@ -21,10 +21,10 @@ describe('bench layouts', () => {
 });
 
 describe('the bench turn', () => {
-  it('has ten hops whose bodies the protocol accepts, each with the turn id and the previous outputs reported', async () => {
+  it('has eleven hops (ten decisions, the answer after the last placement is reported) whose bodies the protocol accepts, each with the turn id and the previous outputs reported', async () => {
     const scenario = await loadBenchScenario();
     const bodies = turnBodies(scenario, benchLayout(10));
-    assert.equal(bodies.hops, 10);
+    assert.equal(bodies.hops, 11);
     for (let hop = 1; hop <= bodies.hops; hop += 1) {
       const parsed = parseHopRequestJson(bodies.body(hop, `turn-${hop}`));
       assert.ok(parsed.success, `hop ${hop} parses`);
@@ -89,7 +89,7 @@ describe('the report', () => {
     });
     assert.deepEqual(
       targets.map((target) => target.met),
-      [null, null, true, null, false],
+      [null, null, true, null, null, false],
     );
   });
 });

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { Layout, type ComponentNode } from '../src/index.js';
 import { parseHopRequest } from '../src/server.js';
-import { isPlainLayout } from '../src/parse/plain-layout.js';
+import { isPlainLayout } from '../src/layout/plain-layout.js';
 
 /** A layout as plain JSON: the variants below reach into it by any path to break it, which no precise type allows. */
 // biome-ignore lint/suspicious/noExplicitAny: see above; the schema under test is what checks these objects.

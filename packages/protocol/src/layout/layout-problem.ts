@@ -1,4 +1,4 @@
-import { isPlainLayout } from '../parse/plain-layout.js';
+import { isPlainLayout } from './plain-layout.js';
 import { Layout } from '../wire/layout.js';
 import { LIMITS } from '../wire/limits.js';
 import { countComponents, findDuplicateUuid } from './layout-tree.js';

@@ -4,7 +4,7 @@ import { HopRequest } from '../wire/hop-request.js';
 import type { Layout } from '../wire/layout.js';
 import { PROTOCOL_VERSION, RequestId } from '../wire/ids.js';
 import { LIMITS } from '../wire/limits.js';
-import { isPlainLayout } from './plain-layout.js';
+import { isPlainLayout } from '../layout/plain-layout.js';
 import { describeScanProblem, scanJson } from './scan-json.js';
 import { fieldName, isAbsent, toErrorIssues } from './zod-issues.js';
 

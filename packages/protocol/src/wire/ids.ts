@@ -4,7 +4,7 @@ import * as z from 'zod';
 export const PROTOCOL_VERSION = 'canvas-ai/1';
 
 // The character rules, written once: the schemas below, the placement target and the parser's fast path
-// (parse/plain-layout.ts) all build on them.
+// (layout/plain-layout.ts) all build on them.
 const ID_CHAR = '[A-Za-z0-9._:-]';
 const NAME = '[A-Za-z_][A-Za-z0-9_-]*';
 
