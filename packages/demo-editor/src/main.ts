@@ -4,6 +4,7 @@ import type { CanvasAiChat } from '@canvas-ai/widget';
 import { html, render } from 'lit';
 import { EditorStore, emptyDocument } from './editor-store.js';
 import { canvasView } from './render/canvas-view.js';
+import { inspectorView } from './render/inspector-view.js';
 import { SUGGESTIONS } from './suggestions.js';
 import './demo.css';
 
@@ -12,6 +13,7 @@ const HIGHLIGHT_MS = 1600;
 
 const store = new EditorStore(emptyDocument());
 const canvas = document.querySelector<HTMLElement>('#canvas')!;
+const inspector = document.querySelector<HTMLElement>('#inspector')!;
 const chat = document.querySelector<CanvasAiChat>('#chat')!;
 let highlighted = new Set<string>();
 let highlightTimer: ReturnType<typeof setTimeout> | undefined;
@@ -23,8 +25,18 @@ function paint(): void {
       selected: store.selected,
       highlighted,
       onSelect: (uuid) => store.select(uuid),
+      onRemove: (uuid) => store.remove(uuid),
     }),
     canvas,
+  );
+  render(
+    inspectorView({
+      document: store.document,
+      selected: store.selected,
+      onEdit: (uuid, props) => store.edit(uuid, props),
+      onRemove: (uuid) => store.remove(uuid),
+    }),
+    inspector,
   );
 }
 

@@ -10,11 +10,19 @@ export interface CanvasViewState {
   /** uuids to flash: just placed or edited. */
   highlighted: ReadonlySet<string>;
   onSelect: (uuid: string | null) => void;
+  /** The person removes a top-level row. */
+  onRemove: (uuid: string) => void;
+}
+
+/** A component's short name for people: `sdc.demo.two_column` → `two column`. */
+export function componentName(node: ComponentNode): string {
+  return (node.component.split('.').at(-1) ?? node.component).replaceAll('_', ' ');
 }
 
 /**
  * The page as the visitor would see it: page title and description above, then every region's rows.
- * Each component is wrapped so it can be selected and highlighted (`data-uuid`, `data-component`).
+ * Each component is wrapped so it can be selected and highlighted (`data-uuid`, `data-component`); each top-level
+ * row has a Remove button.
  */
 export function canvasView(state: CanvasViewState): TemplateResult {
   const { document } = state;
@@ -61,7 +69,23 @@ export function canvasView(state: CanvasViewState): TemplateResult {
           ${repeat(
             region.components,
             (node) => node.uuid,
-            (node) => html`<div class="row" data-row=${node.uuid}>${renderNode(node)}</div>`,
+            (node, index) => html`<div class="row" data-row=${node.uuid}>
+              ${renderNode(node)}
+              <div class="row-tools">
+                <button
+                  type="button"
+                  class="row-remove"
+                  aria-label=${`Remove ${componentName(node)} (row ${index + 1})`}
+                  title="Remove this row"
+                  @click=${(event: Event) => {
+                    event.stopPropagation();
+                    state.onRemove(node.uuid);
+                  }}
+                >
+                  Remove
+                </button>
+              </div>
+            </div>`,
           )}
         </div>`,
       )}
