@@ -3,12 +3,14 @@
 import { strict as assert } from 'node:assert';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { DEFAULT_FIXTURES_DIR, loadScenario } from '@canvas-ai/protocol/node';
+import type { Scenario } from '@canvas-ai/protocol/scenario';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './support/browser.js';
 import { openDemo, type DemoPage } from './support/demo-page.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 
-const COOKIE_SHOP_HOPS = 7;
+const COOKIE_SHOP_HOPS = 8;
 const FINAL_ANSWER = 'Your cookie shop homepage is ready';
 const ARTIFACTS = new URL('../.artifacts/', import.meta.url);
 
@@ -28,6 +30,56 @@ after(async () => {
 /** Clicks a suggestion chip by its label. */
 async function clickChip(demo: DemoPage, label: string): Promise<void> {
   await demo.page.locator('#chips .chip', { hasText: label }).click();
+}
+
+/** Sends a message through the chat, as typing it would, to the agent `agent`. */
+async function sendMessage(demo: DemoPage, text: string, agent: string): Promise<void> {
+  await demo.page.evaluate(
+    ([message, to]) =>
+      (document.querySelector('canvas-ai-chat') as unknown as CanvasAiChatLike).sendMessage(message!, { agent: to }),
+    [text, agent],
+  );
+}
+interface CanvasAiChatLike {
+  sendMessage(text: string, options: { agent?: string }): void;
+}
+
+/** A scenario of fixtures/scenarios, which the scripted provider replays. */
+function scenario(id: string): Promise<Scenario> {
+  return loadScenario(`${DEFAULT_FIXTURES_DIR}scenarios/${id}.yaml`);
+}
+
+/** The final message a scenario's turn ends with. */
+function finalMessage(scripted: Scenario): string {
+  const message = scripted.hops.at(-1)?.message;
+  assert.ok(message, `scenario ${scripted.id} ends with a message`);
+  return message;
+}
+
+/** What `CANVAS_AI_LOG_MODEL_REQUESTS=1` logs for one model call. */
+interface ModelRequestLine {
+  event: 'model_request';
+  request_id: string;
+  hop: number;
+  decision: number;
+  messages: Array<{ role: string; text?: string }>;
+}
+
+/** The server's `model_request` line for decision `decision` of the turn `requestId`, once it is logged. */
+async function modelRequest(server: ServerProcess, requestId: string, decision: number): Promise<ModelRequestLine> {
+  const parse = (line: string): ModelRequestLine | undefined => {
+    if (!line.startsWith('{')) return undefined;
+    const entry = JSON.parse(line) as Partial<ModelRequestLine>;
+    return entry.event === 'model_request' && entry.request_id === requestId && entry.decision === decision
+      ? (entry as ModelRequestLine)
+      : undefined;
+  };
+  return parse(await server.waitForLine((line) => parse(line) !== undefined))!;
+}
+
+/** The texts of the notices (role `notice`) the model was sent. */
+function notices(request: ModelRequestLine): string[] {
+  return request.messages.filter((message) => message.role === 'notice').map((message) => message.text ?? '');
 }
 
 /** Waits until no request is pending for a moment, so "nothing more was sent" is observed, not assumed. */
@@ -59,18 +111,30 @@ describe('the demo editor against the reference server', () => {
       const seen = await demo.hopsSeen();
       assert.deepEqual(
         seen.map((hop) => hop.rows),
-        [0, 1, 2, 3, 4, 5, 5],
+        [0, 1, 2, 3, 4, 5, 5, 5],
         'after each hop the canvas has exactly one more row while rows are being placed',
       );
       assert.deepEqual(
         seen.map((hop) => hop.shouldContinue),
-        [true, true, true, true, true, true, false],
+        [true, true, true, true, true, true, true, false],
+      );
+      // Hops 2–6 place one row each, hop 7 sets the title and description; the answer waits one more hop for the
+      // apply results of hop 7 and carries no outputs itself (spec §16.3).
+      assert.deepEqual(
+        seen.map((hop) => hop.outputs),
+        [0, 1, 1, 1, 1, 1, 2, 0],
+      );
+      const lastHop = demo.hops.at(-1)!.body;
+      assert.deepEqual(
+        lastHop.apply_results?.map((result) => result.status),
+        ['applied', 'applied'],
+        'the hop that ends the turn reported both page values applied',
       );
 
       assert.equal(demo.hops.length, COOKIE_SHOP_HOPS, 'one request per hop');
       assert.deepEqual(
         demo.hops.map((hop) => hop.hop),
-        [1, 2, 3, 4, 5, 6, 7],
+        [1, 2, 3, 4, 5, 6, 7, 8],
       );
       assert.equal(new Set(demo.hops.map((hop) => hop.requestId)).size, 1, 'one request_id for the whole turn');
       // Each hop carries the layout the browser held after applying the previous hop's outputs.
@@ -111,13 +175,44 @@ describe('the demo editor against the reference server', () => {
       const turn = demo.hops.filter((hop) => !turnsBefore.has(hop.requestId));
       assert.deepEqual(
         turn.map((hop) => hop.hop),
-        [1, 2],
+        [1, 2, 3],
+        'decide, execute the edit, then end the turn once the edit is reported applied',
+      );
+      assert.deepEqual(turn[2]!.body.apply_results, [{ call_id: 'call_title', status: 'applied' }]);
+      const seen = (await demo.hopsSeen()).slice(-3);
+      assert.deepEqual(
+        seen.map((hop) => [hop.hop, hop.outputs, hop.shouldContinue]),
+        [
+          [1, 0, true],
+          [2, 1, true],
+          [3, 0, false],
+        ],
+        'the edit comes with hop 2, the answer with hop 3 and no outputs',
       );
       assert.equal(turn[0]!.body.context.selected_component, uuid);
       assert.equal(turn[0]!.body.conversation_id, demo.hops[0]!.body.conversation_id, 'same conversation');
       assert.equal(turn[0]!.body.agent, 'page_builder');
       await demo.page.locator(`#canvas [data-uuid="${uuid}"] h3`, { hasText: 'Gooey double chocolate chip' }).waitFor();
       assert.equal(await demo.rows(), 5, 'an edit adds no row');
+    });
+
+    it('edits and removes a nested component from the inspector; its row stays', async () => {
+      const cards = demo.page.locator('#canvas [data-component="sdc.demo.card"]');
+      const card = cards.nth(1);
+      const uuid = (await card.getAttribute('data-uuid'))!;
+      await card.click();
+      const inspector = demo.page.locator('#inspector');
+      const title = inspector.getByLabel('title', { exact: true });
+      assert.equal(await title.inputValue(), 'Oatmeal raisin');
+      await title.fill('Oatmeal & raisin');
+      await inspector.getByLabel('price', { exact: true }).focus(); // leaving the field commits it
+      await demo.page.locator(`#canvas [data-uuid="${uuid}"] h3`, { hasText: 'Oatmeal & raisin' }).waitFor();
+
+      await inspector.getByRole('button', { name: 'Remove the selected card' }).click();
+      assert.equal(await cards.count(), 2);
+      assert.equal(await demo.page.locator(`#canvas [data-uuid="${uuid}"]`).count(), 0);
+      assert.equal(await demo.rows(), 5, 'the section that held the card stays');
+      await inspector.getByText('Click a component on the page to edit it.').waitFor();
     });
   });
 
@@ -181,6 +276,124 @@ describe('the demo editor against the reference server', () => {
       assert.equal(demo.hops[0]!.body.agent, undefined, 'the main agent answers');
       await demo.page.locator('canvas-ai-chat').getByText('I can only answer questions').waitFor();
       assert.equal(await demo.rows(), 0);
+    } finally {
+      await demo.close();
+    }
+  });
+});
+
+describe('co-editing: the person edits the page while the agent works (spec §16)', () => {
+  let logged: ServerProcess;
+  before(async () => {
+    logged = await startServerProcess({ env: { CANVAS_AI_LOG_MODEL_REQUESTS: '1' } });
+  });
+  after(() => logged?.stop());
+
+  it('keeps the heading the person retyped while the agent edited it, and tells both the person and the model', async () => {
+    const scripted = await scenario('coedit-heading-conflict');
+    const demo = await openDemo(chromium.browser, logged.url);
+    try {
+      const held = demo.holdHop(3);
+      await sendMessage(demo, scripted.user_message, scripted.agent!);
+      await held.arrived;
+
+      // Hop 3's response (the agent's edit of the heading) is on its way; the person retypes the heading first.
+      const hero = demo.page.locator('#canvas [data-component="sdc.demo.hero"]');
+      assert.equal(await hero.locator('h1').textContent(), 'Crumb & Co.');
+      await hero.click();
+      const heading = demo.page.locator('#inspector').getByLabel('heading', { exact: true });
+      assert.equal(await heading.inputValue(), 'Crumb & Co.');
+      await heading.fill('Fresh every day');
+      await heading.press('Enter');
+      await hero.locator('h1', { hasText: 'Fresh every day' }).waitFor();
+      held.release();
+
+      assert.equal(await demo.turnEnded(0), 'done');
+      const chat = demo.page.locator('canvas-ai-chat');
+      await chat.getByText(finalMessage(scripted)).waitFor();
+      assert.equal(await hero.locator('h1').textContent(), 'Fresh every day', "the agent's edit did not overwrite it");
+
+      const notice = chat.locator('.canvas-ai-notice');
+      assert.equal(await notice.count(), 1, 'one notice: the one rejected output');
+      assert.match((await notice.textContent()) ?? '', /^Your edit was kept/);
+      assert.ok(await notice.isVisible(), 'the notice is visible in the side panel');
+      const [noticeBox, sideBox] = [await notice.boundingBox(), await demo.page.locator('.side').boundingBox()];
+      assert.ok(noticeBox && sideBox && noticeBox.width > 0 && noticeBox.height > 0);
+      assert.ok(noticeBox.x >= sideBox.x && noticeBox.x + noticeBox.width <= sideBox.x + sideBox.width);
+
+      // The hops: hop 4 reported the conflict, so the held answer was dropped and the model decided again.
+      const requestId = demo.hops[0]!.requestId;
+      assert.deepEqual(
+        demo.hops.map((hop) => hop.hop),
+        [1, 2, 3, 4],
+      );
+      const reported = demo.hops[3]!.body.apply_results ?? [];
+      assert.deepEqual(
+        reported.map((result) => [result.call_id, result.status]),
+        [['call_warm', 'rejected']],
+      );
+      assert.deepEqual(
+        reported[0]!.conflicts?.map((conflict) =>
+          'prop' in conflict ? [conflict.prop, conflict.expected, conflict.actual] : [],
+        ),
+        [['heading', 'Crumb & Co.', 'Fresh every day']],
+      );
+      const decision4 = await modelRequest(logged, requestId, 4);
+      assert.equal(decision4.hop, 4);
+      assert.ok(
+        notices(decision4).some((text) => text.includes('Fresh every day') && text.includes('Crumb & Co.')),
+        `decision 4 hears of the person's heading and the one it expected:\n${notices(decision4).join('\n')}`,
+      );
+
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await demo.page.screenshot({ path: new URL('coedit-heading-conflict.png', ARTIFACTS).pathname });
+    } finally {
+      await demo.close();
+    }
+  });
+
+  it('sends the page without the row the person removed, and the model hears what they removed', async () => {
+    const scripted = await scenario('coedit-row-deleted');
+    const demo = await openDemo(chromium.browser, logged.url);
+    try {
+      const held = demo.holdHop(3);
+      await sendMessage(demo, scripted.user_message, scripted.agent!);
+      await held.arrived;
+
+      const hero = demo.page.locator('#canvas [data-component="sdc.demo.hero"]');
+      const heroUuid = (await hero.getAttribute('data-uuid'))!;
+      await demo.page.getByRole('button', { name: /^Remove hero/ }).click();
+      assert.equal(await demo.rows(), 0, 'the hero row is gone');
+      held.release();
+
+      assert.equal(await demo.turnEnded(0), 'done');
+      const chat = demo.page.locator('canvas-ai-chat');
+      await chat.getByText(finalMessage(scripted)).waitFor();
+      assert.equal(await chat.locator('.error-message-text').count(), 0, 'no error bubble');
+      assert.equal(await chat.locator('.canvas-ai-notice').count(), 0, 'every output was applied');
+      assert.equal((await demo.page.locator('[data-field="title"]').textContent())?.trim(), 'Crumb & Co. | Cookies');
+
+      assert.deepEqual(
+        demo.hops.map((hop) => hop.hop),
+        [1, 2, 3, 4],
+      );
+      const hop4 = demo.hops[3]!.body;
+      assert.deepEqual(
+        hop4.context.current_layout.regions.content?.components,
+        [],
+        'hop 4 carries the page without the hero',
+      );
+      assert.deepEqual(
+        hop4.apply_results?.map((result) => result.status),
+        ['applied'],
+      );
+
+      const decision4 = await modelRequest(logged, demo.hops[0]!.requestId, 4);
+      const told = notices(decision4).find((text) =>
+        text.startsWith('While you worked, the person edited the page themselves'),
+      );
+      assert.ok(told, `decision 4 hears of the person's edits:\n${notices(decision4).join('\n')}`);
+      assert.match(told, new RegExp(`removed ${heroUuid} \\(sdc\\.demo\\.hero\\)`));
     } finally {
       await demo.close();
     }

@@ -12,6 +12,8 @@ export interface SentHop {
 export interface HopSeen {
   hop: number;
   shouldContinue: boolean;
+  /** How many outputs the response carried. */
+  outputs: number;
   rows: number;
 }
 
@@ -73,6 +75,7 @@ export async function openDemo(browser: Browser, url: string): Promise<DemoPage>
       seen.push({
         hop: detail.hop,
         shouldContinue: detail.response.should_continue,
+        outputs: detail.response.outputs.length,
         rows: document.querySelectorAll('#canvas [data-region="content"] > .row').length,
       });
     });
