@@ -1,77 +1,85 @@
-import { applyOutputs, type CanvasDocument, type ComponentNode } from '@canvas-ai/protocol';
-import { diffDocument, digestDocument } from '@canvas-ai/protocol/server';
+import type { LogEntry } from '@canvas-ai/reference-server';
+import { digestChars, digestDocument } from '@canvas-ai/protocol/server';
 import type { BenchProfile } from './profiles.js';
-import type { ChangeDetectionResults, LayoutScalingResults } from './results.js';
+import type { ChangeDetectionResults } from './results.js';
+import { BenchTurnClient, loadBenchScenario } from './shared/bench-turn.js';
+import { inProcessServer } from './shared/in-process.js';
 import { benchLayout } from './shared/layout.js';
 import { median, round } from './shared/stats.js';
 
 /**
  * Change detection (spec §16.1): what telling the model about the person's edits costs the server per hop. From
- * hop 2 on it compares the request's document with the fingerprint it stored (`diffDocument`) and fingerprints the
- * document the next request should carry (`digestDocument`); both run on the whole page. Measured in this process
- * on an N-component page where the person retyped one prop, against the server's whole time per hop at the same
- * size from layout scaling in the same run; and the bytes the fingerprint adds to the stored turn.
+ * hop 2 on it compares the request's page with the fingerprint it stored and fingerprints the page the next request
+ * should carry; the hop's log line says how long that took (`change_detection_ms`). Measured over whole bench turns
+ * in this process, like layout scaling, once with the page exactly as predicted (every hop pays this) and once with
+ * the person retyping a prop before every hop (the comparison finds it and the model is told), as a share of the
+ * server's time for the same hops; and the bytes the fingerprint adds to the stored turn.
  */
-export function benchChangeDetection(
+export async function benchChangeDetection(
   profile: BenchProfile['changeDetection'],
-  scaling: LayoutScalingResults | undefined,
   log: (line: string) => void,
-): ChangeDetectionResults {
+): Promise<ChangeDetectionResults> {
+  const scenario = await loadBenchScenario();
+  const hopLines = new Map<string, LogEntry>();
+  const server = await inProcessServer(undefined, (entry) => {
+    if (entry.event === 'hop') hopLines.set(`${entry.request_id}#${entry.hop}`, entry);
+  });
   const rows: ChangeDetectionResults['rows'] = [];
+  let turns = 0;
   for (const components of profile.sizes) {
-    const expected: CanvasDocument = { layout: benchLayout(components), page: { title: 'Crumb & Co.' } };
-    const digest = digestDocument(expected);
-    const actual = applyOutputs(expected, [
-      {
-        type: 'edit_components',
-        call_id: 'person',
-        component_updates: { [lastComponent(expected).uuid]: { body: 'Retyped by the person.' } },
-      },
-    ]);
-    const once = () => {
-      const changes = diffDocument(digest, actual);
-      digestDocument(actual);
-      return changes.length;
-    };
-    if (once() !== 1) throw new Error(`change detection ${components}: the person's one edit was not found`);
-    const samples: number[] = [];
-    for (let repetition = 0; repetition < profile.repetitions; repetition += 1) {
-      let runs = 0;
-      const started = performance.now();
-      while (runs === 0 || performance.now() - started < profile.minRepetitionMs) {
-        once();
-        runs += 1;
+    const layout = benchLayout(components);
+    const measure = async (personEdits: boolean) => {
+      const client = new BenchTurnClient(scenario, layout, { personEdits });
+      const shares: number[] = [];
+      const detections: number[] = [];
+      for (let repetition = 0; repetition <= profile.repetitions; repetition += 1) {
+        let serverMs = 0;
+        let detectionMs = 0;
+        let changes = 0;
+        turns += 1;
+        const requestId = `detect-${components}-${turns}`;
+        for (let body: string | undefined = client.start(requestId); body !== undefined; ) {
+          const hop = client.hop;
+          const started = performance.now();
+          const response = await server.app.fetch(server.hopRequest(body));
+          const text = await response.text();
+          const elapsed = performance.now() - started;
+          if (response.status !== 200) throw new Error(`change detection: hop ${hop} answered ${response.status}`);
+          const line = hopLines.get(`${requestId}#${hop}`);
+          if (hop > 1 && line) {
+            serverMs += elapsed;
+            detectionMs += Number(line.change_detection_ms);
+            changes += Number(line.person_changes);
+          }
+          body = client.next(text);
+        }
+        if (changes > 0 !== personEdits)
+          throw new Error(
+            `change detection: ${changes} person changes told in a turn ${personEdits ? 'with' : 'without'} edits`,
+          );
+        // The first turn warms the JIT up; it is not counted.
+        if (repetition > 0) {
+          shares.push(detectionMs / serverMs);
+          detections.push(detectionMs / (client.hop - 1));
+        }
       }
-      samples.push((performance.now() - started) / runs);
-    }
-    const detectionMs = median(samples);
-    const hopMs = scaling?.rows.find((row) => row.components === components)?.server_ms_per_hop;
-    const digestBytes = Buffer.byteLength(JSON.stringify(digest));
+      return { share: median(shares), ms: median(detections) };
+    };
+    const unchanged = await measure(false);
+    const edited = await measure(true);
+    const digest = digestDocument({ layout, page: {} });
     rows.push({
       components,
-      digest_bytes: digestBytes,
-      layout_bytes: Buffer.byteLength(JSON.stringify(expected.layout)),
-      detection_ms: round(detectionMs),
-      hop_server_ms: hopMs ?? null,
-      share_of_hop: hopMs ? round(detectionMs / hopMs, 3) : null,
+      digest_bytes: digestChars(digest),
+      layout_bytes: Buffer.byteLength(JSON.stringify(layout)),
+      detection_ms: round(unchanged.ms),
+      detection_with_edit_ms: round(edited.ms),
+      share_of_hop: round(unchanged.share, 3),
+      share_of_hop_with_edit: round(edited.share, 3),
     });
     log(
-      `change detection ${components}: ${round(detectionMs)} ms per hop${hopMs ? ` of ${hopMs} ms` : ''}, fingerprint ${digestBytes} B`,
+      `change detection ${components}: ${round(unchanged.ms)} ms per hop (${round(unchanged.share * 100, 1)}%), ${round(edited.ms)} ms with an edit (${round(edited.share * 100, 1)}%)`,
     );
   }
   return { repetitions: profile.repetitions, rows };
-}
-
-/** The last component of the page, in document order. */
-function lastComponent(document: CanvasDocument): ComponentNode {
-  let last: ComponentNode | undefined;
-  const visit = (nodes: readonly ComponentNode[]): void => {
-    for (const node of nodes) {
-      last = node;
-      for (const children of Object.values(node.slots ?? {})) visit(children);
-    }
-  };
-  for (const region of Object.values(document.layout.regions)) visit(region.components);
-  if (!last) throw new Error('the bench page has no component');
-  return last;
 }

@@ -17,9 +17,8 @@ export interface BenchProfile {
   stateGrowth: { sizes: number[] };
   changeDetection: {
     sizes: number[];
+    /** Whole turns per size and case, after one to warm up. */
     repetitions: number;
-    /** Each repetition runs detections until at least this much time was measured. */
-    minRepetitionMs: number;
   };
   widget: {
     clientSizes: number[];
@@ -36,7 +35,7 @@ export const PROFILES: Record<BenchProfile['name'], BenchProfile> = {
     serverHop: { concurrency: [1, 32], warmupMs: 1_500, windowMs: 2_500, repetitions: 5 },
     layoutScaling: { sizes: [10, 100, 1_000, 10_000], repetitions: 5, minRepetitionMs: 400 },
     stateGrowth: { sizes: [10, 10_000] },
-    changeDetection: { sizes: [10, 10_000], repetitions: 5, minRepetitionMs: 300 },
+    changeDetection: { sizes: [10, 10_000], repetitions: 5 },
     widget: { clientSizes: [1_000, 10_000], repetitions: 5, minRepetitionMs: 400 },
   },
   tiny: {
@@ -44,7 +43,7 @@ export const PROFILES: Record<BenchProfile['name'], BenchProfile> = {
     serverHop: { concurrency: [1, 4], warmupMs: 200, windowMs: 300, repetitions: 2 },
     layoutScaling: { sizes: [10, 100], repetitions: 2, minRepetitionMs: 20 },
     stateGrowth: { sizes: [10] },
-    changeDetection: { sizes: [10, 100], repetitions: 2, minRepetitionMs: 20 },
+    changeDetection: { sizes: [10, 100], repetitions: 2 },
     widget: { clientSizes: [100], repetitions: 2, minRepetitionMs: 20 },
   },
 };

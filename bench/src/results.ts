@@ -143,11 +143,13 @@ export const ChangeDetectionResults = z.object({
       digest_bytes: z.int(),
       /** The layout's own JSON bytes, for scale. */
       layout_bytes: z.int(),
-      /** diffDocument + digestDocument, per hop. */
+      /** Per hop, on a page the person did not change (what every hop pays), as the hop's log line says. */
       detection_ms: z.number(),
-      /** The server's whole time per hop at this size (layout scaling, same run), when measured. */
-      hop_server_ms: z.number().nullable(),
-      share_of_hop: z.number().nullable(),
+      /** The same when the person retyped a prop before every hop (the comparison finds it, the model is told). */
+      detection_with_edit_ms: z.number(),
+      /** Detection ÷ the server's whole time for the same hops. */
+      share_of_hop: z.number(),
+      share_of_hop_with_edit: z.number(),
     }),
   ),
 });

@@ -48,7 +48,7 @@ export async function runBench(
   if (groups.includes('server-hop')) partial.server_hop = await benchServerHop(profile.serverHop, log);
   if (groups.includes('layout-scaling')) partial.layout_scaling = await benchLayoutScaling(profile.layoutScaling, log);
   if (groups.includes('change-detection'))
-    partial.change_detection = benchChangeDetection(profile.changeDetection, partial.layout_scaling, log);
+    partial.change_detection = await benchChangeDetection(profile.changeDetection, log);
   if (groups.includes('state-growth')) partial.state_growth = await benchStateGrowth(profile.stateGrowth, log);
   if (groups.includes('widget')) {
     const bundles = await benchWidgetBundles(log);

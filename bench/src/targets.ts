@@ -42,7 +42,7 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
     target(
       'change_detection_10000_share',
       "telling the model about the person's edits, as a share of the server's time per hop at 10,000 components",
-      detection?.share_of_hop ?? undefined,
+      detection?.share_of_hop,
       0.1,
       '× hop',
       'at_most',

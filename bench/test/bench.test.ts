@@ -79,7 +79,7 @@ describe('pnpm bench at the tiny size', () => {
       );
       for (const row of results.change_detection!.rows) {
         assert.ok(row.detection_ms > 0 && row.digest_bytes > 0, `change detection at ${row.components} was measured`);
-        assert.ok(row.share_of_hop !== null, 'compared with the hop of the same size, from layout scaling');
+        assert.ok(row.share_of_hop > 0 && row.share_of_hop < 1, 'a part of the hop');
       }
       assert.deepEqual(
         results.widget?.host_bundles.map((bundle) => `${bundle.entry} ${bundle.bundler}`),

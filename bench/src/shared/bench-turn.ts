@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import {
+  applyOutputs,
   applyOutputsWithResults,
+  walkLayout,
   type CanvasDocument,
   HopResponse,
   PROTOCOL_VERSION,
@@ -80,10 +82,14 @@ export class BenchTurnClient {
   #hop = 0;
   #applyResults: ApplyResult[] | undefined;
 
-  constructor(scenario: Scenario, layout: Layout) {
+  readonly #personEdits: boolean;
+
+  /** With `personEdits`, the person retypes a prop of the page's last component before every hop from hop 2 on. */
+  constructor(scenario: Scenario, layout: Layout, options: { personEdits?: boolean } = {}) {
     this.#scenario = scenario;
     this.#layout = layout;
     this.#document = { layout, page: {} };
+    this.#personEdits = options.personEdits ?? false;
   }
 
   /** The number of the hop the last body was for. */
@@ -104,7 +110,7 @@ export class BenchTurnClient {
   next(responseText: string): string | undefined {
     const response = HopResponse.parse(JSON.parse(responseText));
     const applied = applyOutputsWithResults(this.#document, response.outputs);
-    this.#document = applied.document;
+    this.#document = this.#personEdits ? retypeLast(applied.document, this.#hop) : applied.document;
     this.#applyResults = applied.results;
     return response.should_continue ? this.#nextBody() : undefined;
   }
@@ -127,4 +133,20 @@ export class BenchTurnClient {
     if (this.#applyResults) request.apply_results = this.#applyResults;
     return JSON.stringify(request);
   }
+}
+
+/** The document after the person retyped a prop of its last component (a new value each hop). */
+function retypeLast(document: CanvasDocument, hop: number): CanvasDocument {
+  let last: string | undefined;
+  walkLayout(document.layout, (node) => {
+    last = node.uuid;
+  });
+  if (last === undefined) return document;
+  return applyOutputs(document, [
+    {
+      type: 'edit_components',
+      call_id: 'person',
+      component_updates: { [last]: { body: `Retyped before hop ${hop + 1}.` } },
+    },
+  ]);
 }

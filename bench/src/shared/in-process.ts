@@ -5,6 +5,7 @@ import {
   MemoryTurnStore,
   ScriptedProvider,
   type CanvasAiApp,
+  type LogEntry,
   type TurnStore,
 } from '@canvas-ai/reference-server';
 import { BENCH_SCENARIOS_DIR } from './bench-turn.js';
@@ -23,8 +24,12 @@ export interface InProcessServer {
  * does it (fixtures' agents and catalog, scripted provider, CSRF on), with the log lines built but dropped, so
  * their cost is counted without any I/O.
  */
-export async function inProcessServer(store: TurnStore = new MemoryTurnStore()): Promise<InProcessServer> {
+export async function inProcessServer(
+  store: TurnStore = new MemoryTurnStore(),
+  onLog: (entry: LogEntry) => void = () => undefined,
+): Promise<InProcessServer> {
   const config = await loadConfig({ scenariosDir: BENCH_SCENARIOS_DIR });
+  const jsonLine = jsonLineLogger(() => undefined);
   const app = createApp({
     agents: config.agents,
     agentsSource: config.agentsFile,
@@ -32,7 +37,11 @@ export async function inProcessServer(store: TurnStore = new MemoryTurnStore()):
     provider: new ScriptedProvider(config.scenarios),
     docs: config.docs,
     store,
-    log: jsonLineLogger(() => undefined),
+    // Built as the CLI's logger builds each line (its cost counted), then handed over instead of written.
+    log: (entry) => {
+      jsonLine(entry);
+      onLog(entry);
+    },
   });
   const tokenResponse = await app.fetch(new Request('http://bench.local/api/token'));
   const cookie = (tokenResponse.headers.get('set-cookie') ?? '').split(';')[0]!;

@@ -18,12 +18,14 @@ export {
   stripFinalAnswer,
 } from './narration/narration.js';
 export { collectPlacedUuids } from './layout/placed-uuids.js';
+export { PropsPrints } from './layout/props-json.js';
 export {
   type DocumentChange,
   type DocumentDigest,
   diffDocument,
   digestChars,
   digestDocument,
+  isDocumentDigest,
   type KnownValue,
   type Place,
 } from './layout/document-digest.js';

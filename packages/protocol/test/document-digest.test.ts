@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { applyOutputs, type CanvasDocument, type ComponentNode, Layout, type ToolOutput } from '../src/index.js';
+import { isDocumentDigest } from '../src/layout/document-digest.js';
 import { diffDocument, digestChars, digestDocument } from '../src/server.js';
 
 const nested = Layout.parse(
@@ -35,18 +36,24 @@ function without(document: CanvasDocument, uuid: string): CanvasDocument {
 }
 
 describe('diffDocument', () => {
-  it('finds nothing when the document is the one expected, whatever the key order of its objects', () => {
-    const expected = digestDocument(doc());
-    const reordered = doc();
-    const hero = reordered.layout.regions.content!.components[0]!;
-    hero.props = Object.fromEntries(Object.entries(hero.props).reverse());
-    assert.deepEqual(diffDocument(expected, reordered), []);
+  it('finds nothing when the document is the one expected', () => {
+    assert.deepEqual(diffDocument(digestDocument(doc()), structuredClone(doc())), []);
   });
 
-  it('reports a retyped prop with its old and new value', () => {
-    const expected = digestDocument(doc());
-    const changes = diffDocument(expected, applyOutputs(doc(), [edit('hero-1', { heading: 'Fresh every day' })]));
-    assert.deepEqual(changes, [
+  it('takes a reordering of a component’s prop keys for a change of its props (the JSON is what it hashes)', () => {
+    const reordered = doc();
+    const hero = reordered.layout.regions.header!.components[0]!;
+    hero.props = Object.fromEntries(Object.entries(hero.props).reverse());
+    assert.deepEqual(
+      diffDocument(digestDocument(doc()), reordered).map((change) => change.kind),
+      ['props'],
+    );
+  });
+
+  it('reports a retyped prop, with its old value when the component is one the agent touched', () => {
+    const edited = applyOutputs(doc(), [edit('hero-1', { heading: 'Fresh every day' })]);
+    const kept = diffDocument(digestDocument(doc(), { keepValuesOf: new Set(['hero-1']) }), edited);
+    assert.deepEqual(kept, [
       {
         kind: 'prop',
         uuid: 'hero-1',
@@ -56,15 +63,30 @@ describe('diffDocument', () => {
         after: { set: true, value: 'Fresh every day' },
       },
     ]);
+    // Of a component the agent did not touch, only a hash of its props was kept: the report gives its props now.
+    assert.deepEqual(diffDocument(digestDocument(doc()), edited), [
+      {
+        kind: 'props',
+        uuid: 'hero-1',
+        component: 'sdc.demo.hero',
+        now: { heading: 'Fresh every day', subheading: 'Cookies baked this morning.', theme: 'brand', align: 'center' },
+      },
+    ]);
   });
 
-  it('knows only the length of a long old value, not the value (a fingerprint, not a copy)', () => {
+  it('keeps no long value, not even of a component the agent touched (a fingerprint, not a copy)', () => {
     const long = { ...doc() };
     long.layout = applyOutputs(doc(), [edit('text-1', { body: 'x'.repeat(300) })]).layout;
-    const expected = digestDocument(long);
-    assert.ok(!expected.components.includes('x'.repeat(60)), 'the long text is not in the digest');
+    const expected = digestDocument(long, { keepValuesOf: new Set(['text-1']) });
+    assert.ok(!JSON.stringify(expected).includes('x'.repeat(60)), 'the long text is not in the digest');
     const [change] = diffDocument(expected, applyOutputs(long, [edit('text-1', { body: 'short' })]));
-    assert.deepEqual(change && change.kind === 'prop' && change.before, { set: true, chars: 302 });
+    assert.deepEqual(change && change.kind === 'prop' && change.before, { set: true });
+  });
+
+  it('recognises an unchanged page by its hash, and any change of a value, an order or a component', () => {
+    const expected = digestDocument(doc());
+    assert.equal(digestDocument(structuredClone(doc())).hash, expected.hash);
+    assert.notEqual(digestDocument(applyOutputs(doc(), [edit('card-1', { price: '$3.51' })])).hash, expected.hash);
   });
 
   it('reports a removed component once, not its slot children', () => {
@@ -161,5 +183,7 @@ describe('diffDocument', () => {
     const page = doc();
     page.layout = applyOutputs(page, [edit('text-1', { body: 'y'.repeat(5000) })]).layout;
     assert.ok(digestChars(digestDocument(page)) < JSON.stringify(page).length / 4);
+    assert.ok(isDocumentDigest(JSON.parse(JSON.stringify(digestDocument(page)))), 'it survives a store as JSON');
+    assert.ok(!isDocumentDigest({ ...digestDocument(page), parents: [5] }), 'a damaged copy is recognised');
   });
 });

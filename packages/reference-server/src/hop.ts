@@ -15,6 +15,7 @@ import {
   diffDocument,
   digestDocument,
   executeToolCalls,
+  PropsPrints,
   HopError,
   isHopError,
   joinNarration,
@@ -56,6 +57,8 @@ interface HopRun {
   turn: TurnSoFar;
   /** The outputs of the turn's previous response (none on hop 1): what this request's `apply_results` report on. */
   previousOutputs: readonly ToolOutput[];
+  /** This hop's props cache: the prompt and the change detection stringify each props object once. */
+  prints: PropsPrints;
 }
 
 /** What running the parked calls left for the decision: the conversation so far and this hop's outputs. */
@@ -68,6 +71,8 @@ interface ParkedCallsStep {
   executed: Array<{ name: string; ok: boolean }>;
   /** How many of the person's changes the model was told about (spec §16.1). */
   personChanges: number;
+  /** Milliseconds spent finding them and fingerprinting the next expected page, for the log. */
+  detectionMs: number;
 }
 
 /** What a hop stores and answers. */
@@ -99,7 +104,7 @@ export async function runHop(deps: ServerDeps, input: HopInput): Promise<HopResp
     }
     const turn = admission.turn ?? seedTurn(deps.config, agentId, request, input.attachments);
     const previousOutputs = admission.turn?.response.outputs ?? [];
-    return await executeHop({ deps, key, request, agentId, agent, turn, previousOutputs });
+    return await executeHop({ deps, key, request, agentId, agent, turn, previousOutputs, prints: new PropsPrints() });
   } finally {
     await lock?.release().catch(() => undefined);
   }
@@ -127,9 +132,12 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
   const started = Date.now();
   let reply: ModelReply | undefined;
   try {
-    const step = await runParkedCalls(run);
     const ending = heldEndingNow(run);
-    reply = ending ? undefined : await decideOnce(run, step);
+    // Built first when a decision follows: it stringifies the page's props once into the hop's cache, which the
+    // change detection then reads instead of stringifying them itself.
+    const system = !ending && run.turn.decisions < run.agent.max_hops ? systemPrompt(run) : undefined;
+    const step = await runParkedCalls(run);
+    reply = system === undefined ? undefined : await decideOnce(run, step, system);
     const { response, record, ttlMs } = ending ? endWith(run, step, ending) : nextTurn(run, step, reply);
     await persist(run, record, ttlMs);
     logHop(run, step, response, Date.now() - started);
@@ -145,7 +153,14 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
  * Executes the calls parked in the previous hop against the layout the browser just sent (spec §2, step 2), then
  * adds the notice about outputs the browser could not apply, so the model hears of both before its next decision.
  */
-async function runParkedCalls({ deps, request, agent, turn, previousOutputs }: HopRun): Promise<ParkedCallsStep> {
+async function runParkedCalls({
+  deps,
+  request,
+  agent,
+  turn,
+  previousOutputs,
+  prints,
+}: HopRun): Promise<ParkedCallsStep> {
   const document: CanvasDocument = { layout: request.context.current_layout, page: request.context.page };
   const step: ParkedCallsStep = {
     messages: [...turn.messages],
@@ -154,7 +169,9 @@ async function runParkedCalls({ deps, request, agent, turn, previousOutputs }: H
     placedUuids: [...turn.placed_uuids],
     executed: [],
     personChanges: 0,
+    detectionMs: 0,
   };
+  const detectionStarted = performance.now();
   // Compared before the parked calls change anything: what differs from the prediction is the person's doing.
   const rejectedCalls = new Set(
     (request.apply_results ?? []).filter((result) => result.status === 'rejected').map((result) => result.call_id),
@@ -164,9 +181,11 @@ async function runParkedCalls({ deps, request, agent, turn, previousOutputs }: H
         turn.expected,
         document,
         previousOutputs.filter((output) => rejectedCalls.has(output.call_id)),
+        prints,
       )
     : [];
   step.personChanges = changes.length;
+  step.detectionMs = performance.now() - detectionStarted;
   if (turn.parked.length > 0) {
     const execution = await executeToolCalls(turn.parked, {
       tools: Object.fromEntries(agent.tools.map((name) => [name, deps.tools[name]!])),
@@ -206,20 +225,24 @@ function heldEndingNow({ request, turn, agent }: HopRun): HeldEnding | undefined
   return held;
 }
 
-/**
- * One model decision, unless the turn has used its `max_hops` (counted in the stored state, across the turn): then
- * the parked calls ran, so the page matches what was narrated, and the turn ends without a model call (undefined).
- */
-async function decideOnce(run: HopRun, step: ParkedCallsStep): Promise<ModelReply | undefined> {
-  const { deps, request, agentId, agent, turn } = run;
-  if (turn.decisions >= agent.max_hops) return undefined;
-  const system = buildSystemPrompt({
+/** The system prompt of this hop's decision: built from the page this request carries. */
+function systemPrompt({ deps, request, agent, prints }: HopRun): string {
+  return buildSystemPrompt({
+    prints,
     agent,
     catalog: deps.catalog,
     context: request.context,
     pageFields: deps.config.page_fields,
     docs: deps.docs,
   });
+}
+
+/**
+ * One model decision. None is made once the turn has used its `max_hops` (counted in the stored state, across the
+ * turn): then the parked calls ran, so the page matches what was narrated, and the turn ends without a model call.
+ */
+async function decideOnce(run: HopRun, step: ParkedCallsStep, system: string): Promise<ModelReply> {
+  const { deps, request, agentId, agent, turn } = run;
   if (deps.logModelRequests) {
     deps.log({
       event: 'model_request',
@@ -284,7 +307,7 @@ function nextTurn(run: HopRun, step: ParkedCallsStep, reply?: ModelReply): NextT
     parked: ending ? [] : reply!.toolCalls,
     narration_from: turn.narration_from,
     placed_uuids: step.placedUuids,
-    expected: digestDocument(step.document),
+    expected: expectedDigest(run, step),
     ...(ending ? { held: ending } : {}),
     response: storedResponse(response),
   };
@@ -304,6 +327,23 @@ function endWith(run: HopRun, step: ParkedCallsStep, ending: HeldEnding): NextTu
     record: { kind: 'finished', agent: agentId, hop: request.hop, response },
     ttlMs: deps.ttl.finishedMs,
   };
+}
+
+/** The fingerprint of the document the next request should carry (spec §16.1), timed into the hop's log line. */
+function expectedDigest(run: HopRun, step: ParkedCallsStep) {
+  const started = performance.now();
+  const digest = digestDocument(step.document, { keepValuesOf: agentsComponents(step), prints: run.prints });
+  step.detectionMs += performance.now() - started;
+  return digest;
+}
+
+/** The components the agent placed this turn or edits in this hop: their short values are worth quoting back. */
+function agentsComponents(step: ParkedCallsStep): Set<string> {
+  const uuids = new Set(step.placedUuids);
+  for (const output of step.outputs) {
+    if (output.type === 'edit_components') for (const uuid of Object.keys(output.component_updates)) uuids.add(uuid);
+  }
+  return uuids;
 }
 
 function responseHead({ request, agentId, agent }: HopRun, step: ParkedCallsStep): HopResponseHead {
@@ -347,6 +387,7 @@ function logHop({ deps, request, agentId }: HopRun, step: ParkedCallsStep, respo
     tool_errors: step.executed.filter((call) => !call.ok).length,
     outputs: step.outputs.length,
     person_changes: step.personChanges,
+    change_detection_ms: Math.round(step.detectionMs * 100) / 100,
     duration_ms: durationMs,
     should_continue: response.should_continue,
     ...(response.should_continue ? {} : { finish_reason: response.finish_reason }),

@@ -31,6 +31,10 @@ function describe(change: DocumentChange): string {
       return `moved ${change.uuid} (${change.component}) from ${place(change.from)} to ${place(change.to)}`;
     case 'prop':
       return `${change.uuid} (${change.component}) ${change.prop}: ${value(change.before)} → ${value(change.after)}`;
+    case 'props':
+      return `${change.uuid} (${change.component}) props changed; now ${Object.entries(change.now)
+        .map(([name, json]) => `${name}: ${quote(json)}`)
+        .join(', ')}`;
     case 'page':
       return `page field ${change.field}: ${value(change.before)} → ${value(change.after)}`;
   }
@@ -42,7 +46,7 @@ function place(where: Place): string {
 
 function value(known: KnownValue): string {
   if (!known.set) return '(not set)';
-  if ('chars' in known) return `(a ${known.chars}-character value)`;
+  if (known.value === undefined) return '(its earlier value)';
   return quote(known.value);
 }
 
@@ -60,18 +64,22 @@ export function overwritesPersonEdit(
   changes: readonly DocumentChange[],
 ): ((output: ToolOutput) => string | undefined) | undefined {
   const props = new Map<string, Extract<DocumentChange, { kind: 'prop' }>>();
+  const components = new Map<string, Extract<DocumentChange, { kind: 'props' }>>();
   const fields = new Map<string, Extract<DocumentChange, { kind: 'page' }>>();
   for (const change of changes) {
     if (change.kind === 'prop') props.set(`${change.uuid}\u0000${change.prop}`, change);
+    if (change.kind === 'props') components.set(change.uuid, change);
     if (change.kind === 'page') fields.set(change.field, change);
   }
-  if (props.size === 0 && fields.size === 0) return undefined;
+  if (props.size === 0 && components.size === 0 && fields.size === 0) return undefined;
   return (output) => {
     const touched =
       output.type === 'edit_components'
-        ? Object.entries(output.component_updates).flatMap(([uuid, updates]) =>
-            Object.keys(updates).flatMap((prop) => props.get(`${uuid}\u0000${prop}`) ?? []),
-          )
+        ? Object.entries(output.component_updates).flatMap(([uuid, updates]) => [
+            // Which props the person changed is not known for a component the agent had not touched: keep them all.
+            ...[components.get(uuid) ?? []].flat(),
+            ...Object.keys(updates).flatMap((prop) => props.get(`${uuid}\u0000${prop}`) ?? []),
+          ])
         : output.type === 'set_page_value'
           ? (fields.get(output.field) ?? [])
           : [];
@@ -80,7 +88,9 @@ export function overwritesPersonEdit(
     const described = list.map((change) =>
       change.kind === 'prop'
         ? `${change.prop} of ${change.uuid}: ${value(change.before)} → ${value(change.after)}`
-        : `page field ${change.field}: ${value(change.before)} → ${value(change.after)}`,
+        : change.kind === 'props'
+          ? `the props of ${change.uuid}`
+          : `page field ${change.field}: ${value(change.before)} → ${value(change.after)}`,
     );
     return (
       `Not applied: after you decided this ${output.type} call, the person changed what it would overwrite ` +

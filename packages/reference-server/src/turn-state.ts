@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { AgentId, ATTACHMENT_MEDIA_TYPES, CallId, ContinuingHopResponse, FinalHopResponse } from '@canvas-ai/protocol';
-import { joinNarration } from '@canvas-ai/protocol/server';
+import { type DocumentDigest, isDocumentDigest, joinNarration } from '@canvas-ai/protocol/server';
 
 /** A tool call as the model sent it; parked until the next hop executes it (spec §2). */
 export const StoredToolCall = z.object({ id: CallId, name: z.string(), arguments: z.string() });
@@ -68,7 +68,7 @@ export const ActiveTurn = z.object({
    * The fingerprint of the document the next request should carry: this hop's request with its outputs applied.
    * What differs in the next request is the person's doing (spec §16.1). Absent in turns stored before it existed.
    */
-  expected: z.object({ components: z.string(), page: z.string() }).optional(),
+  expected: z.custom<DocumentDigest>(isDocumentDigest, 'a document digest').optional(),
   /** Set when the turn only waits for the host's report on this hop's outputs before it ends. */
   held: HeldEnding.optional(),
   /**

@@ -116,7 +116,7 @@ describe('what the model is told', () => {
     // what the model was told of the person's changes (here: the title they set): only there may the value appear.
     const { expected, messages, ...rest } = record;
     assert.ok(expected, 'the turn keeps the fingerprint of the document the next hop should carry');
-    assert.ok(expected.components.includes('host-made-1'), 'the fingerprint covers the component of the long value');
+    assert.ok(expected.uuids.includes('host-made-1'), 'the fingerprint covers the component of the long value');
     assert.ok(!JSON.stringify(rest).includes('PAGE-TWO'), 'the page value is not copied beside the transcript');
     const mentions = (messages as JsonBody[]).filter((message) => JSON.stringify(message).includes('PAGE-TWO'));
     assert.equal(mentions.length, 1, 'one message of the transcript names the page value');

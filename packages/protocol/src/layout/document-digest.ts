@@ -1,24 +1,46 @@
 import type { JsonValue } from '../wire/json.js';
-import type { ComponentNode, PageValues } from '../wire/layout.js';
+import type { ComponentNode } from '../wire/layout.js';
 import type { ToolOutput } from '../wire/outputs.js';
 import type { CanvasDocument } from './apply-outputs.js';
+import { FNV_OFFSET, fnv, PropsPrints } from './props-json.js';
 
 /**
  * A fingerprint of a document, enough to tell later what the person changed in it (spec §16.1) without keeping a
- * copy of the page: for every component its uuid, where it sits, its component id and a fingerprint of each prop;
- * for every page field a fingerprint. A value whose JSON is short is its own fingerprint (so a report can say what
- * it was); a longer one is a hash. Two strings, one line per component or field, so a store keeps and validates it
- * as text instead of walking a structure.
+ * copy of the page: for every component its uuid, where it sits, its component id and a hash of its props; for the
+ * components the agent placed or edited this turn (`keepValuesOf`) a hash of each prop and its value when short,
+ * so a report can name the prop and what it was; the page fields the same way; and one hash of all of it, so an
+ * unchanged page is recognised without a diff (with its uuids compared as they are). Flat arrays, so a store keeps it as plain JSON cheaply.
  */
 export interface DocumentDigest {
-  /** `uuid \t parent line (-1: a region) \t region or slot \t component id (\t prop name JSON \t fingerprint)*`. */
-  components: string;
-  /** `field name JSON \t fingerprint`, one per line. */
-  page: string;
+  /** Per component, in document order: its uuid, its parent's index (-1: in a region), … */
+  uuids: string[];
+  parents: number[];
+  /** … the index in `names` of its region or slot, of its component id, and a hash of its props. */
+  lists: number[];
+  components: number[];
+  hashes: number[];
+  /** The region, slot and component names the entries point into. */
+  names: string[];
+  /** Per kept component, per prop: `#hash`, with `=json` after it when the value is short. */
+  kept: Record<string, Record<string, string>>;
+  /** Per page field, the same. */
+  page: Record<string, string>;
+  /** A hash of all of the above but the kept values. */
+  hash: number;
 }
 
-/** Values whose JSON is at most this long are kept as they are; longer ones as a hash. */
+/** What {@link digestDocument} keeps besides hashes. */
+export interface DigestOptions {
+  /** Components whose props are fingerprinted one by one, short values kept (the agent's own, to quote back). */
+  keepValuesOf?: ReadonlySet<string> | undefined;
+  /** The hop's props cache, shared with its other readers (default: one for this call). */
+  prints?: PropsPrints | undefined;
+}
+
+/** Values whose JSON is at most this long may be kept as they are. */
 const SHORT_VALUE_CHARS = 48;
+/** A coarse report lists at most this many of a component's props. */
+const MAX_REPORTED_PROPS = 6;
 
 /** What the person did to the document between two hops. */
 export type DocumentChange =
@@ -26,6 +48,8 @@ export type DocumentChange =
   | { kind: 'removed'; uuid: string; component: string; where: Place }
   | { kind: 'moved'; uuid: string; component: string; from: Place; to: Place }
   | { kind: 'prop'; uuid: string; component: string; prop: string; before: KnownValue; after: KnownValue }
+  /** Props of a component the agent did not touch changed: which ones is not kept, so its props now are given. */
+  | { kind: 'props'; uuid: string; component: string; now: Record<string, JsonValue> }
   | { kind: 'page'; field: string; before: KnownValue; after: KnownValue };
 
 /** Where a component sits: a region id or `parent_uuid/slot`, and its 1-based position there. */
@@ -34,70 +58,94 @@ export interface Place {
   position: number;
 }
 
-/** A value as a change report knows it: the value itself, unset, or only that it was long. */
-export type KnownValue = { set: false } | { set: true; value: JsonValue } | { set: true; chars: number };
+/** A value as a change report knows it: the value itself, unset, or only that it was set (a hash). */
+export type KnownValue = { set: false } | { set: true; value: JsonValue } | { set: true; value?: undefined };
 
 interface Entry {
   uuid: string;
   parentLine: number;
   list: string;
   component: string;
-  props: Map<string, string>;
+  hash: number;
+  /** Its region, or `parent_uuid/slot`. */
+  target: string;
 }
 
 /** The digest of `document` (spec §16.1). */
-export function digestDocument(document: CanvasDocument): DocumentDigest {
-  const lines: string[] = [];
-  const lineOf = new Map<string, number>();
-  const visit = (nodes: readonly ComponentNode[], parentLine: number, list: string): void => {
+export function digestDocument(document: CanvasDocument, options: DigestOptions = {}): DocumentDigest {
+  const digest: DocumentDigest = {
+    uuids: [],
+    parents: [],
+    lists: [],
+    components: [],
+    hashes: [],
+    names: [],
+    kept: {},
+    page: {},
+    hash: FNV_OFFSET,
+  };
+  const nameIndex = new Map<string, number>();
+  const intern = (name: string): number => {
+    let index = nameIndex.get(name);
+    if (index === undefined) {
+      index = digest.names.push(name) - 1;
+      nameIndex.set(name, index);
+    }
+    return index;
+  };
+  const keep = options.keepValuesOf;
+  const prints = options.prints ?? new PropsPrints();
+  let hash = FNV_OFFSET;
+  const { uuids, parents, lists, components, hashes } = digest;
+  const visit = (nodes: readonly ComponentNode[], parent: number, list: number): void => {
     for (const node of nodes) {
-      const line = lines.length;
-      lineOf.set(node.uuid, line);
-      let text = `${node.uuid}\t${parentLine}\t${list}\t${node.component}`;
-      for (const name of Object.keys(node.props).sort()) {
-        text += `\t${JSON.stringify(name)}\t${fingerprint(node.props[name]!)}`;
-      }
-      lines.push(text);
-      for (const [slot, children] of Object.entries(node.slots ?? {})) visit(children, line, slot);
+      const index = uuids.push(node.uuid) - 1;
+      const component = intern(node.component);
+      const props = prints.hash(node.props);
+      parents.push(parent);
+      lists.push(list);
+      components.push(component);
+      hashes.push(props);
+      // The uuids are compared as they are when the hashes agree (sameUuids), so they are not hashed here.
+      hash = mix(hash, parent, list, component, props);
+      if (keep?.has(node.uuid)) digest.kept[node.uuid] = valuePrints(node.props);
+      const slots = node.slots;
+      if (slots) for (const slot in slots) visit(slots[slot]!, index, intern(slot));
     }
   };
-  for (const [region, { components }] of Object.entries(document.layout.regions)) visit(components, -1, region);
-  return { components: lines.join('\n'), page: pageLines(document.page) };
+  for (const [region, { components }] of Object.entries(document.layout.regions)) visit(components, -1, intern(region));
+  digest.page = valuePrints(document.page);
+  for (const field of Object.keys(digest.page).sort()) hash = fnv(hashPart(digest.page[field])!, fnv(field, hash));
+  digest.hash = hash;
+  return digest;
 }
 
 /**
  * What the person changed between `expected` (the digest of the document the server predicted) and `actual` (the
- * document the browser sent), in document order: removals, additions, moves, prop and page changes. Differences that
+ * document the browser sent): removals, additions, moves, prop and page changes, in document order. Differences that
  * an output the host rejected explains (its placed components, the props or field it would have set) are left out:
- * the model hears of those as rejections.
+ * the model hears of those as rejections. An unchanged document costs one hashing walk, not a diff.
  */
 export function diffDocument(
   expected: DocumentDigest,
   actual: CanvasDocument,
   rejected: readonly ToolOutput[] = [],
+  prints?: PropsPrints,
 ): DocumentChange[] {
+  const cache = prints ?? new PropsPrints();
+  // The common case, the page exactly as predicted, is one walk that builds nothing.
+  if (matchesDigest(expected, actual, cache)) return [];
+  const now = digestDocument(actual, { keepValuesOf: new Set(Object.keys(expected.kept)), prints: cache });
   const explained = explainedByRejections(rejected);
-  const before = parseComponents(expected.components);
-  const after = parseComponents(digestDocument({ layout: actual.layout, page: {} }).components);
+  if (sameStructure(expected, now)) return propChanges(expected, now, actual, explained);
+  const before = entriesOf(expected);
+  const after = entriesOf(now);
   const beforeByUuid = new Map(before.map((entry) => [entry.uuid, entry]));
   const afterByUuid = new Map(after.map((entry) => [entry.uuid, entry]));
+  const beforePlaces = placesOf(before);
+  const afterPlaces = placesOf(after);
+  const nodes = nodesByUuid(actual);
   const changes: DocumentChange[] = [];
-
-  const targetOf = (entry: Entry, entries: readonly Entry[]): string =>
-    entry.parentLine === -1 ? entry.list : `${entries[entry.parentLine]!.uuid}/${entry.list}`;
-  const placeOf = (entries: readonly Entry[]) => {
-    const positions = new Map<string, Place>();
-    const counters = new Map<string, number>();
-    for (const entry of entries) {
-      const target = targetOf(entry, entries);
-      const position = (counters.get(target) ?? 0) + 1;
-      counters.set(target, position);
-      positions.set(entry.uuid, { target, position });
-    }
-    return positions;
-  };
-  const beforePlaces = placeOf(before);
-  const afterPlaces = placeOf(after);
 
   for (const entry of before) {
     if (afterByUuid.has(entry.uuid) || explained.uuids.has(entry.uuid)) continue;
@@ -111,13 +159,12 @@ export function diffDocument(
       where: beforePlaces.get(entry.uuid)!,
     });
   }
-  const moved = movedWithinLists(before, after, beforeByUuid, targetOf);
+  const moved = movedWithinLists(before, after, beforeByUuid);
   for (const entry of after) {
     const old = beforeByUuid.get(entry.uuid);
     if (!old) {
       const parent = entry.parentLine === -1 ? undefined : after[entry.parentLine];
-      if (parent && !beforeByUuid.has(parent.uuid)) continue;
-      if (!explained.uuids.has(entry.uuid))
+      if ((!parent || beforeByUuid.has(parent.uuid)) && !explained.uuids.has(entry.uuid))
         changes.push({
           kind: 'added',
           uuid: entry.uuid,
@@ -131,63 +178,251 @@ export function diffDocument(
     if (from.target !== to.target || moved.has(entry.uuid)) {
       changes.push({ kind: 'moved', uuid: entry.uuid, component: entry.component, from, to });
     }
-    const names = new Set([...old.props.keys(), ...entry.props.keys()]);
-    for (const nameJson of names) {
-      const was = old.props.get(nameJson);
-      const now = entry.props.get(nameJson);
-      if (was === now) continue;
-      const prop = JSON.parse(nameJson) as string;
-      if (explained.props.has(`${entry.uuid}\u0000${prop}`)) continue;
-      const node = findNode(actual, entry, after);
-      changes.push({
-        kind: 'prop',
-        uuid: entry.uuid,
-        component: entry.component,
-        prop,
-        before: knownFromFingerprint(was),
-        after: knownValue(node && Object.hasOwn(node.props, prop) ? node.props[prop] : undefined),
-      });
-    }
+    if (old.hash !== entry.hash)
+      changes.push(...componentChanges(expected, now, entry, nodes.get(entry.uuid)!, explained));
   }
-  const pageBefore = new Map(expected.page === '' ? [] : expected.page.split('\n').map(splitPair));
-  const fields = new Set([...pageBefore.keys(), ...Object.keys(actual.page).map((field) => JSON.stringify(field))]);
-  for (const fieldJson of fields) {
-    const field = JSON.parse(fieldJson) as string;
-    if (explained.fields.has(field)) continue;
-    const was = pageBefore.get(fieldJson);
-    const value = Object.hasOwn(actual.page, field) ? actual.page[field] : undefined;
-    const now = value === undefined ? undefined : fingerprint(value);
-    if (was === now) continue;
-    changes.push({ kind: 'page', field, before: knownFromFingerprint(was), after: knownValue(value) });
+  changes.push(...pageChanges(expected, now, actual, explained));
+  return changes;
+}
+
+type Explained = ReturnType<typeof explainedByRejections>;
+
+/**
+ * Whether `document` is the one `digest` fingerprints: its hash, computed as {@link digestDocument} does, and its
+ * uuids in order, compared as they are. Builds no digest.
+ */
+function matchesDigest(digest: DocumentDigest, document: CanvasDocument, prints: PropsPrints): boolean {
+  const names = new Map(digest.names.map((name, index) => [name, index]));
+  const { uuids } = digest;
+  let hash = FNV_OFFSET;
+  let count = 0;
+  let same = true;
+  const visit = (nodes: readonly ComponentNode[], parent: number, list: number): void => {
+    for (const node of nodes) {
+      if (!same) return;
+      const index = count;
+      count += 1;
+      const component = names.get(node.component);
+      if (uuids[index] !== node.uuid || component === undefined) {
+        same = false;
+        return;
+      }
+      hash = mix(hash, parent, list, component, prints.hash(node.props));
+      const slots = node.slots;
+      if (slots) {
+        for (const slot in slots) {
+          const slotIndex = names.get(slot);
+          if (slotIndex === undefined) {
+            same = false;
+            return;
+          }
+          visit(slots[slot]!, index, slotIndex);
+        }
+      }
+    }
+  };
+  for (const [region, { components }] of Object.entries(document.layout.regions)) {
+    const regionIndex = names.get(region);
+    if (regionIndex === undefined) return false;
+    visit(components, -1, regionIndex);
+    if (!same) return false;
+  }
+  if (count !== uuids.length) return false;
+  const page = valuePrints(document.page);
+  for (const field of Object.keys(page).sort()) hash = fnv(hashPart(page[field])!, fnv(field, hash));
+  return hash === digest.hash;
+}
+
+/** Whether both digests hold the same components in the same places: then only props or page values changed. */
+function sameStructure(a: DocumentDigest, b: DocumentDigest): boolean {
+  const length = a.uuids.length;
+  if (b.uuids.length !== length) return false;
+  for (let index = 0; index < length; index += 1) {
+    if (
+      a.uuids[index] !== b.uuids[index] ||
+      a.parents[index] !== b.parents[index] ||
+      a.names[a.lists[index]!] !== b.names[b.lists[index]!] ||
+      a.names[a.components[index]!] !== b.names[b.components[index]!]
+    )
+      return false;
+  }
+  return true;
+}
+
+/** The changes of a document whose structure stayed: compared entry by entry, no maps, no places. */
+function propChanges(
+  expected: DocumentDigest,
+  now: DocumentDigest,
+  actual: CanvasDocument,
+  explained: Explained,
+): DocumentChange[] {
+  const changes: DocumentChange[] = [];
+  let nodes: Map<string, ComponentNode> | undefined;
+  for (let index = 0; index < now.uuids.length; index += 1) {
+    if (expected.hashes[index] === now.hashes[index]) continue;
+    nodes ??= nodesByUuid(actual);
+    const uuid = now.uuids[index]!;
+    const entry = { uuid, component: now.names[now.components[index]!]! };
+    changes.push(...componentChanges(expected, now, entry, nodes.get(uuid)!, explained));
+  }
+  changes.push(...pageChanges(expected, now, actual, explained));
+  return changes;
+}
+
+/** What changed in one component's props: prop by prop when the agent touched it, else its props now. */
+function componentChanges(
+  expected: DocumentDigest,
+  now: DocumentDigest,
+  entry: Pick<Entry, 'uuid' | 'component'>,
+  node: ComponentNode,
+  explained: Explained,
+): DocumentChange[] {
+  const keptBefore = Object.hasOwn(expected.kept, entry.uuid) ? expected.kept[entry.uuid] : undefined;
+  if (!keptBefore) {
+    // Without per-prop hashes a rejected edit of it cannot be told apart from the person's: leave it to the rejection.
+    if (explained.edited.has(entry.uuid)) return [];
+    return [{ kind: 'props', uuid: entry.uuid, component: entry.component, now: someProps(node.props) }];
+  }
+  const keptNow = now.kept[entry.uuid] ?? {};
+  const changes: DocumentChange[] = [];
+  for (const prop of new Set([...Object.keys(keptBefore), ...Object.keys(keptNow)])) {
+    const was = Object.hasOwn(keptBefore, prop) ? keptBefore[prop] : undefined;
+    const is = Object.hasOwn(keptNow, prop) ? keptNow[prop] : undefined;
+    if (hashPart(was) === hashPart(is) || explained.props.has(`${entry.uuid}\u0000${prop}`)) continue;
+    changes.push({
+      kind: 'prop',
+      uuid: entry.uuid,
+      component: entry.component,
+      prop,
+      before: knownFromPrint(was),
+      after: knownValue(Object.hasOwn(node.props, prop) ? node.props[prop] : undefined),
+    });
   }
   return changes;
 }
 
-/** How long a digest is, in characters: what a store keeps for it. */
+/** The page fields that changed. */
+function pageChanges(
+  expected: DocumentDigest,
+  now: DocumentDigest,
+  actual: CanvasDocument,
+  explained: Explained,
+): DocumentChange[] {
+  const changes: DocumentChange[] = [];
+  for (const field of new Set([...Object.keys(expected.page), ...Object.keys(now.page)])) {
+    const was = Object.hasOwn(expected.page, field) ? expected.page[field] : undefined;
+    const is = Object.hasOwn(now.page, field) ? now.page[field] : undefined;
+    if (explained.fields.has(field) || hashPart(was) === hashPart(is)) continue;
+    const value = Object.hasOwn(actual.page, field) ? actual.page[field] : undefined;
+    changes.push({ kind: 'page', field, before: knownFromPrint(was), after: knownValue(value) });
+  }
+  return changes;
+}
+
+/** How big a digest is, as the JSON a store keeps. */
 export function digestChars(digest: DocumentDigest): number {
-  return digest.components.length + digest.page.length;
+  return JSON.stringify(digest).length;
 }
 
-function pageLines(page: PageValues): string {
-  return Object.keys(page)
-    .sort()
-    .map((field) => `${JSON.stringify(field)}\t${fingerprint(page[field]!)}`)
-    .join('\n');
+/** Whether `value` has the shape of a {@link DocumentDigest} (a store's copy is checked before it is used). */
+export function isDocumentDigest(value: unknown): value is DocumentDigest {
+  if (value === null || typeof value !== 'object') return false;
+  const digest = value as Record<string, unknown>;
+  const arrays = ['uuids', 'parents', 'lists', 'components', 'hashes'].map((key) => digest[key]);
+  if (!arrays.every(Array.isArray)) return false;
+  const [uuids, parents, lists, components, hashes] = arrays as unknown[][];
+  const length = uuids!.length;
+  if (![parents, lists, components, hashes].every((array) => array!.length === length)) return false;
+  const names = digest.names;
+  if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) return false;
+  for (let index = 0; index < length; index += 1) {
+    const parent = parents![index];
+    if (
+      typeof uuids![index] !== 'string' ||
+      !Number.isInteger(parent) ||
+      (parent as number) < -1 ||
+      (parent as number) >= index ||
+      typeof names[lists![index] as number] !== 'string' ||
+      typeof names[components![index] as number] !== 'string' ||
+      typeof hashes![index] !== 'number'
+    )
+      return false;
+  }
+  return isPrintMap(digest.page) && typeof digest.hash === 'number' && isKept(digest.kept);
 }
 
-function splitPair(line: string): [string, string] {
-  const tab = line.indexOf('\t');
-  return [line.slice(0, tab), line.slice(tab + 1)];
+function isPrintMap(value: unknown): value is Record<string, string> {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Object.values(value).every((print) => typeof print === 'string' && print.startsWith('#'))
+  );
 }
 
-function parseComponents(text: string): Entry[] {
-  if (text === '') return [];
-  return text.split('\n').map((line) => {
-    const fields = line.split('\t');
-    const props = new Map<string, string>();
-    for (let index = 4; index + 1 < fields.length; index += 2) props.set(fields[index]!, fields[index + 1]!);
-    return { uuid: fields[0]!, parentLine: Number(fields[1]), list: fields[2]!, component: fields[3]!, props };
+function isKept(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every(isPrintMap);
+}
+
+/** `#hash`, and `=json` when short, per key of a props or page object. */
+function valuePrints(values: Record<string, JsonValue>): Record<string, string> {
+  const prints: Record<string, string> = {};
+  for (const key of Object.keys(values)) {
+    const json = JSON.stringify(values[key]);
+    const hash = `#${fnv(json, FNV_OFFSET).toString(36)}`;
+    prints[key] = json.length <= SHORT_VALUE_CHARS ? `${hash}=${json}` : hash;
+  }
+  return prints;
+}
+
+/** At most {@link MAX_REPORTED_PROPS} of a component's props, for a coarse report. */
+function someProps(props: Record<string, JsonValue>): Record<string, JsonValue> {
+  return Object.fromEntries(Object.entries(props).slice(0, MAX_REPORTED_PROPS));
+}
+
+function hashPart(print: string | undefined): string | undefined {
+  if (print === undefined) return undefined;
+  const end = print.indexOf('=');
+  return end === -1 ? print : print.slice(0, end);
+}
+
+function entriesOf(digest: DocumentDigest): Entry[] {
+  return digest.uuids.map((uuid, index) => {
+    const parentLine = digest.parents[index]!;
+    const list = digest.names[digest.lists[index]!]!;
+    return {
+      uuid,
+      parentLine,
+      list,
+      component: digest.names[digest.components[index]!]!,
+      hash: digest.hashes[index]!,
+      target: parentLine === -1 ? list : `${digest.uuids[parentLine]}/${list}`,
+    };
   });
+}
+
+function nodesByUuid(document: CanvasDocument): Map<string, ComponentNode> {
+  const nodes = new Map<string, ComponentNode>();
+  const visit = (list: readonly ComponentNode[]): void => {
+    for (const node of list) {
+      nodes.set(node.uuid, node);
+      for (const children of Object.values(node.slots ?? {})) visit(children);
+    }
+  };
+  for (const region of Object.values(document.layout.regions)) visit(region.components);
+  return nodes;
+}
+
+function placesOf(entries: readonly Entry[]): Map<string, Place> {
+  const places = new Map<string, Place>();
+  const counters = new Map<string, number>();
+  for (const entry of entries) {
+    const target = entry.target;
+    const position = (counters.get(target) ?? 0) + 1;
+    counters.set(target, position);
+    places.set(entry.uuid, { target, position });
+  }
+  return places;
 }
 
 /**
@@ -198,7 +433,6 @@ function movedWithinLists(
   before: readonly Entry[],
   after: readonly Entry[],
   beforeByUuid: ReadonlyMap<string, Entry>,
-  targetOf: (entry: Entry, entries: readonly Entry[]) => string,
 ): Set<string> {
   const rank = new Map<string, number>();
   before.forEach((entry, index) => {
@@ -207,8 +441,8 @@ function movedWithinLists(
   const lists = new Map<string, string[]>();
   for (const entry of after) {
     const old = beforeByUuid.get(entry.uuid);
-    if (!old || targetOf(old, before) !== targetOf(entry, after)) continue;
-    const target = targetOf(entry, after);
+    if (!old || old.target !== entry.target) continue;
+    const target = entry.target;
     const list = lists.get(target) ?? [];
     list.push(entry.uuid);
     lists.set(target, list);
@@ -243,25 +477,9 @@ function longestIncreasingRun(values: readonly number[]): Set<number> {
   return kept;
 }
 
-function findNode(document: CanvasDocument, entry: Entry, entries: readonly Entry[]): ComponentNode | undefined {
-  // The entry's own list, found by following parent lines up to the region: no search of the whole page.
-  const chain: Entry[] = [];
-  for (let current: Entry | undefined = entry; current; ) {
-    chain.unshift(current);
-    current = current.parentLine === -1 ? undefined : entries[current.parentLine];
-  }
-  let nodes: readonly ComponentNode[] | undefined = document.layout.regions[chain[0]!.list]?.components;
-  let node: ComponentNode | undefined;
-  for (const [depth, link] of chain.entries()) {
-    node = nodes?.find((candidate) => candidate.uuid === link.uuid);
-    const next = chain[depth + 1];
-    nodes = next ? node?.slots?.[next.list] : undefined;
-  }
-  return node;
-}
-
 function explainedByRejections(outputs: readonly ToolOutput[]) {
   const uuids = new Set<string>();
+  const edited = new Set<string>();
   const props = new Set<string>();
   const fields = new Set<string>();
   for (const output of outputs) {
@@ -275,45 +493,30 @@ function explainedByRejections(outputs: readonly ToolOutput[]) {
       for (const operation of output.operations) collect(operation.components);
     } else if (output.type === 'edit_components') {
       for (const [uuid, updates] of Object.entries(output.component_updates)) {
+        edited.add(uuid);
         for (const prop of Object.keys(updates)) props.add(`${uuid}\u0000${prop}`);
       }
     } else {
       fields.add(output.field);
     }
   }
-  return { uuids, props, fields };
-}
-
-/** A value's fingerprint: its JSON when short (object keys sorted), else `#` and a hash of that JSON. */
-function fingerprint(value: JsonValue): string {
-  const text = stableJson(value);
-  return text.length <= SHORT_VALUE_CHARS ? text : `#${text.length.toString(36)}.${fnv1a(text).toString(36)}`;
+  return { uuids, edited, props, fields };
 }
 
 function knownValue(value: JsonValue | undefined): KnownValue {
   return value === undefined ? { set: false } : { set: true, value };
 }
 
-function knownFromFingerprint(print: string | undefined): KnownValue {
+function knownFromPrint(print: string | undefined): KnownValue {
   if (print === undefined) return { set: false };
-  if (!print.startsWith('#')) return { set: true, value: JSON.parse(print) as JsonValue };
-  return { set: true, chars: Number.parseInt(print.slice(1, print.indexOf('.')), 36) };
+  const kept = print.indexOf('=');
+  return kept === -1 ? { set: true } : { set: true, value: JSON.parse(print.slice(kept + 1)) as JsonValue };
 }
 
-/** JSON with object keys sorted, so a host that reorders keys does not look like an edit. */
-function stableJson(value: JsonValue): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  const keys = Object.keys(value).sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${stableJson(value[key]!)}`).join(',')}}`;
-}
-
-/** 32-bit FNV-1a over UTF-16 code units: a fingerprint, not a security boundary. */
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index += 1) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
+/** Folds an entry's numbers into the running hash. */
+function mix(hash: number, a: number, b: number, c: number, d: number): number {
+  let h = Math.imul(hash ^ a, 0x01000193);
+  h = Math.imul(h ^ b, 0x01000193);
+  h = Math.imul(h ^ c, 0x01000193);
+  return Math.imul(h ^ d, 0x01000193) >>> 0;
 }

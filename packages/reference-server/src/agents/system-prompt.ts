@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
 import { walkLayout, type AgentDefinition, type Catalog, type HopContext, type PageField } from '@canvas-ai/protocol';
-import { describeCatalog, uuidTree } from '@canvas-ai/protocol/server';
+import { describeCatalog, PropsPrints, uuidTree } from '@canvas-ai/protocol/server';
 
 /** What the system prompt of one hop is made of. */
 export interface SystemPromptInput {
@@ -11,17 +11,19 @@ export interface SystemPromptInput {
   pageFields: readonly PageField[];
   /** The project's documentation, added for agents with `include_docs`. */
   docs: string;
+  /** The hop's props cache, so the page's props are stringified once per hop (shared with the change detection). */
+  prints?: PropsPrints | undefined;
 }
 
 /**
  * The agent's system prompt for one hop: its own prompt, the catalog, the page as the browser sent it in this hop
  * (uuid tree, props, page fields, selection, host extras), and the documentation for `include_docs` agents.
  */
-export function buildSystemPrompt({ agent, catalog, context, pageFields, docs }: SystemPromptInput): string {
+export function buildSystemPrompt({ agent, catalog, context, pageFields, docs, prints }: SystemPromptInput): string {
   const sections = [
     agent.system_prompt.trim(),
     `# Catalog\n\n${describeCatalog(catalog)}`,
-    `# The page now\n\n${describePage(context)}`,
+    `# The page now\n\n${describePage(context, prints ?? new PropsPrints())}`,
   ];
   if (agent.tools.includes('set_page_value') && pageFields.length > 0) {
     sections.push(
@@ -32,13 +34,13 @@ export function buildSystemPrompt({ agent, catalog, context, pageFields, docs }:
   return sections.join('\n\n');
 }
 
-function describePage(context: HopContext): string {
+function describePage(context: HopContext, prints: PropsPrints): string {
   // One line per component, `uuid: {"prop": value}`: still YAML (a JSON object is a YAML flow map) and as readable
   // to a model, at JSON.stringify's speed. The yaml library's block output of every prop took half of each hop's
   // time at 10,000 components and a quarter at 10 (bench/README.md).
   const props: string[] = [];
   walkLayout(context.current_layout, (node) => {
-    props.push(`${node.uuid}: ${JSON.stringify(node.props)}`);
+    props.push(`${node.uuid}: ${prints.json(node.props)}`);
   });
   const parts = [`Layout (uuid component_id):\n${uuidTree(context.current_layout)}`];
   if (props.length > 0) parts.push(`Props by uuid:\n${props.join('\n')}`);
