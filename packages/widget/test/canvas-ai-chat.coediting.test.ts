@@ -114,7 +114,7 @@ describe('<canvas-ai-chat> when the person edits during a turn', () => {
     const notices = noticeTexts(element);
     expect(notices).to.have.length(1);
     expect(notices[0]).to.match(
-      /^Your edit was kept: you changed heading of [\w-]+ \(“Fresh every day”\) while the agent worked/,
+      /^Your edit was kept: you changed the heading \(“Fresh every day”\) while the agent worked/,
     );
     // Hop 4 reports the conflict to the server, which gives the model one more decision.
     const reported = record.posts()[3]!.body.apply_results!;

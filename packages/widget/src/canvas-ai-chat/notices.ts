@@ -25,7 +25,7 @@ function conflictNotice(conflicts: readonly Conflict[]): string {
   const kept = conflicts.map((conflict) =>
     'field' in conflict
       ? `the page ${conflict.field} (${quote(conflict.actual)})`
-      : `${conflict.prop} of ${conflict.uuid} (${quote(conflict.actual)})`,
+      : `the ${conflict.prop} (${quote(conflict.actual)})`,
   );
   return `Your edit was kept: you changed ${kept.join(', ')} while the agent worked, so its change there was not applied.`;
 }
