@@ -2,11 +2,19 @@
 // person's work is never overwritten by a decision that did not know of it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { findComponent, HopResponse } from '@canvas-ai/protocol';
+import { applyOutputs, type CanvasDocument, findComponent, HopResponse, type ToolOutput } from '@canvas-ai/protocol';
 import { driveScenario, type Scenario } from '@canvas-ai/protocol/scenario';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import type { ModelMessage } from '../src/turn-state.js';
-import { openSession, sharedFixtures, startTestServer, type TestServer } from './support/harness.js';
+import {
+  firstHop,
+  type JsonBody,
+  laterHop,
+  openSession,
+  sharedFixtures,
+  startTestServer,
+  type TestServer,
+} from './support/harness.js';
 import { RecordingProvider } from './support/providers.js';
 
 const fixtures = await sharedFixtures();
@@ -115,6 +123,32 @@ describe('co-editing: the person edits during a turn', () => {
       responses.every((response) => !response.progress.includes('The page title is now')),
       'the held answer is never shown',
     );
+  });
+
+  it('serves a revision 1.0 client: one that ignores replaces, reports nothing and just follows should_continue', async () => {
+    const played = scenario('edit-selected');
+    const session = await openSession(server);
+    const id = `v10-${crypto.randomUUID()}`;
+    let document: CanvasDocument = { layout: structuredClone(fixtures.layouts[played.layout]!), page: {} };
+    let last: JsonBody;
+    for (let hop = 1; ; hop += 1) {
+      const reply = await session.hop({
+        ...(hop === 1
+          ? firstHop(id, played.user_message, { agent: played.agent })
+          : laterHop(id, hop, document.layout, { agent: played.agent })),
+        context: { current_layout: document.layout, selected_component: played.selected_component },
+      });
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+      last = reply.body;
+      // A 1.0 host applies every output as it comes, `replaces` unknown to it.
+      const outputs = (last.outputs as Array<ToolOutput & { replaces?: unknown }>).map(
+        ({ replaces: _, ...output }) => output as ToolOutput,
+      );
+      document = applyOutputs(document, outputs);
+      if (!last.should_continue) break;
+    }
+    assert.equal(last.message, played.hops.at(-1)!.message, 'the answer comes, one hop after the edit');
+    assert.equal(findComponent(document.layout, 'card-1')?.props.title, 'Gooey double chocolate chip');
   });
 
   it('ends a turn whose outputs were all applied one hop later, without another model call', async () => {

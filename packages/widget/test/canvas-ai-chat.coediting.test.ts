@@ -1,6 +1,6 @@
 // When the person edits during a turn (spec §16), in the element against the reference server's msw mock: the
 // host boundary is checked before anything is sent, and every output the editor did not apply is told to the person.
-import { applyOutputs, type CanvasDocument, type ComponentNode } from '@canvas-ai/protocol';
+import { applyOutputs, type CanvasDocument, type ComponentNode, type ToolOutput } from '@canvas-ai/protocol';
 import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import type { CanvasAiChat } from '../src/index.js';
 import { expect, waitUntil } from '@open-wc/testing';
@@ -14,6 +14,7 @@ import {
   unmountAll,
 } from './support/chat.js';
 import { loadFixtures, scenario } from './support/fixtures.js';
+import { continuing, final, hopServer } from './support/hop-server.js';
 import { recorder } from './support/recorder.js';
 import { reducerHost } from './support/reducer-host.js';
 import { useHandlers } from './support/worker.js';
@@ -161,5 +162,40 @@ describe('<canvas-ai-chat> when the person edits during a turn', () => {
     expect(texts).to.include(rejected.replies[2]!.text);
     expect(texts.join(' ')).not.to.include('The page title is now');
     expect(progressBlocks(element)).to.have.length(1);
+  });
+
+  it('works with a revision 1.0 server: the turn ends with outputs and no replaces, rejections are still shown', async () => {
+    const hero: ToolOutput = {
+      type: 'place_components',
+      call_id: 'call_hero',
+      operations: [
+        {
+          target: 'content',
+          placement: 'inside',
+          components: [{ uuid: 'hero-9', component: 'sdc.demo.hero', props: { heading: 'Crumb & Co.' } }],
+        },
+      ],
+    };
+    // A 1.0 server: the last response carries outputs (one impossible: its target region does not exist).
+    const broken: ToolOutput = {
+      ...hero,
+      call_id: 'call_bad',
+      operations: [{ ...hero.operations[0]!, target: 'sidebar' }],
+    };
+    const server = hopServer([
+      continuing({ progress: 'Adding a hero.' }),
+      final({ progress: 'Adding a hero.', outputs: [hero, broken], message: 'Done.' }),
+    ]);
+    await useHandlers(...server.handlers);
+    const host = reducerHost({ layout: { regions: { content: { components: [] } } }, page: {} });
+    const element = await mountChat({ getLayout: host.getLayout, applyOutputs: host.applyOutputs });
+
+    const end = await sendAndWait(element, 'Add a hero');
+
+    expect(end.detail.status, end.detail.error?.message).to.equal('done');
+    expect(host.document.layout.regions.content!.components.map((node) => node.uuid)).to.deep.equal(['hero-9']);
+    expect(noticeTexts(element)).to.have.length(1);
+    expect(noticeTexts(element)[0]).to.match(/^A new section could not be applied: /);
+    expect(server.received).to.have.length(2, 'nothing follows the final response: a 1.0 server never hears it');
   });
 });
