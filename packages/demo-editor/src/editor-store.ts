@@ -71,8 +71,10 @@ export class EditorStore {
         for (const operation of output.operations) change.placed.push(...operation.components.map((node) => node.uuid));
       } else if (output.type === 'edit_components') {
         change.edited.push(...Object.keys(output.component_updates));
-      } else {
+      } else if (output.type === 'set_page_value') {
         change.pageFields.push(output.field);
+      } else if (output.type === 'move_components') {
+        for (const operation of output.operations) change.placed.push(...operation.uuids);
       }
     }
     this.#emit(change);

@@ -8,12 +8,20 @@ export { ComponentNode, Layout, PageValues, Placement, PlacementTarget, Props, R
 export {
   ApplyResult,
   Conflict,
+  DECLARED_OUTPUT_TYPES,
+  type DeclaredOutputType,
   PageValueConflict,
   PropConflict,
   EditComponentsOutput,
+  MoveComponentsOutput,
+  MoveOperation,
   PlaceComponentsOutput,
   PlaceOperation,
+  RemoveComponentsOutput,
+  REQUIRED_OUTPUT_TYPES,
   SetPageValueOutput,
+  SlotConflict,
+  TargetConflict,
   TOOL_OUTPUT_TYPES,
   ToolOutput,
   type ToolOutputType,
@@ -22,6 +30,7 @@ export {
   ATTACHMENT_MEDIA_TYPES,
   type Attachment,
   type AttachmentMediaType,
+  Capabilities,
   ChatMessage,
   HopContext,
   HopRequest,
@@ -66,6 +75,13 @@ export {
   type LayoutPath,
   walkLayout,
 } from './layout/layout-tree.js';
-export { applyOutput, applyOutputs, applyOutputsWithResults, type CanvasDocument } from './layout/apply-outputs.js';
+export {
+  type AppliedOutputs,
+  applyOutput,
+  applyOutputs,
+  applyOutputsWithResults,
+  applyOutputWithInverse,
+  type CanvasDocument,
+} from './layout/apply-outputs.js';
 export { layoutProblem } from './layout/layout-problem.js';
 export { conflictReason, conflictResult, type CurrentValues, findConflicts } from './layout/conflicts.js';

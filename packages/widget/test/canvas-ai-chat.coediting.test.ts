@@ -119,7 +119,8 @@ describe('<canvas-ai-chat> when the person edits during a turn', () => {
     );
     // Hop 4 reports the conflict to the server, which gives the model one more decision.
     const reported = record.posts()[3]!.body.apply_results!;
-    expect(reported[0]!.conflicts![0]!.actual).to.equal('Fresh every day');
+    const [first] = reported[0]!.conflicts!;
+    expect(first && 'prop' in first ? first.actual : undefined).to.equal('Fresh every day');
     expect(bubbles(element).map((bubble) => bubble.textContent!.trim())).to.include(conflict.hops.at(-1)!.message!);
   });
 

@@ -22,11 +22,12 @@ export function rejectionNotices(
 }
 
 function conflictNotice(conflicts: readonly Conflict[]): string {
-  const kept = conflicts.map((conflict) =>
-    'field' in conflict
-      ? `the page ${conflict.field} (${quote(conflict.actual)})`
-      : `the ${conflict.prop} (${quote(conflict.actual)})`,
-  );
+  const kept = conflicts.map((conflict) => {
+    if ('field' in conflict) return `the page ${conflict.field} (${quote(conflict.actual)})`;
+    if ('prop' in conflict) return `the ${conflict.prop} (${quote(conflict.actual)})`;
+    if ('slot' in conflict) return `what its ${conflict.slot} holds`;
+    return `where it is (${conflict.actual_target})`;
+  });
   return `Your edit was kept: you changed ${kept.join(', ')} while the agent worked, so its change there was not applied.`;
 }
 
@@ -38,6 +39,10 @@ function changeName(output: ToolOutput): string {
       return 'An edit';
     case 'set_page_value':
       return `The page ${output.field}`;
+    case 'remove_components':
+      return 'A removal';
+    case 'move_components':
+      return 'A move';
   }
 }
 
