@@ -5,7 +5,9 @@ import { Scenario } from '../scenario/scenario.js';
 import {
   EditComponentsInput,
   GetComponentDetailsInput,
+  MoveComponentsInput,
   PlaceComponentsInput,
+  RemoveComponentsInput,
   SetPageValueInput,
 } from '../tools/tool-inputs.js';
 import { AgentsResponse } from '../wire/agents.js';
@@ -96,6 +98,20 @@ export const SPEC_MESSAGES: readonly SpecMessage[] = [
     io: 'input',
     api: false,
     description: 'The arguments a model sends to the set_page_value tool.',
+  },
+  {
+    id: 'RemoveComponentsInput',
+    schema: RemoveComponentsInput,
+    io: 'input',
+    api: false,
+    description: 'The arguments a model sends to the remove_components tool (revision 1.2).',
+  },
+  {
+    id: 'MoveComponentsInput',
+    schema: MoveComponentsInput,
+    io: 'input',
+    api: false,
+    description: 'The arguments a model sends to the move_components tool (revision 1.2).',
   },
   {
     id: 'GetComponentDetailsInput',
