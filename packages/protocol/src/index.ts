@@ -37,15 +37,18 @@ export {
   type HopRequestInput,
 } from './wire/hop-request.js';
 export {
+  ActiveTurnStatus,
   AgentRef,
   CancelResponse,
   ContinuingHopResponse,
   CSRF_HEADER,
   FinalHopResponse,
+  FinishedTurnStatus,
   FinishReason,
   HealthResponse,
   HopResponse,
   TokenResponse,
+  TurnStatusResponse,
 } from './wire/hop-response.js';
 export {
   ERROR_CODES,

@@ -13,7 +13,7 @@ import {
 import { AgentsResponse } from '../wire/agents.js';
 import { HopErrorBody } from '../wire/errors.js';
 import { HopRequest } from '../wire/hop-request.js';
-import { CancelResponse, HealthResponse, HopResponse, TokenResponse } from '../wire/hop-response.js';
+import { CancelResponse, HealthResponse, HopResponse, TokenResponse, TurnStatusResponse } from '../wire/hop-response.js';
 import { Layout } from '../wire/layout.js';
 import { ApplyResult, ToolOutput } from '../wire/outputs.js';
 
@@ -67,6 +67,12 @@ export const SPEC_MESSAGES: readonly SpecMessage[] = [
     io: 'output',
     api: true,
     description: 'The response to DELETE /api/hop/{request_id}; `cancelled` says whether a turn was running.',
+  },
+  {
+    id: 'TurnStatusResponse',
+    schema: TurnStatusResponse,
+    io: 'output',
+    api: true,
   },
   {
     id: 'HealthResponse',
