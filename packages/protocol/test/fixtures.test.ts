@@ -112,12 +112,7 @@ function problemsOf(scenario: Scenario): string[] {
       }
       if (call.name === 'edit_components') {
         const edits = yaml(EditComponentsInput.parse(args).component_edits) as Record<string, unknown>;
-        checkEdits(
-          Object.fromEntries(
-            Object.entries(edits).map(([uuid, props]) => [named(uuid), props]),
-          ),
-          where,
-        );
+        checkEdits(Object.fromEntries(Object.entries(edits).map(([uuid, props]) => [named(uuid), props])), where);
       }
       const uuidsNamed =
         call.name === 'remove_components'

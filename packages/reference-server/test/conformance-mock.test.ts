@@ -40,6 +40,7 @@ describe('the conformance kit against the msw mock', () => {
         'csrf.no-session',
         'csrf.cancel-needs-token',
         'turn-rules.other-session-410',
+        'status.other-session-410',
         'schemas.token-response',
       ],
     );

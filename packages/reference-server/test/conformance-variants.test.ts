@@ -35,7 +35,14 @@ describe('the conformance kit against deliberately broken variants of the refere
   }
 
   it('fails nothing but the named check for the variants whose bug no other check can see', async () => {
-    for (const name of ['state-kept-after-error', 'replay-executes-again', 'request-id-not-required'] as const) {
+    for (const name of [
+      'state-kept-after-error',
+      'replay-executes-again',
+      'request-id-not-required',
+      'status-ignores-session',
+      'status-forgets-finished',
+      'capabilities-ignored',
+    ] as const) {
       const server = await startBrokenServer(name, fixtures);
       try {
         const report = await runConformance({

@@ -1,7 +1,7 @@
 import { CookieJar } from './cookie-jar.js';
 
 /** Which endpoint an exchange was with, so every response can be checked against its schema. */
-export type ExchangeKind = 'hop' | 'cancel' | 'token' | 'agents' | 'other';
+export type ExchangeKind = 'hop' | 'cancel' | 'status' | 'token' | 'agents' | 'other';
 
 /** One request the kit sent and what came back. */
 export interface Exchange {
@@ -135,7 +135,12 @@ export class ConformanceClient {
     return this.send(this.cancelUrl(requestId), { method: 'DELETE', headers });
   }
 
-  /** Where a turn is cancelled. */
+  /** `GET <endpoint>/<request_id>`: where a turn of this session stands (spec §8.6); sends the session cookie only. */
+  async status(requestId: string): Promise<Exchange> {
+    return this.send(this.cancelUrl(requestId), { method: 'GET' });
+  }
+
+  /** Where a turn is cancelled, and its status read. */
   cancelUrl(requestId: string): string {
     return `${this.options.endpoint.replace(/\/+$/, '')}/${encodeURIComponent(requestId)}`;
   }
@@ -161,6 +166,7 @@ export class ConformanceClient {
     const endpoint = this.options.endpoint.replace(/\/+$/, '');
     if (method === 'POST' && url.replace(/\/+$/, '') === endpoint) return 'hop';
     if (method === 'DELETE' && url.startsWith(`${endpoint}/`)) return 'cancel';
+    if (method === 'GET' && url.startsWith(`${endpoint}/`)) return 'status';
     if (method === 'GET' && url === this.options.tokenEndpoint) return 'token';
     if (method === 'GET' && url === this.options.agentsEndpoint) return 'agents';
     return 'other';

@@ -2,11 +2,13 @@ import type { MalformedRequestCase } from '../scenario/malformed-requests.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { ConformanceCheck, ConformanceLevel } from './check.js';
 import { cancelChecks } from './checks/cancel.js';
+import { capabilityChecks } from './checks/capabilities.js';
 import { csrfChecks } from './checks/csrf.js';
 import { invariantChecks } from './checks/invariants.js';
 import { replayChecks } from './checks/replay.js';
 import { scenarioChecks } from './checks/scenarios.js';
 import { schemaChecks } from './checks/schemas.js';
+import { statusChecks } from './checks/status.js';
 import { scriptedChecks } from './checks/scripted.js';
 import { turnRuleChecks } from './checks/turn-rules.js';
 import { validationChecks } from './checks/validation.js';
@@ -29,7 +31,9 @@ export function planChecks(level: ConformanceLevel, inputs: PlanInputs): Conform
     ...replayChecks,
     ...turnRuleChecks,
     ...cancelChecks,
+    ...statusChecks,
     ...scenarioChecks(inputs.scenarios),
+    ...capabilityChecks,
     ...scriptedChecks,
     ...schemaChecks,
   ];

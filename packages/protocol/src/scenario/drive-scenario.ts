@@ -252,7 +252,8 @@ function replacesProblems(sent: CanvasDocument, outputs: readonly ToolOutput[]):
       for (const uuid of output.uuids) {
         const said = output.replaces?.[uuid];
         const held = findComponent(seen.layout, uuid);
-        if (said === undefined) problems.push(`output ${output.call_id} (remove_components) has no replaces for ${uuid}`);
+        if (said === undefined)
+          problems.push(`output ${output.call_id} (remove_components) has no replaces for ${uuid}`);
         else if (held && !jsonEqual(said as unknown as JsonValue, held as unknown as JsonValue))
           problems.push(`output ${output.call_id} replaces ${uuid} with a component that is not what the page held`);
       }

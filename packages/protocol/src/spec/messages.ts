@@ -13,7 +13,13 @@ import {
 import { AgentsResponse } from '../wire/agents.js';
 import { HopErrorBody } from '../wire/errors.js';
 import { HopRequest } from '../wire/hop-request.js';
-import { CancelResponse, HealthResponse, HopResponse, TokenResponse, TurnStatusResponse } from '../wire/hop-response.js';
+import {
+  CancelResponse,
+  HealthResponse,
+  HopResponse,
+  TokenResponse,
+  TurnStatusResponse,
+} from '../wire/hop-response.js';
 import { Layout } from '../wire/layout.js';
 import { ApplyResult, ToolOutput } from '../wire/outputs.js';
 

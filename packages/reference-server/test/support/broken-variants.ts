@@ -2,7 +2,7 @@
 // Each one is the real app with ONE small, honest fault at a seam a deployment really has: a wrapper around the
 // fetch handler (what a proxy or middleware could do), or a wrapper around the turn store. No bug flag in src/.
 import { applyOutputsWithResults, type Layout, type PageValues, type ToolOutput } from '@canvas-ai/protocol';
-import { joinNarration, NARRATION_SEPARATOR } from '@canvas-ai/protocol/server';
+import { HopError, joinNarration, NARRATION_SEPARATOR } from '@canvas-ai/protocol/server';
 import type { Fixtures } from '@canvas-ai/protocol/scenario';
 import type { CanvasAiApp } from '../../src/app.js';
 import { createApp } from '../../src/app.js';
@@ -69,6 +69,21 @@ export const BROKEN_VARIANTS = {
     bug: 'a turn ends in the hop that carries its last outputs (revision 1.0), so the answer comes before the host reports on them',
     failingCheck: 'hop-rules.final-no-outputs',
     build: (fixtures) => endWithLastOutputs(realApp(fixtures)),
+  },
+  'status-ignores-session': {
+    bug: 'the turn status looks a turn up by request_id alone, so another session reads it',
+    failingCheck: 'status.other-session-410',
+    build: (fixtures) => statusAcrossSessions(realApp(fixtures)),
+  },
+  'status-forgets-finished': {
+    bug: 'the turn status answers 410 for a turn that ended, though its final response is still kept for replays',
+    failingCheck: 'status.finished',
+    build: (fixtures) => forgetFinishedStatus(realApp(fixtures)),
+  },
+  'capabilities-ignored': {
+    bug: 'the remove and move tools are offered to every client, declared or not, so an older client gets outputs it cannot apply',
+    failingCheck: 'capabilities.undeclared-not-offered',
+    build: (fixtures) => declareForEveryClient(realApp(fixtures)),
   },
   'request-id-not-required': {
     bug: 'a hop without request_id is given a generated one instead of being refused with 400',
@@ -265,6 +280,58 @@ function injectRequestId(app: CanvasAiApp): CanvasAiApp {
       const body = isHopPost(request) ? await jsonBody(request) : undefined;
       if (!body || 'request_id' in body) return app.fetch(request);
       return app.fetch(withBody(request, { ...body, request_id: `generated-${crypto.randomUUID()}` }));
+    },
+  };
+}
+
+function isStatusGet(request: Request): boolean {
+  return request.method === 'GET' && new URL(request.url).pathname.startsWith('/api/hop/');
+}
+
+/**
+ * A status endpoint keyed by request_id alone: every status read is answered as the session that started the turn
+ * (its cookie, remembered from hop 1), whoever asks.
+ */
+function statusAcrossSessions(app: CanvasAiApp): CanvasAiApp {
+  const owners = new Map<string, string>();
+  return {
+    async fetch(request) {
+      const body = isHopPost(request) ? await jsonBody(request) : undefined;
+      if (body?.hop === 1 && typeof body.request_id === 'string')
+        owners.set(body.request_id, request.headers.get('cookie') ?? '');
+      if (!isStatusGet(request)) return app.fetch(request);
+      const id = decodeURIComponent(new URL(request.url).pathname.slice('/api/hop/'.length));
+      const owner = owners.get(id);
+      if (owner === undefined) return app.fetch(request);
+      const headers = new Headers(request.headers);
+      headers.set('cookie', owner);
+      return app.fetch(new Request(request.url, { method: 'GET', headers }));
+    },
+  };
+}
+
+/** A status endpoint that reads only active turns: a finished one is answered as gone. */
+function forgetFinishedStatus(app: CanvasAiApp): CanvasAiApp {
+  return {
+    async fetch(request) {
+      const response = await app.fetch(request);
+      if (!isStatusGet(request) || response.status !== 200) return response;
+      const body = (await response.clone().json()) as Json;
+      if (body.state !== 'finished') return response;
+      return new HopError('turn_not_found', 'No such turn.', { requestId: body.request_id as string }).toResponse();
+    },
+  };
+}
+
+/** A server that offers every tool to every client: hop 1 is run as if it had declared the remove and move outputs. */
+function declareForEveryClient(app: CanvasAiApp): CanvasAiApp {
+  return {
+    async fetch(request) {
+      const body = isHopPost(request) ? await jsonBody(request) : undefined;
+      if (body?.hop !== 1 || 'capabilities' in body) return app.fetch(request);
+      return app.fetch(
+        withBody(request, { ...body, capabilities: { outputs: ['remove_components', 'move_components'] } }),
+      );
     },
   };
 }

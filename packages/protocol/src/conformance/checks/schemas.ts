@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { AgentsResponse } from '../../wire/agents.js';
 import { ERROR_STATUS, HopErrorBody, isKnownErrorCode } from '../../wire/errors.js';
-import { CancelResponse, HopResponse, TokenResponse } from '../../wire/hop-response.js';
+import { CancelResponse, HopResponse, TokenResponse, TurnStatusResponse } from '../../wire/hop-response.js';
 import { defineCheck, fail, skip, type CheckVerdict, type ConformanceCheck } from '../check.js';
 import type { Exchange, ExchangeKind } from '../http-client.js';
 import { verdict } from './invariants.js';
@@ -60,6 +60,17 @@ export const schemaChecks: ConformanceCheck[] = [
       must: 'DELETE /api/hop/{request_id} answers { "status": true, "request_id", "cancelled" }.',
     },
     run: async (context) => judgeExchanges(context.client.exchanges, only('cancel'), CancelResponse),
+  }),
+  defineCheck({
+    id: 'schemas.status-responses',
+    level: 1,
+    title:
+      'Every 200 answer to a turn status request is a valid TurnStatusResponse (turn-status-response.schema.json).',
+    spec: {
+      section: 'statusEndpoint',
+      must: 'GET /api/hop/{request_id} answers { "status": true, "protocol", "request_id", "agent", "hop", "state", … }: progress when active, response when finished.',
+    },
+    run: async (context) => judgeExchanges(context.client.exchanges, only('status'), TurnStatusResponse),
   }),
   defineCheck({
     id: 'schemas.token-response',
