@@ -129,12 +129,19 @@ describe('<canvas-ai-chat> undo', () => {
     expect(revert, 'Stop and revert is offered while the turn runs').not.to.equal(null);
     expect(revert!.getAttribute('aria-label')).to.equal('Stop the agent and undo what it changed');
     const undone = collect(element, 'canvas-ai-undo');
+    const order: string[] = [];
+    for (const type of ['canvas-ai-turn-end', 'canvas-ai-undo'] as const)
+      element.addEventListener(type, () => order.push(type));
     revert!.click();
     held!.release();
 
     expect((await ended).detail.status).to.equal('stopped');
     await waitUntil(() => undone.length === 1, 'no undo event');
     expect(undone[0]!.detail).to.include({ reason: 'revert', status: 'undone' });
+    expect(order, 'the turn ends (a host records it) before the revert takes it back').to.deep.equal([
+      'canvas-ai-turn-end',
+      'canvas-ai-undo',
+    ]);
     expect(host.document).to.deep.equal(start);
     await waitUntil(() => record.deletes().length === 1, 'the turn was not cancelled');
     expect(record.posts().map((post) => post.body.hop)).to.deep.equal([1, 2, 3, 4]);

@@ -54,6 +54,8 @@ export class TurnController implements ReactiveController {
   private undoing = false;
   /** The request id of a turn whose stop is a revert: its end does not make it undoable. */
   private reverting: string | undefined;
+  /** Told when a turn's end has been shown and announced (`canvas-ai-turn-end`), by request id. */
+  private readonly endWaiters = new Map<string, (result: TurnResult) => void>();
 
   /** `host` gets the controller's updates and dispatches its events; `options` is all it asks of the host. */
   constructor(
@@ -91,7 +93,12 @@ export class TurnController implements ReactiveController {
     this.undoing = true;
     this.host.requestUpdate();
     try {
-      const result = await turn.revert();
+      // The turn ends first, `canvas-ai-turn-end` included, so a host that records the turn as an undo step has it
+      // before the revert takes it back.
+      const ended = new Promise<TurnResult>((resolve) => this.endWaiters.set(turn.requestId, resolve));
+      turn.stop();
+      const { changes } = await ended;
+      const result = await undoTurn(changes, this.applyOutputs(), 'revert');
       this.reportUndo(result);
       return result;
     } finally {
@@ -269,6 +276,15 @@ export class TurnController implements ReactiveController {
   }
 
   private async end(result: TurnResult, view: ProgressView, message: string, respond: Respond): Promise<void> {
+    try {
+      await this.show(result, view, message, respond);
+    } finally {
+      this.endWaiters.get(result.requestId)?.(result);
+      this.endWaiters.delete(result.requestId);
+    }
+  }
+
+  private async show(result: TurnResult, view: ProgressView, message: string, respond: Respond): Promise<void> {
     const { requestId, hops, changes } = result;
     const reverted = this.reverting === requestId;
     if (reverted) this.reverting = undefined;
