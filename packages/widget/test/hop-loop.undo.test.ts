@@ -5,6 +5,7 @@ import { expect, waitUntil } from '@open-wc/testing';
 import { canUndo, recordHop, noChanges, startTurn, undoNote, undoTurn } from '../src/loop.js';
 import { loadFixtures, scenario } from './support/fixtures.js';
 import { holdHop } from './support/hold.js';
+import { continuing, final, hopServer } from './support/hop-server.js';
 import { recorder } from './support/recorder.js';
 import { reducerHost } from './support/reducer-host.js';
 import { useHandlers } from './support/worker.js';
@@ -122,6 +123,44 @@ describe('undo with the loop alone', () => {
     expect(undoNote(undone)).to.equal(
       '(I stopped your last turn and undid what it had changed: the page is back as it was before it.)',
     );
+  });
+});
+
+describe('undo against a revision 1.1 server', () => {
+  it('declares its outputs to a server that ignores the field, runs the turn, and still undoes it', async () => {
+    const hero: ToolOutput = {
+      type: 'place_components',
+      call_id: 'c1',
+      operations: [
+        {
+          target: 'content',
+          placement: 'inside',
+          components: [{ uuid: 'hero-9', component: 'sdc.demo.hero', props: { heading: 'Hi' } }],
+        },
+      ],
+    };
+    const title: ToolOutput = { type: 'set_page_value', call_id: 'c2', field: 'title', value: 'Hi' };
+    // What a 1.1 server sends: the v1 outputs, no replaces, whatever the client declared.
+    const server = hopServer([
+      continuing({ progress: 'A hero.' }),
+      continuing({ progress: 'A hero.', outputs: [hero, title] }),
+      final({ progress: 'A hero.', message: 'Done.' }),
+    ]);
+    await useHandlers(...server.handlers);
+    const start: CanvasDocument = { layout: { regions: { content: { components: [] } } }, page: {} };
+    const host = reducerHost(structuredClone(start));
+    const result = await startTurn({
+      endpoint: '/api/hop',
+      messages: [{ role: 'user', text: 'A hero' }],
+      getLayout: host.getLayout,
+      applyOutputs: host.applyOutputs,
+      outputTypes: ALL,
+    }).result;
+    expect(result.status).to.equal('done');
+    expect(server.received[0]!.capabilities).to.deep.equal({ outputs: ['remove_components', 'move_components'] });
+    expect(host.document.layout.regions.content!.components).to.have.length(1);
+    expect((await undoTurn(result.changes, host.applyOutputs)).status).to.equal('undone');
+    expect(host.document).to.deep.equal(start);
   });
 });
 
