@@ -32,6 +32,12 @@ describe('remove_components and move_components over HTTP', () => {
     return run;
   }
 
+  it('gives the page builder the remove and move tools, and the copy editor neither', () => {
+    const { page_builder, copy_editor } = fixtures.agents.agents;
+    assert.ok(page_builder!.tools.includes('remove_components') && page_builder!.tools.includes('move_components'));
+    assert.ok(!copy_editor!.tools.includes('remove_components') && !copy_editor!.tools.includes('move_components'));
+  });
+
   it('drops the testimonials: one removal, its quotes with it, and the answer once it was reported applied', async () => {
     const run = await play(scenario('remove-testimonials'));
     const content = run.document.layout.regions.content!.components.map((node) => node.uuid);
