@@ -21,7 +21,7 @@ export default defineConfig(({ mode }) => {
       minify: standalone,
       lib: {
         entry: standalone
-          ? { 'canvas-ai-chat': 'src/define.ts' }
+          ? { 'canvas-ai-chat': 'src/standalone.ts' }
           : { index: 'src/index.ts', define: 'src/define.ts', loop: 'src/loop.ts' },
         formats: ['es'],
       },

@@ -15,7 +15,13 @@ export type {
   TurnStartDetail,
   UndoDetail,
 } from './events.js';
-export type { ChatOptions } from './canvas-ai-chat/deep-chat-theme.js';
+export type {
+  ChatCss,
+  ChatMessageContent,
+  ChatOptions,
+  ChatTextInput,
+  DeepChatElement,
+} from './canvas-ai-chat/chat-types.js';
 export { CanvasAiChat, type SendMessageOptions } from './canvas-ai-chat/canvas-ai-chat.component.js';
 export { CanvasAiToolPicker } from './canvas-ai-chat/tool-picker/tool-picker.component.js';
 // The loop's names are listed once, in the lit-free entry.

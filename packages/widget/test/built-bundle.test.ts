@@ -45,4 +45,26 @@ describe('the built self-contained module', () => {
     expect(bubbles.at(-1)).to.equal('The built widget answered: hello from a plain page');
     expect(errors).to.deep.equal([]);
   });
+
+  it('exports the shared reducer, so a plain page applies outputs without a bundler', async () => {
+    frame = document.createElement('iframe');
+    const loaded = new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
+    frame.src = '/__built__/page.html';
+    document.body.append(frame);
+    await loaded;
+    const win = frame.contentWindow! as Window & typeof globalThis;
+    // Imported in the page's own realm: the same module instance its <script type="module"> loaded.
+    const importInPage = new win.Function('return import("/__built__/canvas-ai-chat.js")') as () => Promise<
+      typeof import('../src/standalone.js')
+    >;
+    const built = await importInPage();
+    const before = { layout: { regions: { content: { components: [] } } }, page: {} };
+    const { document: after, results } = built.applyOutputsWithResults(before, [
+      { type: 'set_page_value', call_id: 'c1', field: 'title', value: 'Crumb & Co.' },
+    ]);
+    expect(results.map((result) => result.status)).to.deep.equal(['applied']);
+    expect(after.page).to.deep.equal({ title: 'Crumb & Co.' });
+    expect(typeof built.findConflicts).to.equal('function');
+    expect(typeof built.conflictResult).to.equal('function');
+  });
 });

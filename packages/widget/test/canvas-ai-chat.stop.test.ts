@@ -1,7 +1,16 @@
 // Stopping a turn: the stop control, the public stop(), and removing the element mid-turn.
 import { expect, waitUntil } from '@open-wc/testing';
 import type { CanvasAiChat } from '../src/canvas-ai-chat/canvas-ai-chat.component.js';
-import { collect, mountChat, progressBlocks, sendAndWait, stopButton, unmountAll } from './support/chat.js';
+import {
+  bubbles,
+  collect,
+  mountChat,
+  pickerRoot,
+  progressBlocks,
+  sendAndWait,
+  stopButton,
+  unmountAll,
+} from './support/chat.js';
 import { continuing, deferred, final, hopServer } from './support/hop-server.js';
 import { recorder } from './support/recorder.js';
 import { useHandlers } from './support/worker.js';
@@ -120,5 +129,71 @@ describe('<canvas-ai-chat> stop', () => {
     expect(progressBlocks(element)).to.have.length(1);
     expect(progressBlocks(element)[0]!.dataset.status).to.equal('stopped');
     expect(progressBlocks(element)[0]!.textContent).not.to.contain('late');
+  });
+
+  it('marks the step the narration announced last as not run, and tells the next turn the turn was stopped', async () => {
+    const gate = deferred();
+    const server = hopServer([
+      continuing({ progress: 'I will add a hero.' }),
+      continuing({ progress: 'I will add a hero.\n\nNext, the footer.' }),
+      async (body) => {
+        await gate.promise;
+        return final({ message: 'Too late.' })(body);
+      },
+    ]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+    const element = await mountChat({ getLayout: emptyPage });
+
+    const ended = sendAndWait(element, 'Build a page');
+    await waitUntil(() => server.received.length === 3, 'hop 3 was not sent');
+    element.stop();
+    expect((await ended).detail.status).to.equal('stopped');
+    gate.resolve();
+
+    const block = progressBlocks(element)[0]!;
+    const notRun = block.querySelector('.canvas-ai-not-run');
+    expect(notRun, 'the last announced step is marked').not.to.equal(null);
+    expect(notRun!.querySelector('del')!.textContent).to.equal('Next, the footer.');
+    expect(notRun!.textContent).to.contain('Not done');
+    expect(block.querySelector('.canvas-ai-progress-text')!.textContent).to.contain('I will add a hero.');
+    expect(bubbles(element).at(-1)!.textContent).to.contain('You stopped the agent.');
+
+    await useHandlers(record.handler, ...hopServer([final({ message: 'Hello again.' })]).handlers);
+    expect((await sendAndWait(element, 'Hi')).detail.status).to.equal('done');
+    const transcript = record.posts().at(-1)!.body.messages ?? [];
+    expect(transcript.map((message) => message.role)).to.deep.equal(['user', 'user', 'user']);
+    expect(transcript[1]!.text).to.equal(
+      '(I stopped your last turn before it finished. It had not changed the page. ' +
+        'The step it announced last did not run: “Next, the footer.”)',
+    );
+  });
+
+  it('refuses sendMessage while a turn runs: nothing sent, the pick untouched, the reason shown until the end', async () => {
+    const { gate, server, record } = await slowSecondHop();
+    const element = await mountChat({
+      getLayout: emptyPage,
+      agents: {
+        main_agent: { id: 'qa', label: 'Q&A', description: 'Answers.' },
+        tools: [{ id: 'page_builder', label: 'Page builder', description: 'Builds pages.' }],
+      },
+    });
+
+    const ended = sendAndWait(element, 'Build a page');
+    await waitUntil(() => server.received.length === 2, 'hop 2 was not sent');
+    expect(element.sendMessage('Something else', { agent: 'page_builder' })).to.equal(false);
+    await element.updateComplete;
+    const notice = () => element.shadowRoot!.querySelector<HTMLElement>('[part="notice"]');
+    expect(notice()!.textContent).to.contain('Wait for the current answer');
+    expect(notice()!.getAttribute('role')).to.equal('status');
+    expect(pickerRoot(element)!.querySelector('[part="chip"]'), 'a refused message picks no agent').to.equal(null);
+
+    gate.resolve();
+    expect((await ended).detail.status).to.equal('done');
+    await element.updateComplete;
+    expect(notice(), 'the notice goes once the turn has ended').to.equal(null);
+    expect(record.posts()).to.have.length(3);
+    expect(record.posts().every((post) => post.body.agent === undefined)).to.equal(true);
+    expect(bubbles(element).some((bubble) => bubble.textContent?.includes('Something else'))).to.equal(false);
   });
 });

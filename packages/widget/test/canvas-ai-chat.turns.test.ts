@@ -1,6 +1,7 @@
 import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import { expect, waitUntil } from '@open-wc/testing';
-import type { ChatOptions } from '../src/canvas-ai-chat/deep-chat-theme.js';
+import type { ChatOptions } from '../src/canvas-ai-chat/chat-types.js';
+import type { DeepChatInstance } from '../src/canvas-ai-chat/deep-chat-types.js';
 import {
   bubbles,
   collect,
@@ -186,15 +187,17 @@ describe('<canvas-ai-chat> turns', () => {
   it('applies chatOptions set after the first render, keeping what the widget owns', async () => {
     await useHandlers();
     const element = await mountChat({ getLayout: () => ({ layout: { regions: {} } }) });
-    const handler = element.chat!.connect!.handler;
+    // The test reads deep-chat's own configuration, which the public type leaves out.
+    const chat = () => element.chat as DeepChatInstance;
+    const handler = chat().connect!.handler;
 
     element.chatOptions = { textInput: { placeholder: { text: 'Describe your page' }, characterLimit: 999_999 } };
     await element.updateComplete;
 
-    expect(element.chat!.textInput!.placeholder!.text).to.equal('Describe your page');
-    expect(element.chat!.textInput!.characterLimit, 'never above the protocol limit').to.equal(20_000);
-    expect(element.chat!.connect!.handler).to.equal(handler);
-    expect(element.chat!.auxiliaryStyle).to.contain('.canvas-ai-progress');
+    expect(chat().textInput!.placeholder!.text).to.equal('Describe your page');
+    expect(chat().textInput!.characterLimit, 'never above the protocol limit').to.equal(20_000);
+    expect(chat().connect!.handler).to.equal(handler);
+    expect(chat().auxiliaryStyle).to.contain('.canvas-ai-progress');
   });
 
   it('keeps remarkable out of chatOptions: a page cannot turn on raw html or link targets in the messages', async () => {
@@ -205,8 +208,9 @@ describe('<canvas-ai-chat> turns', () => {
 
     await sendAndWait(element, 'Make it <b id="raw-html">bold</b>');
 
-    expect(element.chat!.remarkable).to.equal(undefined);
-    expect(element.chat!.textInput!.placeholder!.text, 'the other options still apply').to.equal('Ask me');
+    const chat = element.chat as DeepChatInstance;
+    expect(chat.remarkable).to.equal(undefined);
+    expect(chat.textInput!.placeholder!.text, 'the other options still apply').to.equal('Ask me');
     expect(element.chat!.shadowRoot!.querySelector('#raw-html')).to.equal(null);
     expect(bubbles(element).some((bubble) => bubble.textContent!.includes('<b id="raw-html">bold</b>'))).to.equal(true);
   });

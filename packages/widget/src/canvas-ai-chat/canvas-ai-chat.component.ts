@@ -9,10 +9,13 @@ import { ChatStorage, type SavedChat } from '../turn-storage.js';
 import type { UndoResult } from '../undo.js';
 import { agentsContext, pickContext, type ToolPick } from './agents-context.js';
 import { canvasAiChatStyles } from './canvas-ai-chat.styles.js';
-import { deepChatConfig, namesFor, type ChatOptions } from './deep-chat-theme.js';
-import type { DeepChatElement } from './deep-chat-types.js';
+import type { ChatOptions, DeepChatElement } from './chat-types.js';
+import { deepChatConfig, namesFor } from './deep-chat-theme.js';
+import type { DeepChatInstance } from './deep-chat-types.js';
 import { fetchAgents, TokenCache } from './server-config.js';
 import { TurnController, type TurnSettings } from './turn-controller.js';
+
+const BUSY_NOTICE = 'Wait for the current answer, or stop it, before sending another message.';
 
 /** Options of {@link CanvasAiChat.sendMessage}. */
 export interface SendMessageOptions {
@@ -39,6 +42,7 @@ export interface SendMessageOptions {
  * @csspart base - The wrapper of the chat and the toolbar.
  * @csspart chat - The `<deep-chat>` element (size it here).
  * @csspart toolbar - The row under the chat holding the tools picker and the stop button.
+ * @csspart notice - Why the last `sendMessage()` was refused (a turn was running), until that turn ends.
  * @csspart stop-button - The button that stops the running turn (shown while a turn runs).
  * @csspart revert-button - The button that stops the running turn and undoes what it did (shown while a turn runs).
  * @csspart undo-button - The button that undoes the last turn that changed the page (shown after it).
@@ -139,9 +143,11 @@ export class CanvasAiChat extends LitElement {
   @property({ attribute: false }) chatOptions: ChatOptions | undefined;
 
   @state() private loadedAgents: AgentsResponse | undefined;
+  /** Why the last `sendMessage()` was refused, shown until the turn that caused it ends. */
+  @state() private refusal: string | undefined;
   @query('.chat') private chatSlot!: HTMLElement;
 
-  private deepChat: DeepChatElement | undefined;
+  private deepChat: DeepChatInstance | undefined;
   private appliedOptions: ChatOptions | undefined;
   private readonly turns = new TurnController(this, {
     chat: () => this.deepChat,
@@ -197,12 +203,23 @@ export class CanvasAiChat extends LitElement {
   /**
    * Sends a message as if the user typed it. `options.agent` picks an agent for this one message, as the wrench
    * would (an agent the config does not offer is ignored: the main agent answers); `options.files` attaches files.
-   * Passing the files array directly is the older form and still works.
+   * Passing the files array directly is the older form and still works. Returns false, sends nothing and changes
+   * no pick while a turn runs (or an undo is applied); the chat then shows why until that turn ends.
    */
-  sendMessage(text: string, options: SendMessageOptions | File[] = {}): void {
+  sendMessage(text: string, options: SendMessageOptions | File[] = {}): boolean {
     const { files, agent } = Array.isArray(options) ? { files: options, agent: undefined } : options;
+    // One turn at a time (spec §8.3). Refused in sight of the person and the developer, and before the pick is
+    // touched: a refused message must not leave its agent picked for the next one.
+    if (this.turns.busy || !this.deepChat) {
+      this.refusal = BUSY_NOTICE;
+      console.warn(
+        `<canvas-ai-chat>: sendMessage() refused: ${this.deepChat ? BUSY_NOTICE : 'the chat has not rendered yet.'}`,
+      );
+      return false;
+    }
     if (agent !== undefined) this.setPick(agent);
-    this.deepChat?.submitUserMessage(files ? { text, files } : { text });
+    this.deepChat.submitUserMessage(files ? { text, files } : { text });
+    return true;
   }
 
   override render() {
@@ -210,7 +227,11 @@ export class CanvasAiChat extends LitElement {
     const running = this.turns.running;
     return html`<div part="base" class="base">
       <div class="chat"></div>
-      <div part="toolbar" class="toolbar" ?hidden=${!hasTools && !running && !(this.canUndo && !this.noUndo)}>
+      <div
+        part="toolbar"
+        class="toolbar"
+        ?hidden=${!hasTools && !running && !this.refusal && !(this.canUndo && !this.noUndo)}
+      >
         ${
           hasTools
             ? html`<canvas-ai-tool-picker
@@ -220,6 +241,7 @@ export class CanvasAiChat extends LitElement {
             : nothing
         }
         <span class="spacer"></span>
+        ${this.refusal ? html`<span part="notice" class="notice" role="status">${this.refusal}</span>` : nothing}
         ${
           this.canUndo && !this.noUndo
             ? html`<button part="undo-button" class="undo" type="button" aria-label="Undo the agent's last turn" @click=${() => void this.undo()}>Undo</button>`
@@ -236,6 +258,7 @@ export class CanvasAiChat extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    if (!this.turns.busy) this.refusal = undefined;
     if (changed.has('agentsEndpoint') && this.agentsEndpoint) this.agentsLoading = this.loadAgents(this.agentsEndpoint);
     if (changed.has('tokenEndpoint')) this.tokenCache = undefined;
     if (changed.has('agents') || changed.has('loadedAgents' as keyof CanvasAiChat)) this.agentsChanged();
@@ -253,7 +276,7 @@ export class CanvasAiChat extends LitElement {
       : new ChatStorage(this.storageKey ?? `canvas-ai-chat${this.id ? `:${this.id}` : ''}`);
     const saved = this.storage?.load();
     if (saved?.conversationId) this.defaultConversationId = saved.conversationId;
-    const chat = document.createElement('deep-chat') as DeepChatElement;
+    const chat = document.createElement('deep-chat') as DeepChatInstance;
     chat.setAttribute('part', 'chat');
     // deep-chat adds a Google Fonts <link> to the host page's head on first render unless its own inline style
     // already names a font: an embedded widget must not call a third party from every page it is on.
@@ -343,5 +366,11 @@ export class CanvasAiChat extends LitElement {
     const offered = agent === undefined || this.effectiveAgents?.tools.some((candidate) => candidate.id === agent);
     this.pickedAgent = offered ? agent : undefined;
     this.pickProvider.setValue(this.toolPick());
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'canvas-ai-chat': CanvasAiChat;
   }
 }

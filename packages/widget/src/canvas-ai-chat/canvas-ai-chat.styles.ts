@@ -42,6 +42,10 @@ export const canvasAiChatStyles = css`
   .spacer {
     flex: 1;
   }
+  .notice {
+    font-size: 0.85em;
+    color: var(--canvas-ai-muted-color, #57606a);
+  }
   .stop {
     display: inline-flex;
     align-items: center;

@@ -5,44 +5,8 @@
  */
 import { LIMITS, type AgentsResponse } from '@canvas-ai/protocol';
 import type { DeepChat } from 'deep-chat';
+import type { ChatOptions } from './chat-types.js';
 import type { CustomNames, Signals } from './deep-chat-types.js';
-
-/**
- * deep-chat options a host may pass through `chatOptions`: text input, attachments, styles and the like.
- * `connect` is not among them (the widget owns the connection), nor `remarkable`: deep-chat's markdown accepts every
- * link target, and its `html` option would render raw html in every text message.
- */
-export type ChatOptions = Partial<
-  Pick<
-    DeepChat,
-    | 'textInput'
-    | 'defaultInput'
-    | 'images'
-    | 'camera'
-    | 'mixedFiles'
-    | 'dragAndDrop'
-    | 'attachmentContainerStyle'
-    | 'chatStyle'
-    | 'messageStyles'
-    | 'inputAreaStyle'
-    | 'submitButtonStyles'
-    | 'auxiliaryStyle'
-    | 'dropupStyles'
-    | 'introMessage'
-    | 'avatars'
-    | 'names'
-    | 'errorMessages'
-    | 'displayLoadingBubble'
-    | 'upwardsMode'
-    | 'scrollButton'
-    | 'focusMode'
-    | 'speechToText'
-    | 'textToSpeech'
-    | 'history'
-    | 'validateInput'
-    | 'requestBodyLimits'
-  >
->;
 
 /**
  * The whole deep-chat configuration: the widget's theme, the host's options on top, then what the widget must
@@ -57,7 +21,8 @@ export function deepChatConfig(
   const theme = themeOptions();
   const limit = Math.min(options.textInput?.characterLimit ?? LIMITS.messageChars, LIMITS.messageChars);
   // The type keeps `remarkable` out; this keeps it out of a page that sets it from plain JavaScript.
-  const { remarkable: _markdown, ...passed } = options as ChatOptions & Pick<Partial<DeepChat>, 'remarkable'>;
+  // The host's options are deep-chat's own (chat-types.ts restates their shapes loosely, for the declarations).
+  const { remarkable: _markdown, ...passed } = options as Partial<DeepChat>;
   return {
     ...theme,
     names: namesFor(agents),
@@ -152,6 +117,8 @@ const PROGRESS_STYLE = `
   font-weight: bold; }
 .canvas-ai-progress-icon-stopped::before { content: '\\25A0'; color: ${cssVar('muted-color', '#57606a')}; }
 .canvas-ai-progress-icon-failed::before { content: '!'; color: ${cssVar('error-color', '#b42318')}; font-weight: bold; }
+.canvas-ai-not-run del { text-decoration-thickness: 1px; }
+.canvas-ai-not-run-label { font-style: italic; }
 .canvas-ai-note { display: flex; flex-direction: column; gap: 0.4em; }
 .canvas-ai-note-text { line-height: 1.45; overflow-wrap: anywhere; }
 @keyframes canvas-ai-spin { to { transform: rotate(360deg); } }

@@ -24,8 +24,14 @@ export function escapeNarration(text: string): string {
  * The html of the narration block: the escaped progress (if any), the turn's notices (outputs the editor could not
  * apply, spec §16.3; escaped too, they quote server and page text), then its status row.
  */
-export function progressBlockHtml(progress: string, status: ProgressStatus, notices: readonly string[] = []): string {
-  const text = progress.length > 0 ? `<div class="canvas-ai-progress-text">${escapeNarration(progress)}</div>` : '';
+export function progressBlockHtml(
+  progress: string,
+  status: ProgressStatus,
+  notices: readonly string[] = [],
+  options: { lastStepNotRun?: boolean } = {},
+): string {
+  const text =
+    progress.length > 0 ? `<div class="canvas-ai-progress-text">${progressHtml(progress, options)}</div>` : '';
   const list =
     notices.length > 0
       ? `<ul class="canvas-ai-notices">${notices.map((notice) => `<li class="canvas-ai-notice">${escapeNarration(notice)}</li>`).join('')}</ul>`
@@ -36,6 +42,28 @@ export function progressBlockHtml(progress: string, status: ProgressStatus, noti
     `<span class="canvas-ai-progress-icon canvas-ai-progress-icon-${status}" aria-hidden="true"></span>` +
     `<span class="canvas-ai-progress-label">${STATUS_LABELS[status]}</span></div></div>`
   );
+}
+
+/**
+ * The narration as html. After a stop, the last paragraph announced a step that never ran (its tool calls were
+ * parked for a hop that was not sent, spec §2): it is marked as such, struck through and labelled in words.
+ */
+function progressHtml(progress: string, options: { lastStepNotRun?: boolean }): string {
+  if (!options.lastStepNotRun) return escapeNarration(progress);
+  const cut = progress.lastIndexOf('\n\n');
+  const before = cut < 0 ? '' : `${escapeNarration(progress.slice(0, cut))}<br><br>`;
+  const last = progress.slice(cut < 0 ? 0 : cut + 2);
+  return (
+    `${before}<span class="canvas-ai-not-run"><span class="canvas-ai-not-run-label">${NOT_RUN_LABEL}</span> ` +
+    `<del>${escapeNarration(last)}</del></span>`
+  );
+}
+
+const NOT_RUN_LABEL = 'Not done (stopped before this step):';
+
+/** The last paragraph of a turn's narration (spec §9: paragraphs are joined with one blank line). */
+export function lastParagraph(progress: string): string {
+  return progress.slice(progress.lastIndexOf('\n\n') + 1).trim();
 }
 
 /** The html of the final answer: the escaped `message`, nothing else (no markdown: a link or image stays text). */

@@ -1,5 +1,5 @@
-import type { DeepChatElement } from './deep-chat-types.js';
-import { progressBlockHtml, type ProgressStatus } from './narration.js';
+import type { DeepChatInstance } from './deep-chat-types.js';
+import { lastParagraph, progressBlockHtml, type ProgressStatus } from './narration.js';
 
 /** How close to the end (px) still counts as "reading the latest message". */
 const BOTTOM_SLACK = 8;
@@ -14,10 +14,13 @@ export class ProgressView {
   private status: ProgressStatus = 'running';
   private role: string;
   private readonly notices: string[] = [];
+  /** Whether the latest response added narration: its last paragraph is then the step that response announced. */
+  private grew = false;
+  private lastStepNotRun = false;
 
   /** `role` is the deep-chat role of the block until a response names the agent (the agent's id). */
   constructor(
-    private readonly chat: DeepChatElement,
+    private readonly chat: DeepChatInstance,
     role: string,
   ) {
     this.role = role;
@@ -36,6 +39,7 @@ export class ProgressView {
   /** Shows the turn's narration so far (the whole `progress`, never appended) with a status. */
   show(progress: string, status: ProgressStatus, role: string): void {
     // The last hop's progress may be shorter (its answer is stripped off); an empty one keeps what is shown.
+    this.grew = progress.length > 0 && progress !== this.progress;
     if (progress.length > 0) this.progress = progress;
     this.status = status;
     this.role = role;
@@ -50,16 +54,31 @@ export class ProgressView {
     this.render();
   }
 
-  /** Ends the block's status row; `always` adds a status-only block when no narration came (a stop says so). */
-  finish(status: ProgressStatus, options: { progress?: string | undefined; always?: boolean } = {}): void {
+  /**
+   * The step the narration announced last, when the turn was stopped before it ran: the latest response asked for
+   * another hop (its tool calls were parked for it, spec §2) and added the paragraph that announced them.
+   */
+  announcedStep(lastResponseContinued: boolean): string | undefined {
+    return lastResponseContinued && this.grew ? lastParagraph(this.progress) : undefined;
+  }
+
+  /**
+   * Ends the block's status row; `always` adds a status-only block when no narration came (a stop says so);
+   * `lastStepNotRun` marks the last paragraph as a step that never ran.
+   */
+  finish(
+    status: ProgressStatus,
+    options: { progress?: string | undefined; always?: boolean; lastStepNotRun?: boolean } = {},
+  ): void {
     if (options.progress) this.progress = options.progress;
     this.status = status;
+    this.lastStepNotRun = options.lastStepNotRun ?? false;
     if (this.index === undefined && this.progress.length === 0 && this.notices.length === 0 && !options.always) return;
     this.render();
   }
 
   private render(): void {
-    const html = progressBlockHtml(this.progress, this.status, this.notices);
+    const html = progressBlockHtml(this.progress, this.status, this.notices, { lastStepNotRun: this.lastStepNotRun });
     keepReaderPosition(this.chat, () => {
       if (this.index === undefined) {
         this.chat.addMessage({ role: this.role, html });
@@ -76,7 +95,7 @@ export class ProgressView {
  * the bottom before the change (checked before, scrolled after, deferred a tick so deep-chat has laid it out).
  * deep-chat has no API for the scroll position, so this reads its messages container (`#messages`).
  */
-function keepReaderPosition(chat: DeepChatElement, change: () => void): void {
+function keepReaderPosition(chat: DeepChatInstance, change: () => void): void {
   const scroller = chat.shadowRoot?.querySelector<HTMLElement>('#messages') ?? null;
   const top = scroller?.scrollTop ?? 0;
   const atBottom = !scroller || scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop <= BOTTOM_SLACK;

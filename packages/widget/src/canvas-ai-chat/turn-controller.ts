@@ -6,7 +6,7 @@ import { canUndo, changedPage, noChanges, type TurnChanges } from '../turn-chang
 import type { TurnError } from '../turn-error.js';
 import type { ChatStorage, SavedChat, SavedTurn } from '../turn-storage.js';
 import { undoNote, undoTurn, type UndoResult } from '../undo.js';
-import type { DeepChatElement, Signals } from './deep-chat-types.js';
+import type { DeepChatInstance, Signals } from './deep-chat-types.js';
 import { noteHtml } from './narration.js';
 import { rejectionNotices, undoNotices } from './notices.js';
 import { ProgressView } from './progress-view.js';
@@ -18,7 +18,7 @@ export type TurnSettings = Omit<TurnOptions, 'messages' | 'attachments' | 'agent
 /** What the controller asks its element for, handed in as callbacks (the `@lit/task` style). */
 export interface TurnControllerOptions {
   /** The `<deep-chat>` element, once created. */
-  chat: () => DeepChatElement | undefined;
+  chat: () => DeepChatInstance | undefined;
   /** The loop's settings for a new turn. */
   settings: () => TurnSettings;
   /** The main agent's id, when the agents config is known (the narration block's role until a response names one). */
@@ -68,6 +68,11 @@ export class TurnController implements ReactiveController {
   /** Whether a turn is running. */
   get running(): boolean {
     return this.turn !== undefined;
+  }
+
+  /** Whether a new message would be refused: a turn runs, or an undo is being applied. */
+  get busy(): boolean {
+    return this.turn !== undefined || this.undoing;
   }
 
   /** Whether the last turn that changed the page can be undone by a host that applies `outputTypes`. */
@@ -235,6 +240,7 @@ export class TurnController implements ReactiveController {
       view,
       saved.message,
       respond,
+      { gone: true },
     );
   }
 
@@ -275,16 +281,28 @@ export class TurnController implements ReactiveController {
     await this.end(result, view, message, respond);
   }
 
-  private async end(result: TurnResult, view: ProgressView, message: string, respond: Respond): Promise<void> {
+  private async end(
+    result: TurnResult,
+    view: ProgressView,
+    message: string,
+    respond: Respond,
+    how: { gone?: boolean } = {},
+  ): Promise<void> {
     try {
-      await this.show(result, view, message, respond);
+      await this.show(result, view, message, respond, how.gone ?? false);
     } finally {
       this.endWaiters.get(result.requestId)?.(result);
       this.endWaiters.delete(result.requestId);
     }
   }
 
-  private async show(result: TurnResult, view: ProgressView, message: string, respond: Respond): Promise<void> {
+  private async show(
+    result: TurnResult,
+    view: ProgressView,
+    message: string,
+    respond: Respond,
+    gone: boolean,
+  ): Promise<void> {
     const { requestId, hops, changes } = result;
     const reverted = this.reverting === requestId;
     if (reverted) this.reverting = undefined;
@@ -309,14 +327,18 @@ export class TurnController implements ReactiveController {
         );
         return;
       }
-      case 'stopped':
-        view.finish('stopped', { always: true });
+      case 'stopped': {
+        const notRun = view.announcedStep(result.lastResponse?.should_continue ?? false);
+        view.finish('stopped', { always: true, lastStepNotRun: notRun !== undefined });
         await respond([]);
+        // The next turn's transcript says the turn was stopped and what did not run (a revert's undo note says it).
+        if (!reverted && !gone) this.options.chat()?.addMessage(stopNote(changedPage(changes), notRun));
         this.saveEnded();
         this.host.dispatchEvent(
           canvasAiEvent('canvas-ai-turn-end', { ...ended, status: 'stopped', response: undefined, error: undefined }),
         );
         return;
+      }
       case 'error':
         // The narration so far stays; the server's error body may carry a fuller one.
         view.finish('failed', { progress: result.error.body?.progress });
@@ -369,6 +391,19 @@ export class TurnController implements ReactiveController {
   private keep(change: (saved: SavedChat) => SavedChat): void {
     this.options.storage()?.update(change);
   }
+}
+
+/**
+ * The note a stop leaves in the chat: what the person reads, and in `custom` the `user` message the next turn's
+ * transcript carries (the person's doing, as an undo's note, spec §17.4), so the model knows the turn did not finish.
+ */
+function stopNote(changed: boolean, notRun: string | undefined): ReturnType<typeof noteMessage> {
+  const kept = changed ? ' What it had changed so far stays on the page.' : ' It had not changed the page.';
+  const step = notRun === undefined ? '' : ` The step it announced last did not run: “${notRun}”`;
+  return noteMessage(
+    noteHtml('■ You stopped the agent.', []),
+    `(I stopped your last turn before it finished.${kept}${step})`,
+  );
 }
 
 /** A running turn as kept for a reload. */

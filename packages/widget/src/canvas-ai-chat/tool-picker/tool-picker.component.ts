@@ -92,3 +92,9 @@ export class CanvasAiToolPicker extends LitElement {
     if (event.key === 'Escape') this.open = false;
   };
 }
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'canvas-ai-tool-picker': CanvasAiToolPicker;
+  }
+}
