@@ -3,6 +3,7 @@ import type { HopRequest } from '@canvas-ai/protocol';
 import { expect, waitUntil } from '@open-wc/testing';
 import { HttpResponse } from 'msw';
 import { answerHtml, escapeNarration, progressBlockHtml } from '../src/canvas-ai-chat/narration.js';
+import { DEFAULT_STRINGS } from '../src/canvas-ai-chat/strings.js';
 import {
   bubbles,
   chatRoot,
@@ -33,9 +34,9 @@ describe('narration', () => {
   it('escapes &, <, > and turns newlines into <br>', () => {
     expect(escapeNarration('a & b <i>c</i>\nd > e')).to.equal('a &amp; b &lt;i&gt;c&lt;/i&gt;<br>d &gt; e');
     expect(escapeNarration('&amp;')).to.equal('&amp;amp;');
-    expect(progressBlockHtml('', 'running')).not.to.contain('canvas-ai-progress-text');
+    expect(progressBlockHtml('', 'running', [], DEFAULT_STRINGS)).not.to.contain('canvas-ai-progress-text');
     expect(answerHtml('[a](b) <i>\n&amp;')).to.equal(
-      '<div class="canvas-ai-answer">[a](b) &lt;i&gt;<br>&amp;amp;</div>',
+      '<div class="canvas-ai-answer" dir="auto">[a](b) &lt;i&gt;<br>&amp;amp;</div>',
     );
   });
 

@@ -11,11 +11,10 @@ import { agentsContext, pickContext, type ToolPick } from './agents-context.js';
 import { canvasAiChatStyles } from './canvas-ai-chat.styles.js';
 import type { ChatOptions, DeepChatElement } from './chat-types.js';
 import { deepChatConfig, namesFor } from './deep-chat-theme.js';
+import { chatStrings, DEFAULT_STRINGS, type ChatStrings } from './strings.js';
 import type { DeepChatInstance } from './deep-chat-types.js';
 import { fetchAgents, TokenCache } from './server-config.js';
 import { TurnController, type TurnSettings } from './turn-controller.js';
-
-const BUSY_NOTICE = 'Wait for the current answer, or stop it, before sending another message.';
 
 /** Options of {@link CanvasAiChat.sendMessage}. */
 export interface SendMessageOptions {
@@ -142,6 +141,12 @@ export class CanvasAiChat extends LitElement {
    */
   @property({ attribute: false }) chatOptions: ChatOptions | undefined;
 
+  /**
+   * The texts the chat shows, any of them replaced (the rest stay English): buttons, labels, status rows, notices,
+   * errors. Set it before the element is connected: the text input's placeholder is deep-chat's and set once.
+   */
+  @property({ attribute: false }) strings: Partial<ChatStrings> | undefined;
+
   @state() private loadedAgents: AgentsResponse | undefined;
   /** Why the last `sendMessage()` was refused, shown until the turn that caused it ends. */
   @state() private refusal: string | undefined;
@@ -158,6 +163,7 @@ export class CanvasAiChat extends LitElement {
       if (error.code === 'csrf_invalid') this.tokenCache?.invalidate();
     },
     storage: () => this.storage,
+    strings: () => this.text,
   });
   private defaultConversationId = newId();
   private storage: ChatStorage | undefined;
@@ -166,6 +172,11 @@ export class CanvasAiChat extends LitElement {
   private agentsLoading: Promise<void> | undefined;
   private readonly agentsProvider = new ContextProvider(this, { context: agentsContext });
   private readonly pickProvider = new ContextProvider(this, { context: pickContext, initialValue: this.toolPick() });
+
+  /** The strings in use: the host's over the English defaults. */
+  private get text(): ChatStrings {
+    return chatStrings(this.strings);
+  }
 
   /** The `<deep-chat>` element (created on first render). */
   get chat(): DeepChatElement | undefined {
@@ -211,9 +222,9 @@ export class CanvasAiChat extends LitElement {
     // One turn at a time (spec §8.3). Refused in sight of the person and the developer, and before the pick is
     // touched: a refused message must not leave its agent picked for the next one.
     if (this.turns.busy || !this.deepChat) {
-      this.refusal = BUSY_NOTICE;
+      this.refusal = this.text.busy;
       console.warn(
-        `<canvas-ai-chat>: sendMessage() refused: ${this.deepChat ? BUSY_NOTICE : 'the chat has not rendered yet.'}`,
+        `<canvas-ai-chat>: sendMessage() refused: ${this.deepChat ? DEFAULT_STRINGS.busy : 'the chat has not rendered yet.'}`,
       );
       return false;
     }
@@ -223,6 +234,7 @@ export class CanvasAiChat extends LitElement {
   }
 
   override render() {
+    const text = this.text;
     const hasTools = (this.effectiveAgents?.tools.length ?? 0) > 0;
     const running = this.turns.running;
     return html`<div part="base" class="base">
@@ -236,6 +248,7 @@ export class CanvasAiChat extends LitElement {
           hasTools
             ? html`<canvas-ai-tool-picker
               part="picker"
+              .strings=${text}
               exportparts="button: picker-button, chip: picker-chip, chip-clear: picker-chip-clear, menu: picker-menu, option: picker-option"
             ></canvas-ai-tool-picker>`
             : nothing
@@ -244,15 +257,15 @@ export class CanvasAiChat extends LitElement {
         ${this.refusal ? html`<span part="notice" class="notice" role="status">${this.refusal}</span>` : nothing}
         ${
           this.canUndo && !this.noUndo
-            ? html`<button part="undo-button" class="undo" type="button" aria-label="Undo the agent's last turn" @click=${() => void this.undo()}>Undo</button>`
+            ? html`<button part="undo-button" class="undo" type="button" aria-label=${text.undoLabel} @click=${() => void this.undo()}>${text.undo}</button>`
             : nothing
         }
         ${
           running && !this.noUndo
-            ? html`<button part="revert-button" class="revert" type="button" aria-label="Stop the agent and undo what it changed" @click=${() => void this.revert()}>Stop and revert</button>`
+            ? html`<button part="revert-button" class="revert" type="button" aria-label=${text.revertLabel} @click=${() => void this.revert()}>${text.revert}</button>`
             : nothing
         }
-        ${running ? html`<button part="stop-button" class="stop" type="button" @click=${() => this.stop()}>Stop</button>` : nothing}
+        ${running ? html`<button part="stop-button" class="stop" type="button" aria-label=${text.stopLabel} @click=${() => this.stop()}>${text.stop}</button>` : nothing}
       </div>
     </div>`;
   }
@@ -282,7 +295,10 @@ export class CanvasAiChat extends LitElement {
     // already names a font: an embedded widget must not call a third party from every page it is on.
     chat.style.fontFamily = 'var(--canvas-ai-font-family, inherit)';
     this.appliedOptions = this.chatOptions;
-    Object.assign(chat, deepChatConfig(this.turns.handle, this.effectiveAgents, this.restoredOptions(saved)));
+    Object.assign(
+      chat,
+      deepChatConfig(this.turns.handle, this.effectiveAgents, this.text, this.restoredOptions(saved)),
+    );
     // deep-chat takes no message before its view has rendered: the kept turn is taken up once it has.
     const rendered = new Promise<void>((resolve) => {
       chat.onComponentRender = () => resolve();
@@ -301,7 +317,10 @@ export class CanvasAiChat extends LitElement {
   protected override updated(): void {
     if (this.deepChat && this.chatOptions !== this.appliedOptions) {
       this.appliedOptions = this.chatOptions;
-      Object.assign(this.deepChat, deepChatConfig(this.turns.handle, this.effectiveAgents, this.chatOptions));
+      Object.assign(
+        this.deepChat,
+        deepChatConfig(this.turns.handle, this.effectiveAgents, this.text, this.chatOptions),
+      );
     }
   }
 

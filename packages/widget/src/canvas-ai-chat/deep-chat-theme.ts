@@ -6,6 +6,7 @@
 import { LIMITS, type AgentsResponse } from '@canvas-ai/protocol';
 import type { DeepChat } from 'deep-chat';
 import type { ChatOptions } from './chat-types.js';
+import type { ChatStrings } from './strings.js';
 import type { CustomNames, Signals } from './deep-chat-types.js';
 
 /**
@@ -16,9 +17,10 @@ import type { CustomNames, Signals } from './deep-chat-types.js';
 export function deepChatConfig(
   handler: (body: unknown, signals: Signals) => void,
   agents: AgentsResponse | undefined,
+  strings: ChatStrings,
   options: ChatOptions = {},
 ): Partial<DeepChat> {
-  const theme = themeOptions();
+  const theme = themeOptions(strings);
   const limit = Math.min(options.textInput?.characterLimit ?? LIMITS.messageChars, LIMITS.messageChars);
   // The type keeps `remarkable` out; this keeps it out of a page that sets it from plain JavaScript.
   // The host's options are deep-chat's own (chat-types.ts restates their shapes loosely, for the declarations).
@@ -41,7 +43,7 @@ const TEXT = cssVar('text-color', '#1f2328');
 const ACCENT = cssVar('accent', '#2563eb');
 
 /** The deep-chat options the widget sets; a host's `chatOptions` replace them key by key. */
-function themeOptions(): Partial<DeepChat> {
+function themeOptions(strings: ChatStrings): Partial<DeepChat> {
   return {
     chatStyle: {
       width: '100%',
@@ -76,7 +78,7 @@ function themeOptions(): Partial<DeepChat> {
       },
     },
     textInput: {
-      placeholder: { text: 'Ask the assistant…' },
+      placeholder: { text: strings.placeholder },
       styles: { container: { backgroundColor: cssVar('input-background', '#ffffff'), color: TEXT } },
     },
     errorMessages: { displayServiceErrorMessages: true },
@@ -104,7 +106,7 @@ const PROGRESS_STYLE = `
 .canvas-ai-progress { display: flex; flex-direction: column; gap: 0.5em; }
 .canvas-ai-progress-text { line-height: 1.45; overflow-wrap: anywhere; }
 .canvas-ai-notices { margin: 0; padding: 0; list-style: none; display: flex; flex-direction: column; gap: 0.35em; }
-.canvas-ai-notice { padding: 0.35em 0.6em; border-left: 3px solid ${cssVar('notice-color', '#9a6700')};
+.canvas-ai-notice { padding: 0.35em 0.6em; border-inline-start: 3px solid ${cssVar('notice-color', '#9a6700')};
   background: ${cssVar('notice-background', '#fff8c5')}; color: ${cssVar('notice-text-color', '#3b2300')};
   border-radius: 4px; line-height: 1.4; overflow-wrap: anywhere; }
 .canvas-ai-progress-status { display: flex; align-items: center; gap: 0.45em; font-size: 0.85em;

@@ -5,15 +5,10 @@
  * messages as markup (and `text` ones as markdown, links and images included, which is why the answer is not one).
  */
 
+import type { ChatStrings } from './strings.js';
+
 /** Where a turn stands, as the status row shows it. */
 export type ProgressStatus = 'running' | 'done' | 'stopped' | 'failed';
-
-const STATUS_LABELS: Record<ProgressStatus, string> = {
-  running: 'Working…',
-  done: 'Done',
-  stopped: 'Stopped',
-  failed: 'Stopped by an error',
-};
 
 /** Escapes server text for an html message: `&`, `<`, `>` (in that order), then each newline becomes `<br>`. */
 export function escapeNarration(text: string): string {
@@ -27,20 +22,23 @@ export function escapeNarration(text: string): string {
 export function progressBlockHtml(
   progress: string,
   status: ProgressStatus,
-  notices: readonly string[] = [],
+  notices: readonly string[],
+  strings: ChatStrings,
   options: { lastStepNotRun?: boolean } = {},
 ): string {
   const text =
-    progress.length > 0 ? `<div class="canvas-ai-progress-text">${progressHtml(progress, options)}</div>` : '';
+    progress.length > 0
+      ? `<div class="canvas-ai-progress-text" dir="auto">${progressHtml(progress, strings, options)}</div>`
+      : '';
   const list =
     notices.length > 0
-      ? `<ul class="canvas-ai-notices">${notices.map((notice) => `<li class="canvas-ai-notice">${escapeNarration(notice)}</li>`).join('')}</ul>`
+      ? `<ul class="canvas-ai-notices">${notices.map((notice) => `<li class="canvas-ai-notice" dir="auto">${escapeNarration(notice)}</li>`).join('')}</ul>`
       : '';
   return (
     `<div class="canvas-ai-progress" data-status="${status}">${text}${list}` +
     `<div class="canvas-ai-progress-status" role="status">` +
     `<span class="canvas-ai-progress-icon canvas-ai-progress-icon-${status}" aria-hidden="true"></span>` +
-    `<span class="canvas-ai-progress-label">${STATUS_LABELS[status]}</span></div></div>`
+    `<span class="canvas-ai-progress-label">${escapeNarration(strings[STATUS_TEXT[status]])}</span></div></div>`
   );
 }
 
@@ -48,18 +46,19 @@ export function progressBlockHtml(
  * The narration as html. After a stop, the last paragraph announced a step that never ran (its tool calls were
  * parked for a hop that was not sent, spec §2): it is marked as such, struck through and labelled in words.
  */
-function progressHtml(progress: string, options: { lastStepNotRun?: boolean }): string {
+function progressHtml(progress: string, strings: ChatStrings, options: { lastStepNotRun?: boolean }): string {
   if (!options.lastStepNotRun) return escapeNarration(progress);
   const cut = progress.lastIndexOf('\n\n');
   const before = cut < 0 ? '' : `${escapeNarration(progress.slice(0, cut))}<br><br>`;
   const last = progress.slice(cut < 0 ? 0 : cut + 2);
   return (
-    `${before}<span class="canvas-ai-not-run"><span class="canvas-ai-not-run-label">${NOT_RUN_LABEL}</span> ` +
+    `${before}<span class="canvas-ai-not-run"><span class="canvas-ai-not-run-label">${escapeNarration(strings.notRun)}</span> ` +
     `<del>${escapeNarration(last)}</del></span>`
   );
 }
 
-const NOT_RUN_LABEL = 'Not done (stopped before this step):';
+/** The status row's text for each status, among the chat's strings. */
+const STATUS_TEXT = { running: 'working', done: 'done', stopped: 'stopped', failed: 'failed' } as const;
 
 /** The last paragraph of a turn's narration (spec §9: paragraphs are joined with one blank line). */
 export function lastParagraph(progress: string): string {
@@ -68,14 +67,14 @@ export function lastParagraph(progress: string): string {
 
 /** The html of the final answer: the escaped `message`, nothing else (no markdown: a link or image stays text). */
 export function answerHtml(message: string): string {
-  return `<div class="canvas-ai-answer">${escapeNarration(message)}</div>`;
+  return `<div class="canvas-ai-answer" dir="auto">${escapeNarration(message)}</div>`;
 }
 
 /** The html of a note of the person's own doing (an undo): its summary and what stayed, escaped like narration. */
 export function noteHtml(summary: string, notices: readonly string[]): string {
   const list =
     notices.length > 0
-      ? `<ul class="canvas-ai-notices">${notices.map((notice) => `<li class="canvas-ai-notice">${escapeNarration(notice)}</li>`).join('')}</ul>`
+      ? `<ul class="canvas-ai-notices">${notices.map((notice) => `<li class="canvas-ai-notice" dir="auto">${escapeNarration(notice)}</li>`).join('')}</ul>`
       : '';
-  return `<div class="canvas-ai-note"><div class="canvas-ai-note-text">${escapeNarration(summary)}</div>${list}</div>`;
+  return `<div class="canvas-ai-note"><div class="canvas-ai-note-text" dir="auto">${escapeNarration(summary)}</div>${list}</div>`;
 }

@@ -1,5 +1,6 @@
 import type { DeepChatInstance } from './deep-chat-types.js';
 import { lastParagraph, progressBlockHtml, type ProgressStatus } from './narration.js';
+import type { ChatStrings } from './strings.js';
 
 /** How close to the end (px) still counts as "reading the latest message". */
 const BOTTOM_SLACK = 8;
@@ -22,6 +23,7 @@ export class ProgressView {
   constructor(
     private readonly chat: DeepChatInstance,
     role: string,
+    private readonly strings: ChatStrings,
   ) {
     this.role = role;
   }
@@ -78,7 +80,9 @@ export class ProgressView {
   }
 
   private render(): void {
-    const html = progressBlockHtml(this.progress, this.status, this.notices, { lastStepNotRun: this.lastStepNotRun });
+    const html = progressBlockHtml(this.progress, this.status, this.notices, this.strings, {
+      lastStepNotRun: this.lastStepNotRun,
+    });
     keepReaderPosition(this.chat, () => {
       if (this.index === undefined) {
         this.chat.addMessage({ role: this.role, html });

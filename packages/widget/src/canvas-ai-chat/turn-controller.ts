@@ -10,6 +10,7 @@ import type { DeepChatInstance, Signals } from './deep-chat-types.js';
 import { noteHtml } from './narration.js';
 import { rejectionNotices, undoNotices } from './notices.js';
 import { ProgressView } from './progress-view.js';
+import type { ChatStrings } from './strings.js';
 import { answerMessage, attachedFiles, noteMessage, storableMessages, transcriptOf } from './transcript.js';
 
 /** The loop's settings the element decides for each new turn (endpoint, host functions, token, limits). */
@@ -29,6 +30,8 @@ export interface TurnControllerOptions {
   onFailed: (error: TurnError) => void;
   /** Where the chat keeps its conversation and running turn across a reload (spec §18); undefined: nowhere. */
   storage: () => ChatStorage | undefined;
+  /** The texts the chat shows. */
+  strings: () => ChatStrings;
 }
 
 /** How a turn's end is shown: through deep-chat's pending request (a typed message), or as new messages (a resume). */
@@ -134,7 +137,7 @@ export class TurnController implements ReactiveController {
     // deep-chat blocks a second submit while a request runs; a programmatic one, or one during a resumed turn, must
     // not start a second turn.
     if (this.turn || this.undoing) {
-      void signals.onResponse({ error: 'Wait for the current answer, or stop it, before sending another message.' });
+      void signals.onResponse({ error: this.options.strings().busy });
       return;
     }
     void this.run(body, signals);
@@ -157,7 +160,7 @@ export class TurnController implements ReactiveController {
     const attachments = attachedFiles(body);
     const agent = this.options.takePick();
     const message = messages.at(-1)?.text ?? '';
-    const view = new ProgressView(chat, agent ?? this.options.mainAgentId() ?? 'ai');
+    const view = new ProgressView(chat, agent ?? this.options.mainAgentId() ?? 'ai', this.options.strings());
     const settings = this.options.settings();
     const turn = startTurn({
       ...settings,
@@ -183,7 +186,7 @@ export class TurnController implements ReactiveController {
   private async resume(saved: SavedTurn): Promise<void> {
     const chat = this.options.chat();
     if (!chat) return;
-    const view = new ProgressView(chat, saved.agent ?? this.options.mainAgentId() ?? 'ai');
+    const view = new ProgressView(chat, saved.agent ?? this.options.mainAgentId() ?? 'ai', this.options.strings());
     view.show(saved.progress, 'running', saved.agent ?? this.options.mainAgentId() ?? 'ai');
     view.notify(saved.notices);
     const respond: Respond = async (content) => {
@@ -226,9 +229,7 @@ export class TurnController implements ReactiveController {
       return;
     }
     // Gone: the server no longer has it. Closed with a notice, nothing sent; what it changed can still be undone.
-    view.notify([
-      'The turn that was running when the page reloaded could not be resumed: the server no longer has it.',
-    ]);
+    view.notify([this.options.strings().resumeGone]);
     await this.end(
       {
         status: 'stopped',
@@ -248,7 +249,7 @@ export class TurnController implements ReactiveController {
   private hopDone(report: HopReport, view: ProgressView, message: string, agent: string | undefined): void {
     const { response } = report;
     view.show(response.progress, response.should_continue ? 'running' : 'done', response.agent.id);
-    view.notify(rejectionNotices(report.applyResults, response.outputs));
+    view.notify(rejectionNotices(report.applyResults, response.outputs, this.options.strings()));
     if (response.should_continue) {
       this.keep((saved) => ({
         ...saved,
@@ -332,7 +333,8 @@ export class TurnController implements ReactiveController {
         view.finish('stopped', { always: true, lastStepNotRun: notRun !== undefined });
         await respond([]);
         // The next turn's transcript says the turn was stopped and what did not run (a revert's undo note says it).
-        if (!reverted && !gone) this.options.chat()?.addMessage(stopNote(changedPage(changes), notRun));
+        if (!reverted && !gone)
+          this.options.chat()?.addMessage(stopNote(changedPage(changes), notRun, this.options.strings()));
         this.saveEnded();
         this.host.dispatchEvent(
           canvasAiEvent('canvas-ai-turn-end', { ...ended, status: 'stopped', response: undefined, error: undefined }),
@@ -342,7 +344,7 @@ export class TurnController implements ReactiveController {
       case 'error':
         // The narration so far stays; the server's error body may carry a fuller one.
         view.finish('failed', { progress: result.error.body?.progress });
-        await respond({ error: result.error.message });
+        await respond({ error: this.options.strings().turnError(result.error) });
         this.saveEnded();
         this.options.onFailed(result.error);
         this.host.dispatchEvent(canvasAiEvent('canvas-ai-error', { requestId, error: result.error }));
@@ -356,7 +358,7 @@ export class TurnController implements ReactiveController {
   /** Shows an undo in the chat, tells the model next time (spec §17.4), keeps it for a reload, tells the host. */
   private reportUndo(result: UndoResult): void {
     const chat = this.options.chat();
-    const { summary, notices } = undoNotices(result);
+    const { summary, notices } = undoNotices(result, this.options.strings());
     if (chat && result.status !== 'nothing')
       chat.addMessage(noteMessage(noteHtml(`↶ ${summary}`, notices), undoNote(result)));
     this.saveEnded();
@@ -397,11 +399,11 @@ export class TurnController implements ReactiveController {
  * The note a stop leaves in the chat: what the person reads, and in `custom` the `user` message the next turn's
  * transcript carries (the person's doing, as an undo's note, spec §17.4), so the model knows the turn did not finish.
  */
-function stopNote(changed: boolean, notRun: string | undefined): ReturnType<typeof noteMessage> {
+function stopNote(changed: boolean, notRun: string | undefined, strings: ChatStrings): ReturnType<typeof noteMessage> {
   const kept = changed ? ' What it had changed so far stays on the page.' : ' It had not changed the page.';
   const step = notRun === undefined ? '' : ` The step it announced last did not run: “${notRun}”`;
   return noteMessage(
-    noteHtml('■ You stopped the agent.', []),
+    noteHtml(`■ ${strings.youStopped}`, []),
     `(I stopped your last turn before it finished.${kept}${step})`,
   );
 }

@@ -1,8 +1,9 @@
 import { consume } from '@lit/context';
 import type { AgentSummary, AgentsResponse } from '@canvas-ai/protocol';
 import { html, LitElement, nothing, svg } from 'lit';
-import { state } from 'lit/decorators.js';
+import { property, state } from 'lit/decorators.js';
 import { agentsContext, pickContext, type ToolPick } from '../agents-context.js';
+import { DEFAULT_STRINGS, type ChatStrings } from '../strings.js';
 import { toolPickerStyles } from './tool-picker.styles.js';
 
 const wrenchIcon = svg`<svg viewBox="0 0 24 24" width="18" height="18" fill="none" stroke="currentColor" stroke-width="2"
@@ -35,6 +36,9 @@ export class CanvasAiToolPicker extends LitElement {
 
   @state() private open = false;
 
+  /** The texts it shows; `<canvas-ai-chat>` hands down its own `strings`. */
+  @property({ attribute: false }) strings: ChatStrings = DEFAULT_STRINGS;
+
   override render() {
     const agents = this.agents;
     if (!agents || agents.tools.length === 0) return nothing;
@@ -45,8 +49,8 @@ export class CanvasAiToolPicker extends LitElement {
         class="wrench ${picked ? 'picked' : ''}"
         aria-haspopup="menu"
         aria-expanded=${this.open ? 'true' : 'false'}
-        aria-label="Pick an agent for the next message"
-        title="Pick an agent for the next message"
+        aria-label=${this.strings.pickAgent}
+        title=${this.strings.pickAgent}
         @click=${() => (this.open = !this.open)}
       >
         ${wrenchIcon}
@@ -54,7 +58,7 @@ export class CanvasAiToolPicker extends LitElement {
       ${
         picked
           ? html`<span part="chip" class="chip"
-            >${picked.label}<button part="chip-clear" aria-label="Back to ${agents.main_agent.label}" @click=${() => this.choose(undefined)}>
+            >${picked.label}<button part="chip-clear" aria-label=${this.strings.backTo(agents.main_agent.label)} @click=${() => this.choose(undefined)}>
               ×
             </button></span
           >`
@@ -62,7 +66,7 @@ export class CanvasAiToolPicker extends LitElement {
       }
       ${
         this.open
-          ? html`<div part="menu" class="menu" role="menu" @keydown=${this.onMenuKey}>
+          ? html`<div part="menu" class="menu" role="menu" aria-label=${this.strings.agentList} @keydown=${this.onMenuKey}>
             ${this.option(agents.main_agent, undefined)} ${agents.tools.map((agent) => this.option(agent, agent.id))}
           </div>`
           : nothing
