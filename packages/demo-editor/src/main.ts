@@ -19,6 +19,7 @@ const inspector = document.querySelector<HTMLElement>('#inspector')!;
 const chat = document.querySelector<CanvasAiChat>('#chat')!;
 const undoButton = document.querySelector<HTMLButtonElement>('#undo')!;
 const undoStatus = document.querySelector<HTMLElement>('#undo-status')!;
+const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 let highlighted = new Set<string>();
 let highlightTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -61,7 +62,7 @@ store.subscribe((change) => {
   touched.at(-1) &&
     canvas
       .querySelector(`[data-uuid="${CSS.escape(touched.at(-1)!)}"]`)
-      ?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+      ?.scrollIntoView({ block: 'nearest', behavior: reducedMotion.matches ? 'auto' : 'smooth' });
 });
 
 // The chat reads the store at the start of every hop and writes to it only through the shared reducer; the store

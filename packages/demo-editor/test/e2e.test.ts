@@ -27,6 +27,9 @@ after(async () => {
   await server?.stop();
 });
 
+// Texts in the chat are looked up inside <deep-chat>, where they are shown: the chat's live region repeats them for
+// screen readers.
+
 /** Clicks a suggestion chip by its label. */
 async function clickChip(demo: DemoPage, label: string): Promise<void> {
   await demo.page.locator('#chips .chip', { hasText: label }).click();
@@ -101,7 +104,7 @@ describe('the demo editor against the reference server', () => {
 
       // While hop 3 is held, the narration of hops 1–2 is on screen and the final answer is not.
       await held.arrived;
-      const chat = demo.page.locator('canvas-ai-chat');
+      const chat = demo.page.locator('canvas-ai-chat deep-chat');
       await chat.getByText('Next, a section with your three best sellers').waitFor();
       assert.equal(await chat.getByText(FINAL_ANSWER).count(), 0, 'the final answer appeared before the last hop');
       assert.equal(await demo.rows(), 1, 'hop 2 placed the hero, and only the hero');
@@ -260,7 +263,7 @@ describe('the demo editor against the reference server', () => {
         .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-row')));
       assert.equal(uuids.length, 5, 'every row of the cookie shop');
       assert.equal(new Set(uuids).size, 5, 'each row once');
-      const chat = demo.page.locator('canvas-ai-chat');
+      const chat = demo.page.locator('canvas-ai-chat deep-chat');
       await chat.getByText(FINAL_ANSWER).waitFor();
       assert.equal(await chat.getByText(FINAL_ANSWER).count(), 1, 'the answer is shown once');
       assert.equal(await chat.getByText('Build a homepage for a cookie shop').count(), 1, 'the message is shown again');
@@ -280,7 +283,7 @@ describe('the demo editor against the reference server', () => {
       await demo.page.reload();
       held.release();
       await demo.ready();
-      const chat = demo.page.locator('canvas-ai-chat');
+      const chat = demo.page.locator('canvas-ai-chat deep-chat');
       await chat.getByText(FINAL_ANSWER).waitFor();
       await settle(demo);
       assert.equal(await chat.getByText(FINAL_ANSWER).count(), 1, 'the missed answer, once');
@@ -304,7 +307,7 @@ describe('the demo editor against the reference server', () => {
       await undo.focus();
       await demo.page.keyboard.press('Enter');
 
-      const chat = demo.page.locator('canvas-ai-chat');
+      const chat = demo.page.locator('canvas-ai-chat deep-chat');
       await chat.getByText("↶ Undone: the page is back as it was before the agent's turn.").waitFor();
       assert.equal(await demo.rows(), 0, 'the page is empty again');
       assert.equal((await demo.page.locator('[data-field="title"]').textContent())?.trim(), 'Untitled page');
@@ -341,7 +344,7 @@ describe('the demo editor against the reference server', () => {
 
       assert.equal(await demo.turnEnded(0), 'stopped');
       await demo.page
-        .locator('canvas-ai-chat')
+        .locator('canvas-ai-chat deep-chat')
         .getByText("↶ Stopped and reverted: the page is back as it was before the agent's turn.")
         .waitFor();
       await settle(demo);
@@ -378,7 +381,7 @@ describe('the demo editor against the reference server', () => {
       await demo.page.locator('#canvas').click({ position: { x: 5, y: 5 } });
       await demo.page.keyboard.press('Control+z'); // the whole agent turn, in one step
       await demo.page
-        .locator('canvas-ai-chat')
+        .locator('canvas-ai-chat deep-chat')
         .getByText("↶ Undone: the page is back as it was before the agent's turn.")
         .waitFor();
       assert.equal(await demo.rows(), 0);
@@ -405,7 +408,7 @@ describe('the demo editor against the reference server', () => {
       assert.equal(demo.hops.length, sentAtStop, 'no request after stop');
       assert.deepEqual(demo.cancels, [demo.hops[0]!.requestId], 'the turn is cancelled on the server');
       assert.equal(await demo.rows(), rowsAtStop, 'the held response was not applied');
-      await demo.page.locator('canvas-ai-chat').getByText("I'll start with a hero").waitFor();
+      await demo.page.locator('canvas-ai-chat deep-chat').getByText("I'll start with a hero").waitFor();
     } finally {
       await demo.close();
     }
@@ -419,7 +422,7 @@ describe('the demo editor against the reference server', () => {
       await settle(demo);
       assert.equal(demo.hops.length, 1);
       assert.equal(demo.hops[0]!.body.agent, undefined, 'the main agent answers');
-      await demo.page.locator('canvas-ai-chat').getByText('I can only answer questions').waitFor();
+      await demo.page.locator('canvas-ai-chat deep-chat').getByText('I can only answer questions').waitFor();
       assert.equal(await demo.rows(), 0);
     } finally {
       await demo.close();
@@ -454,7 +457,7 @@ describe('co-editing: the person edits the page while the agent works (spec §16
       held.release();
 
       assert.equal(await demo.turnEnded(0), 'done');
-      const chat = demo.page.locator('canvas-ai-chat');
+      const chat = demo.page.locator('canvas-ai-chat deep-chat');
       await chat.getByText(finalMessage(scripted)).waitFor();
       assert.equal(await hero.locator('h1').textContent(), 'Fresh every day', "the agent's edit did not overwrite it");
 
@@ -512,7 +515,7 @@ describe('co-editing: the person edits the page while the agent works (spec §16
       held.release();
 
       assert.equal(await demo.turnEnded(0), 'done');
-      const chat = demo.page.locator('canvas-ai-chat');
+      const chat = demo.page.locator('canvas-ai-chat deep-chat');
       await chat.getByText(finalMessage(scripted)).waitFor();
       assert.equal(await chat.locator('.error-message-text').count(), 0, 'no error bubble');
       assert.equal(await chat.locator('.canvas-ai-notice').count(), 0, 'every output was applied');

@@ -185,7 +185,11 @@ describe('<canvas-ai-chat> stop', () => {
     await element.updateComplete;
     const notice = () => element.shadowRoot!.querySelector<HTMLElement>('[part="notice"]');
     expect(notice()!.textContent).to.contain('Wait for the current answer');
-    expect(notice()!.getAttribute('role')).to.equal('status');
+    const announced = element.shadowRoot!.querySelector('[part="announcer"]')!;
+    expect(announced.getAttribute('aria-live')).to.equal('polite');
+    expect(announced.lastElementChild!.textContent, 'screen readers hear the refusal').to.contain(
+      'Wait for the current',
+    );
     expect(pickerRoot(element)!.querySelector('[part="chip"]'), 'a refused message picks no agent').to.equal(null);
 
     gate.resolve();

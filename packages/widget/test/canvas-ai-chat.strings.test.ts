@@ -32,6 +32,8 @@ const ARABIC: ChatStrings = {
   agentList: 'الوكلاء',
   backTo: (agent) => `العودة إلى ${agent}`,
   announcer: 'تحديثات المحادثة',
+  send: 'إرسال',
+  messages: 'الرسائل',
   turnError: () => 'حدث خطأ.',
   notApplied: (change) => `${change}: لم يُطبَّق`,
   editKept: () => 'احتُفظ بتعديلك.',
@@ -81,6 +83,8 @@ describe('<canvas-ai-chat> strings and right-to-left', () => {
       expect(wrench.getAttribute('aria-label')).to.equal(ARABIC.pickAgent);
       const input = chatRoot(element).querySelector('#text-input')!;
       expect(input.getAttribute('aria-label')).to.equal(ARABIC.placeholder);
+      expect(chatRoot(element).querySelector('.input-button')!.getAttribute('aria-label')).to.equal(ARABIC.send);
+      expect(chatRoot(element).querySelector('#messages')!.getAttribute('aria-label')).to.equal(ARABIC.messages);
       await pickAgent(element, 'page_builder');
       const chip = pickerRoot(element)!.querySelector('[part="chip-clear"]')!;
       expect(chip.getAttribute('aria-label')).to.equal(ARABIC.backTo('Ask about the editor'));

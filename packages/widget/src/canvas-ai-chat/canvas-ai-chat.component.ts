@@ -16,6 +16,25 @@ import type { DeepChatInstance } from './deep-chat-types.js';
 import { fetchAgents, TokenCache } from './server-config.js';
 import { TurnController, type TurnSettings } from './turn-controller.js';
 
+/** How many announcements the live region keeps (older ones were read already). */
+const ANNOUNCED_KEPT = 5;
+
+/**
+ * Names what deep-chat 2.4.2 leaves unnamed: its send button (a `div role="button"` with an icon only) and its
+ * scrolling list of messages, which also becomes focusable so a keyboard can scroll it.
+ */
+function labelDeepChat(chat: HTMLElement, strings: ChatStrings): void {
+  const root = chat.shadowRoot;
+  const send = root?.querySelector('#submit-icon')?.closest('.input-button');
+  if (send && send.getAttribute('aria-label') !== strings.send) send.setAttribute('aria-label', strings.send);
+  const messages = root?.querySelector('#messages');
+  if (messages && messages.getAttribute('aria-label') !== strings.messages) {
+    messages.setAttribute('role', 'region');
+    messages.setAttribute('aria-label', strings.messages);
+    messages.setAttribute('tabindex', '0');
+  }
+}
+
 /** Options of {@link CanvasAiChat.sendMessage}. */
 export interface SendMessageOptions {
   /** The agent for this one message (an id from the agents config's `tools`); absent → the current pick or main agent. */
@@ -41,6 +60,7 @@ export interface SendMessageOptions {
  * @csspart base - The wrapper of the chat and the toolbar.
  * @csspart chat - The `<deep-chat>` element (size it here).
  * @csspart toolbar - The row under the chat holding the tools picker and the stop button.
+ * @csspart announcer - The visually hidden live region that reads narration, answers and notes out to screen readers.
  * @csspart notice - Why the last `sendMessage()` was refused (a turn was running), until that turn ends.
  * @csspart stop-button - The button that stops the running turn (shown while a turn runs).
  * @csspart revert-button - The button that stops the running turn and undoes what it did (shown while a turn runs).
@@ -151,8 +171,10 @@ export class CanvasAiChat extends LitElement {
   /** Why the last `sendMessage()` was refused, shown until the turn that caused it ends. */
   @state() private refusal: string | undefined;
   @query('.chat') private chatSlot!: HTMLElement;
+  @query('.announcer') private announcer!: HTMLElement;
 
   private deepChat: DeepChatInstance | undefined;
+  private labeller: MutationObserver | undefined;
   private appliedOptions: ChatOptions | undefined;
   private readonly turns = new TurnController(this, {
     chat: () => this.deepChat,
@@ -164,6 +186,7 @@ export class CanvasAiChat extends LitElement {
     },
     storage: () => this.storage,
     strings: () => this.text,
+    announce: (text) => this.announce(text),
   });
   private defaultConversationId = newId();
   private storage: ChatStorage | undefined;
@@ -223,6 +246,7 @@ export class CanvasAiChat extends LitElement {
     // touched: a refused message must not leave its agent picked for the next one.
     if (this.turns.busy || !this.deepChat) {
       this.refusal = this.text.busy;
+      this.announce(this.text.busy);
       console.warn(
         `<canvas-ai-chat>: sendMessage() refused: ${this.deepChat ? DEFAULT_STRINGS.busy : 'the chat has not rendered yet.'}`,
       );
@@ -238,6 +262,7 @@ export class CanvasAiChat extends LitElement {
     const hasTools = (this.effectiveAgents?.tools.length ?? 0) > 0;
     const running = this.turns.running;
     return html`<div part="base" class="base">
+      <div part="announcer" class="announcer" role="log" aria-live="polite" aria-label=${text.announcer}></div>
       <div class="chat"></div>
       <div
         part="toolbar"
@@ -254,7 +279,7 @@ export class CanvasAiChat extends LitElement {
             : nothing
         }
         <span class="spacer"></span>
-        ${this.refusal ? html`<span part="notice" class="notice" role="status">${this.refusal}</span>` : nothing}
+        ${this.refusal ? html`<span part="notice" class="notice">${this.refusal}</span>` : nothing}
         ${
           this.canUndo && !this.noUndo
             ? html`<button part="undo-button" class="undo" type="button" aria-label=${text.undoLabel} @click=${() => void this.undo()}>${text.undo}</button>`
@@ -301,7 +326,15 @@ export class CanvasAiChat extends LitElement {
     );
     // deep-chat takes no message before its view has rendered: the kept turn is taken up once it has.
     const rendered = new Promise<void>((resolve) => {
-      chat.onComponentRender = () => resolve();
+      chat.onComponentRender = () => {
+        // deep-chat rebuilds its view when some options change (names, chatOptions): labelled again each time.
+        if (chat.shadowRoot && !this.labeller) {
+          this.labeller = new MutationObserver(() => labelDeepChat(chat, this.text));
+          this.labeller.observe(chat.shadowRoot, { childList: true, subtree: true });
+        }
+        labelDeepChat(chat, this.text);
+        resolve();
+      };
     });
     this.chatSlot.append(chat);
     this.deepChat = chat;
@@ -312,6 +345,19 @@ export class CanvasAiChat extends LitElement {
   private restoredOptions(saved: SavedChat | undefined): ChatOptions | undefined {
     if (!saved || saved.messages.length === 0) return this.chatOptions;
     return { ...this.chatOptions, history: saved.messages as NonNullable<ChatOptions['history']> };
+  }
+
+  /**
+   * Reads `text` out to screen readers: one paragraph added to the chat's live region (a polite `role="log"`, which
+   * announces additions), the last few kept. deep-chat's messages have no live region of their own.
+   */
+  private announce(text: string): void {
+    const region = this.announcer;
+    if (!region || text.length === 0) return;
+    const line = document.createElement('p');
+    line.textContent = text;
+    region.append(line);
+    while (region.childElementCount > ANNOUNCED_KEPT) region.firstElementChild?.remove();
   }
 
   protected override updated(): void {

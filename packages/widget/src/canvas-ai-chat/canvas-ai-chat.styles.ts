@@ -13,6 +13,7 @@ export const canvasAiChatStyles = css`
     display: none;
   }
   .base {
+    position: relative;
     display: flex;
     flex-direction: column;
     gap: 0.5rem;
@@ -38,6 +39,14 @@ export const canvasAiChatStyles = css`
   }
   .toolbar[hidden] {
     display: none;
+  }
+  .announcer {
+    position: absolute;
+    width: 1px;
+    height: 1px;
+    overflow: hidden;
+    clip-path: inset(50%);
+    white-space: nowrap;
   }
   .spacer {
     flex: 1;
@@ -83,5 +92,11 @@ export const canvasAiChatStyles = css`
     height: 0.65em;
     background: currentColor;
     border-radius: 2px;
+  }
+  @media (prefers-reduced-motion: reduce) {
+    * {
+      transition: none !important;
+      animation: none !important;
+    }
   }
 `;

@@ -124,5 +124,10 @@ const PROGRESS_STYLE = `
 .canvas-ai-note { display: flex; flex-direction: column; gap: 0.4em; }
 .canvas-ai-note-text { line-height: 1.45; overflow-wrap: anywhere; }
 @keyframes canvas-ai-spin { to { transform: rotate(360deg); } }
-@media (prefers-reduced-motion: reduce) { .canvas-ai-progress-icon-running { animation-duration: 2.4s; } }
+#messages:focus-visible { outline: 2px solid ${ACCENT}; outline-offset: -2px; }
+.input-button:focus-visible { outline: 2px solid ${ACCENT}; outline-offset: 2px; }
+@media (prefers-reduced-motion: reduce) {
+  *, *::before, *::after { animation: none !important; transition: none !important; scroll-behavior: auto !important; }
+  .canvas-ai-progress-icon-running { border-right-color: ${ACCENT}; border-style: dotted; }
+}
 `;

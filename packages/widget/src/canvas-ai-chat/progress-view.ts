@@ -18,12 +18,15 @@ export class ProgressView {
   /** Whether the latest response added narration: its last paragraph is then the step that response announced. */
   private grew = false;
   private lastStepNotRun = false;
+  /** The narration read out so far: each hop announces only what it added. */
+  private announced = '';
 
   /** `role` is the deep-chat role of the block until a response names the agent (the agent's id). */
   constructor(
     private readonly chat: DeepChatInstance,
     role: string,
     private readonly strings: ChatStrings,
+    private readonly announce: (text: string) => void = () => {},
   ) {
     this.role = role;
   }
@@ -45,6 +48,7 @@ export class ProgressView {
     if (progress.length > 0) this.progress = progress;
     this.status = status;
     this.role = role;
+    this.announceProgress();
     if (this.index === undefined && this.progress.length === 0) return;
     this.render();
   }
@@ -53,6 +57,7 @@ export class ProgressView {
   notify(notices: readonly string[]): void {
     if (notices.length === 0) return;
     this.notices.push(...notices);
+    for (const notice of notices) this.announce(notice);
     this.render();
   }
 
@@ -75,8 +80,19 @@ export class ProgressView {
     if (options.progress) this.progress = options.progress;
     this.status = status;
     this.lastStepNotRun = options.lastStepNotRun ?? false;
+    this.announceProgress();
+    const label = { running: this.strings.working, done: this.strings.done, stopped: this.strings.stopped };
+    this.announce(status === 'failed' ? this.strings.failed : label[status]);
     if (this.index === undefined && this.progress.length === 0 && this.notices.length === 0 && !options.always) return;
     this.render();
+  }
+
+  /** Reads out the narration this hop added (the whole of it when the server rewrote it). */
+  private announceProgress(): void {
+    if (this.progress === this.announced) return;
+    const added = this.progress.startsWith(this.announced) ? this.progress.slice(this.announced.length) : this.progress;
+    this.announced = this.progress;
+    if (added.trim().length > 0) this.announce(added.trim());
   }
 
   private render(): void {

@@ -38,6 +38,9 @@ export interface ChatStrings {
   backTo: (mainAgent: string) => string;
   /** The chat's live region, which announces the narration and the answers to screen readers. */
   announcer: string;
+  /** deep-chat's send button, and its scrolling list of messages. */
+  send: string;
+  messages: string;
   /** What a failed turn shows: default the error's own message (the loop's, or the server's). */
   turnError: (error: TurnError) => string;
   /** An output of the agent's the editor did not apply, and why (`reason` empty: no reason given). */
@@ -79,6 +82,8 @@ export const DEFAULT_STRINGS: ChatStrings = {
   agentList: 'Agents',
   backTo: (mainAgent) => `Back to ${mainAgent}`,
   announcer: 'Chat updates',
+  send: 'Send',
+  messages: 'Messages',
   turnError: (error) => error.message,
   notApplied: (change, reason) => `${change} could not be applied: ${reason || 'the editor refused it'}`,
   editKept: (kept) =>

@@ -32,6 +32,8 @@ export interface TurnControllerOptions {
   storage: () => ChatStorage | undefined;
   /** The texts the chat shows. */
   strings: () => ChatStrings;
+  /** Reads a text out through the chat's live region (narration, answers, errors, notes). */
+  announce: (text: string) => void;
 }
 
 /** How a turn's end is shown: through deep-chat's pending request (a typed message), or as new messages (a resume). */
@@ -160,7 +162,12 @@ export class TurnController implements ReactiveController {
     const attachments = attachedFiles(body);
     const agent = this.options.takePick();
     const message = messages.at(-1)?.text ?? '';
-    const view = new ProgressView(chat, agent ?? this.options.mainAgentId() ?? 'ai', this.options.strings());
+    const view = new ProgressView(
+      chat,
+      agent ?? this.options.mainAgentId() ?? 'ai',
+      this.options.strings(),
+      this.options.announce,
+    );
     const settings = this.options.settings();
     const turn = startTurn({
       ...settings,
@@ -186,7 +193,12 @@ export class TurnController implements ReactiveController {
   private async resume(saved: SavedTurn): Promise<void> {
     const chat = this.options.chat();
     if (!chat) return;
-    const view = new ProgressView(chat, saved.agent ?? this.options.mainAgentId() ?? 'ai', this.options.strings());
+    const view = new ProgressView(
+      chat,
+      saved.agent ?? this.options.mainAgentId() ?? 'ai',
+      this.options.strings(),
+      this.options.announce,
+    );
     view.show(saved.progress, 'running', saved.agent ?? this.options.mainAgentId() ?? 'ai');
     view.notify(saved.notices);
     const respond: Respond = async (content) => {
@@ -317,6 +329,7 @@ export class TurnController implements ReactiveController {
         // An empty answer would be an error bubble in deep-chat; the narration block already said it all. The answer is
         // model text: escaped html, never deep-chat's markdown (which makes javascript: links and loads images).
         await respond(answer.trim().length > 0 ? answerMessage(answer, agent.id) : []);
+        if (answer.trim().length > 0) this.options.announce(answer.trim());
         this.saveEnded();
         this.host.dispatchEvent(
           canvasAiEvent('canvas-ai-turn-end', {
@@ -333,8 +346,10 @@ export class TurnController implements ReactiveController {
         view.finish('stopped', { always: true, lastStepNotRun: notRun !== undefined });
         await respond([]);
         // The next turn's transcript says the turn was stopped and what did not run (a revert's undo note says it).
-        if (!reverted && !gone)
+        if (!reverted && !gone) {
           this.options.chat()?.addMessage(stopNote(changedPage(changes), notRun, this.options.strings()));
+          this.options.announce(this.options.strings().youStopped);
+        }
         this.saveEnded();
         this.host.dispatchEvent(
           canvasAiEvent('canvas-ai-turn-end', { ...ended, status: 'stopped', response: undefined, error: undefined }),
@@ -345,6 +360,7 @@ export class TurnController implements ReactiveController {
         // The narration so far stays; the server's error body may carry a fuller one.
         view.finish('failed', { progress: result.error.body?.progress });
         await respond({ error: this.options.strings().turnError(result.error) });
+        this.options.announce(this.options.strings().turnError(result.error));
         this.saveEnded();
         this.options.onFailed(result.error);
         this.host.dispatchEvent(canvasAiEvent('canvas-ai-error', { requestId, error: result.error }));
@@ -361,6 +377,7 @@ export class TurnController implements ReactiveController {
     const { summary, notices } = undoNotices(result, this.options.strings());
     if (chat && result.status !== 'nothing')
       chat.addMessage(noteMessage(noteHtml(`↶ ${summary}`, notices), undoNote(result)));
+    for (const text of [summary, ...notices]) this.options.announce(text);
     this.saveEnded();
     this.host.dispatchEvent(
       canvasAiEvent('canvas-ai-undo', {

@@ -51,7 +51,8 @@ export class CanvasAiToolPicker extends LitElement {
         aria-expanded=${this.open ? 'true' : 'false'}
         aria-label=${this.strings.pickAgent}
         title=${this.strings.pickAgent}
-        @click=${() => (this.open = !this.open)}
+        @click=${() => this.toggle()}
+        @keydown=${this.onButtonKey}
       >
         ${wrenchIcon}
       </button>
@@ -79,6 +80,7 @@ export class CanvasAiToolPicker extends LitElement {
       part="option"
       class="option"
       role="menuitemradio"
+      tabindex="-1"
       data-agent=${agent.id}
       aria-checked=${this.pick?.agent === value ? 'true' : 'false'}
       @click=${() => this.choose(value)}
@@ -89,11 +91,53 @@ export class CanvasAiToolPicker extends LitElement {
 
   private choose(agent: string | undefined): void {
     this.pick?.choose(agent);
-    this.open = false;
+    this.close();
   }
 
+  /** Opens the list with the picked agent focused (the WAI-ARIA menu button pattern), or closes it. */
+  private async toggle(focus: 'picked' | 'last' = 'picked'): Promise<void> {
+    if (this.open) return this.close();
+    this.open = true;
+    await this.updateComplete;
+    const options = this.options();
+    const picked = options.find((option) => option.getAttribute('aria-checked') === 'true');
+    (focus === 'last' ? options.at(-1) : (picked ?? options[0]))?.focus();
+  }
+
+  /** Closes the list and gives focus back to the wrench, so a keyboard user is where they started. */
+  private close(): void {
+    this.open = false;
+    this.renderRoot.querySelector<HTMLButtonElement>('[part="button"]')?.focus();
+  }
+
+  private options(): HTMLButtonElement[] {
+    return [...this.renderRoot.querySelectorAll<HTMLButtonElement>('[part="option"]')];
+  }
+
+  private readonly onButtonKey = (event: KeyboardEvent): void => {
+    if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
+    event.preventDefault();
+    if (!this.open) void this.toggle(event.key === 'ArrowUp' ? 'last' : 'picked');
+  };
+
+  /** Arrow keys, Home and End move through the agents; Escape and Tab close the list. */
   private readonly onMenuKey = (event: KeyboardEvent): void => {
-    if (event.key === 'Escape') this.open = false;
+    const options = this.options();
+    const at = options.indexOf(this.shadowRoot?.activeElement as HTMLButtonElement);
+    const move: Record<string, number | undefined> = {
+      ArrowDown: (at + 1) % options.length,
+      ArrowUp: at <= 0 ? options.length - 1 : at - 1,
+      Home: 0,
+      End: options.length - 1,
+    };
+    const next = move[event.key];
+    if (next !== undefined) {
+      event.preventDefault();
+      options[next]?.focus();
+    } else if (event.key === 'Escape') {
+      event.preventDefault();
+      this.close();
+    } else if (event.key === 'Tab') this.open = false;
   };
 }
 

@@ -33,7 +33,8 @@ export const toolPickerStyles = css`
     display: inline-flex;
     align-items: center;
     gap: 0.25rem;
-    padding: 0.15rem 0.25rem 0.15rem 0.6rem;
+    padding-block: 0.15rem;
+    padding-inline: 0.6rem 0.25rem;
     border-radius: 999px;
     background: var(--canvas-ai-accent, #2563eb);
     color: var(--canvas-ai-accent-contrast, #ffffff);
@@ -48,7 +49,7 @@ export const toolPickerStyles = css`
   .menu {
     position: absolute;
     bottom: calc(100% + 0.35rem);
-    left: 0;
+    inset-inline-start: 0;
     z-index: 10;
     display: flex;
     flex-direction: column;
@@ -74,6 +75,15 @@ export const toolPickerStyles = css`
   .option:hover,
   .option:focus-visible {
     background: var(--canvas-ai-reply-background, #f1f3f5);
+  }
+  .wrench:focus-visible,
+  .chip button:focus-visible,
+  .option:focus-visible {
+    outline: 2px solid var(--canvas-ai-accent, #2563eb);
+    outline-offset: 2px;
+  }
+  .chip button:focus-visible {
+    outline-color: var(--canvas-ai-accent-contrast, #ffffff);
   }
   .option[aria-checked='true'] .label::after {
     content: ' \\2713';
