@@ -5,6 +5,13 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   define: { 'process.env.NODE_ENV': '"production"' },
   // deep-chat alone is ~600 kB minified; one chunk is right for a demo page, so the default 500 kB warning is noise.
-  build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', chunkSizeWarningLimit: 1000 },
+  // Two pages: the demo (index.html) and the same demo with the server mocked in the page (mock.html).
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    chunkSizeWarningLimit: 1000,
+    rolldownOptions: { input: { main: 'index.html', mock: 'mock.html' } },
+  },
   server: { proxy: { '/api': 'http://127.0.0.1:8787', '/healthz': 'http://127.0.0.1:8787' } },
 });
