@@ -44,6 +44,7 @@ const ARABIC: ChatStrings = {
   change: () => 'تغيير',
   keptValue: (_kind, name) => name,
   cleared: 'فارغ',
+  unknownChange: 'تغيير',
 };
 
 /** Text in Latin letters: what would be an English string left over. */

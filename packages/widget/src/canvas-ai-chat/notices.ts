@@ -18,7 +18,7 @@ export function rejectionNotices(
       const output = outputs.find((candidate) => candidate.call_id === result.call_id);
       if (result.conflicts && result.conflicts.length > 0)
         return strings.editKept(keptList(result.conflicts, strings, 'place'));
-      const what = output ? strings.change(output, false) : 'A change';
+      const what = output ? strings.change(output, false) : strings.unknownChange;
       return strings.notApplied(what, result.reason?.trim() ?? '');
     });
 }

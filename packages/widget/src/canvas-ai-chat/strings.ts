@@ -55,6 +55,8 @@ export interface ChatStrings {
   undoSummary: (kind: UndoKind, status: 'undone' | 'partial' | 'nothing') => string;
   /** A change of the agent's, named as the person saw it; `undone` names what an inverse output takes back. */
   change: (output: ToolOutput, undone: boolean) => string;
+  /** A change the editor refused that the response does not name. */
+  unknownChange: string;
   /** One kept value: a page field, a prop, a slot, a place, or where the person moved it (`value` is quoted). */
   keptValue: (kind: 'page' | 'prop' | 'slot' | 'place' | 'moved', name: string, value: string) => string;
   /** A value cleared by the person. */
@@ -106,6 +108,7 @@ export const DEFAULT_STRINGS: ChatStrings = {
     return kind === 'moved' ? `where you moved it (${name})` : `where it is (${name})`;
   },
   cleared: 'cleared',
+  unknownChange: 'A change',
 };
 
 function changeName(output: ToolOutput, undone: boolean): string {
