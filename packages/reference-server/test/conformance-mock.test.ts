@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'node:test';
 import { setupServer } from 'msw/node';
-import { runConformance } from '@canvas-ai/protocol/conformance';
+import { runConformance } from '@canvas-ai/conformance';
 import { loadFixtures } from '@canvas-ai/protocol/node';
 import { createMockHandlers } from '../src/mock.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runConformance } from '@canvas-ai/protocol/conformance';
+import { runConformance } from '@canvas-ai/conformance';
 import { BROKEN_VARIANTS, startBrokenServer, type BrokenVariantName } from './support/broken-variants.js';
 import { sharedFixtures } from './support/harness.js';
 

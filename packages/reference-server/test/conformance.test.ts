@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runConformance, type ConformanceReport } from '@canvas-ai/protocol/conformance';
+import { runConformance, type ConformanceReport } from '@canvas-ai/conformance';
 import { createApp } from '../src/app.js';
 import { silentLogger } from '../src/log.js';
 import { startServer } from '../src/node.js';

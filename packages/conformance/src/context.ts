@@ -1,5 +1,5 @@
-import type { Fixtures } from '../scenario/fixtures.js';
-import type { MalformedRequestCase } from '../scenario/malformed-requests.js';
+import type { Fixtures } from '@canvas-ai/protocol/scenario';
+import type { MalformedRequestCase } from '@canvas-ai/protocol/scenario';
 import { drivePromptTurn, type PromptTurn } from './drive-turn.js';
 import type { ConformanceClient } from './http-client.js';
 

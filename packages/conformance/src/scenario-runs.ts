@@ -1,7 +1,7 @@
-import type { CanvasDocument } from '../layout/apply-outputs.js';
-import { driveScenario, type ScenarioRun } from '../scenario/drive-scenario.js';
-import type { Scenario } from '../scenario/scenario.js';
-import { HopResponse } from '../wire/hop-response.js';
+import type { CanvasDocument } from '@canvas-ai/protocol';
+import { driveScenario, type ScenarioRun } from '@canvas-ai/protocol/scenario';
+import type { Scenario } from '@canvas-ai/protocol/scenario';
+import { HopResponse } from '@canvas-ai/protocol';
 import type { CheckContext } from './context.js';
 import { describeError } from './describe-error.js';
 import type { ConformanceClient } from './http-client.js';

@@ -1,4 +1,4 @@
-import { malformedRequestBody, type MalformedRequestCase } from '../../scenario/malformed-requests.js';
+import { malformedRequestBody, type MalformedRequestCase } from '@canvas-ai/protocol/scenario';
 import { defineCheck, fail, pass, slug, type ConformanceCheck } from '../check.js';
 import { describeAnswer, errorCodeOf, errorFieldOf, type Exchange } from '../http-client.js';
 import { newRequestId, promptHop } from '../requests.js';

@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
-import { FixtureError } from '../node/read-yaml.js';
+import { FixtureError } from '@canvas-ai/protocol/node';
 import type { ConformanceReport } from './check.js';
 import { conformanceHelp, parseConformanceArgs, UsageError, type CliOptions } from './cli-args.js';
 import { formatResultLine, formatSummary } from './reporter.js';
 import { runConformance } from './run-conformance.js';
-import { errorMessage } from '../wire/errors.js';
+import { errorMessage } from '@canvas-ai/protocol';
 
 /** Where the CLI writes: stdout and stderr, one line per call, and files (for `--json`). */
 export interface CliIo {

@@ -1,15 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { runConformance, type CheckResult, type ConformanceOptions } from '../src/conformance/index.js';
-import { loadFixtures } from '../src/node/index.js';
-import { MAX_AGENT_HOPS, MAX_TURN_REQUESTS } from '../src/wire/limits.js';
-import {
-  errorBody,
-  hopBody,
-  startFakeServer,
-  type FakeRequest,
-  type FakeResponse,
-} from './support/conformance-fake-server.js';
+import { runConformance, type CheckResult, type ConformanceOptions } from '../src/index.js';
+import { loadFixtures } from '@canvas-ai/protocol/node';
+import { MAX_AGENT_HOPS, MAX_TURN_REQUESTS } from '@canvas-ai/protocol';
+import { errorBody, hopBody, startFakeServer, type FakeRequest, type FakeResponse } from './support/fake-server.js';
 
 // The kit's checks against tiny fake servers: each fake gets one rule right or wrong on purpose.
 

@@ -1,6 +1,6 @@
-import { checkHop } from '../../scenario/check-hop.js';
-import { normalizeUserMessage } from '../../scenario/match-scenario.js';
-import { HopResponse } from '../../wire/hop-response.js';
+import { checkHop } from '@canvas-ai/protocol/scenario';
+import { normalizeUserMessage } from '@canvas-ai/protocol/scenario';
+import { HopResponse } from '@canvas-ai/protocol';
 import { defineCheck, fail, pass, skip, type ConformanceCheck } from '../check.js';
 import { describeAnswer } from '../http-client.js';
 import { newRequestId, promptHop, scenarioHop } from '../requests.js';

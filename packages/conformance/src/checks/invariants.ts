@@ -1,5 +1,5 @@
-import { applyOutputsWithResults, type CanvasDocument } from '../../layout/apply-outputs.js';
-import type { HopResponse } from '../../wire/hop-response.js';
+import { applyOutputsWithResults, type CanvasDocument } from '@canvas-ai/protocol';
+import type { HopResponse } from '@canvas-ai/protocol';
 import { defineCheck, fail, pass, type CheckVerdict, type ConformanceCheck } from '../check.js';
 import type { CheckContext } from '../context.js';
 import type { PromptTurn } from '../drive-turn.js';

@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ConformanceLevel } from './check.js';
-import { errorMessage } from '../wire/errors.js';
+import { errorMessage } from '@canvas-ai/protocol';
 
 /** One command-line flag: its value's placeholder (none for a switch), default and help. */
 interface FlagSpec {

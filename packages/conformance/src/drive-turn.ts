@@ -1,7 +1,7 @@
-import { applyOutputsWithResults, type CanvasDocument } from '../layout/apply-outputs.js';
-import { HopResponse } from '../wire/hop-response.js';
-import { MAX_AGENT_HOPS, MAX_TURN_REQUESTS } from '../wire/limits.js';
-import type { ApplyResult } from '../wire/outputs.js';
+import { applyOutputsWithResults, type CanvasDocument } from '@canvas-ai/protocol';
+import { HopResponse } from '@canvas-ai/protocol';
+import { MAX_AGENT_HOPS, MAX_TURN_REQUESTS } from '@canvas-ai/protocol';
+import type { ApplyResult } from '@canvas-ai/protocol';
 import { describeAnswer, type ConformanceClient, type Exchange } from './http-client.js';
 import { EMPTY_DOCUMENT, newRequestId, promptHop } from './requests.js';
 

@@ -1,5 +1,5 @@
-import type { MalformedRequestCase } from '../scenario/malformed-requests.js';
-import type { Scenario } from '../scenario/scenario.js';
+import type { MalformedRequestCase } from '@canvas-ai/protocol/scenario';
+import type { Scenario } from '@canvas-ai/protocol/scenario';
 import type { ConformanceCheck, ConformanceLevel } from './check.js';
 import { cancelChecks } from './checks/cancel.js';
 import { csrfChecks } from './checks/csrf.js';

@@ -7,8 +7,8 @@ import {
   parseConformanceArgs,
   UsageError,
   type CliIo,
-} from '../src/conformance/index.js';
-import { startFakeServer } from './support/conformance-fake-server.js';
+} from '../src/index.js';
+import { startFakeServer } from './support/fake-server.js';
 
 /** A CLI io that keeps what is written. */
 function memoryIo(): CliIo & { stdout: string[]; stderr: string[]; files: Record<string, string> } {

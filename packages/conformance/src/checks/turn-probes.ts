@@ -1,6 +1,6 @@
-import { PLACED_REF } from '../../scenario/placed-refs.js';
-import type { Scenario } from '../../scenario/scenario.js';
-import { HopResponse } from '../../wire/hop-response.js';
+import { PLACED_REF } from '@canvas-ai/protocol/scenario';
+import type { Scenario } from '@canvas-ai/protocol/scenario';
+import { HopResponse } from '@canvas-ai/protocol';
 import type { CheckContext } from '../context.js';
 import { describeAnswer, errorCodeOf, type Exchange } from '../http-client.js';
 import { newRequestId, scenarioHop } from '../requests.js';

@@ -1,4 +1,4 @@
-import { CancelResponse } from '../../wire/hop-response.js';
+import { CancelResponse } from '@canvas-ai/protocol';
 import { defineCheck, fail, pass, skip, type ConformanceCheck } from '../check.js';
 import { describeAnswer, errorCodeOf, type Exchange } from '../http-client.js';
 import { newRequestId, scenarioHop } from '../requests.js';

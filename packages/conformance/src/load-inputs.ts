@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { checkScenarioFiles, DEFAULT_FIXTURES_DIR, loadFixtures, loadScenarios } from '../node/load-fixtures.js';
-import { FixtureError, readYamlFile } from '../node/read-yaml.js';
-import type { Fixtures } from '../scenario/fixtures.js';
-import { MalformedRequestTable, type MalformedRequestCase } from '../scenario/malformed-requests.js';
+import { checkScenarioFiles, DEFAULT_FIXTURES_DIR, loadFixtures, loadScenarios } from '@canvas-ai/protocol/node';
+import { FixtureError, readYamlFile } from '@canvas-ai/protocol/node';
+import type { Fixtures } from '@canvas-ai/protocol/scenario';
+import { MalformedRequestTable, type MalformedRequestCase } from '@canvas-ai/protocol/scenario';
 import type { ConformanceLevel } from './check.js';
 
 /** Where the kit reads its tables from. */

@@ -1,7 +1,6 @@
-import type { z } from 'zod';
-import { AgentsResponse } from '../../wire/agents.js';
-import { ERROR_STATUS, HopErrorBody, isKnownErrorCode } from '../../wire/errors.js';
-import { CancelResponse, HopResponse, TokenResponse } from '../../wire/hop-response.js';
+import { AgentsResponse } from '@canvas-ai/protocol';
+import { ERROR_STATUS, HopErrorBody, isKnownErrorCode } from '@canvas-ai/protocol';
+import { CancelResponse, HopResponse, TokenResponse } from '@canvas-ai/protocol';
 import { defineCheck, fail, skip, type CheckVerdict, type ConformanceCheck } from '../check.js';
 import type { Exchange, ExchangeKind } from '../http-client.js';
 import { verdict } from './invariants.js';
@@ -88,6 +87,13 @@ export const schemaChecks: ConformanceCheck[] = [
   }),
 ];
 
+/** The part of a zod schema the checks use (zod itself is the protocol's dependency). */
+interface ResponseSchema {
+  safeParse(
+    value: unknown,
+  ): { success: true } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+}
+
 function only(kind: ExchangeKind): (exchange: Exchange) => boolean {
   return (exchange) => exchange.kind === kind && exchange.status === 200;
 }
@@ -95,7 +101,7 @@ function only(kind: ExchangeKind): (exchange: Exchange) => boolean {
 function judgeExchanges(
   exchanges: readonly Exchange[],
   select: (exchange: Exchange) => boolean,
-  schema: z.ZodType,
+  schema: ResponseSchema,
 ): CheckVerdict {
   const chosen = exchanges.filter(select);
   if (chosen.length === 0) return fail('no such response was received in this run');

@@ -1,4 +1,4 @@
-import { HopResponse } from '../../wire/hop-response.js';
+import { HopResponse } from '@canvas-ai/protocol';
 import { defineCheck, fail, pass, skip, type CheckVerdict, type ConformanceCheck } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { describeAnswer, errorCodeOf, type Exchange } from '../http-client.js';

@@ -1,10 +1,10 @@
-import { collectPlacedUuids } from '../../layout/placed-uuids.js';
-import { PLACED_REF, resolvePlacedRefs } from '../../scenario/placed-refs.js';
-import { decidedReplies } from '../../scenario/decided-replies.js';
-import type { ScenarioRun } from '../../scenario/drive-scenario.js';
-import type { Scenario } from '../../scenario/scenario.js';
-import { TOOL_OUTPUT_TYPES } from '../../wire/outputs.js';
-import { maxHopsMessage } from '../../narration/narration.js';
+import { collectPlacedUuids } from '@canvas-ai/protocol/server';
+import { PLACED_REF, resolvePlacedRefs } from '@canvas-ai/protocol/scenario';
+import { decidedReplies } from '@canvas-ai/protocol/scenario';
+import type { ScenarioRun } from '@canvas-ai/protocol/scenario';
+import type { Scenario } from '@canvas-ai/protocol/scenario';
+import { TOOL_OUTPUT_TYPES } from '@canvas-ai/protocol';
+import { maxHopsMessage } from '@canvas-ai/protocol/server';
 import { fail, pass, skip, type CheckVerdict, type ConformanceCheck } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { scenarioOutcomes, type ScenarioOutcome } from '../scenario-runs.js';

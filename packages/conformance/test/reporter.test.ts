@@ -7,7 +7,7 @@ import {
   formatSummary,
   type CheckResult,
   type ConformanceReport,
-} from '../src/conformance/index.js';
+} from '../src/index.js';
 
 const result = (id: string, status: CheckResult['status'], why = 'because'): CheckResult => ({
   id,

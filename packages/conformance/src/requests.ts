@@ -1,10 +1,10 @@
-import type { CanvasDocument } from '../layout/apply-outputs.js';
-import type { Fixtures } from '../scenario/fixtures.js';
-import type { Scenario } from '../scenario/scenario.js';
-import type { HopRequestInput } from '../wire/hop-request.js';
-import { PROTOCOL_VERSION } from '../wire/ids.js';
-import type { Layout } from '../wire/layout.js';
-import type { ApplyResult } from '../wire/outputs.js';
+import type { CanvasDocument } from '@canvas-ai/protocol';
+import type { Fixtures } from '@canvas-ai/protocol/scenario';
+import type { Scenario } from '@canvas-ai/protocol/scenario';
+import type { HopRequestInput } from '@canvas-ai/protocol';
+import { PROTOCOL_VERSION } from '@canvas-ai/protocol';
+import type { Layout } from '@canvas-ai/protocol';
+import type { ApplyResult } from '@canvas-ai/protocol';
 
 /** The page a level-1 turn starts from: one empty `content` region. */
 export const EMPTY_DOCUMENT: CanvasDocument = { layout: { regions: { content: { components: [] } } }, page: {} };

@@ -1,14 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import {
-  CONFORMANCE_FLAGS,
-  loadConformanceInputs,
-  planChecks,
-  SPEC_SECTIONS,
-  specLink,
-} from '../src/conformance/index.js';
-import { MAX_TURN_REQUESTS } from '../src/wire/limits.js';
+import { CONFORMANCE_FLAGS, loadConformanceInputs, planChecks, SPEC_SECTIONS, specLink } from '../src/index.js';
+import { MAX_TURN_REQUESTS } from '@canvas-ai/protocol';
 
 // spec/conformance.md maps every check to the rule it enforces: these tests keep that map, the section links and
 // the options table in step with the kit.
