@@ -37,9 +37,18 @@ describe('edit_components', () => {
     assert.equal(findComponent(after.layout, 'hero-1')?.props.subheading, 'Cookies baked this morning.');
   });
 
-  it('says when a value is unchanged', async () => {
-    const { result } = await run(editComponentsTool, edit('card-1: {title: Chocolate chip}'));
-    assert.ok(result.endsWith("title 'Chocolate chip' (unchanged)"));
+  it('sends only the props that change, and no output when nothing does (spec §11, §12)', async () => {
+    const mixed = await run(editComponentsTool, edit('card-1: {title: Chocolate chip, price: $4.00}'));
+    assert.deepEqual(mixed.output?.type === 'edit_components' && mixed.output.component_updates, {
+      'card-1': { price: '$4.00' },
+    });
+    assert.deepEqual(mixed.output?.type === 'edit_components' && mixed.output.replaces, {
+      'card-1': { price: '$3.50' },
+    });
+    assert.ok(mixed.result.includes("title 'Chocolate chip' (unchanged, not sent)"), mixed.result);
+    const same = await run(editComponentsTool, edit('card-1: {title: Chocolate chip}'));
+    assert.equal(same.output, undefined);
+    assert.match(same.result, /^Nothing changed: every value is already on the page/);
   });
 
   it('allows parallel calls', () => {
