@@ -25,18 +25,6 @@ export function parseHopRequest(input: unknown): ParseResult {
   const requestId = RequestId.safeParse((input as { request_id?: unknown }).request_id);
   const options = { requestId: requestId.success ? requestId.data : undefined };
 
-  const problem = scanJson(input, {
-    maxDepth: LIMITS.maxJsonDepth,
-    maxValues: LIMITS.maxJsonValues,
-    roomyPath: 'context.current_layout',
-    maxValuesElsewhere: LIMITS.maxJsonValuesOutsideLayout,
-  });
-  if (problem) {
-    return fail(
-      new HopError('invalid_request', describeScanProblem('The request', problem), { ...options, field: problem.path }),
-    );
-  }
-
   // The version first: a client of another version gets one clear answer, not a list of field errors.
   const protocol = (input as { protocol?: unknown }).protocol;
   if (protocol === undefined) {
@@ -57,6 +45,19 @@ export function parseHopRequest(input: unknown): ParseResult {
           field: 'protocol',
         },
       ),
+    );
+  }
+
+  // Then the whole body, in document order, before the schema walks it (spec §7, validation order).
+  const problem = scanJson(input, {
+    maxDepth: LIMITS.maxJsonDepth,
+    maxValues: LIMITS.maxJsonValues,
+    roomyPath: 'context.current_layout',
+    maxValuesElsewhere: LIMITS.maxJsonValuesOutsideLayout,
+  });
+  if (problem) {
+    return fail(
+      new HopError('invalid_request', describeScanProblem('The request', problem), { ...options, field: problem.path }),
     );
   }
 

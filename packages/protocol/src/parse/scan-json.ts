@@ -20,41 +20,55 @@ export interface JsonScanLimits {
 
 /**
  * Finds the first place where `value` nests too deep, uses a prototype-polluting key, or holds more values than
- * allowed. Iterative, so hostile input cannot overflow the stack; it reads own keys, which is where `JSON.parse`
- * puts a `"__proto__"` key; and its value budget bounds the schema's work that follows (a body of millions of tiny
- * values otherwise costs tens of seconds of validation).
+ * allowed, in document order (spec §13): a depth-first walk that visits each key and its value in the order of the
+ * JSON text, so "the first" is the same for every server. Every value counts one (the top-level object included,
+ * keys not); the top-level container is level 1. Iterative, so hostile input cannot overflow the stack; it reads own
+ * keys, which is where `JSON.parse` puts a `"__proto__"` key; and its value budget bounds the schema's work that
+ * follows (a body of millions of tiny values otherwise costs tens of seconds of validation).
  */
 export function scanJson(value: unknown, limits: JsonScanLimits): JsonScanProblem | undefined {
   const maxValues = limits.maxValues ?? Number.POSITIVE_INFINITY;
   const maxElsewhere = limits.maxValuesElsewhere ?? maxValues;
   const roomy = limits.roomyPath === undefined ? undefined : limits.roomyPath.split('.');
-  let values = 1;
-  let valuesElsewhere = roomy?.length === 1 && roomy[0] === '' ? 0 : 1;
+  let values = 0;
+  let valuesElsewhere = 0;
   // Paths are built only for the one place reported: a body of millions of values must not make millions of strings.
   const stack: ScanItem[] = [
-    { value, depth: 0, parent: undefined, key: '', roomy: valuesElsewhere === 0, pathLength: 0 },
+    {
+      value,
+      depth: 0,
+      parent: undefined,
+      key: '',
+      inArray: false,
+      roomy: roomy?.length === 1 && roomy[0] === '',
+      pathLength: 0,
+    },
   ];
   while (stack.length > 0) {
     const item = stack.pop()!;
+    if (item.parent !== undefined && !item.inArray && FORBIDDEN_KEYS.has(item.key))
+      return { kind: 'forbidden_key', path: pathOf(item), key: item.key };
+    values += 1;
+    if (!item.roomy) valuesElsewhere += 1;
+    if (values > maxValues) return { kind: 'too_many_values', path: pathOf(item), limit: maxValues };
+    if (valuesElsewhere > maxElsewhere) return { kind: 'too_many_values', path: pathOf(item), limit: maxElsewhere };
     if (item.value === null || typeof item.value !== 'object') continue;
     const depth = item.depth + 1;
     if (depth > limits.maxDepth) return { kind: 'too_deep', path: pathOf(item), limit: limits.maxDepth };
-    const isArray = Array.isArray(item.value);
-    for (const key of Object.keys(item.value)) {
-      const child: ScanItem = {
+    const inArray = Array.isArray(item.value);
+    const keys = Object.keys(item.value);
+    // Pushed last to first, so the first key is visited first.
+    for (let index = keys.length - 1; index >= 0; index -= 1) {
+      const key = keys[index]!;
+      stack.push({
         value: (item.value as Record<string, unknown>)[key],
         depth,
         parent: item,
         key,
+        inArray,
         roomy: item.roomy || (roomy !== undefined && isOnRoomyPath(item, key, roomy)),
         pathLength: item.pathLength + 1,
-      };
-      if (!isArray && FORBIDDEN_KEYS.has(key)) return { kind: 'forbidden_key', path: pathOf(child), key };
-      values += 1;
-      if (!child.roomy) valuesElsewhere += 1;
-      if (values > maxValues) return { kind: 'too_many_values', path: pathOf(child), limit: maxValues };
-      if (valuesElsewhere > maxElsewhere) return { kind: 'too_many_values', path: pathOf(child), limit: maxElsewhere };
-      if (child.value !== null && typeof child.value === 'object') stack.push(child);
+      });
     }
   }
   return undefined;
@@ -80,6 +94,8 @@ interface ScanItem {
   depth: number;
   parent: ScanItem | undefined;
   key: string;
+  /** `key` is an index of an array, not an object key (so it cannot be a forbidden key). */
+  inArray: boolean;
   /** Inside the roomy subtree. */
   roomy: boolean;
   pathLength: number;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { boundedText } from './text.js';
 
 /** The protocol version every request and response names (spec §14). */
 export const PROTOCOL_VERSION = 'canvas-ai/1';
@@ -60,5 +61,5 @@ export const AgentId = z
 export type AgentId = z.infer<typeof AgentId>;
 
 /** The id of one tool call, chosen by the model (or the provider); links an output to its apply result. */
-export const CallId = z.string().min(1).max(200);
+export const CallId = boundedText(200).min(1);
 export type CallId = z.infer<typeof CallId>;
