@@ -1,6 +1,6 @@
 import type { CanvasDocument } from '@canvas-ai/protocol';
 import { driveScenario, type ScenarioRun } from '@canvas-ai/protocol/scenario';
-import type { Scenario } from '@canvas-ai/protocol/scenario';
+import type { Fixtures, Scenario } from '@canvas-ai/protocol/scenario';
 import { HopResponse } from '@canvas-ai/protocol';
 import type { CheckContext } from './context.js';
 import { describeError } from './describe-error.js';
@@ -14,6 +14,8 @@ export interface ScenarioOutcome {
   responses: HopResponse[];
   /** The document the scenario starts from (its layout fixture and page). */
   start: CanvasDocument;
+  /** The catalog the scenario's components come from (placed components are counted in its slot order). */
+  catalog: Fixtures['catalog'];
   error?: string;
 }
 
@@ -43,9 +45,15 @@ export function scenarioOutcomes(context: CheckContext): Promise<ScenarioOutcome
           fixtures,
           requestId: `conformance-${scenario.id}-${crypto.randomUUID()}`,
         });
-        outcomes.push({ scenario, run, responses: validResponses(run), start });
+        outcomes.push({ scenario, run, responses: validResponses(run), start, catalog: fixtures.catalog });
       } catch (error) {
-        outcomes.push({ scenario, responses: [], start, error: describeError(error, context.timeoutMs) });
+        outcomes.push({
+          scenario,
+          responses: [],
+          start,
+          catalog: fixtures.catalog,
+          error: describeError(error, context.timeoutMs),
+        });
       }
     }
     return outcomes;

@@ -202,7 +202,7 @@ async function runParkedCalls({
     for (const result of execution.results) {
       step.messages.push({ role: 'tool', call_id: result.call_id, name: result.name, content: result.content });
     }
-    step.placedUuids.push(...collectPlacedUuids(step.outputs));
+    step.placedUuids.push(...collectPlacedUuids(step.outputs, deps.catalog));
   }
   // After the tool results, never between a reply's calls and their results (providers refuse that order).
   const personNotice = personChangesNotice(changes);

@@ -260,11 +260,11 @@ function judgeFinal(outcomes: ScenarioOutcome[], reason: 'answer' | 'max_hops'):
 }
 
 /** Expected outputs that name `{{placed.N}}`, against the uuids the server really assigned; duplicates; the reducer. */
-function uuidChainProblems({ scenario, responses, start }: ScenarioOutcome): string[] {
+function uuidChainProblems({ scenario, responses, start, catalog }: ScenarioOutcome): string[] {
   const problems: string[] = [];
   const placed: string[] = [];
   responses.forEach((response, index) => {
-    placed.push(...collectPlacedUuids(response.outputs));
+    placed.push(...collectPlacedUuids(response.outputs, catalog));
     for (const want of scenario.hops[index]?.outputs ?? []) {
       const got = response.outputs.find((output) => output.call_id === want.call_id);
       if (!got) continue;

@@ -31,7 +31,7 @@ export const scriptedChecks: ConformanceCheck[] = [
       await context.client.cancel(id).catch(() => undefined);
       const parsed = answer.status === 200 ? HopResponse.safeParse(answer.body) : undefined;
       if (!parsed?.success) return fail(`hop 1 answered ${describeAnswer(answer)}`);
-      const mismatches = checkHop(scenario.hops[0]!, parsed.data, [], scenario.selected_component);
+      const mismatches = checkHop(scenario.hops[0]!, parsed.data, [], scenario.selected_component, fixtures.catalog);
       if (mismatches.length > 0)
         return fail(`"${shout(scenario.user_message)}" did not replay ${scenario.id}: ${mismatches[0]}`);
       return pass(`"${shout(scenario.user_message).trim()}" replayed ${scenario.id}`);

@@ -61,6 +61,10 @@ export const componentViews: Record<string, View> = {
     <div class="c-columns__col">${children(node.slots?.left, 'left')}</div>
     <div class="c-columns__col">${children(node.slots?.right, 'right')}</div>
   </div>`,
+  'sdc.demo.sidebar': (p, children, node) => html`<div class="c-columns c-sidebar aside-${str(p.side, 'right')}">
+    <div class="c-columns__col c-sidebar__main">${children(node.slots?.main, 'main')}</div>
+    <aside class="c-columns__col c-sidebar__aside">${children(node.slots?.aside, 'aside')}</aside>
+  </div>`,
   'sdc.demo.grid': (p, children, node) => html`<div class="c-grid" style="--columns: ${Number(p.columns ?? 3)}">
     ${children(node.slots?.items, 'items')}
   </div>`,

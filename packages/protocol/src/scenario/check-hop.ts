@@ -1,7 +1,8 @@
+import type { Catalog } from '../config/catalog.js';
 import type { HopResponse } from '../wire/hop-response.js';
 import type { ToolOutput } from '../wire/outputs.js';
 import { errorMessage } from '../wire/errors.js';
-import { collectPlacedUuids } from '../layout/placed-uuids.js';
+import { collectPlacedUuids, placedNodes } from '../layout/placed-uuids.js';
 import { collectPlacedComponentIds, resolvePlacedRefs } from './placed-refs.js';
 import type { ExpectedOutput, ScenarioHop } from './scenario.js';
 
@@ -10,13 +11,15 @@ import type { ExpectedOutput, ScenarioHop } from './scenario.js';
  * ("hop 3: expected outputs [place_components call_2] but got []"); empty when the hop is as expected.
  * `placedUuids` are the uuids placed by the turn's EARLIER hops (`collectPlacedUuids` over their outputs, in order);
  * this response's own placements are added here, so `{{placed.N}}` may name a component placed in this hop.
- * `selected` resolves `{{selected}}`: the `context.selected_component` the turn was sent with.
+ * `selected` resolves `{{selected}}`: the `context.selected_component` the turn was sent with. `catalog` gives the slot
+ * order placed components are counted in (spec §15); without it, the outputs' key order.
  */
 export function checkHop(
   expected: ScenarioHop,
   response: HopResponse,
   placedUuids: readonly string[],
   selected?: string | null,
+  catalog?: Pick<Catalog, 'components'>,
 ): string[] {
   const prefix = `hop ${response.hop}: `;
   const mismatches: string[] = [];
@@ -33,9 +36,9 @@ export function checkHop(
   if (wantList.join('|') !== gotList.join('|')) {
     mismatches.push(`${prefix}expected outputs [${wantList.join(', ')}] but got [${gotList.join(', ')}]`);
   } else {
-    const placed = [...placedUuids, ...collectPlacedUuids(response.outputs)];
+    const placed = [...placedUuids, ...collectPlacedUuids(response.outputs, catalog)];
     expected.outputs.forEach((want, index) => {
-      for (const problem of compareOutput(want, response.outputs[index]!, placed, selected))
+      for (const problem of compareOutput(want, response.outputs[index]!, placed, selected, catalog))
         mismatches.push(`${prefix}${problem}`);
     });
   }
@@ -60,6 +63,7 @@ function compareOutput(
   got: ToolOutput,
   placed: readonly string[],
   selected?: string | null,
+  catalog?: Pick<Catalog, 'components'>,
 ): string[] {
   const problems: string[] = [];
   const about = `output ${got.call_id}: expected`;
@@ -73,9 +77,14 @@ function compareOutput(
   };
 
   if (want.placed !== undefined) {
-    const ids = collectPlacedComponentIds(got);
+    const ids = collectPlacedComponentIds(got, catalog);
     if (ids.join('|') !== want.placed.join('|'))
       problems.push(`${about} placed [${want.placed.join(', ')}] but got [${ids.join(', ')}]`);
+  }
+  if (want.placed_props !== undefined) {
+    const props = got.type === 'place_components' ? placedNodes([got], catalog).map((node) => node.props) : [];
+    if (!sameJson(want.placed_props, props))
+      problems.push(`${about} placed_props ${show(want.placed_props)} but got ${show(props)}`);
   }
   if (want.operations !== undefined) {
     const wantOps = want.operations.map((op) =>
