@@ -427,6 +427,8 @@ async function failHop(
     duration_ms: durationMs,
     ...(isHopError(error) ? {} : { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
   });
-  const progress = joinNarration(code === 'store_unavailable' ? narration.before : narration.now);
+  // A hop whose turn was cancelled while it ran delivers nothing of itself, its narration included (spec §7, §8.5).
+  const progress =
+    code === 'turn_not_found' ? '' : joinNarration(code === 'store_unavailable' ? narration.before : narration.now);
   return hopError.withProgress(progress, request.request_id);
 }
