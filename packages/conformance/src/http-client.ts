@@ -1,7 +1,10 @@
 import { CookieJar } from './cookie-jar.js';
 
-/** Which endpoint an exchange was with, so every response can be checked against its schema. */
-export type ExchangeKind = 'hop' | 'cancel' | 'token' | 'agents' | 'other';
+/**
+ * Which endpoint an exchange was with, so every response can be checked against its schema: `door` is any other
+ * method on the hop endpoint's paths (a 405 or 404 the kit provoked), `other` what no schema judges (HEAD, health).
+ */
+export type ExchangeKind = 'hop' | 'cancel' | 'token' | 'agents' | 'door' | 'other';
 
 /** One request the kit sent and what came back. */
 export interface Exchange {
@@ -13,6 +16,8 @@ export interface Exchange {
   body: unknown;
   /** Whether the body was JSON. */
   json: boolean;
+  /** The response's headers (`Allow`, `Set-Cookie`, …). */
+  headers: Headers;
 }
 
 /** Where the server under test lives. */
@@ -86,6 +91,7 @@ export class ConformanceClient {
       url: request.url,
       status: response.status,
       ...decoded,
+      headers: response.headers,
     });
     const nullBody = [101, 204, 205, 304].includes(response.status);
     return new Response(nullBody ? null : text, {
@@ -111,6 +117,12 @@ export class ConformanceClient {
   csrfToken(): Promise<CsrfToken | undefined> {
     this.#token ??= this.#fetchToken();
     return this.#token;
+  }
+
+  /** POSTs a multipart body (hop 1 with attachments, spec §4.3); the boundary is set by `fetch`. */
+  async postForm(form: FormData, options: SendOptions = {}): Promise<Exchange> {
+    const headers = { ...(options.csrf === false ? {} : await this.csrfHeaders()), ...options.headers };
+    return this.send(this.options.endpoint, { method: 'POST', headers, body: form });
   }
 
   /** POSTs a hop request as JSON. */
@@ -163,6 +175,8 @@ export class ConformanceClient {
     if (method === 'DELETE' && url.startsWith(`${endpoint}/`)) return 'cancel';
     if (method === 'GET' && url === this.options.tokenEndpoint) return 'token';
     if (method === 'GET' && url === this.options.agentsEndpoint) return 'agents';
+    const path = url.replace(/\/+$/, '');
+    if (method !== 'HEAD' && (path === endpoint || path.startsWith(`${endpoint}/`))) return 'door';
     return 'other';
   }
 }

@@ -4,6 +4,7 @@ import { FixtureError, readYamlFile } from '@canvas-ai/protocol/node';
 import type { Fixtures } from '@canvas-ai/protocol/scenario';
 import { MalformedRequestTable, type MalformedRequestCase } from '@canvas-ai/protocol/scenario';
 import type { ConformanceLevel } from './check.js';
+import { EXERCISABLE_CHECKS } from './checks/tools.js';
 
 /** Where the kit reads its tables from. */
 export interface InputFolders {
@@ -36,6 +37,14 @@ export async function loadConformanceInputs(
     fixtures.scenarios = await loadScenarios(folders.scenariosDir);
     for (const scenario of fixtures.scenarios)
       checkScenarioFiles(scenario, join(folders.scenariosDir, `${scenario.id}.yaml`), fixtures);
+  }
+  for (const scenario of fixtures.scenarios) {
+    const unknown = scenario.exercises.filter((id) => !EXERCISABLE_CHECKS.includes(id));
+    if (unknown.length > 0)
+      throw new FixtureError(
+        `${scenario.id}.yaml`,
+        `exercises: no check ${unknown.join(', ')} judges scenarios (known: ${EXERCISABLE_CHECKS.join(', ')})`,
+      );
   }
   if (fixtures.scenarios.length === 0)
     throw new FixtureError(folders.scenariosDir ?? join(fixturesDir, 'scenarios'), 'holds no scenario (*.yaml)');

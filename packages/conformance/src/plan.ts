@@ -2,12 +2,16 @@ import type { MalformedRequestCase } from '@canvas-ai/protocol/scenario';
 import type { Scenario } from '@canvas-ai/protocol/scenario';
 import type { ConformanceCheck, ConformanceLevel } from './check.js';
 import { cancelChecks } from './checks/cancel.js';
+import { attachmentChecks } from './checks/attachments.js';
 import { csrfChecks } from './checks/csrf.js';
+import { doorChecks } from './checks/door.js';
 import { invariantChecks } from './checks/invariants.js';
+import { limitChecks } from './checks/limits.js';
 import { replayChecks } from './checks/replay.js';
 import { scenarioChecks } from './checks/scenarios.js';
 import { schemaChecks } from './checks/schemas.js';
 import { scriptedChecks } from './checks/scripted.js';
+import { toolChecks } from './checks/tools.js';
 import { turnRuleChecks } from './checks/turn-rules.js';
 import { validationChecks } from './checks/validation.js';
 
@@ -24,12 +28,16 @@ export interface PlanInputs {
 export function planChecks(level: ConformanceLevel, inputs: PlanInputs): ConformanceCheck[] {
   const all = [
     ...validationChecks(inputs.malformedRequests),
+    ...doorChecks,
+    ...limitChecks,
+    ...attachmentChecks,
     ...csrfChecks,
     ...invariantChecks,
     ...replayChecks,
     ...turnRuleChecks,
     ...cancelChecks,
     ...scenarioChecks(inputs.scenarios),
+    ...toolChecks,
     ...scriptedChecks,
     ...schemaChecks,
   ];

@@ -62,3 +62,22 @@ export function scenarioHop(
     request.messages = [...scenario.history, { role: 'user', text: overrides.userMessage ?? scenario.user_message }];
   return request;
 }
+
+/** An agent no server offers: a request naming it that passes every check of the body gets 400 `unknown_agent`. */
+const NO_SUCH_AGENT = 'conformance-no-such-agent';
+
+/**
+ * Hop 1 of a fresh turn naming {@link NO_SUCH_AGENT}: the agent is checked after the body and the attachments
+ * (spec §7, validation order), so the answer tells whether the body passed the door, and no model is ever called.
+ */
+export function doorProbe(label: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    protocol: PROTOCOL_VERSION,
+    request_id: newRequestId(label),
+    hop: 1,
+    messages: [{ role: 'user', text: 'Hello' }],
+    agent: NO_SUCH_AGENT,
+    context: { current_layout: { regions: { content: { components: [] } } } },
+    ...overrides,
+  };
+}

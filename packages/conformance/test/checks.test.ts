@@ -58,7 +58,7 @@ describe('the concurrency check', () => {
       { burst },
     );
     assert.equal(result!.status, 'pass', result!.why);
-    assert.equal(result!.why, '5 copies at once: 1 got the same 200 response, 4 got 409 hop_in_progress');
+    assert.equal(result!.why, '5 copies of hop 1 at once: 1 got the same 200 response, 4 got 409 hop_in_progress');
   });
 
   it('fails when two copies are answered differently: the hop executed twice', async () => {
@@ -70,7 +70,7 @@ describe('the concurrency check', () => {
       ['turn-rules.concurrent-hop-409'],
     );
     assert.equal(result!.status, 'fail');
-    assert.match(result!.why, /answered differently, so the hop executed twice: message: /);
+    assert.match(result!.why, /answered differently, so it executed twice: message: /);
   });
 
   it('fails when a copy gets another error than 409 hop_in_progress', async () => {
@@ -195,7 +195,8 @@ describe('the prompt-turn invariants', () => {
 describe('CSRF and the session cookie', () => {
   /** A server that binds tokens to a session cookie, like the reference server. */
   const guarded = (request: FakeRequest): FakeResponse => {
-    const session = /sid=([a-z0-9-]+)/.exec(request.headers.cookie ?? '')?.[1];
+    // Only the ids it issues (uuids) are sessions: any other cookie value counts as none.
+    const session = /sid=([0-9a-f]{8}-[0-9a-f-]{27})\b/.exec(request.headers.cookie ?? '')?.[1];
     if (request.method === 'GET') {
       const id = session ?? crypto.randomUUID();
       return {
@@ -219,9 +220,38 @@ describe('CSRF and the session cookie', () => {
         ['csrf.other-session-token', 'pass'],
         ['csrf.no-session', 'pass'],
         ['csrf.cancel-needs-token', 'pass'],
+        ['csrf.cookie-reaches-endpoints', 'pass'],
+        ['csrf.unknown-cookie', 'pass'],
         ['schemas.token-response', 'pass'],
       ],
     );
+  });
+
+  it('fails csrf.cookie-reaches-endpoints when the cookie is set for the token path only', async () => {
+    const narrow = (request: FakeRequest): FakeResponse => {
+      const answer = guarded(request);
+      const cookie = answer.headers?.['set-cookie'];
+      return cookie ? { ...answer, headers: { 'set-cookie': cookie.replace('Path=/', 'Path=/api/token') } } : answer;
+    };
+    const [result] = await check(narrow, ['csrf.cookie-reaches-endpoints'], { tokenEndpoint: '/api/token' });
+    assert.equal(result!.status, 'fail');
+    assert.match(result!.why, /sid has Path \/api\/token, so it is not sent to \/api\/hop/);
+  });
+
+  it('fails csrf.unknown-cookie when the server takes any cookie value as a session', async () => {
+    const trusting = (request: FakeRequest): FakeResponse => {
+      const session = /sid=([a-z0-9-]+)/.exec(request.headers.cookie ?? '')?.[1];
+      if (request.method !== 'GET') return guarded(request);
+      const id = session ?? crypto.randomUUID();
+      return {
+        status: 200,
+        body: { token: `tok-${id}`, header: 'X-CSRF-Token' },
+        headers: session ? {} : { 'set-cookie': `sid=${id}; Path=/` },
+      };
+    };
+    const [result] = await check(trusting, ['csrf.unknown-cookie'], { tokenEndpoint: '/api/token' });
+    assert.equal(result!.status, 'fail');
+    assert.match(result!.why, /without a new sid/);
   });
 
   it('fails every CSRF check against a server that checks nothing', async () => {
@@ -232,9 +262,10 @@ describe('CSRF and the session cookie', () => {
           ? cancelled(request)
           : { status: 200, body: hopBody(request.json, {}) };
     const results = await check(open, ['csrf'], { tokenEndpoint: '/api/token' });
+    // It sets no cookie, so the two cookie checks have nothing to judge and pass.
     assert.deepEqual(
       results.map((result) => result.status),
-      ['fail', 'fail', 'fail', 'fail', 'fail'],
+      ['fail', 'fail', 'fail', 'fail', 'fail', 'pass', 'pass'],
     );
     assert.equal(results[0]!.why, 'expected 403 csrf_invalid, got 200');
   });

@@ -68,3 +68,47 @@ function firstPlacedReference(scenarios: readonly Scenario[]): { scenario: Scena
   }
   return undefined;
 }
+
+/** A turn at hop 2, then its hop 1 sent again, then its hop 3: what an earlier hop sent again gets. */
+export type EarlierHopProbe =
+  | { skip: string }
+  | { problem: string }
+  | { scenario: string; earlier: Exchange; next: Exchange; progressBefore: string };
+
+/**
+ * Plays hops 1 and 2 of the first scenario (file order) without attachments that has three hops or more, sends hop
+ * 1 again, then hop 3. Shared by the checks of the order rule and of an error's `progress`.
+ */
+export function earlierHopProbe(context: CheckContext): Promise<EarlierHopProbe> {
+  return context.once('earlier-hop-probe', async (): Promise<EarlierHopProbe> => {
+    const fixtures = context.requireFixtures();
+    const scenario = fixtures.scenarios.find(
+      (candidate) => candidate.attachments.length === 0 && candidate.hops.length >= 3,
+    );
+    if (!scenario) return { skip: 'no scenario without attachments has three hops or more' };
+    const id = newRequestId('earlier');
+    let progressBefore = '';
+    for (const hop of [1, 2]) {
+      const answer = await context.client.postHop(scenarioHop(scenario, fixtures, id, hop));
+      const parsed = answer.status === 200 ? HopResponse.safeParse(answer.body) : undefined;
+      if (!parsed?.success || !parsed.data.should_continue) {
+        await context.client.cancel(id).catch(() => undefined);
+        return {
+          problem: `${scenario.id} hop ${hop} answered ${describeAnswer(answer)}; expected 200 and the turn going on`,
+        };
+      }
+      progressBefore = parsed.data.progress;
+    }
+    const earlier = await context.client.postHop(scenarioHop(scenario, fixtures, id, 1));
+    const next = await context.client.postHop(scenarioHop(scenario, fixtures, id, 3));
+    await context.client.cancel(id).catch(() => undefined);
+    return { scenario: scenario.id, earlier, next, progressBefore };
+  });
+}
+
+/** The first scenario (file order) without attachments that takes two hops or more and names an agent of its own. */
+export function agentScenario(scenarios: readonly Scenario[]): Scenario | undefined {
+  return scenarios.find(
+    (scenario) => scenario.attachments.length === 0 && scenario.hops.length >= 2 && scenario.agent !== undefined,
+  );
+}

@@ -4,7 +4,7 @@ import type { CheckContext } from '../context.js';
 import { describeAnswer, errorCodeOf, type Exchange } from '../http-client.js';
 import { jsonDifference } from '../json-diff.js';
 import { EMPTY_DOCUMENT, newRequestId, promptHop, scenarioHop } from '../requests.js';
-import { failureProbe, multiHopScenario } from './turn-probes.js';
+import { agentScenario, earlierHopProbe, failureProbe, multiHopScenario } from './turn-probes.js';
 
 /** The turn rules of spec §8: unknown and ended turns, concurrent and out-of-order hops, sessions, failed turns. */
 export const turnRuleChecks: ConformanceCheck[] = [
@@ -52,6 +52,33 @@ export const turnRuleChecks: ConformanceCheck[] = [
     run: concurrentHops,
   }),
   defineCheck({
+    id: 'turn-rules.concurrent-later-hop',
+    level: 2,
+    title:
+      'Copies of a hop that executes a placement, sent at once, get one response (the same uuids) or 409: it executes once.',
+    spec: {
+      section: 'concurrent',
+      must: 'A hop of a turn whose previous hop is still executing gets 409 hop_in_progress and changes nothing (a per-turn lock held from the first rule to the last).',
+    },
+    async run(context) {
+      const fixtures = context.requireFixtures();
+      const scenario = fixtures.scenarios.find(
+        (candidate) =>
+          candidate.attachments.length === 0 &&
+          candidate.hops.length >= 3 &&
+          candidate.hops[1]!.outputs.some((output) => output.type === 'place_components'),
+      );
+      if (!scenario) return skip('no scenario without attachments places a component in hop 2');
+      const id = newRequestId('concurrent-later');
+      const hop1 = await context.client.postHop(scenarioHop(scenario, fixtures, id, 1));
+      if (hop1.status !== 200) return fail(`${scenario.id} hop 1 answered ${describeAnswer(hop1)}`);
+      const request = scenarioHop(scenario, fixtures, id, 2);
+      const answers = await Promise.all(Array.from({ length: context.burst }, () => context.client.postHop(request)));
+      await context.client.cancel(id).catch(() => undefined);
+      return judgeBurst(context.burst, answers, `${scenario.id} hop 2`);
+    },
+  }),
+  defineCheck({
     id: 'turn-rules.out-of-order-409',
     level: 2,
     title: 'Hop 3 right after hop 1 gets 409 hop_out_of_order, and hop 2 is then served: the refusal changed nothing.',
@@ -75,6 +102,85 @@ export const turnRuleChecks: ConformanceCheck[] = [
       if (hop2.status !== 200)
         return fail(`hop 2 after the refused hop 3 answered ${describeAnswer(hop2)}: the refusal changed the turn`);
       return pass(`${scenario.id}: hop 3 got 409 hop_out_of_order, then hop 2 got 200`);
+    },
+  }),
+  defineCheck({
+    id: 'turn-rules.agent-changed-409',
+    level: 2,
+    title:
+      "Hop 2 naming another agent than hop 1 gets 409 agent_changed, and hop 2 with the turn's agent is then served.",
+    spec: {
+      section: 'turnState',
+      must: "If the request's agent (absent = the main agent) is not the turn's agent, answer 409 agent_changed (rule 3); a request refused at the door MUST change nothing.",
+    },
+    async run(context) {
+      const fixtures = context.requireFixtures();
+      const scenario = agentScenario(
+        fixtures.scenarios.filter((candidate) => candidate.agent !== fixtures.agents.main_agent),
+      );
+      if (!scenario) return skip('no scenario without attachments has two hops and an agent other than the main one');
+      const id = newRequestId('agent');
+      const hop1 = await context.client.postHop(scenarioHop(scenario, fixtures, id, 1));
+      if (hop1.status !== 200) return fail(`${scenario.id} hop 1 answered ${describeAnswer(hop1)}`);
+      const { agent: _, ...withoutAgent } = scenarioHop(scenario, fixtures, id, 2);
+      const changed = await context.client.postHop(withoutAgent);
+      const hop2 = await context.client.postHop(scenarioHop(scenario, fixtures, id, 2));
+      await context.client.cancel(id).catch(() => undefined);
+      if (changed.status !== 409 || errorCodeOf(changed.body) !== 'agent_changed')
+        return fail(
+          `hop 2 naming the main agent in a turn of ${scenario.agent} answered ${describeAnswer(changed)}, expected 409 agent_changed`,
+        );
+      if (hop2.status !== 200)
+        return fail(`hop 2 with the turn's agent then answered ${describeAnswer(hop2)}: the refusal changed the turn`);
+      return pass(`${scenario.id}: the main agent on hop 2 got 409 agent_changed, then ${scenario.agent} got 200`);
+    },
+  }),
+  defineCheck({
+    id: 'turn-rules.earlier-hop-409',
+    level: 2,
+    title:
+      'Hop 1 sent again after hop 2 gets 409 hop_out_of_order (only the latest hop is replayable), and hop 3 is then served.',
+    spec: {
+      section: 'replay',
+      must: "Only the turn's latest hop is replayable; an earlier hop gets 409 hop_out_of_order, and changes nothing.",
+    },
+    async run(context) {
+      const probe = await earlierHopProbe(context);
+      if ('skip' in probe) return skip(probe.skip);
+      if ('problem' in probe) return fail(probe.problem);
+      if (probe.earlier.status !== 409 || errorCodeOf(probe.earlier.body) !== 'hop_out_of_order')
+        return fail(
+          `${probe.scenario}: hop 1 sent again after hop 2 answered ${describeAnswer(probe.earlier)}, expected 409 hop_out_of_order`,
+        );
+      if (probe.next.status !== 200)
+        return fail(
+          `${probe.scenario}: hop 3 then answered ${describeAnswer(probe.next)}: the refusal changed the turn`,
+        );
+      return pass(`${probe.scenario}: hop 1 after hop 2 got 409 hop_out_of_order, then hop 3 got 200`);
+    },
+  }),
+  defineCheck({
+    id: 'turn-rules.refusal-carries-no-narration',
+    level: 2,
+    title: 'A refusal by the turn rules carries progress "", even when the turn it names has narration.',
+    spec: {
+      section: 'errors',
+      must: 'A server MUST send `progress: ""` on every error except a failure while the hop executes, even when the request names a live turn that has some.',
+    },
+    async run(context) {
+      const probe = await earlierHopProbe(context);
+      if ('skip' in probe) return skip(probe.skip);
+      if ('problem' in probe) return fail(probe.problem);
+      if (probe.earlier.status < 400)
+        return fail(`${probe.scenario}: hop 1 sent again was not refused (${describeAnswer(probe.earlier)})`);
+      const progress = (probe.earlier.body as { progress?: unknown }).progress;
+      return progress === ''
+        ? pass(
+            `${probe.scenario}: the ${describeAnswer(probe.earlier)} refusal carried progress "" (the turn had narration)`,
+          )
+        : fail(
+            `${probe.scenario}: the ${describeAnswer(probe.earlier)} refusal carried progress ${JSON.stringify(progress)}, expected ""`,
+          );
     },
   }),
   defineCheck({
@@ -158,23 +264,28 @@ async function concurrentHops(context: CheckContext): Promise<CheckVerdict> {
   await context.client.csrfHeaders(); // fetched before the burst, so the copies leave together
   const answers = await Promise.all(Array.from({ length: context.burst }, () => context.client.postHop(request)));
   await context.client.cancel(id).catch(() => undefined);
+  return judgeBurst(context.burst, answers, 'hop 1');
+}
+
+/** Copies of one hop sent at once: each answered 200 or 409 hop_in_progress, every 200 the same response. */
+function judgeBurst(burst: number, answers: readonly Exchange[], what: string): CheckVerdict {
   const served = answers.filter((answer) => answer.status === 200);
   const busy = answers.filter((answer) => answer.status === 409 && errorCodeOf(answer.body) === 'hop_in_progress');
   const other = answers.filter((answer) => !served.includes(answer) && !busy.includes(answer));
   if (other.length > 0)
     return fail(
-      `${context.burst} copies at once: one answered ${describeAnswer(other[0]!)}; expected 200 or 409 hop_in_progress`,
+      `${burst} copies of ${what} at once: one answered ${describeAnswer(other[0]!)}; expected 200 or 409 hop_in_progress`,
     );
-  if (served.length === 0) return fail(`all ${context.burst} copies got 409: none was served`);
+  if (served.length === 0) return fail(`all ${burst} copies of ${what} got 409: none was served`);
   for (const answer of served.slice(1)) {
     const difference = jsonDifference(served[0]!.body, answer.body);
-    if (difference) return fail(`two copies were answered differently, so the hop executed twice: ${difference}`);
+    if (difference) return fail(`two copies of ${what} were answered differently, so it executed twice: ${difference}`);
   }
   const schema = HopResponse.safeParse(served[0]!.body);
-  if (!schema.success) return fail('the served copy is not a HopResponse');
+  if (!schema.success) return fail(`the served copy of ${what} is not a HopResponse`);
   const observed =
     busy.length > 0 ? `${busy.length} got 409 hop_in_progress` : 'none arrived while it ran, so 409 was not exercised';
-  return pass(`${context.burst} copies at once: ${served.length} got the same 200 response, ${observed}`);
+  return pass(`${burst} copies of ${what} at once: ${served.length} got the same 200 response, ${observed}`);
 }
 
 function expectCode(sent: Exchange, status: number, code: string): CheckVerdict {
