@@ -1,4 +1,4 @@
-// @canvas-ai/protocol/conformance: the conformance kit, programmatically (Node). Re-exports only.
+// @canvas-ai/conformance: the conformance kit, programmatically (Node). Re-exports only.
 export * from './check.js';
 export * from './spec-refs.js';
 export * from './http-client.js';
@@ -9,3 +9,4 @@ export * from './run-conformance.js';
 export * from './reporter.js';
 export * from './cli-args.js';
 export { main, type CliIo } from './cli-main.js';
+export { MUST_MATRIX, matrixFigures, type MustRow } from './must-matrix.js';

@@ -27,7 +27,7 @@ const PROMPT =
   "what the model is told cannot be observed over HTTP; the reference server's tests read the prompt (packages/reference-server/test/model-context.test.ts, coediting.test.ts)";
 
 export const MUST_MATRIX: readonly MustRow[] = [
-  // §2 A turn, step by step
+  // spec §2 A turn, step by step
   {
     section: '2',
     says: 'Each call MUST see the document with the outputs of the earlier calls',
@@ -42,7 +42,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
   },
   { section: '2', says: 'The client MUST NOT send hop N+1 before', group: 'client', reason: WIDGET },
   { section: '2', says: 'The client MUST use the uuids the server assigned', group: 'client', reason: WIDGET },
-  // §3 Endpoints
+  // spec §3 Endpoints
   { section: '3', says: 'A 405 MUST carry an `Allow` header', group: 'methods', checks: ['door.method-not-allowed'] },
   {
     section: '3',
@@ -50,7 +50,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'methods',
     checks: ['door.head'],
   },
-  // §4 Transport
+  // spec §4 Transport
   {
     section: '4.1',
     says: 'A hop MUST be sent with `Content-Type: application/json`',
@@ -120,7 +120,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'attachments',
     checks: ['validation.multipart-hop-2-without-attachments-is-read-like-json-here-an-unknown-turn'],
   },
-  // §5 The hop request
+  // spec §5 The hop request
   {
     section: '5',
     says: "the last one MUST be the user's current message",
@@ -162,9 +162,9 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'validation',
     checks: ['validation.messages-malformed-on-hop-2-validated-although-ignored'],
   },
-  // §6 The hop response
+  // spec §6 The hop response
   { section: '6', says: 'A client MUST apply them in order', group: 'client', reason: REDUCER },
-  // §7 Errors
+  // spec §7 Errors
   { section: '7', says: 'Clients MUST branch on `error.code`', group: 'client', reason: WIDGET },
   {
     section: '7',
@@ -230,7 +230,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
       'limits.json-depth',
     ],
   },
-  // §8 Turn state
+  // spec §8 Turn state
   {
     section: '8',
     says: 'Before executing a hop a server MUST apply these rules, in this order',
@@ -278,16 +278,22 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'cancel-during-hop',
     checks: ['cancel.during-hop', 'cancel.restart-410'],
   },
-  // §9 Narration
+  // spec §9 Narration
   {
     section: '9',
     says: 'A server MUST trim with this set',
     group: 'narration',
-    checks: ['hop-rules.progress-accumulates', 'scenario.narration-edges'],
+    checks: [
+      'hop-rules.progress-accumulates',
+      'hop-rules.answer-stripped',
+      'invariants.progress-never-shrinks',
+      'invariants.answer-not-in-progress',
+      'scenario.narration-edges',
+    ],
   },
   { section: '9', says: 'Servers MUST use this text', group: 'max-hops', checks: ['hop-rules.max-hops'] },
   { section: '9', says: 'A client MUST escape them before putting them in HTML', group: 'client', reason: WIDGET },
-  // §10 The layout model
+  // spec §10 The layout model
   {
     section: '10',
     says: 'which MUST be a component of that same list',
@@ -295,7 +301,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     checks: ['invariants.outputs-apply', 'hop-rules.uuid-chaining'],
   },
   { section: '10', says: 'which MUST store it as given', group: 'client', reason: WIDGET },
-  // §11 Outputs and how a host applies them
+  // spec §11 Outputs and how a host applies them
   { section: '11', says: 'A v1 host MUST understand these three types', group: 'client', reason: REDUCER },
   {
     section: '11',
@@ -316,7 +322,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     checks: ['invariants.outputs-apply'],
   },
   { section: '11', says: 'Impossible operations a host MUST reject', group: 'client', reason: REDUCER },
-  // §12 Tools
+  // spec §12 Tools
   {
     section: '12',
     says: 'Every page-changing tool MUST validate its whole input',
@@ -379,7 +385,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     reason:
       "a server's start-up cannot be observed over HTTP; the kit bounds the turn it plays by the largest max_hops (invariants.turn-completes), and the reference server's config tests cover the refusal (packages/reference-server/test/config.test.ts)",
   },
-  // §13 Size limits
+  // spec §13 Size limits
   {
     section: '13',
     says: 'A server MUST enforce these limits before calling a model',
@@ -398,14 +404,14 @@ export const MUST_MATRIX: readonly MustRow[] = [
       'limits.messages',
     ],
   },
-  // §14 Versioning
+  // spec §14 Versioning
   {
     section: '14',
     says: 'A server MUST reject a request naming a version it does not speak',
     group: 'validation',
     checks: ['validation.protocol-of-another-version', 'validation.protocol-missing'],
   },
-  // §16 Co-editing
+  // spec §16 Co-editing
   {
     section: '16.1',
     says: "A server MUST NOT present these changes as the agent's own work",
@@ -439,7 +445,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
   },
   {
     section: '16.3',
-    says: 'A response that ends the turn MUST NOT carry outputs ([§2]',
+    says: 'A response that ends the turn MUST NOT carry outputs ([§2](#2-a-turn',
     group: 'final-no-outputs',
     checks: ['invariants.final-no-outputs', 'hop-rules.final-no-outputs'],
   },

@@ -11,7 +11,7 @@ const protocol = readFileSync(new URL('hop-protocol.md', specDir), 'utf8');
 const conformance = readFileSync(new URL('conformance.md', specDir), 'utf8');
 const statements: MustStatement[] = [
   ...extractMusts('hop-protocol.md', protocol),
-  // Scripted mode's requirements; §4's table restates the protocol's MUSTs and is not counted again.
+  // Scripted mode's requirements; conformance.md §4's table restates the protocol's MUSTs and is not counted again.
   ...extractMusts('conformance.md', conformance).filter((statement) => statement.section === '3'),
 ];
 const inputs = await loadConformanceInputs(2);

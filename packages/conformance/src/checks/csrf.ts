@@ -70,7 +70,7 @@ export const csrfChecks: ConformanceCheck[] = [
     title: 'The session cookie the token endpoint sets has a Path that covers the hop and cancel endpoints.',
     spec: {
       section: 'csrf',
-      must: 'A server that keeps sessions in a cookie MUST set it with a `Path` that covers every endpoint of §3.',
+      must: 'A server that keeps sessions in a cookie MUST set it with a `Path` that covers every endpoint (spec §3).',
     },
     run: (context) =>
       withToken(context, async () => {
@@ -130,7 +130,7 @@ export const csrfChecks: ConformanceCheck[] = [
   }),
 ];
 
-/** A cookie's path (RFC 6265 §5.2.4), or the default path of the URL that set it (§5.1.4). */
+/** A cookie's path (RFC 6265, section 5.2.4), or the default path of the URL that set it (section 5.1.4). */
 function cookiePath(setCookie: string, requestPath: string): string {
   for (const attribute of setCookie.split(';').slice(1)) {
     const [key = '', value = ''] = attribute.split('=').map((part) => part.trim());
@@ -140,7 +140,7 @@ function cookiePath(setCookie: string, requestPath: string): string {
   return slash <= 0 ? '/' : requestPath.slice(0, slash);
 }
 
-/** Whether a cookie with `path` is sent to `target` (RFC 6265 §5.1.4, path-match). */
+/** Whether a cookie with `path` is sent to `target` (RFC 6265, section 5.1.4, path-match). */
 function pathMatches(path: string, target: string): boolean {
   return target === path || (target.startsWith(path) && (path.endsWith('/') || target[path.length] === '/'));
 }

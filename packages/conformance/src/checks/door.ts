@@ -69,7 +69,7 @@ export const doorChecks: ConformanceCheck[] = [
     id: 'door.not-found',
     level: 1,
     title: 'A path under the hop endpoint that is no endpoint gets 404 not_found with the error body.',
-    spec: { section: 'endpoints', must: 'Any other path answers 404 `not_found`, with the error body of §7.' },
+    spec: { section: 'endpoints', must: 'Any other path answers 404 `not_found`, with the error body (spec §7).' },
     async run(context) {
       const url = `${context.client.cancelUrl(newRequestId('path'))}/no-such-endpoint`;
       const sent = await context.client.send(url, { method: 'GET' });
@@ -84,7 +84,7 @@ export const doorChecks: ConformanceCheck[] = [
     title: `A body one byte over ${LIMITS.maxBodyBytes.toLocaleString('en-US')} bytes gets 413 payload_too_large.`,
     spec: {
       section: 'contentTypes',
-      must: 'A body over the size limit (§13) gets 413 `payload_too_large` before it is parsed.',
+      must: 'A body over the size limit (spec §13) gets 413 `payload_too_large` before it is parsed.',
     },
     async run(context) {
       const head = JSON.stringify(doorProbe('too-large', { extra: '' })).slice(0, -3);

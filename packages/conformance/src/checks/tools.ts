@@ -1,3 +1,5 @@
+import { checkOutputs } from '@canvas-ai/protocol/scenario';
+import { collectPlacedUuids } from '@canvas-ai/protocol/server';
 import { pass, skip, type ConformanceCheck } from '../check.js';
 import { scenarioOutcomes } from '../scenario-runs.js';
 import type { SpecRef } from '../spec-refs.js';
@@ -5,7 +7,8 @@ import { verdict } from './invariants.js';
 
 /**
  * A rule of the built-in tools, judged on the scenarios that name it in `exercises` (spec §15): each such scenario
- * exists to exercise this rule alone, so any difference from what it expects is this rule broken.
+ * exists to exercise this rule alone, so any difference between the outputs it expects and the ones a hop returns
+ * is this rule broken.
  */
 function toolRule(id: string, title: string, spec: SpecRef): ConformanceCheck {
   return {
@@ -17,12 +20,20 @@ function toolRule(id: string, title: string, spec: SpecRef): ConformanceCheck {
     async run(context) {
       const outcomes = (await scenarioOutcomes(context)).filter(({ scenario }) => scenario.exercises.includes(id));
       if (outcomes.length === 0) return skip(`no scenario names ${id} in exercises`);
-      const problems = outcomes.flatMap(({ scenario, run, error }) => {
+      // The outputs alone: a scenario's narration and where it ends are the rules of other checks.
+      const problems = outcomes.flatMap(({ scenario, responses, error, catalog }) => {
         if (error) return [`${scenario.id}: ${error}`];
-        const mismatches = run!.hops.flatMap((hop) => hop.mismatches).map((problem) => `${scenario.id} ${problem}`);
-        if (mismatches.length === 0 && run!.hops.length < scenario.hops.length)
-          return [`${scenario.id}: only ${run!.hops.length} of ${scenario.hops.length} hops were played`];
-        return mismatches;
+        const placed: string[] = [];
+        return scenario.hops.flatMap((expected, index) => {
+          const response = responses[index];
+          if (!response)
+            return expected.outputs.length > 0
+              ? [`${scenario.id} hop ${index + 1}, which expects outputs, was not played`]
+              : [];
+          const problems = checkOutputs(expected, response, placed, scenario.selected_component, catalog);
+          placed.push(...collectPlacedUuids(response.outputs, catalog));
+          return problems.map((problem) => `${scenario.id} ${problem}`);
+        });
       });
       const names = outcomes.map(({ scenario }) => scenario.id).join(', ');
       return problems.length === 0 ? pass(`${names}: every hop as expected`) : verdict(problems, '');

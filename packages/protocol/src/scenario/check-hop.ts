@@ -31,17 +31,7 @@ export function checkHop(
     differ('should_continue', expected.should_continue, response.should_continue);
   }
 
-  const wantList = expected.outputs.map((output) => `${output.type} ${output.call_id}`);
-  const gotList = response.outputs.map((output) => `${output.type} ${output.call_id}`);
-  if (wantList.join('|') !== gotList.join('|')) {
-    mismatches.push(`${prefix}expected outputs [${wantList.join(', ')}] but got [${gotList.join(', ')}]`);
-  } else {
-    const placed = [...placedUuids, ...collectPlacedUuids(response.outputs, catalog)];
-    expected.outputs.forEach((want, index) => {
-      for (const problem of compareOutput(want, response.outputs[index]!, placed, selected, catalog))
-        mismatches.push(`${prefix}${problem}`);
-    });
-  }
+  mismatches.push(...checkOutputs(expected, response, placedUuids, selected, catalog));
 
   if (response.progress !== expected.progress) {
     const at = firstDifference(expected.progress, response.progress);
@@ -54,6 +44,34 @@ export function checkHop(
   const finishReason = response.should_continue ? undefined : response.finish_reason;
   if (message !== expected.message) differ('message', expected.message, message);
   if (finishReason !== expected.finish_reason) differ('finish_reason', expected.finish_reason, finishReason);
+  return mismatches;
+}
+
+/**
+ * The outputs part of {@link checkHop}: the differences between a hop's outputs and the ones the scenario expects,
+ * nothing about its narration or whether it ends the turn (the kit's tool checks judge this alone).
+ */
+export function checkOutputs(
+  expected: Pick<ScenarioHop, 'outputs'>,
+  response: HopResponse,
+  placedUuids: readonly string[],
+  selected?: string | null,
+  catalog?: Pick<Catalog, 'components'>,
+): string[] {
+  const prefix = `hop ${response.hop}: `;
+  const mismatches: string[] = [];
+  const wantList = expected.outputs.map((output) => `${output.type} ${output.call_id}`);
+  const gotList = response.outputs.map((output) => `${output.type} ${output.call_id}`);
+  if (wantList.join('|') !== gotList.join('|')) {
+    mismatches.push(`${prefix}expected outputs [${wantList.join(', ')}] but got [${gotList.join(', ')}]`);
+  } else {
+    const placed = [...placedUuids, ...collectPlacedUuids(response.outputs, catalog)];
+    expected.outputs.forEach((want, index) => {
+      for (const problem of compareOutput(want, response.outputs[index]!, placed, selected, catalog))
+        mismatches.push(`${prefix}${problem}`);
+    });
+  }
+
   return mismatches;
 }
 
