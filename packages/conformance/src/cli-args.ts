@@ -35,11 +35,15 @@ export const CONFORMANCE_FLAGS = {
   fixtures: {
     type: 'string',
     value: 'DIR',
-    help: "malformed-requests.yaml, layouts/ and attachments/ (default: the repository's fixtures/).",
+    help: 'malformed-requests.yaml, layouts/ and attachments/ (default: the fixtures the kit ships, --print-fixtures).',
   },
   json: { type: 'string', value: 'FILE', help: 'Also write the report as JSON to FILE.' },
   prompt: { type: 'string', value: 'TEXT', default: 'Hello', help: 'The message of the level-1 turn.' },
   'timeout-ms': { type: 'string', value: 'MS', default: '120000', help: 'Most milliseconds one request may take.' },
+  'print-fixtures': {
+    type: 'boolean',
+    help: 'Print the folder of the fixtures this kit ships (for your server in scripted mode) and exit.',
+  },
   help: { type: 'boolean', help: 'Show this help.' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -55,6 +59,7 @@ export interface CliOptions {
   prompt: string;
   timeoutMs: number;
   help: boolean;
+  printFixtures: boolean;
 }
 
 /**
@@ -81,7 +86,9 @@ export function parseConformanceArgs(argv: readonly string[]): CliOptions {
     throw new UsageError(errorMessage(error));
   }
   const help = values.help === true;
-  if (help) return { endpoint: '', level: 1, prompt: 'Hello', timeoutMs: 120_000, help };
+  const printFixtures = values['print-fixtures'] === true;
+  if (help || printFixtures)
+    return { endpoint: '', level: 1, prompt: 'Hello', timeoutMs: 120_000, help, printFixtures };
   for (const [name, flag] of Object.entries(CONFORMANCE_FLAGS) as Array<[string, FlagSpec]>) {
     if (flag.required && values[name] === undefined) throw new UsageError(`--${name} ${flag.value} is required.`);
   }
@@ -102,6 +109,7 @@ export function parseConformanceArgs(argv: readonly string[]): CliOptions {
     prompt: values.prompt as string,
     timeoutMs,
     help,
+    printFixtures,
   };
 }
 

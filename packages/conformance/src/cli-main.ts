@@ -3,6 +3,7 @@ import { FixtureError } from '@canvas-ai/protocol/node';
 import type { ConformanceReport } from './check.js';
 import { conformanceHelp, parseConformanceArgs, UsageError, type CliOptions } from './cli-args.js';
 import { formatResultLine, formatSummary } from './reporter.js';
+import { KIT_FIXTURES_DIR } from './load-inputs.js';
 import { runConformance } from './run-conformance.js';
 import { errorMessage } from '@canvas-ai/protocol';
 
@@ -35,6 +36,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   }
   if (options.help) {
     io.out(conformanceHelp());
+    return 0;
+  }
+  if (options.printFixtures) {
+    io.out(KIT_FIXTURES_DIR);
     return 0;
   }
   let report: ConformanceReport;

@@ -1,14 +1,24 @@
 import { join } from 'node:path';
-import { checkScenarioFiles, DEFAULT_FIXTURES_DIR, loadFixtures, loadScenarios } from '@canvas-ai/protocol/node';
+import { fileURLToPath } from 'node:url';
+import { checkScenarioFiles, loadFixtures, loadScenarios } from '@canvas-ai/protocol/node';
 import { FixtureError, readYamlFile } from '@canvas-ai/protocol/node';
 import type { Fixtures } from '@canvas-ai/protocol/scenario';
 import { MalformedRequestTable, type MalformedRequestCase } from '@canvas-ai/protocol/scenario';
 import type { ConformanceLevel } from './check.js';
 import { EXERCISABLE_CHECKS } from './checks/tools.js';
 
+/**
+ * The fixtures the kit ships: the scenarios, the malformed-request table, the layouts, attachments, catalog and
+ * agents a scripted-mode server serves (spec/conformance.md §3). Run from the package's sources, the repository's
+ * fixtures/ folder; run from its build (an installed package), the copy the build put in dist/fixtures.
+ */
+export const KIT_FIXTURES_DIR = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? '../../../fixtures/' : './fixtures/', import.meta.url),
+);
+
 /** Where the kit reads its tables from. */
 export interface InputFolders {
-  /** The fixtures folder: malformed-requests.yaml, layouts/, attachments/ (and catalog.yaml, agents.yaml, scenarios/). Default: the repository's fixtures/. */
+  /** The fixtures folder: malformed-requests.yaml, layouts/, attachments/ (and catalog.yaml, agents.yaml, scenarios/). Default: {@link KIT_FIXTURES_DIR}. */
   fixturesDir?: string;
   /** The scenarios level 2 plays. Default: `<fixturesDir>/scenarios`. */
   scenariosDir?: string;
@@ -29,7 +39,7 @@ export async function loadConformanceInputs(
   level: ConformanceLevel,
   folders: InputFolders = {},
 ): Promise<ConformanceInputs> {
-  const fixturesDir = folders.fixturesDir ?? DEFAULT_FIXTURES_DIR;
+  const fixturesDir = folders.fixturesDir ?? KIT_FIXTURES_DIR;
   const malformedRequests = await readYamlFile(join(fixturesDir, 'malformed-requests.yaml'), MalformedRequestTable);
   if (level < 2) return { malformedRequests, fixtures: undefined };
   const fixtures = await loadFixtures(fixturesDir);

@@ -1,8 +1,11 @@
 import { strict as assert } from 'node:assert';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
   CONFORMANCE_FLAGS,
   conformanceHelp,
+  KIT_FIXTURES_DIR,
   main,
   parseConformanceArgs,
   UsageError,
@@ -38,7 +41,15 @@ describe('the CLI arguments', () => {
       prompt: 'Hello',
       timeoutMs: 120_000,
       help: false,
+      printFixtures: false,
     });
+  });
+
+  it('prints the folder of the fixtures it ships with --print-fixtures, and needs no endpoint for it', async () => {
+    const io = memoryIo();
+    assert.equal(await main(['--print-fixtures'], io), 0);
+    assert.deepEqual(io.stdout, [KIT_FIXTURES_DIR]);
+    assert.ok(existsSync(join(KIT_FIXTURES_DIR, 'malformed-requests.yaml')), "the folder holds the kit's table");
   });
 
   it('reads every flag, and ignores the "--" that `pnpm conformance -- …` passes', () => {
