@@ -29,7 +29,7 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // Inside bench/, so the entry resolves @canvas-ai/widget the way a host's own source resolves its dependencies.
 const SCRATCH_PARENT = fileURLToPath(new URL('../.artifacts/', import.meta.url));
 const EXTERNAL = [/^lit($|\/)/, /^@lit\//, /^deep-chat($|\/)/];
-// Browsers have no `process`; every host bundler config defines this (immer and others read it).
+// Browsers have no `process`; every host bundler config defines this (libraries read it).
 const DEFINE = { 'process.env.NODE_ENV': '"production"' };
 
 /**
@@ -109,7 +109,6 @@ async function bundleWithRolldown(entryFile: string): Promise<{ code: string; mo
 /** Modules a host bundle of the widget must never hold: server-only code, and weight a browser never needs. */
 const FORBIDDEN_IN_HOST_BUNDLE: ReadonlyArray<{ what: string; pattern: RegExp }> = [
   { what: 'yaml (only the server parses tool inputs)', pattern: /(^|\/)node_modules\/\.pnpm\/yaml@/ },
-  { what: 'immer (the reducer is the host store’s, not the widget’s)', pattern: /(^|\/)node_modules\/\.pnpm\/immer@/ },
   { what: 'the built-in tools', pattern: /^packages\/protocol\/src\/tools\// },
   { what: 'the request door and turn rules', pattern: /^packages\/protocol\/src\/(door|parse|turn|attachments)\// },
   { what: 'the scenario kit and fixture loading', pattern: /^packages\/protocol\/src\/(scenario|node)\// },

@@ -109,7 +109,7 @@ export const HostBundleSize = z.object({
   min_bytes: z.int(),
   gzip_bytes: z.int(),
   modules: z.int(),
-  /** Modules it holds that a host bundle must not (server code, yaml, immer, zod locales): [] when clean. */
+  /** Modules it holds that a host bundle must not (server code, yaml, zod locales): [] when clean. */
   forbidden_modules: z.array(z.string()),
 });
 

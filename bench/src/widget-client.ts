@@ -77,7 +77,7 @@ export async function benchWidgetClient(
   }
 }
 
-/** Bundles the client page into one ES module (the widget and protocol sources, immer and zod inside). */
+/** Bundles the client page into one ES module (the widget and protocol sources, zod inside). */
 async function bundlePage(): Promise<string> {
   const outDir = await mkdtemp(join(tmpdir(), 'canvas-ai-bench-page-'));
   try {

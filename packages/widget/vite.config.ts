@@ -11,7 +11,7 @@ const external = [/^lit($|\/)/, /^@lit\//, /^deep-chat($|\/)/, /^@canvas-ai\/pro
 export default defineConfig(({ mode }) => {
   const standalone = mode === 'standalone';
   return {
-    // immer (inside the protocol's reducer) reads process.env.NODE_ENV, which browsers do not have.
+    // Libraries that read process.env.NODE_ENV get it defined: browsers have no `process`.
     define: { 'process.env.NODE_ENV': '"production"' },
     build: {
       target: 'es2022',

@@ -83,7 +83,7 @@ export default {
   // @web/dev-server-esbuild 2 falls back to 2018 browsers for a Chromium its data does not know, where esbuild refuses
   // to lower destructuring. The built bundle's test loads it in a raw page anyway.
   plugins: [esbuildPlugin({ ts: true, target: 'esnext', tsconfig: `${here}tsconfig.json` })],
-  // immer (through the protocol's reducer) reads process.env.NODE_ENV.
+  // Libraries that read process.env.NODE_ENV find it: browsers have no `process`.
   testRunnerHtml: (testFramework) => `<!doctype html>
 <html>
   <head><script>window.process = { env: { NODE_ENV: 'development' } };</script></head>

@@ -4,7 +4,7 @@ import { CookieJar } from './cookie-jar.js';
  * Which endpoint an exchange was with, so every response can be checked against its schema: `door` is any other
  * method on the hop endpoint's paths (a 405 or 404 the kit provoked), `other` what no schema judges (HEAD, health).
  */
-export type ExchangeKind = 'hop' | 'cancel' | 'token' | 'agents' | 'door' | 'other';
+export type ExchangeKind = 'hop' | 'cancel' | 'status' | 'token' | 'agents' | 'door' | 'other';
 
 /** One request the kit sent and what came back. */
 export interface Exchange {
@@ -147,7 +147,12 @@ export class ConformanceClient {
     return this.send(this.cancelUrl(requestId), { method: 'DELETE', headers });
   }
 
-  /** Where a turn is cancelled. */
+  /** `GET <endpoint>/<request_id>`: where a turn of this session stands (spec §8.6); sends the session cookie only. */
+  async status(requestId: string): Promise<Exchange> {
+    return this.send(this.cancelUrl(requestId), { method: 'GET' });
+  }
+
+  /** Where a turn is cancelled, and its status read. */
   cancelUrl(requestId: string): string {
     return `${this.options.endpoint.replace(/\/+$/, '')}/${encodeURIComponent(requestId)}`;
   }
@@ -173,6 +178,9 @@ export class ConformanceClient {
     const endpoint = this.options.endpoint.replace(/\/+$/, '');
     if (method === 'POST' && url.replace(/\/+$/, '') === endpoint) return 'hop';
     if (method === 'DELETE' && url.startsWith(`${endpoint}/`)) return 'cancel';
+    // One segment after the hop endpoint is a turn; a deeper path is a door probe (a 404 the kit provoked).
+    if (method === 'GET' && url.startsWith(`${endpoint}/`) && !url.slice(endpoint.length + 1).includes('/'))
+      return 'status';
     if (method === 'GET' && url === this.options.tokenEndpoint) return 'token';
     if (method === 'GET' && url === this.options.agentsEndpoint) return 'agents';
     const path = url.replace(/\/+$/, '');

@@ -162,6 +162,13 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'validation',
     checks: ['validation.messages-malformed-on-hop-2-validated-although-ignored'],
   },
+  // spec §5.1 Capabilities
+  {
+    section: '5.1',
+    says: "A server MUST NOT send an output of a type the turn's client did not declare",
+    group: 'capabilities',
+    checks: ['capabilities.undeclared-not-offered'],
+  },
   // spec §6 The hop response
   { section: '6', says: 'A client MUST apply them in order', group: 'client', reason: REDUCER },
   // spec §7 Errors
@@ -268,12 +275,32 @@ export const MUST_MATRIX: readonly MustRow[] = [
   },
   {
     section: '8.6',
+    says: "A server that offers it MUST answer, for a turn of the caller's session",
+    group: 'status',
+    checks: [
+      'status.unknown-410',
+      'status.invalid-id-400',
+      'status.finished',
+      'status.active',
+      'status.cancelled-410',
+      'status.other-session-410',
+      'schemas.status-responses',
+    ],
+  },
+  {
+    section: '8.6',
+    says: 'The endpoint is read-only: it MUST NOT change the turn',
+    group: 'status',
+    checks: ['status.active'],
+  },
+  {
+    section: '8.7',
     says: 'Cancelling a finished turn answers `cancelled: false` and MUST leave it replayable',
     group: 'after-the-turn',
     checks: ['cancel.finished-turn-stays'],
   },
   {
-    section: '8.6',
+    section: '8.7',
     says: 'The marker MUST outlive every hop of the turn that may still be running',
     group: 'cancel-during-hop',
     checks: ['cancel.during-hop', 'cancel.restart-410'],
@@ -322,12 +349,49 @@ export const MUST_MATRIX: readonly MustRow[] = [
     checks: ['invariants.outputs-apply'],
   },
   { section: '11', says: 'Impossible operations a host MUST reject', group: 'client', reason: REDUCER },
+  // spec §11.1 remove_components and move_components
+  {
+    section: '11.1',
+    says: 'so a server MUST NOT send either to a client that did not declare it',
+    group: 'capabilities',
+    checks: ['capabilities.undeclared-not-offered'],
+  },
+  {
+    section: '11.1',
+    says: 'Each uuid MUST be in the layout when its turn comes',
+    group: 'uuids',
+    checks: ['scenario.remove-testimonials', 'scenario.remove-selected', 'scenario.move-testimonials-up'],
+  },
+  {
+    section: '11.1',
+    says: 'Every uuid MUST be in the layout, and the target MUST NOT be a slot of a moved component',
+    group: 'uuids',
+    checks: ['scenario.move-testimonials-up'],
+  },
+  {
+    section: '11.1',
+    says: 'which MUST be in that list and MUST NOT be one of the moved components',
+    group: 'uuids',
+    checks: ['scenario.move-testimonials-up'],
+  },
+  {
+    section: '11.1',
+    says: 'A host MUST reject, besides the impossible operations of',
+    group: 'client',
+    reason: `${CLIENT}; the shared reducer's tests cover it (packages/protocol/test/remove-move.test.ts)`,
+  },
   // spec §12 Tools
   {
     section: '12',
     says: 'Every page-changing tool MUST validate its whole input',
     group: 'tools-validation',
     checks: ['hop-rules.validation-error-recovery', 'tools.prop-types', 'tools.placement-rules'],
+  },
+  {
+    section: '12',
+    says: '`remove_components` and `move_components` MUST validate like the others',
+    group: 'tools-validation',
+    checks: ['scenario.move-testimonials-up', 'hop-rules.validation-error-recovery'],
   },
   {
     section: '12',
@@ -460,6 +524,33 @@ export const MUST_MATRIX: readonly MustRow[] = [
     says: 'A host MUST give every component it copies or duplicates a new uuid',
     group: 'client',
     reason: `${CLIENT}; a server sees only the duplicate uuid it then refuses (validation.the-same-uuid-twice-in-the-layout)`,
+  },
+  // spec §17 Undo
+  {
+    section: '17.1',
+    says: 'the inverses MUST give back exactly the document before them',
+    group: 'client',
+    reason: `${CLIENT}; the shared reducer's tests cover it (packages/protocol/test/inverse-outputs.test.ts: the round trip as a property over random layouts and outputs, and undo beside the person's later edits)`,
+  },
+  {
+    section: '17.2',
+    says: 'An undo MUST NOT overwrite what the person changed after the agent',
+    group: 'client',
+    reason: `${CLIENT}; the shared reducer's tests cover it (packages/protocol/test/inverse-outputs.test.ts: the round trip as a property over random layouts and outputs, and undo beside the person's later edits)`,
+  },
+  { section: '17.2', says: 'A client MUST tell the person what could not be undone', group: 'client', reason: WIDGET },
+  {
+    section: '17.3',
+    says: 'The response to a hop in flight when the person stopped MUST NOT be applied',
+    group: 'client',
+    reason: WIDGET,
+  },
+  // spec §18 Resume after a reload
+  {
+    section: '18',
+    says: 'A client MUST NOT resume a turn of another session',
+    group: 'client',
+    reason: `${WIDGET}; the server's part, a status scoped to the session, is status.other-session-410`,
   },
   // conformance.md §3 Scripted mode
   {

@@ -3,6 +3,7 @@ import type { Scenario } from '@canvas-ai/protocol/scenario';
 import type { ConformanceCheck, ConformanceLevel } from './check.js';
 import { cancelChecks } from './checks/cancel.js';
 import { attachmentChecks } from './checks/attachments.js';
+import { capabilityChecks } from './checks/capabilities.js';
 import { csrfChecks } from './checks/csrf.js';
 import { doorChecks } from './checks/door.js';
 import { invariantChecks } from './checks/invariants.js';
@@ -10,6 +11,7 @@ import { limitChecks } from './checks/limits.js';
 import { replayChecks } from './checks/replay.js';
 import { scenarioChecks } from './checks/scenarios.js';
 import { schemaChecks } from './checks/schemas.js';
+import { statusChecks } from './checks/status.js';
 import { scriptedChecks } from './checks/scripted.js';
 import { toolChecks } from './checks/tools.js';
 import { turnRuleChecks } from './checks/turn-rules.js';
@@ -36,8 +38,10 @@ export function planChecks(level: ConformanceLevel, inputs: PlanInputs): Conform
     ...replayChecks,
     ...turnRuleChecks,
     ...cancelChecks,
+    ...statusChecks,
     ...scenarioChecks(inputs.scenarios),
     ...toolChecks,
+    ...capabilityChecks,
     ...scriptedChecks,
     ...schemaChecks,
   ];

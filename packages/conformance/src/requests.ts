@@ -35,14 +35,15 @@ export function promptHop(
 
 /**
  * Hop `hop` of a scenario's turn as JSON (for the kit's own probes; `driveScenario` plays whole scenarios).
- * `layout` replaces the scenario's starting layout, `userMessage` its user message.
+ * `layout` replaces the scenario's starting layout, `userMessage` its user message; `undeclared` leaves out the
+ * scenario's `capabilities`, as a client of an older revision would.
  */
 export function scenarioHop(
   scenario: Scenario,
   fixtures: Fixtures,
   requestId: string,
   hop: number,
-  overrides: { layout?: Layout; userMessage?: string } = {},
+  overrides: { layout?: Layout; userMessage?: string; undeclared?: boolean } = {},
 ): HopRequestInput {
   const layout = overrides.layout ?? fixtures.layouts[scenario.layout];
   if (layout === undefined) throw new Error(`scenario "${scenario.id}": no layout fixture "${scenario.layout}"`);
@@ -60,6 +61,8 @@ export function scenarioHop(
   if (scenario.agent !== undefined) request.agent = scenario.agent;
   if (hop === 1)
     request.messages = [...scenario.history, { role: 'user', text: overrides.userMessage ?? scenario.user_message }];
+  if (hop === 1 && scenario.capabilities !== undefined && !overrides.undeclared)
+    request.capabilities = scenario.capabilities;
   return request;
 }
 

@@ -1,14 +1,15 @@
 import {
-  applyOutputs,
   applyOutputsWithResults,
   findComponent,
+  Layout,
+  PageValues,
+  ToolOutput,
   type ApplyResult,
   type CanvasDocument,
   type ComponentNode,
-  type Layout,
   type Props,
-  type ToolOutput,
 } from '@canvas-ai/protocol';
+import type { ApplyInfo } from '@canvas-ai/widget/loop';
 
 /** What changed in the last apply, so the canvas can highlight it briefly. */
 export interface StoreChange {
@@ -17,21 +18,60 @@ export interface StoreChange {
   pageFields: string[];
 }
 
+/**
+ * One step of the editor's undo history: the outputs that take it back (spec §17), in the order to apply them. An
+ * agent turn is ONE step, however many hops it took (`requestId` names it); each of the person's edits is one too.
+ */
+export interface UndoStep {
+  label: string;
+  inverse: ToolOutput[];
+  /** The agent turn this step undoes, when it is one. */
+  requestId?: string;
+}
+
+/** What an undo of the store did: the step, and what of it could not be undone (the person changed it since). */
+export interface StoreUndo {
+  step: UndoStep;
+  rejected: ApplyResult[];
+}
+
 type Listener = (change: StoreChange) => void;
 
+/** Where a tab keeps the page across a reload, so a turn resumed after it goes on with the same page (spec §18). */
+interface KeptPage {
+  document: CanvasDocument;
+  undo: UndoStep[];
+}
+
+/** The most steps the undo history keeps. */
+const MAX_UNDO_STEPS = 50;
+
 /**
- * The host editor's store: it owns the document (layout + page fields) and the selection.
+ * The host editor's store: it owns the document (layout + page fields), the selection and the undo history.
  * The chat reads it through `snapshot()` (its `getLayout`) and writes to it only through `apply()` (its
  * `applyOutputs`), with the protocol's shared reducer. The person edits it too, at any time, with `edit()` and
- * `remove()`: the next hop carries their changes (spec §16).
+ * `remove()`: the next hop carries their changes (spec §16). Every change is one undo step with its inverse outputs;
+ * an agent turn becomes one step when it ends (`recordTurn`, from the chat's `canvas-ai-turn-end`).
  */
 export class EditorStore {
   #document: CanvasDocument;
   #selected: string | null = null;
+  #undo: UndoStep[] = [];
   readonly #listeners = new Set<Listener>();
+  readonly #storage: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> | undefined;
+  readonly #storageKey: string;
 
-  constructor(initial: CanvasDocument) {
-    this.#document = initial;
+  /** `storage` keeps the page across a reload (default: none); what it holds wins over `initial`. */
+  constructor(
+    initial: CanvasDocument,
+    storage?: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>,
+    storageKey = 'canvas-ai-demo:page',
+  ) {
+    this.#storage = storage;
+    this.#storageKey = storageKey;
+    const kept = this.#load();
+    this.#document = kept?.document ?? initial;
+    this.#undo = kept?.undo ?? [];
   }
 
   /** The current document (immutable: replaced on every change). */
@@ -42,6 +82,11 @@ export class EditorStore {
   /** The selected component's uuid, or null. */
   get selected(): string | null {
     return this.#selected;
+  }
+
+  /** The undo history, oldest first. */
+  get undoSteps(): readonly UndoStep[] {
+    return this.#undo;
   }
 
   /** The document as the store holds it right now: what the chat's `getLayout()` returns at the start of every hop. */
@@ -59,10 +104,14 @@ export class EditorStore {
     };
   }
 
-  /** Applies a hop's outputs with the shared reducer and reports each one back as an apply result. */
-  apply(outputs: readonly ToolOutput[]): ApplyResult[] {
+  /**
+   * Applies outputs with the shared reducer and reports each one back as an apply result: a hop's (the agent's turn
+   * becomes an undo step when it ends), or the chat's undo of a turn, which takes that turn's step off the history.
+   */
+  apply(outputs: readonly ToolOutput[], info?: ApplyInfo): ApplyResult[] {
     const { document, results } = applyOutputsWithResults(this.#document, outputs);
     this.#document = document;
+    if (info?.kind === 'undo') this.#undo = this.#undo.filter((step) => step.requestId !== info.requestId);
     const applied = new Set(results.filter((r) => r.status === 'applied').map((r) => r.call_id));
     const change: StoreChange = { placed: [], edited: [], pageFields: [] };
     for (const output of outputs) {
@@ -71,12 +120,21 @@ export class EditorStore {
         for (const operation of output.operations) change.placed.push(...operation.components.map((node) => node.uuid));
       } else if (output.type === 'edit_components') {
         change.edited.push(...Object.keys(output.component_updates));
-      } else {
+      } else if (output.type === 'set_page_value') {
         change.pageFields.push(output.field);
+      } else if (output.type === 'move_components') {
+        for (const operation of output.operations) change.placed.push(...operation.uuids);
       }
     }
-    this.#emit(change);
+    this.#changed(change);
     return results;
+  }
+
+  /** Makes an agent turn one undo step: `inverse` is the whole turn's undo (the chat's `canvas-ai-turn-end` detail). */
+  recordTurn(requestId: string, inverse: readonly ToolOutput[]): void {
+    if (inverse.length === 0) return;
+    this.#push({ label: 'Agent turn', inverse: [...inverse], requestId });
+    this.#changed({ placed: [], edited: [], pageFields: [] });
   }
 
   /**
@@ -90,22 +148,37 @@ export class EditorStore {
       Object.entries(props).filter(([name, value]) => JSON.stringify(node.props[name]) !== JSON.stringify(value)),
     );
     if (Object.keys(changed).length === 0) return;
-    this.#document = applyOutputs(this.#document, [
-      { type: 'edit_components', call_id: 'person', component_updates: { [uuid]: changed } },
-    ]);
-    this.#emit({ placed: [], edited: [], pageFields: [] });
+    this.#personChange(`Edit ${Object.keys(changed).join(', ')}`, {
+      type: 'edit_components',
+      call_id: 'person',
+      component_updates: { [uuid]: changed },
+    });
+  }
+
+  /** The person removes a component, its slot children with it: a `remove_components` output (spec §11.1). */
+  remove(uuid: string): void {
+    const node = findComponent(this.#document.layout, uuid);
+    if (!node) return;
+    this.#personChange(`Remove ${node.component}`, { type: 'remove_components', call_id: 'person', uuids: [uuid] });
+  }
+
+  /** The last undo step, without taking it (the editor's Undo hands an agent turn to the chat, which says so). */
+  peekUndo(): UndoStep | undefined {
+    return this.#undo.at(-1);
   }
 
   /**
-   * The person removes a component, its slot children with it. The protocol has no remove output, so this is the
-   * store's own change; the server sees the row gone in the next hop's document.
+   * Undoes the last step with the shared reducer: what the person (or the agent) changed since stays, reported as
+   * `rejected`. Undefined when there is nothing to undo.
    */
-  remove(uuid: string): void {
-    const layout = withoutComponent(this.#document.layout, uuid);
-    if (layout === this.#document.layout) return;
-    this.#document = { ...this.#document, layout };
-    if (this.#selected !== null && !findComponent(layout, this.#selected)) this.#selected = null;
-    this.#emit({ placed: [], edited: [], pageFields: [] });
+  undo(): StoreUndo | undefined {
+    const step = this.#undo.pop();
+    if (!step) return undefined;
+    const { document, results } = applyOutputsWithResults(this.#document, step.inverse);
+    this.#document = document;
+    if (this.#selected !== null && !findComponent(document.layout, this.#selected)) this.#selected = null;
+    this.#changed({ placed: [], edited: [], pageFields: [] });
+    return { step, rejected: results.filter((result) => result.status === 'rejected') };
   }
 
   /** Selects a component (or clears the selection with null). */
@@ -114,11 +187,12 @@ export class EditorStore {
     this.#emit({ placed: [], edited: [], pageFields: [] });
   }
 
-  /** Replaces the whole document (a new page). */
+  /** Replaces the whole document (a new page), and forgets the undo history. */
   reset(document: CanvasDocument): void {
     this.#document = document;
     this.#selected = null;
-    this.#emit({ placed: [], edited: [], pageFields: [] });
+    this.#undo = [];
+    this.#changed({ placed: [], edited: [], pageFields: [] });
   }
 
   /** Calls `listener` after every change; returns the unsubscribe function. */
@@ -127,41 +201,55 @@ export class EditorStore {
     return () => this.#listeners.delete(listener);
   }
 
+  /** One of the person's changes, as an output through the reducer, with its undo step. */
+  #personChange(label: string, output: ToolOutput): void {
+    const { document, inverse } = applyOutputsWithResults(this.#document, [output]);
+    this.#document = document;
+    if (this.#selected !== null && !findComponent(document.layout, this.#selected)) this.#selected = null;
+    this.#push({ label, inverse });
+    this.#changed({ placed: [], edited: [], pageFields: [] });
+  }
+
+  #push(step: UndoStep): void {
+    this.#undo = [...this.#undo, step].slice(-MAX_UNDO_STEPS);
+  }
+
+  #changed(change: StoreChange): void {
+    this.#save();
+    this.#emit(change);
+  }
+
   #emit(change: StoreChange): void {
     for (const listener of this.#listeners) listener(change);
   }
-}
 
-/**
- * The layout without the component `uuid` (at any depth) and its slot children. Pure: returns the same layout when
- * no component has that uuid, and otherwise new objects only on the path to it.
- */
-function withoutComponent(layout: Layout, uuid: string): Layout {
-  const prune = (nodes: ComponentNode[]): ComponentNode[] => {
-    let changed = false;
-    const kept: ComponentNode[] = [];
-    for (const node of nodes) {
-      if (node.uuid === uuid) {
-        changed = true;
-        continue;
-      }
-      const slots = node.slots && pruneSlots(node.slots);
-      if (slots !== node.slots) changed = true;
-      kept.push(slots === node.slots ? node : { ...node, slots });
+  /** The kept page, checked with the protocol's schemas: anything else is dropped, never trusted. */
+  #load(): KeptPage | undefined {
+    try {
+      const text = this.#storage?.getItem(this.#storageKey);
+      if (!text) return undefined;
+      const kept = JSON.parse(text) as { document?: { layout?: unknown; page?: unknown }; undo?: unknown };
+      const layout = Layout.safeParse(kept.document?.layout);
+      const page = PageValues.safeParse(kept.document?.page);
+      if (!layout.success || !page.success) return undefined;
+      const undo = (Array.isArray(kept.undo) ? kept.undo : []).flatMap((step: Partial<UndoStep>) => {
+        const inverse = ToolOutput.array().safeParse(step.inverse);
+        if (!inverse.success || typeof step.label !== 'string') return [];
+        return [{ label: step.label, inverse: inverse.data, ...(step.requestId ? { requestId: step.requestId } : {}) }];
+      });
+      return { document: { layout: layout.data, page: page.data }, undo };
+    } catch {
+      return undefined;
     }
-    return changed ? kept : nodes;
-  };
-  const pruneSlots = (slots: Record<string, ComponentNode[]>): Record<string, ComponentNode[]> => {
-    const entries = Object.entries(slots).map(([slot, children]) => [slot, prune(children)] as const);
-    return entries.some(([slot, children]) => children !== slots[slot]) ? Object.fromEntries(entries) : slots;
-  };
-  const regions = Object.entries(layout.regions).map(([id, region]) => {
-    const components = prune(region.components);
-    return [id, components === region.components ? region : { ...region, components }] as const;
-  });
-  return regions.some(([id, region]) => region !== layout.regions[id])
-    ? { ...layout, regions: Object.fromEntries(regions) }
-    : layout;
+  }
+
+  #save(): void {
+    try {
+      this.#storage?.setItem(this.#storageKey, JSON.stringify({ document: this.#document, undo: this.#undo }));
+    } catch {
+      // A full or refused storage: a reload then starts from an empty page, as without one.
+    }
+  }
 }
 
 /** An empty page with one content region. */

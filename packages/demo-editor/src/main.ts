@@ -1,5 +1,6 @@
 // The demo host: an editor store, a canvas that renders it, and <canvas-ai-chat> wired to both.
 import '@canvas-ai/widget/define';
+import { TOOL_OUTPUT_TYPES } from '@canvas-ai/protocol';
 import type { CanvasAiChat } from '@canvas-ai/widget';
 import { html, render } from 'lit';
 import { EditorStore, emptyDocument } from './editor-store.js';
@@ -11,10 +12,13 @@ import './demo.css';
 /** How long placed or edited components stay highlighted. */
 const HIGHLIGHT_MS = 1600;
 
-const store = new EditorStore(emptyDocument());
+// The page survives a reload of this tab (sessionStorage), so a turn the chat resumes goes on with it (spec §18).
+const store = new EditorStore(emptyDocument(), sessionStorage);
 const canvas = document.querySelector<HTMLElement>('#canvas')!;
 const inspector = document.querySelector<HTMLElement>('#inspector')!;
 const chat = document.querySelector<CanvasAiChat>('#chat')!;
+const undoButton = document.querySelector<HTMLButtonElement>('#undo')!;
+const undoStatus = document.querySelector<HTMLElement>('#undo-status')!;
 let highlighted = new Set<string>();
 let highlightTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -41,6 +45,9 @@ function paint(): void {
 }
 
 store.subscribe((change) => {
+  const step = store.peekUndo();
+  undoButton.disabled = step === undefined;
+  undoButton.title = step ? `Undo: ${step.label}` : 'Nothing to undo';
   const touched = [...change.placed, ...change.edited];
   if (touched.length > 0) {
     highlighted = new Set(touched);
@@ -57,9 +64,40 @@ store.subscribe((change) => {
       ?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
 });
 
-// The chat reads the store at the start of every hop and writes to it only through the shared reducer.
+// The chat reads the store at the start of every hop and writes to it only through the shared reducer; the store
+// applies every output type, so the chat declares them all (the remove and move tools, and Undo of a placement).
+chat.outputTypes = [...TOOL_OUTPUT_TYPES];
 chat.getLayout = () => store.snapshot();
-chat.applyOutputs = (outputs) => store.apply(outputs);
+chat.applyOutputs = (outputs, _response, info) => store.apply(outputs, info);
+// One agent turn, one step of the editor's undo history, however many hops it took.
+chat.addEventListener('canvas-ai-turn-end', ({ detail }) => store.recordTurn(detail.requestId, detail.inverse));
+
+/**
+ * The editor's Undo (the button, Ctrl+Z / Cmd+Z): the last step. The chat's own last turn goes through the chat, so
+ * the chat shows what could not be undone and tells the model next time; everything else through the store.
+ */
+async function undo(): Promise<void> {
+  const step = store.peekUndo();
+  if (!step) return;
+  if (step.requestId !== undefined && chat.canUndo) {
+    await chat.undo();
+    undoStatus.textContent = 'Undone: the agent’s turn (see the chat).';
+    return;
+  }
+  const done = store.undo()!;
+  undoStatus.textContent =
+    done.rejected.length === 0
+      ? `Undone: ${done.step.label}.`
+      : `Undone: ${done.step.label}, except what was changed since (${done.rejected.length}).`;
+}
+undoButton.addEventListener('click', () => void undo());
+document.addEventListener('keydown', (event) => {
+  const typing = (event.target as HTMLElement | null)?.closest('input, textarea, [contenteditable], canvas-ai-chat');
+  if ((event.ctrlKey || event.metaKey) && !event.shiftKey && event.key.toLowerCase() === 'z' && !typing) {
+    event.preventDefault();
+    void undo();
+  }
+});
 
 render(
   html`${SUGGESTIONS.map(

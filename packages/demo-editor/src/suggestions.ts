@@ -25,6 +25,12 @@ export const SUGGESTIONS: readonly Suggestion[] = [
     hint: 'A question for the main (Q&A) agent: one step, one answer.',
   },
   {
+    label: 'Remove the selected component',
+    text: 'Remove the selected component',
+    agent: 'page_builder',
+    hint: 'Click a component first: the agent removes it (Undo brings it back).',
+  },
+  {
     label: 'Edit the selected card',
     text: 'Make the title of this card more tempting',
     agent: 'page_builder',

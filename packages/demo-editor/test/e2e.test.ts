@@ -214,30 +214,175 @@ describe('the demo editor against the reference server', () => {
       assert.equal(await demo.rows(), 5, 'the section that held the card stays');
       await inspector.getByText('Click a component on the page to edit it.').waitFor();
     });
+
+    it('removes the selected component with remove_components, and Undo in the chat puts it back where it was', async () => {
+      const quotes = demo.page.locator('#canvas [data-component="sdc.demo.testimonial"]');
+      assert.equal(await quotes.count(), 2);
+      const first = (await quotes.first().getAttribute('data-uuid'))!;
+      await quotes.first().click();
+      await clickChip(demo, 'Remove the selected component');
+      assert.equal(await demo.turnEnded(2), 'done');
+      const turn = demo.hops.filter((hop) => hop.body.context.selected_component === first);
+      assert.deepEqual(turn[0]!.body.capabilities, { outputs: ['remove_components', 'move_components'] });
+      assert.equal(await quotes.count(), 1);
+      assert.equal(await demo.page.locator(`#canvas [data-uuid="${first}"]`).count(), 0);
+
+      await demo.page.locator('canvas-ai-chat [part="undo-button"]').click();
+      await demo.page.locator(`#canvas [data-uuid="${first}"]`).waitFor();
+      assert.equal(await quotes.first().getAttribute('data-uuid'), first, 'back in its place, first of the two');
+    });
   });
 
-  it('starts cleanly after a reload in the middle of a turn, without resuming the abandoned one', async () => {
+  it('resumes after a reload during a held hop: the turn finishes with every row once, the answer shown once', async () => {
     const demo = await openDemo(chromium.browser, server.url);
     try {
       const held = demo.holdHop(3);
       await clickChip(demo, 'Build a cookie-shop homepage');
       await held.arrived;
-      const abandoned = demo.hops[0]!.requestId;
+      const requestId = demo.hops[0]!.requestId;
+      assert.equal(await demo.rows(), 1, 'the hero is on the page when the page reloads');
+      const sentBeforeReload = demo.hops.length;
+      // The server answered hop 3 (the test holds only its way back): the reload loses the response, not the hop.
       await demo.page.reload();
       held.release();
-      await demo.page.locator('canvas-ai-chat canvas-ai-tool-picker [part="button"]').waitFor({ state: 'visible' });
-      const sentBeforeNewTurn = demo.hops.length;
+      await demo.ready();
 
-      await clickChip(demo, 'Ask about the editor');
       assert.equal(await demo.turnEnded(0), 'done');
       await settle(demo);
-      const after = demo.hops.slice(sentBeforeNewTurn);
-      assert.equal(after.length, 1, 'the question is one request');
-      assert.equal(after[0]!.hop, 1);
-      assert.notEqual(after[0]!.requestId, abandoned);
-      assert.equal(after.filter((hop) => hop.requestId === abandoned).length, 0, 'the abandoned turn is not resumed');
-      await demo.page.locator('canvas-ai-chat').getByText('I can only answer questions').waitFor();
-      assert.equal(await demo.rows(), 0, 'a reloaded editor starts from its own (empty) store');
+      const after = demo.hops.slice(sentBeforeReload);
+      assert.deepEqual(
+        after.map((hop) => [hop.requestId, hop.hop]),
+        [3, 4, 5, 6, 7, 8].map((hop) => [requestId, hop]),
+        'the same turn goes on from the hop whose response was lost',
+      );
+      const uuids = await demo.page
+        .locator('#canvas [data-region="content"] > .row')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-row')));
+      assert.equal(uuids.length, 5, 'every row of the cookie shop');
+      assert.equal(new Set(uuids).size, 5, 'each row once');
+      const chat = demo.page.locator('canvas-ai-chat');
+      await chat.getByText(FINAL_ANSWER).waitFor();
+      assert.equal(await chat.getByText(FINAL_ANSWER).count(), 1, 'the answer is shown once');
+      assert.equal(await chat.getByText('Build a homepage for a cookie shop').count(), 1, 'the message is shown again');
+      assert.equal(demo.cancels.length, 0, 'the reload cancelled nothing');
+    } finally {
+      await demo.close();
+    }
+  });
+
+  it('shows the answer once after a reload that lost the final response, and sends no hop', async () => {
+    const demo = await openDemo(chromium.browser, server.url);
+    try {
+      const held = demo.holdHop(COOKIE_SHOP_HOPS);
+      await clickChip(demo, 'Build a cookie-shop homepage');
+      await held.arrived;
+      const sentBeforeReload = demo.hops.length;
+      await demo.page.reload();
+      held.release();
+      await demo.ready();
+      const chat = demo.page.locator('canvas-ai-chat');
+      await chat.getByText(FINAL_ANSWER).waitFor();
+      await settle(demo);
+      assert.equal(await chat.getByText(FINAL_ANSWER).count(), 1, 'the missed answer, once');
+      assert.equal(demo.hops.length, sentBeforeReload, 'nothing was sent after the reload');
+      assert.equal(await demo.rows(), 5);
+      assert.equal(await demo.turnEnded(0), 'done');
+    } finally {
+      await demo.close();
+    }
+  });
+
+  it('undoes the cookie-shop turn from the chat: the empty page and no page values, and the model hears of it', async () => {
+    const demo = await openDemo(chromium.browser, server.url);
+    try {
+      await clickChip(demo, 'Build a cookie-shop homepage');
+      assert.equal(await demo.turnEnded(0), 'done');
+      assert.equal(await demo.rows(), 5);
+      const undo = demo.page.locator('canvas-ai-chat [part="undo-button"]');
+      await undo.waitFor({ state: 'visible' });
+      assert.equal(await undo.getAttribute('aria-label'), "Undo the agent's last turn");
+      await undo.focus();
+      await demo.page.keyboard.press('Enter');
+
+      const chat = demo.page.locator('canvas-ai-chat');
+      await chat.getByText("↶ Undone: the page is back as it was before the agent's turn.").waitFor();
+      assert.equal(await demo.rows(), 0, 'the page is empty again');
+      assert.equal((await demo.page.locator('[data-field="title"]').textContent())?.trim(), 'Untitled page');
+      assert.equal(
+        (await demo.page.locator('[data-field="description"]').textContent())?.trim(),
+        'No description yet.',
+      );
+      assert.equal(await undo.count(), 0, 'nothing left to undo in the chat');
+      assert.equal(await demo.page.locator('#undo').isDisabled(), true, "the editor's history has no step left either");
+
+      await clickChip(demo, 'Ask about the editor');
+      assert.equal(await demo.turnEnded(1), 'done');
+      const question = demo.hops.at(-1)!.body;
+      assert.deepEqual(question.messages?.at(-2), {
+        role: 'user',
+        text: '(I undid your last turn: the page is back as it was before it.)',
+      });
+    } finally {
+      await demo.close();
+    }
+  });
+
+  it('stops and reverts in the middle of the turn: the page is as it was before, the turn cancelled', async () => {
+    const demo = await openDemo(chromium.browser, server.url);
+    try {
+      const held = demo.holdHop(4);
+      await clickChip(demo, 'Build a cookie-shop homepage');
+      await held.arrived;
+      assert.equal(await demo.rows(), 2, 'hops 2 and 3 placed two rows');
+      const revert = demo.page.locator('canvas-ai-chat [part="revert-button"]');
+      assert.ok(await revert.isVisible(), 'Stop and revert is in the chat while the turn runs');
+      await revert.click();
+      held.release();
+
+      assert.equal(await demo.turnEnded(0), 'stopped');
+      await demo.page
+        .locator('canvas-ai-chat')
+        .getByText("↶ Stopped and reverted: the page is back as it was before the agent's turn.")
+        .waitFor();
+      await settle(demo);
+      assert.equal(await demo.rows(), 0, 'the rows the turn placed are gone');
+      assert.equal((await demo.page.locator('[data-field="title"]').textContent())?.trim(), 'Untitled page');
+      assert.deepEqual(demo.cancels, [demo.hops[0]!.requestId], 'the turn is cancelled on the server');
+      assert.deepEqual(
+        demo.hops.map((hop) => hop.hop),
+        [1, 2, 3, 4],
+        'no hop after the stop',
+      );
+      assert.equal(await demo.page.locator('#undo').isDisabled(), true, 'a reverted turn is no step to undo');
+    } finally {
+      await demo.close();
+    }
+  });
+
+  it("makes one agent turn one step of the editor's undo, beside the person's own steps", async () => {
+    const demo = await openDemo(chromium.browser, server.url);
+    try {
+      await clickChip(demo, 'Build a cookie-shop homepage');
+      assert.equal(await demo.turnEnded(0), 'done');
+      const hero = demo.page.locator('#canvas [data-component="sdc.demo.hero"]');
+      await hero.click();
+      const heading = demo.page.locator('#inspector').getByLabel('heading', { exact: true });
+      await heading.fill('Warm cookies');
+      await heading.press('Enter');
+      await hero.locator('h1', { hasText: 'Warm cookies' }).waitFor();
+
+      const undo = demo.page.locator('#undo');
+      await undo.click(); // the person's edit
+      await hero.locator('h1', { hasText: 'Fresh cookies, baked every morning' }).waitFor();
+      assert.equal(await demo.rows(), 5);
+      await demo.page.locator('#canvas').click({ position: { x: 5, y: 5 } });
+      await demo.page.keyboard.press('Control+z'); // the whole agent turn, in one step
+      await demo.page
+        .locator('canvas-ai-chat')
+        .getByText("↶ Undone: the page is back as it was before the agent's turn.")
+        .waitFor();
+      assert.equal(await demo.rows(), 0);
+      assert.equal(await undo.isDisabled(), true);
     } finally {
       await demo.close();
     }

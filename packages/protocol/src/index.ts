@@ -8,12 +8,20 @@ export { ComponentNode, Layout, PageValues, Placement, PlacementTarget, Props, R
 export {
   ApplyResult,
   Conflict,
+  DECLARED_OUTPUT_TYPES,
+  type DeclaredOutputType,
   PageValueConflict,
   PropConflict,
   EditComponentsOutput,
+  MoveComponentsOutput,
+  MoveOperation,
   PlaceComponentsOutput,
   PlaceOperation,
+  RemoveComponentsOutput,
+  REQUIRED_OUTPUT_TYPES,
   SetPageValueOutput,
+  SlotConflict,
+  TargetConflict,
   TOOL_OUTPUT_TYPES,
   ToolOutput,
   type ToolOutputType,
@@ -22,21 +30,25 @@ export {
   ATTACHMENT_MEDIA_TYPES,
   type Attachment,
   type AttachmentMediaType,
+  Capabilities,
   ChatMessage,
   HopContext,
   HopRequest,
   type HopRequestInput,
 } from './wire/hop-request.js';
 export {
+  ActiveTurnStatus,
   AgentRef,
   CancelResponse,
   ContinuingHopResponse,
   CSRF_HEADER,
   FinalHopResponse,
+  FinishedTurnStatus,
   FinishReason,
   HealthResponse,
   HopResponse,
   TokenResponse,
+  TurnStatusResponse,
 } from './wire/hop-response.js';
 export {
   ERROR_CODES,
@@ -66,6 +78,13 @@ export {
   type LayoutPath,
   walkLayout,
 } from './layout/layout-tree.js';
-export { applyOutput, applyOutputs, applyOutputsWithResults, type CanvasDocument } from './layout/apply-outputs.js';
+export {
+  type AppliedOutputs,
+  applyOutput,
+  applyOutputs,
+  applyOutputsWithResults,
+  applyOutputWithInverse,
+  type CanvasDocument,
+} from './layout/apply-outputs.js';
 export { layoutProblem } from './layout/layout-problem.js';
 export { conflictReason, conflictResult, type CurrentValues, findConflicts } from './layout/conflicts.js';

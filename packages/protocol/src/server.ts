@@ -34,10 +34,12 @@ export { type ToolContext, type ToolDefinition, type ToolExecution, ToolInputErr
 export {
   EditComponentsInput,
   GetComponentDetailsInput,
+  MoveComponentsInput,
   PlaceComponentsInput,
+  RemoveComponentsInput,
   SetPageValueInput,
 } from './tools/tool-inputs.js';
-export { type BuiltinToolName, builtinTools } from './tools/builtin-tools.js';
+export { type BuiltinToolName, builtinTools, offeredTools } from './tools/builtin-tools.js';
 export {
   defaultParallelMessage,
   type ExecuteToolCallsOptions,
@@ -47,6 +49,6 @@ export {
   type ToolCall,
   type ToolCallResult,
 } from './tools/execute-tool-calls.js';
-export { describeCatalog } from './tools/catalog-prompt.js';
+export { type CatalogPromptOptions, describeCatalog } from './tools/catalog-prompt.js';
 export { uuidTree } from './tools/uuid-tree.js';
 export { parseYamlData, type YamlParseResult } from './tools/parse-yaml.js';

@@ -128,7 +128,7 @@ describe('outputs with replaces (spec §16.2)', () => {
       pageValue: () => undefined,
     });
     assert.deepEqual(
-      conflicts.map((conflict) => ('prop' in conflict ? conflict.prop : conflict.field)),
+      conflicts.map((conflict) => ('prop' in conflict ? conflict.prop : 'field' in conflict ? conflict.field : '')),
       ['heading'],
     );
     const result = conflictResult(agentEdit, conflicts);

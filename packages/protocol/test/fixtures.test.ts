@@ -8,7 +8,9 @@ import { findComponent, walkLayout, type CatalogComponent } from '../src/index.j
 import {
   EditComponentsInput,
   GetComponentDetailsInput,
+  MoveComponentsInput,
   PlaceComponentsInput,
+  RemoveComponentsInput,
   SetPageValueInput,
   builtinTools,
   executeToolCalls,
@@ -23,6 +25,8 @@ const inputs: Record<string, { safeParse(value: unknown): { success: boolean } }
   place_components: PlaceComponentsInput,
   edit_components: EditComponentsInput,
   set_page_value: SetPageValueInput,
+  remove_components: RemoveComponentsInput,
+  move_components: MoveComponentsInput,
   get_component_details: GetComponentDetailsInput,
 };
 
@@ -102,7 +106,11 @@ function problemsOf(scenario: Scenario): string[] {
       if (!agent.tools.includes(call.name))
         problems.push(`${where}: agent ${agentOf(scenario)} has no tool ${call.name}`);
       // Refs are resolved by the server; a placeholder uuid stands in, so the input schema and YAML can be checked.
-      const args = JSON.parse(call.arguments.replace(/\{\{placed\.(\d+)\}\}/g, 'placed-ref-$1')) as unknown;
+      const args = JSON.parse(
+        call.arguments.replace(/\{\{placed\.(\d+)\}\}/g, 'placed-ref-$1').replaceAll('{{selected}}', 'selected-ref'),
+      ) as unknown;
+      const named = (uuid: string): string =>
+        uuid === 'selected-ref' ? '{{selected}}' : uuid.replace(/^placed-ref-(\d+)$/, '{{placed.$1}}');
       if (!inputs[call.name]?.safeParse(args).success) {
         problems.push(`${where}: arguments do not match the ${call.name} input`);
         continue;
@@ -114,13 +122,15 @@ function problemsOf(scenario: Scenario): string[] {
       }
       if (call.name === 'edit_components') {
         const edits = yaml(EditComponentsInput.parse(args).component_edits) as Record<string, unknown>;
-        checkEdits(
-          Object.fromEntries(
-            Object.entries(edits).map(([uuid, props]) => [uuid.replace(/^placed-ref-(\d+)$/, '{{placed.$1}}'), props]),
-          ),
-          where,
-        );
+        checkEdits(Object.fromEntries(Object.entries(edits).map(([uuid, props]) => [named(uuid), props])), where);
       }
+      const uuidsNamed =
+        call.name === 'remove_components'
+          ? RemoveComponentsInput.parse(args).uuids
+          : call.name === 'move_components'
+            ? MoveComponentsInput.parse(args).operations.flatMap((operation) => operation.uuids)
+            : [];
+      for (const uuid of uuidsNamed) if (!componentOf(named(uuid))) problems.push(`${where}: no component ${uuid}`);
       if (call.name === 'get_component_details') {
         for (const id of GetComponentDetailsInput.parse(args).component_ids)
           if (!components.has(id)) problems.push(`${where}: unknown component ${id}`);
@@ -149,7 +159,11 @@ describe('the fixtures folder', () => {
   it('loads from the repository by default and validates every file with the protocol schemas', async () => {
     assert.equal(fixtures.dir, DEFAULT_FIXTURES_DIR);
     assert.equal(fixtures.catalog.components.length, 12);
-    assert.deepEqual(Object.keys(fixtures.layouts).sort(), ['layouts/empty.yaml', 'layouts/nested.yaml']);
+    assert.deepEqual(Object.keys(fixtures.layouts).sort(), [
+      'layouts/cookie-shop.yaml',
+      'layouts/empty.yaml',
+      'layouts/nested.yaml',
+    ]);
     const files = (await readdir(join(fixtures.dir, 'scenarios'))).filter((name) => name.endsWith('.yaml'));
     assert.equal(fixtures.scenarios.length, files.length);
   });
@@ -166,6 +180,9 @@ describe('the fixtures folder', () => {
       'max-hops',
       'parallel-place-rejected',
       'edit-selected',
+      'remove-testimonials',
+      'move-testimonials-up',
+      'remove-selected',
     ]) {
       assert.ok(ids.includes(id), `scenario ${id}`);
     }

@@ -164,6 +164,7 @@ describe('spec/openapi.yaml', () => {
     const names = {
       hop: ['/api/hop', 'post'],
       cancel: ['/api/hop/{request_id}', 'delete'],
+      status: ['/api/hop/{request_id}', 'get'],
       agents: ['/api/agents', 'get'],
       token: ['/api/token', 'get'],
       health: ['/healthz', 'get'],

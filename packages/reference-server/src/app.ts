@@ -16,6 +16,7 @@ import { checkAgentTools } from './agents/check-agents.js';
 import { cancelTurn } from './cancel.js';
 import { CsrfTokens } from './csrf.js';
 import { runHop } from './hop.js';
+import { turnStatus } from './turn-status.js';
 import { jsonLineLogger, type Logger } from './log.js';
 import type { ModelProvider } from './providers/model-provider.js';
 import type { ServerDeps, TurnTtls } from './server-deps.js';
@@ -80,7 +81,7 @@ const DEFAULT_TTLS: TurnTtls = { turnMs: 30 * 60_000, finishedMs: 60_000, lockMs
 
 /**
  * The reference server as a `(Request) => Promise<Response>` handler: `POST /api/hop`, `GET /api/agents`,
- * `GET /api/token`, `DELETE /api/hop/:request_id`, `GET /healthz`. Validates the agents' tools at creation (throws a
+ * `GET /api/token`, `GET` and `DELETE /api/hop/:request_id`, `GET /healthz`. Validates the agents' tools at creation (throws a
  * `ConfigError`). Protocol errors build their own response; anything else is logged and becomes a 500.
  */
 export function createApp(options: AppOptions): CanvasAiApp {
@@ -148,13 +149,16 @@ export function createApp(options: AppOptions): CanvasAiApp {
 
   app.delete('/api/hop/:request_id', async (c) => {
     const sessionId = await session(c);
-    const requestId = RequestId.safeParse(c.req.param('request_id'));
-    if (!requestId.success) {
-      throw new HopError('invalid_request', `request_id: ${requestId.error.issues[0]!.message}`, {
-        field: 'request_id',
-      });
-    }
-    return c.json(await cancelTurn(deps, sessionId, requestId.data));
+    return c.json(await cancelTurn(deps, sessionId, pathRequestId(c)));
+  });
+
+  // Read-only (spec §8.6): no CSRF token, and no session minted; without one there is no turn to find.
+  app.get('/api/hop/:request_id', async (c) => {
+    const requestId = pathRequestId(c);
+    const cookie = getCookie(c, SESSION_COOKIE);
+    const sessionId = options.sessionId ? await options.sessionId(c.req.raw) : isSessionId(cookie) ? cookie : undefined;
+    c.header('Cache-Control', 'no-store');
+    return c.json(await turnStatus(deps, sessionId, requestId));
   });
 
   // A known path with another method is a 405 naming the methods it has (spec §3), not a 404; HEAD goes with GET.
@@ -163,7 +167,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
       new HopError('method_not_allowed', `${c.req.method} is not served here: ${what}.`).toResponse({ Allow: methods }),
     );
   allow('/api/hop', 'POST', 'send hops with POST');
-  allow('/api/hop/:request_id', 'DELETE', 'cancel a turn with DELETE');
+  allow('/api/hop/:request_id', 'GET, DELETE', 'read a turn with GET, cancel it with DELETE');
   allow('/api/agents', 'GET', 'read the agents with GET');
   allow('/api/token', 'GET', 'fetch the token with GET');
   allow('/healthz', 'GET', 'check health with GET');
@@ -183,6 +187,15 @@ export function createApp(options: AppOptions): CanvasAiApp {
   });
 
   return { fetch: async (request) => app.fetch(request) };
+}
+
+/** The `request_id` of the path, checked like the body's (an invalid one is 400 naming it). */
+function pathRequestId(c: Context): string {
+  const requestId = RequestId.safeParse(c.req.param('request_id'));
+  if (!requestId.success) {
+    throw new HopError('invalid_request', `request_id: ${requestId.error.issues[0]!.message}`, { field: 'request_id' });
+  }
+  return requestId.data;
 }
 
 function csrfError(): HopError {

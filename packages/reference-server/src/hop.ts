@@ -20,7 +20,9 @@ import {
   isHopError,
   joinNarration,
   maxHopsResponse,
+  offeredTools,
   type HopResponseHead,
+  type ToolDefinition,
 } from '@canvas-ai/protocol/server';
 import { buildSystemPrompt } from './agents/system-prompt.js';
 import type { ModelReply } from './providers/model-provider.js';
@@ -59,6 +61,8 @@ interface HopRun {
   previousOutputs: readonly ToolOutput[];
   /** This hop's props cache: the prompt and the change detection stringify each props object once. */
   prints: PropsPrints;
+  /** The tools the model is offered this turn: the agent's, less those whose output the client did not declare. */
+  tools: Record<string, ToolDefinition>;
 }
 
 /** What running the parked calls left for the decision: the conversation so far and this hop's outputs. */
@@ -104,7 +108,19 @@ export async function runHop(deps: ServerDeps, input: HopInput): Promise<HopResp
     }
     const turn = admission.turn ?? seedTurn(deps.config, agentId, request, input.attachments);
     const previousOutputs = admission.turn?.response.outputs ?? [];
-    return await executeHop({ deps, key, request, agentId, agent, turn, previousOutputs, prints: new PropsPrints() });
+    // Decided by hop 1's capabilities, kept with the turn (spec §5.1): the same tools on every hop.
+    const tools = offeredTools(deps.tools, agent.tools, turn.declared_outputs ?? []);
+    return await executeHop({
+      deps,
+      key,
+      request,
+      agentId,
+      agent,
+      turn,
+      previousOutputs,
+      prints: new PropsPrints(),
+      tools,
+    });
   } finally {
     await lock?.release().catch(() => undefined);
   }
@@ -160,6 +176,7 @@ async function runParkedCalls({
   turn,
   previousOutputs,
   prints,
+  tools,
 }: HopRun): Promise<ParkedCallsStep> {
   const document: CanvasDocument = { layout: request.context.current_layout, page: request.context.page };
   const step: ParkedCallsStep = {
@@ -188,7 +205,8 @@ async function runParkedCalls({
   step.detectionMs = performance.now() - detectionStarted;
   if (turn.parked.length > 0) {
     const execution = await executeToolCalls(turn.parked, {
-      tools: Object.fromEntries(agent.tools.map((name) => [name, deps.tools[name]!])),
+      tools,
+      declaredOutputs: turn.declared_outputs,
       toolSettings: agent.tool_settings,
       catalog: deps.catalog,
       document,
@@ -226,10 +244,11 @@ function heldEndingNow({ request, turn, agent }: HopRun): HeldEnding | undefined
 }
 
 /** The system prompt of this hop's decision: built from the page this request carries. */
-function systemPrompt({ deps, request, agent, prints }: HopRun): string {
+function systemPrompt({ deps, request, agent, prints, tools }: HopRun): string {
   return buildSystemPrompt({
     prints,
     agent,
+    tools: Object.keys(tools),
     catalog: deps.catalog,
     context: request.context,
     pageFields: deps.config.page_fields,
@@ -242,7 +261,7 @@ function systemPrompt({ deps, request, agent, prints }: HopRun): string {
  * turn): then the parked calls ran, so the page matches what was narrated, and the turn ends without a model call.
  */
 async function decideOnce(run: HopRun, step: ParkedCallsStep, system: string): Promise<ModelReply> {
-  const { deps, request, agentId, agent, turn } = run;
+  const { deps, request, agentId, turn } = run;
   if (deps.logModelRequests) {
     deps.log({
       event: 'model_request',
@@ -261,7 +280,7 @@ async function decideOnce(run: HopRun, step: ParkedCallsStep, system: string): P
       mainAgent: deps.config.main_agent,
       system,
       messages: step.messages,
-      tools: agent.tools.map((name) => deps.tools[name]!),
+      tools: Object.values(run.tools),
       turn: {
         userMessage: turn.user_message,
         decision: turn.decisions + 1,
@@ -307,6 +326,7 @@ function nextTurn(run: HopRun, step: ParkedCallsStep, reply?: ModelReply): NextT
     parked: ending ? [] : reply!.toolCalls,
     narration_from: turn.narration_from,
     placed_uuids: step.placedUuids,
+    ...(turn.declared_outputs ? { declared_outputs: turn.declared_outputs } : {}),
     expected: expectedDigest(run, step),
     ...(ending ? { held: ending } : {}),
     response: storedResponse(response),

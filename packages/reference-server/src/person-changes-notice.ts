@@ -66,14 +66,19 @@ export function overwritesPersonEdit(
   const props = new Map<string, Extract<DocumentChange, { kind: 'prop' }>>();
   const components = new Map<string, Extract<DocumentChange, { kind: 'props' }>>();
   const fields = new Map<string, Extract<DocumentChange, { kind: 'page' }>>();
+  const edited = new Map<string, DocumentChange[]>();
+  const moved = new Map<string, Extract<DocumentChange, { kind: 'moved' }>>();
   for (const change of changes) {
     if (change.kind === 'prop') props.set(`${change.uuid}\u0000${change.prop}`, change);
     if (change.kind === 'props') components.set(change.uuid, change);
     if (change.kind === 'page') fields.set(change.field, change);
+    if (change.kind === 'prop' || change.kind === 'props')
+      edited.set(change.uuid, [...(edited.get(change.uuid) ?? []), change]);
+    if (change.kind === 'moved') moved.set(change.uuid, change);
   }
-  if (props.size === 0 && components.size === 0 && fields.size === 0) return undefined;
+  if (props.size === 0 && components.size === 0 && fields.size === 0 && moved.size === 0) return undefined;
   return (output) => {
-    const touched =
+    const touched: DocumentChange[] =
       output.type === 'edit_components'
         ? Object.entries(output.component_updates).flatMap(([uuid, updates]) => [
             // Which props the person changed is not known for a component the agent had not touched: keep them all.
@@ -81,17 +86,29 @@ export function overwritesPersonEdit(
             ...Object.keys(updates).flatMap((prop) => props.get(`${uuid}\u0000${prop}`) ?? []),
           ])
         : output.type === 'set_page_value'
-          ? (fields.get(output.field) ?? [])
-          : [];
-    const list = [touched].flat();
+          ? [fields.get(output.field) ?? []].flat()
+          : output.type === 'remove_components'
+            ? // A component the person edited or moved since is their work: a removal decided before would lose it.
+              output.uuids.flatMap((uuid) => [...(edited.get(uuid) ?? []), ...[moved.get(uuid) ?? []].flat()])
+            : output.type === 'move_components'
+              ? output.operations.flatMap((operation) => operation.uuids.flatMap((uuid) => moved.get(uuid) ?? []))
+              : [];
+    const list = touched;
     if (list.length === 0) return undefined;
-    const described = list.map((change) =>
-      change.kind === 'prop'
-        ? `${change.prop} of ${change.uuid}: ${value(change.before)} → ${value(change.after)}`
-        : change.kind === 'props'
-          ? `the props of ${change.uuid}`
-          : `page field ${change.field}: ${value(change.before)} → ${value(change.after)}`,
-    );
+    const described = list.map((change) => {
+      switch (change.kind) {
+        case 'prop':
+          return `${change.prop} of ${change.uuid}: ${value(change.before)} → ${value(change.after)}`;
+        case 'props':
+          return `the props of ${change.uuid}`;
+        case 'page':
+          return `page field ${change.field}: ${value(change.before)} → ${value(change.after)}`;
+        case 'moved':
+          return `${change.uuid}, which they moved to ${place(change.to)}`;
+        default:
+          return describe(change);
+      }
+    });
     return (
       `Not applied: after you decided this ${output.type} call, the person changed what it would overwrite ` +
       `(${described.join('; ')}). Their edit stays. Do not redo the change unless the person asks for it.`

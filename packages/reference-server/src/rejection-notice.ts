@@ -41,6 +41,10 @@ function why(result: ApplyResult): string {
 }
 
 function describeConflict(conflict: Conflict): string {
+  if ('expected_target' in conflict)
+    return `${conflict.uuid}: the person moved it to ${conflict.actual_target} (you expected it in ${conflict.expected_target})`;
+  if ('slot' in conflict)
+    return `slot ${conflict.slot} of ${conflict.uuid}: the person changed what it holds (now ${quote(conflict.actual)}, you expected ${quote(conflict.expected)})`;
   const what = 'field' in conflict ? `the page field ${conflict.field}` : `${conflict.prop} of ${conflict.uuid}`;
   const now = conflict.actual === null ? 'cleared it' : `changed it to ${quote(conflict.actual)}`;
   return `${what}: the person ${now} (you expected to replace ${quote(conflict.expected)})`;

@@ -1,4 +1,4 @@
-import type { AgentsConfig, Attachment, HopRequest } from '@canvas-ai/protocol';
+import { DECLARED_OUTPUT_TYPES, type AgentsConfig, type Attachment, type HopRequest } from '@canvas-ai/protocol';
 import type { ModelMessage, TurnSoFar } from './turn-state.js';
 
 /** Hop 1: the turn starts from the transcript's text — earlier messages up to `history_limit`, then the user's. */
@@ -29,7 +29,15 @@ export function seedTurn(
     narration_from: seeded.length - 1,
     parked: [],
     placed_uuids: [],
+    ...declaredOutputs(request),
   };
+}
+
+/** The output types hop 1 declares that this server knows (spec §5.1); a name it does not know is ignored. */
+function declaredOutputs(request: HopRequest): { declared_outputs?: string[] } {
+  const known: readonly string[] = DECLARED_OUTPUT_TYPES;
+  const declared = [...new Set(request.capabilities?.outputs ?? [])].filter((type) => known.includes(type));
+  return declared.length > 0 ? { declared_outputs: declared } : {};
 }
 
 /** The transcript before the user's message, as model messages: the last `limit` of them, text only. */

@@ -65,6 +65,12 @@ export const ActiveTurn = z.object({
   /** Uuids of every component placed this turn, in placed-reference order (the scripted provider's `{{placed.N}}`). */
   placed_uuids: z.array(z.string()),
   /**
+   * The output types beyond the v1 three that the turn's client declared on hop 1 (spec §5.1): they decide which
+   * tools the model is offered for the whole turn. Absent in turns stored before it existed, and for a client that
+   * declared none.
+   */
+  declared_outputs: z.array(z.string()).optional(),
+  /**
    * The fingerprint of the document the next request should carry: this hop's request with its outputs applied.
    * What differs in the next request is the person's doing (spec §16.1). Absent in turns stored before it existed.
    */

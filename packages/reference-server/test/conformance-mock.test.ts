@@ -44,6 +44,7 @@ describe('the conformance kit against the msw mock', () => {
         'csrf.cookie-reaches-endpoints',
         'csrf.unknown-cookie',
         'turn-rules.other-session-410',
+        'status.other-session-410',
         'schemas.token-response',
       ],
     );

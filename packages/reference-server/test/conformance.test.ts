@@ -8,7 +8,7 @@ import { ScriptedProvider } from '../src/providers/scripted.js';
 import { sharedFixtures, startTestServer } from './support/harness.js';
 import { RecordingProvider } from './support/providers.js';
 
-// The conformance kit (@canvas-ai/protocol/conformance) against the real reference server over HTTP.
+// The conformance kit (@canvas-ai/conformance) against the real reference server over HTTP.
 const fixtures = await sharedFixtures();
 
 /** The endpoints of a server started on `url`. */

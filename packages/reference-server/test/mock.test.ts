@@ -504,7 +504,7 @@ describe('the mock turn rules', () => {
       ['POST', '/api/token', 'GET'],
       ['POST', '/api/agents', 'GET'],
       ['DELETE', '/healthz', 'GET'],
-      ['GET', '/api/hop/some-turn', 'DELETE'],
+      ['PUT', '/api/hop/some-turn', 'GET, DELETE'],
     ]) {
       const reply = await fetch(`${ORIGIN}${path}`, { method });
       assert.equal(reply.status, 405, `${method} ${path}`);

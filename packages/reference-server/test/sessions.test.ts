@@ -130,8 +130,8 @@ describe('the other endpoints', () => {
       ['POST', '/api/token', 'GET'],
       ['POST', '/api/agents', 'GET'],
       ['DELETE', '/healthz', 'GET'],
-      ['GET', '/api/hop/some-turn', 'DELETE'],
-      ['PUT', '/api/hop/some-turn', 'DELETE'],
+      ['POST', '/api/hop/some-turn', 'GET, DELETE'],
+      ['PUT', '/api/hop/some-turn', 'GET, DELETE'],
       ['PUT', '/api/hop', 'POST'],
     ];
     for (const [method, path, allowed] of cases) {

@@ -1,5 +1,6 @@
 import {
   PROTOCOL_VERSION,
+  REQUIRED_OUTPUT_TYPES,
   type ApplyResult,
   type ChatMessage,
   type HopRequest,
@@ -32,6 +33,11 @@ export interface BuildHopRequestInput {
   conversationId?: string | undefined;
   /** What the host did with the previous hop's outputs; sent from hop 2 on. */
   applyResults?: readonly ApplyResult[] | undefined;
+  /**
+   * The output types the host applies; those beyond the v1 three are declared on hop 1 as `capabilities.outputs`
+   * (spec §5.1), so the server may send them.
+   */
+  outputTypes?: readonly string[] | undefined;
 }
 
 /**
@@ -54,5 +60,9 @@ export function buildHopRequest(input: BuildHopRequestInput): HopRequest {
   if (input.agent !== undefined) request.agent = input.agent;
   if (input.conversationId !== undefined) request.conversation_id = input.conversationId;
   if (input.hop > 1 && input.applyResults !== undefined) request.apply_results = [...input.applyResults];
+  const declared = (input.outputTypes ?? []).filter(
+    (type) => !(REQUIRED_OUTPUT_TYPES as readonly string[]).includes(type),
+  );
+  if (input.hop === 1 && declared.length > 0) request.capabilities = { outputs: [...new Set(declared)] };
   return request;
 }

@@ -2,7 +2,7 @@
  * The DOM events `<canvas-ai-chat>` dispatches for its host page. All bubble and are composed, so a host listens
  * on the element or anywhere above it, even across shadow roots.
  */
-import type { ApplyResult, FinalHopResponse, HopResponse } from '@canvas-ai/protocol';
+import type { ApplyResult, FinalHopResponse, HopResponse, ToolOutput } from '@canvas-ai/protocol';
 import type { TurnError } from './turn-error.js';
 
 /** `canvas-ai-turn-start`: the user sent a message and its turn begins. */
@@ -14,6 +14,8 @@ export interface TurnStartDetail {
   message: string;
   /** How many files the user attached. */
   attachments: number;
+  /** The turn was running before the page reloaded and goes on now (spec §18); its earlier hops are done. */
+  resumed: boolean;
 }
 
 /** `canvas-ai-hop`: one hop's response arrived and its outputs were applied. */
@@ -23,6 +25,8 @@ export interface HopDetail {
   response: HopResponse;
   /** What the host's `applyOutputs` returned (sent with the next hop). */
   applyResults: ApplyResult[] | undefined;
+  /** The outputs that undo what this hop applied, in the order to apply them (spec §17). */
+  inverse: ToolOutput[];
 }
 
 /** `canvas-ai-turn-end`: the turn is over: answered, stopped, or failed. */
@@ -35,6 +39,32 @@ export interface TurnEndDetail {
   response: FinalHopResponse | undefined;
   /** What went wrong, when `status` is `error`. */
   error: TurnError | undefined;
+  /** Every output of the turn the host applied, in order (none for a turn that changed nothing). */
+  outputs: ToolOutput[];
+  /**
+   * The outputs that undo the whole turn, in the order to apply them (spec §17): a host with its own undo history
+   * records them as one step. Each carries `replaces`, so applying them later keeps what the person changed since.
+   */
+  inverse: ToolOutput[];
+}
+
+/** `canvas-ai-undo`: a turn was taken back, from the Undo button (`undo`) or Stop and revert (`revert`). */
+export interface UndoDetail {
+  requestId: string;
+  reason: 'undo' | 'revert';
+  /** `undone`: everything taken back; `partial`: some changes stayed (the person changed them since); `nothing`. */
+  status: 'undone' | 'partial' | 'nothing';
+  /** What the host reported for each inverse output it was given. */
+  results: ApplyResult[];
+  /** The inverse outputs the host refused. */
+  notUndone: ToolOutput[];
+}
+
+/** `canvas-ai-resume`: after a reload, the chat took up the turn that was running (spec §18). */
+export interface ResumeDetail {
+  requestId: string;
+  /** `resumed`: it goes on; `finished`: it had ended, its answer is shown; `gone`: the server no longer has it. */
+  outcome: 'resumed' | 'finished' | 'gone';
 }
 
 /** `canvas-ai-error`: a turn failed, or the agents config could not be loaded. */
@@ -53,6 +83,10 @@ export type CanvasAiHopEvent = CustomEvent<HopDetail>;
 export type CanvasAiTurnEndEvent = CustomEvent<TurnEndDetail>;
 /** Fired on errors. */
 export type CanvasAiErrorEvent = CustomEvent<ErrorDetail>;
+/** Fired when a turn was undone or reverted. */
+export type CanvasAiUndoEvent = CustomEvent<UndoDetail>;
+/** Fired when a reloaded chat took up its running turn. */
+export type CanvasAiResumeEvent = CustomEvent<ResumeDetail>;
 
 /** Every event of the widget, by name. */
 export interface CanvasAiEventMap {
@@ -60,6 +94,8 @@ export interface CanvasAiEventMap {
   'canvas-ai-hop': CanvasAiHopEvent;
   'canvas-ai-turn-end': CanvasAiTurnEndEvent;
   'canvas-ai-error': CanvasAiErrorEvent;
+  'canvas-ai-undo': CanvasAiUndoEvent;
+  'canvas-ai-resume': CanvasAiResumeEvent;
 }
 
 /** Builds one of the widget's events: bubbling and composed. */

@@ -20,7 +20,9 @@ import { newId } from './ids.js';
 import { readHopResponse } from './read-response.js';
 import { DEFAULT_RETRY_DELAYS, type RetryWait, type SendTry, withRetries } from './retry.js';
 import { serializeHopRequest, type SerializedHopRequest } from './serialize-request.js';
+import { noChanges, recordHop, type TurnChanges } from './turn-changes.js';
 import { TurnError } from './turn-error.js';
+import { undoTurn, type UndoResult } from './undo.js';
 
 /**
  * The client's safety net against a server that never ends a turn; the server's `max_hops` is the real bound. It is
@@ -28,13 +30,23 @@ import { TurnError } from './turn-error.js';
  */
 export const DEFAULT_MAX_HOPS = MAX_TURN_REQUESTS;
 
+/** Why {@link ApplyOutputsHook} is called: a hop's outputs, or the inverse outputs of an undo (spec §17). */
+export interface ApplyInfo {
+  requestId: string;
+  /** `hop`: the outputs of a hop's response; `undo`: outputs that take a turn back (then `response` is undefined). */
+  kind: 'hop' | 'undo';
+  /** The hop, for `kind` `hop`. */
+  hop?: number;
+}
+
 /**
- * Applies one hop's outputs to the host's store; what it returns becomes the next request's `apply_results`.
- * Returning nothing means every output was applied.
+ * Applies outputs to the host's store: a hop's (what it returns becomes the next request's `apply_results`), or an
+ * undo's (`response` undefined, `info.kind` `undo`). Returning nothing means every output was applied.
  */
 export type ApplyOutputsHook = (
   outputs: ToolOutput[],
-  response: HopResponse,
+  response: HopResponse | undefined,
+  info: ApplyInfo,
   // biome-ignore lint/suspicious/noConfusingVoidType: a host's store function that returns nothing must type-check.
 ) => ApplyResult[] | void | Promise<ApplyResult[] | void>;
 
@@ -63,6 +75,10 @@ export interface HopReport {
   response: HopResponse;
   /** What `applyOutputs` returned for this hop's outputs (sent with the next hop). */
   applyResults: ApplyResult[] | undefined;
+  /** The outputs that undo what this hop applied, in the order to apply them (spec §17). */
+  inverse: ToolOutput[];
+  /** Everything the turn changed so far, and its undo. */
+  changes: TurnChanges;
 }
 
 /** What the loop reports before it waits to send a hop again: which hop, and {@link RetryWait}'s why and how long. */
@@ -103,13 +119,45 @@ export interface TurnOptions {
   retryDelays?: readonly number[] | undefined;
   /** Called before each wait for a retry (to show "reconnecting…", or to log). */
   onRetry?: ((report: RetryReport) => void) | undefined;
+  /**
+   * The output types `applyOutputs` applies. Those beyond the v1 three (`remove_components`, `move_components`) are
+   * declared on hop 1, and only then does the server send them (spec §5.1). Default: the v1 three.
+   */
+  outputTypes?: readonly string[] | undefined;
+  /**
+   * Goes on with a turn the server holds instead of starting one (spec §18): hops up to `hop` were answered and
+   * applied, so the first request is `hop + 1`, with `applyResults` (what the host reported for hop `hop`'s outputs).
+   * `messages` and `attachments` are not sent. `changes` are what the turn had changed so far (for its undo).
+   */
+  resume?: ResumePoint | undefined;
 }
 
-/** How a turn ended. */
+/** Where a resumed turn goes on from. */
+export interface ResumePoint {
+  /** The latest hop whose response was applied. */
+  hop: number;
+  applyResults?: ApplyResult[] | undefined;
+  changes?: TurnChanges | undefined;
+}
+
+/** How a turn ended; `changes` is what it changed on the page, with its undo (spec §17). */
 export type TurnResult =
-  | { status: 'done'; requestId: string; hops: number; response: FinalHopResponse }
-  | { status: 'stopped'; requestId: string; hops: number; lastResponse: HopResponse | undefined }
-  | { status: 'error'; requestId: string; hops: number; error: TurnError; lastResponse: HopResponse | undefined };
+  | { status: 'done'; requestId: string; hops: number; response: FinalHopResponse; changes: TurnChanges }
+  | {
+      status: 'stopped';
+      requestId: string;
+      hops: number;
+      lastResponse: HopResponse | undefined;
+      changes: TurnChanges;
+    }
+  | {
+      status: 'error';
+      requestId: string;
+      hops: number;
+      error: TurnError;
+      lastResponse: HopResponse | undefined;
+      changes: TurnChanges;
+    };
 
 /** A running turn. */
 export interface Turn {
@@ -120,6 +168,13 @@ export interface Turn {
   readonly result: Promise<TurnResult>;
   /** Stops the turn: no request is sent after it, the in-flight hop is aborted, and the server is told (DELETE). */
   stop(): void;
+  /** What the turn changed on the page so far, and its undo. */
+  readonly changes: TurnChanges;
+  /**
+   * Stop and revert (spec §17.3): stops the turn, waits until no output of it is being applied, then undoes what it
+   * applied through `applyOutputs`. The response of a hop in flight is never applied.
+   */
+  revert(): Promise<UndoResult>;
 }
 
 /** Starts a turn and returns its handle at once. */
@@ -131,8 +186,20 @@ export function startTurn(options: TurnOptions): Turn {
     get stopped() {
       return run.stopped;
     },
+    get changes() {
+      return run.changes;
+    },
     result,
     stop: run.stop,
+    async revert() {
+      run.stop();
+      const ended = await result;
+      return undoTurn(
+        ended.changes,
+        (outputs, response, info) => options.applyOutputs?.(outputs, response, info),
+        'revert',
+      );
+    },
   };
 }
 
@@ -170,9 +237,18 @@ class TurnRun {
   private lastApplyResults: ApplyResult[] | undefined;
   /** The host's fetch or the global one, always called as a plain function (a bare `window.fetch` needs that). */
   private readonly fetchImpl: typeof fetch;
+  /** What the host applied so far, with its undo. */
+  changes: TurnChanges;
 
   constructor(private readonly options: TurnOptions) {
     this.requestId = options.requestId ?? newId();
+    this.changes = options.resume?.changes ?? noChanges(this.requestId);
+    if (options.resume) {
+      // The server holds this turn already: its hops so far count, and a turn that ends without its answer is cancelled.
+      this.hops = options.resume.hop;
+      this.lastApplyResults = options.resume.applyResults;
+      this.posted = true;
+    }
     const given = options.fetch;
     this.fetchImpl = (input, init) => (given ? given(input, init) : globalThis.fetch(input, init));
     if (options.signal?.aborted) this.stop();
@@ -208,12 +284,20 @@ class TurnRun {
       this.cancelOnServer();
       const turnError =
         error instanceof TurnError ? error : new TurnError('host', messageOf(error), { hop: this.hops, cause: error });
-      return { status: 'error', requestId, hops: this.hops, error: turnError, lastResponse: this.lastResponse };
+      return {
+        status: 'error',
+        requestId,
+        hops: this.hops,
+        error: turnError,
+        lastResponse: this.lastResponse,
+        changes: this.changes,
+      };
     } finally {
       this.phase = 'ended';
     }
     const last = this.lastResponse;
-    if (last && !last.should_continue) return { status: 'done', requestId, hops: this.hops, response: last };
+    if (last && !last.should_continue)
+      return { status: 'done', requestId, hops: this.hops, response: last, changes: this.changes };
     return this.stoppedResult();
   }
 
@@ -236,12 +320,31 @@ class TurnRun {
       agent: options.agent,
       conversationId: options.conversationId,
       applyResults: this.lastApplyResults,
+      outputTypes: options.outputTypes,
     });
     const response = await this.sendHop(request, hop === 1 ? (options.attachments ?? []) : []);
     this.lastResponse = response;
-    const returned = await this.callHost('applyOutputs', hop, () => options.applyOutputs?.(response.outputs, response));
+    const returned = await this.callHost('applyOutputs', hop, () =>
+      options.applyOutputs?.(response.outputs, response, { requestId: this.requestId, kind: 'hop', hop }),
+    );
     this.lastApplyResults = Array.isArray(returned) ? returned : undefined;
-    options.onHop?.({ requestId: this.requestId, hop, request, response, applyResults: this.lastApplyResults });
+    // Recorded as soon as the host applied them, even when a stop came meanwhile: a revert must take them back too.
+    const recorded = recordHop(
+      this.changes,
+      { layout: document.layout, page: document.page ?? {} },
+      response.outputs,
+      this.lastApplyResults,
+    );
+    this.changes = recorded.changes;
+    options.onHop?.({
+      requestId: this.requestId,
+      hop,
+      request,
+      response,
+      applyResults: this.lastApplyResults,
+      inverse: recorded.inverse,
+      changes: this.changes,
+    });
     return response;
   }
 
@@ -361,7 +464,13 @@ class TurnRun {
   }
 
   private stoppedResult(): TurnResult {
-    return { status: 'stopped', requestId: this.requestId, hops: this.hops, lastResponse: this.lastResponse };
+    return {
+      status: 'stopped',
+      requestId: this.requestId,
+      hops: this.hops,
+      lastResponse: this.lastResponse,
+      changes: this.changes,
+    };
   }
 }
 

@@ -4,12 +4,16 @@ export type {
   CanvasAiErrorEvent,
   CanvasAiEventMap,
   CanvasAiHopEvent,
+  CanvasAiResumeEvent,
   CanvasAiTurnEndEvent,
   CanvasAiTurnStartEvent,
+  CanvasAiUndoEvent,
   ErrorDetail,
   HopDetail,
+  ResumeDetail,
   TurnEndDetail,
   TurnStartDetail,
+  UndoDetail,
 } from './events.js';
 export type { ChatOptions } from './canvas-ai-chat/deep-chat-theme.js';
 export { CanvasAiChat, type SendMessageOptions } from './canvas-ai-chat/canvas-ai-chat.component.js';

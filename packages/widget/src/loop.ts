@@ -1,12 +1,14 @@
 // @canvas-ai/widget/loop: the hop loop alone, for a host that renders its own chat (React, Vue, …). Nothing in this
 // entry's import graph imports lit, @lit/* or deep-chat (test/loop-entry.test.mjs bundles it to prove so).
 export {
+  type ApplyInfo,
   type ApplyOutputsHook,
   type CsrfTokenRequest,
   type CsrfTokenSource,
   DEFAULT_MAX_HOPS,
   type GetLayoutHook,
   type HopReport,
+  type ResumePoint,
   type RetryReport,
   runTurn,
   startTurn,
@@ -14,6 +16,18 @@ export {
   type TurnOptions,
   type TurnResult,
 } from './hop-loop.js';
+// Undo (spec §17) and resume after a reload (spec §18), for any host.
+export { canUndo, changedPage, noChanges, recordHop, type TurnChanges } from './turn-changes.js';
+export { undoNote, undoTurn, type UndoReason, type UndoResult } from './undo.js';
+export {
+  type ResumableTurn,
+  type ResumeOutcome,
+  resumeTurn,
+  type StandingOptions,
+  type TurnStanding,
+  turnStanding,
+} from './resume.js';
+export { ChatStorage, type ChatStorageArea, SavedChat, SavedTurn, sessionArea } from './turn-storage.js';
 export { DEFAULT_RETRY_DELAYS, type RetryReason, type RetryWait } from './retry.js';
 export { TurnError, type TurnErrorKind, type TurnErrorOptions } from './turn-error.js';
 // The steps of one hop, for a host that writes its own loop (and for the bench, which times them).

@@ -6,7 +6,10 @@ import type { CanvasAiChat } from '../src/canvas-ai-chat/canvas-ai-chat.componen
 describe('the built self-contained module', () => {
   let frame: HTMLIFrameElement;
 
-  afterEach(() => frame?.remove());
+  afterEach(() => {
+    frame?.remove();
+    sessionStorage.clear();
+  });
 
   it('defines <canvas-ai-chat> in a raw page and answers a message', async () => {
     frame = document.createElement('iframe');

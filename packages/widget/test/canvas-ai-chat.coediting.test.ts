@@ -81,14 +81,14 @@ describe('<canvas-ai-chat> when the person edits during a turn', () => {
     const placed: string[] = [];
     // The person retypes the hero's heading while hop 3 runs: just before the host applies its outputs.
     const apply = host.applyOutputs;
-    host.applyOutputs = (outputs, response) => {
-      if (response.hop === 2)
+    host.applyOutputs = (outputs, response, info) => {
+      if (response?.hop === 2)
         placed.push(
           ...outputs.flatMap((o) =>
             o.type === 'place_components' ? o.operations[0]!.components.map((c) => c.uuid) : [],
           ),
         );
-      if (response.hop === 3) {
+      if (response?.hop === 3) {
         host.document = applyOutputs(host.document, [
           {
             type: 'edit_components',
@@ -97,7 +97,7 @@ describe('<canvas-ai-chat> when the person edits during a turn', () => {
           },
         ]);
       }
-      return apply(outputs, response);
+      return apply(outputs, response, info);
     };
     const element = await mountChat({
       agentsEndpoint: '/api/agents',
@@ -119,7 +119,8 @@ describe('<canvas-ai-chat> when the person edits during a turn', () => {
     );
     // Hop 4 reports the conflict to the server, which gives the model one more decision.
     const reported = record.posts()[3]!.body.apply_results!;
-    expect(reported[0]!.conflicts![0]!.actual).to.equal('Fresh every day');
+    const [first] = reported[0]!.conflicts!;
+    expect(first && 'prop' in first ? first.actual : undefined).to.equal('Fresh every day');
     expect(bubbles(element).map((bubble) => bubble.textContent!.trim())).to.include(conflict.hops.at(-1)!.message!);
   });
 
@@ -128,10 +129,11 @@ describe('<canvas-ai-chat> when the person edits during a turn', () => {
     const rejected = await scenario('host-rejects-final-output');
     // A host whose title is locked: it rejects every set_page_value.
     const apply = host.applyOutputs;
-    host.applyOutputs = (outputs, response) => {
+    host.applyOutputs = (outputs, response, info) => {
       const results = apply(
         outputs.filter((output) => output.type !== 'set_page_value'),
         response,
+        info,
       );
       return [
         ...results,

@@ -38,7 +38,10 @@ customElements.define('test-host-editor', TestHostEditor);
 describe('<canvas-ai-chat> embedded in another shadow root', () => {
   let editor: TestHostEditor;
 
-  afterEach(() => editor?.remove());
+  afterEach(() => {
+    editor?.remove();
+    sessionStorage.clear();
+  });
 
   it('works nested, its events reach the document, and the host theme reaches the messages', async () => {
     const server = hopServer([

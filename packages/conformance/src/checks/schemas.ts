@@ -1,6 +1,6 @@
 import { AgentsResponse } from '@canvas-ai/protocol';
 import { ERROR_STATUS, HopErrorBody, isKnownErrorCode } from '@canvas-ai/protocol';
-import { CancelResponse, HopResponse, TokenResponse } from '@canvas-ai/protocol';
+import { CancelResponse, HopResponse, TokenResponse, TurnStatusResponse } from '@canvas-ai/protocol';
 import { defineCheck, fail, skip, type CheckVerdict, type ConformanceCheck } from '../check.js';
 import type { Exchange, ExchangeKind } from '../http-client.js';
 import { verdict } from './invariants.js';
@@ -59,6 +59,17 @@ export const schemaChecks: ConformanceCheck[] = [
       must: 'DELETE /api/hop/{request_id} answers { "status": true, "request_id", "cancelled" }.',
     },
     run: async (context) => judgeExchanges(context.client.exchanges, only('cancel'), CancelResponse),
+  }),
+  defineCheck({
+    id: 'schemas.status-responses',
+    level: 1,
+    title:
+      'Every 200 answer to a turn status request is a valid TurnStatusResponse (turn-status-response.schema.json).',
+    spec: {
+      section: 'statusEndpoint',
+      must: 'GET /api/hop/{request_id} answers { "status": true, "protocol", "request_id", "agent", "hop", "state", … }: progress when active, response when finished.',
+    },
+    run: async (context) => judgeExchanges(context.client.exchanges, only('status'), TurnStatusResponse),
   }),
   defineCheck({
     id: 'schemas.token-response',

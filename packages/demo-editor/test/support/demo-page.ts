@@ -34,6 +34,8 @@ export interface DemoPage {
   turnEnded(count: number): Promise<string>;
   hopsSeen(): Promise<HopSeen[]>;
   rows(): Promise<number>;
+  /** Waits until the chat has loaded the agents config and rendered (after opening, or a reload). */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -81,10 +83,13 @@ export async function openDemo(browser: Browser, url: string): Promise<DemoPage>
     });
     document.addEventListener('canvas-ai-turn-end', (event) => ended.push((event as CustomEvent).detail.status));
   });
-  await page.goto(url);
   // Ready when the chat has loaded the agents config and rendered deep-chat (the picker needs the config).
-  await page.locator('canvas-ai-chat deep-chat').waitFor({ state: 'attached' });
-  await page.locator('canvas-ai-chat canvas-ai-tool-picker [part="button"]').waitFor({ state: 'visible' });
+  const ready = async (): Promise<void> => {
+    await page.locator('canvas-ai-chat deep-chat').waitFor({ state: 'attached' });
+    await page.locator('canvas-ai-chat canvas-ai-tool-picker [part="button"]').waitFor({ state: 'visible' });
+  };
+  await page.goto(url);
+  await ready();
 
   return {
     page,
@@ -106,6 +111,7 @@ export async function openDemo(browser: Browser, url: string): Promise<DemoPage>
     },
     hopsSeen: () => page.evaluate(() => (window as unknown as DemoProbes).__hopsSeen),
     rows: () => page.locator('#canvas [data-region="content"] > .row').count(),
+    ready,
     close: () => context.close(),
   };
 }

@@ -175,7 +175,7 @@ export function diffDocument(
     }
     const from = beforePlaces.get(entry.uuid)!;
     const to = afterPlaces.get(entry.uuid)!;
-    if (from.target !== to.target || moved.has(entry.uuid)) {
+    if ((from.target !== to.target || moved.has(entry.uuid)) && !explained.moved.has(entry.uuid)) {
       changes.push({ kind: 'moved', uuid: entry.uuid, component: entry.component, from, to });
     }
     if (old.hash !== entry.hash)
@@ -482,6 +482,7 @@ function explainedByRejections(outputs: readonly ToolOutput[]) {
   const edited = new Set<string>();
   const props = new Set<string>();
   const fields = new Set<string>();
+  const moved = new Set<string>();
   for (const output of outputs) {
     if (output.type === 'place_components') {
       const collect = (nodes: readonly ComponentNode[]): void => {
@@ -496,11 +497,16 @@ function explainedByRejections(outputs: readonly ToolOutput[]) {
         edited.add(uuid);
         for (const prop of Object.keys(updates)) props.add(`${uuid}\u0000${prop}`);
       }
-    } else {
+    } else if (output.type === 'set_page_value') {
       fields.add(output.field);
+    } else if (output.type === 'remove_components') {
+      // Still on the page because the removal was rejected: the components the server expected gone.
+      for (const uuid of output.uuids) uuids.add(uuid);
+    } else {
+      for (const operation of output.operations) for (const uuid of operation.uuids) moved.add(uuid);
     }
   }
-  return { uuids, edited, props, fields };
+  return { uuids, edited, props, fields, moved };
 }
 
 function knownValue(value: JsonValue | undefined): KnownValue {

@@ -8,6 +8,7 @@ export type LayoutErrorCode =
   | 'missing_reference'
   | 'duplicate_uuid'
   | 'unknown_uuid'
+  | 'move_into_itself'
   | 'conflict';
 
 /** An impossible operation: thrown by the reducer, which then leaves its input untouched. */

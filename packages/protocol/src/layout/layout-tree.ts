@@ -40,7 +40,7 @@ export function findComponent(layout: Layout, uuid: string): ComponentNode | und
 
 /**
  * Property keys from a layout's root down to a value in it: `['regions', 'content', 'components', 3, 'slots',
- * 'items', 1]`. The reducer follows one through an immer draft, so only that path is drafted, never the whole tree.
+ * 'items', 1]`. The reducer copies the objects along one (layout/tree-edit.ts), never the whole tree.
  */
 export type LayoutPath = Array<string | number>;
 
@@ -70,7 +70,6 @@ export function findComponentPath(layout: Layout, uuid: string): { node: Compone
 
 /**
  * The component list a target names: a region's components, or a parent's slot.
- * Works on immer drafts too (it only reads and returns the array to mutate).
  */
 export function resolveTargetList(layout: Layout, target: string, callId?: string): ComponentNode[] {
   return resolveTarget(layout, target, callId).list;

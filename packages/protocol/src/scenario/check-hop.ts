@@ -106,12 +106,19 @@ function compareOutput(
   }
   if (want.operations !== undefined) {
     const wantOps = want.operations.map((op) =>
-      describeOperation(resolve(op.target), op.placement, op.reference_uuid && resolve(op.reference_uuid)),
+      describeOperation(
+        resolve(op.target),
+        op.placement,
+        op.reference_uuid && resolve(op.reference_uuid),
+        op.uuids?.map(resolve),
+      ),
     );
     const gotOps =
       got.type === 'place_components'
         ? got.operations.map((op) => describeOperation(op.target, op.placement, op.reference_uuid))
-        : [];
+        : got.type === 'move_components'
+          ? got.operations.map((op) => describeOperation(op.target, op.placement, op.reference_uuid, op.uuids))
+          : [];
     if (wantOps.join('|') !== gotOps.join('|'))
       problems.push(`${about} operations [${wantOps.join(', ')}] but got [${gotOps.join(', ')}]`);
   }
@@ -122,6 +129,11 @@ function compareOutput(
     const gotUpdates = got.type === 'edit_components' ? got.component_updates : undefined;
     if (!sameJson(wantUpdates, gotUpdates))
       problems.push(`${about} component_updates ${show(wantUpdates)} but got ${show(gotUpdates)}`);
+  }
+  if (want.uuids !== undefined) {
+    const wantUuids = want.uuids.map(resolve);
+    const gotUuids = got.type === 'remove_components' ? got.uuids : undefined;
+    if (!sameJson(wantUuids, gotUuids)) problems.push(`${about} uuids ${show(wantUuids)} but got ${show(gotUuids)}`);
   }
   if (want.field !== undefined) {
     const field = got.type === 'set_page_value' ? got.field : undefined;
@@ -134,8 +146,9 @@ function compareOutput(
   return problems;
 }
 
-function describeOperation(target: string, placement: string, reference?: string): string {
-  return reference === undefined ? `${placement} ${target}` : `${placement} ${reference} in ${target}`;
+function describeOperation(target: string, placement: string, reference?: string, moved?: readonly string[]): string {
+  const where = reference === undefined ? `${placement} ${target}` : `${placement} ${reference} in ${target}`;
+  return moved === undefined ? where : `${moved.join(' ')} ${where}`;
 }
 
 /** Equal as JSON, whatever the key order. */

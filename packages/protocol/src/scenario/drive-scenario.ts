@@ -1,6 +1,8 @@
 import { applyOutputs, applyOutputsWithResults, type CanvasDocument } from '../layout/apply-outputs.js';
 import { jsonEqual } from '../layout/conflicts.js';
+import { currentValuesOf } from '../layout/conflicts.js';
 import { findComponent } from '../layout/layout-tree.js';
+import type { JsonValue } from '../wire/json.js';
 import { errorMessage } from '../wire/errors.js';
 import type { HopRequestInput } from '../wire/hop-request.js';
 import { HopResponse } from '../wire/hop-response.js';
@@ -85,6 +87,7 @@ export async function driveScenario(scenario: Scenario, options: DriveScenarioOp
     if (scenario.agent !== undefined) request.agent = scenario.agent;
     if (options.conversationId !== undefined) request.conversation_id = options.conversationId;
     if (hop === 1) request.messages = [...scenario.history, { role: 'user', text: scenario.user_message }];
+    if (hop === 1 && scenario.capabilities !== undefined) request.capabilities = scenario.capabilities;
     if (applyResults !== undefined) request.apply_results = applyResults;
 
     const headers = new Headers(options.headers ? await options.headers() : undefined);
@@ -247,6 +250,25 @@ function replacesProblems(sent: CanvasDocument, outputs: readonly ToolOutput[]):
           `output ${output.call_id} replaces the page's ${output.field} ${JSON.stringify(output.replaces)}, but it held ${JSON.stringify(held)}`,
         );
     }
+    if (output.type === 'remove_components') {
+      for (const uuid of output.uuids) {
+        const said = output.replaces?.[uuid];
+        const held = findComponent(seen.layout, uuid);
+        if (said === undefined)
+          problems.push(`output ${output.call_id} (remove_components) has no replaces for ${uuid}`);
+        else if (held && !jsonEqual(said as unknown as JsonValue, held as unknown as JsonValue))
+          problems.push(`output ${output.call_id} replaces ${uuid} with a component that is not what the page held`);
+      }
+    }
+    if (output.type === 'move_components') {
+      for (const uuid of new Set(output.operations.flatMap((operation) => operation.uuids))) {
+        const said = output.replaces?.[uuid];
+        const held = targetOf(seen, uuid);
+        if (said === undefined) problems.push(`output ${output.call_id} (move_components) has no replaces for ${uuid}`);
+        else if (held !== undefined && said !== held)
+          problems.push(`output ${output.call_id} says ${uuid} was in ${said}, but the page held it in ${held}`);
+      }
+    }
     try {
       seen = applyOutputs(seen, [output]);
     } catch {
@@ -282,4 +304,9 @@ function describeError(body: unknown): string {
   const { error, message } = body as { error?: { code?: unknown }; message?: unknown };
   const code = typeof error?.code === 'string' ? ` ${error.code}` : '';
   return typeof message === 'string' ? ` (${code.trim() || 'error'}: ${message})` : code ? ` (${code.trim()})` : '';
+}
+
+/** Where a component is, as a placement target, or undefined when it is not on the page. */
+function targetOf(document: CanvasDocument, uuid: string): string | undefined {
+  return currentValuesOf(document).targetOf?.(uuid);
 }

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { AgentId, CallId, ComponentId, ComponentUuid } from '../wire/ids.js';
 import { JsonValue, SafeKey } from '../wire/json.js';
 import { PageValues } from '../wire/layout.js';
-import { ATTACHMENT_MEDIA_TYPES, ChatMessage } from '../wire/hop-request.js';
+import { ATTACHMENT_MEDIA_TYPES, Capabilities, ChatMessage } from '../wire/hop-request.js';
 import { FinishReason } from '../wire/hop-response.js';
 import { ApplyResult, TOOL_OUTPUT_TYPES } from '../wire/outputs.js';
 
@@ -33,10 +33,12 @@ export const ExpectedOutput = z
     placed: z.array(ComponentId).optional(),
     /** place_components: the props of each placed component, in `placed` order, exactly (catalog defaults included). */
     placed_props: z.array(z.record(z.string(), JsonValue)).optional(),
-    /** place_components: the target and placement of each operation, in order. */
+    /** place_components and move_components: the target and placement of each operation, in order. */
     operations: z
       .array(
         z.object({
+          /** move_components: the uuids the operation moves, possibly symbolic. */
+          uuids: z.array(z.string()).optional(),
           target: z.string(),
           placement: z.enum(['above', 'below', 'inside']),
           reference_uuid: z.string().optional(),
@@ -47,6 +49,8 @@ export const ExpectedOutput = z
     component_updates: z.record(z.string(), z.record(z.string(), JsonValue)).optional(),
     /** edit_components: `uuid → props` it expects to replace (spec §16.2), uuids possibly symbolic. */
     replaces: z.union([z.record(z.string(), z.record(z.string(), JsonValue)), JsonValue]).optional(),
+    /** remove_components: the uuids it removes, in order, possibly symbolic. */
+    uuids: z.array(z.string()).optional(),
     /** set_page_value */
     field: z.string().optional(),
     value: JsonValue.optional(),
@@ -109,6 +113,8 @@ export const Scenario = z
     agent: AgentId.optional(),
     /** The agent's `max_hops` that the expectations assume. */
     max_hops: z.int().min(1).optional(),
+    /** What the client declares on hop 1 (spec §5.1): the output types beyond the v1 three it applies. */
+    capabilities: Capabilities.optional(),
     /** Earlier messages of the conversation (hop 1's `messages` before the user message). */
     history: z.array(ChatMessage).default([]),
     user_message: z.string().min(1),

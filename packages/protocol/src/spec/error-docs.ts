@@ -2,7 +2,7 @@ import type { ErrorCode } from '../wire/errors.js';
 import type { LIMITS } from '../wire/limits.js';
 
 /** The HTTP operations of the protocol, by a short name. */
-export type Operation = 'hop' | 'cancel' | 'agents' | 'token' | 'health';
+export type Operation = 'hop' | 'cancel' | 'status' | 'agents' | 'token' | 'health';
 
 /** What one error code means to a client, and which operations may answer with it. */
 export interface ErrorCodeDoc {
@@ -28,7 +28,7 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
       "a layout over the component limit or holding a uuid twice, hop 1 whose last message is not the user's, a " +
       'multipart body that cannot be read. ' +
       '`field` names the first offending field.',
-    operations: ['hop', 'cancel'],
+    operations: ['hop', 'cancel', 'status'],
   },
   missing_field: {
     when:
@@ -81,8 +81,9 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   turn_not_found: {
     when:
       'A hop after the first names a turn the server does not hold: never started, expired, cancelled, failed, ' +
-      'started in another session, or ended (a hop past its last one, or any hop once its replay window is over).',
-    operations: ['hop'],
+      'started in another session, or ended (a hop past its last one, or any hop once its replay window is over). ' +
+      'Also the status of such a turn (`GET /api/hop/{request_id}`).',
+    operations: ['hop', 'status'],
   },
   payload_too_large: {
     when: 'The body is larger than the body limit; answered before the body is parsed.',
@@ -94,7 +95,7 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   },
   internal_error: {
     when: "The server failed while executing the hop (a tool crashed, a bug). The turn's state is deleted.",
-    operations: ['hop', 'cancel', 'agents', 'token', 'health'],
+    operations: ['hop', 'cancel', 'status', 'agents', 'token', 'health'],
   },
   provider_error: {
     when: "The model provider failed or answered something unusable. The turn's state is deleted.",
@@ -102,7 +103,7 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   },
   store_unavailable: {
     when: 'The turn store cannot be reached. Nothing changed; the client may retry later.',
-    operations: ['hop', 'cancel'],
+    operations: ['hop', 'cancel', 'status'],
   },
 };
 

@@ -5,13 +5,21 @@ import { Scenario } from '../scenario/scenario.js';
 import {
   EditComponentsInput,
   GetComponentDetailsInput,
+  MoveComponentsInput,
   PlaceComponentsInput,
+  RemoveComponentsInput,
   SetPageValueInput,
 } from '../tools/tool-inputs.js';
 import { AgentsResponse } from '../wire/agents.js';
 import { HopErrorBody } from '../wire/errors.js';
 import { HopRequest } from '../wire/hop-request.js';
-import { CancelResponse, HealthResponse, HopResponse, TokenResponse } from '../wire/hop-response.js';
+import {
+  CancelResponse,
+  HealthResponse,
+  HopResponse,
+  TokenResponse,
+  TurnStatusResponse,
+} from '../wire/hop-response.js';
 import { Layout } from '../wire/layout.js';
 import { ApplyResult, ToolOutput } from '../wire/outputs.js';
 
@@ -67,6 +75,12 @@ export const SPEC_MESSAGES: readonly SpecMessage[] = [
     description: 'The response to DELETE /api/hop/{request_id}; `cancelled` says whether a turn was running.',
   },
   {
+    id: 'TurnStatusResponse',
+    schema: TurnStatusResponse,
+    io: 'output',
+    api: true,
+  },
+  {
     id: 'HealthResponse',
     schema: HealthResponse,
     io: 'output',
@@ -96,6 +110,20 @@ export const SPEC_MESSAGES: readonly SpecMessage[] = [
     io: 'input',
     api: false,
     description: 'The arguments a model sends to the set_page_value tool.',
+  },
+  {
+    id: 'RemoveComponentsInput',
+    schema: RemoveComponentsInput,
+    io: 'input',
+    api: false,
+    description: 'The arguments a model sends to the remove_components tool (revision 1.2).',
+  },
+  {
+    id: 'MoveComponentsInput',
+    schema: MoveComponentsInput,
+    io: 'input',
+    api: false,
+    description: 'The arguments a model sends to the move_components tool (revision 1.2).',
   },
   {
     id: 'GetComponentDetailsInput',

@@ -150,6 +150,20 @@ export function openApiDocument(messages: readonly SpecMessage[]): JsonSchema {
         },
       },
       '/api/hop/{request_id}': {
+        get: {
+          operationId: 'getTurnStatus',
+          summary:
+            "Where a turn of the caller's session stands (revision 1.2): waiting for its next hop, or finished with its " +
+            'final response. Read-only: it takes no lock and changes nothing; no CSRF token needed.',
+          parameters: [{ name: 'request_id', in: 'path', required: true, schema: ref('RequestId') }],
+          responses: {
+            ...ok(
+              'TurnStatusResponse',
+              '`state` `active`: send hop `hop + 1` (a repeat of `hop` gets its stored response); `finished`: the final response.',
+            ),
+            ...errorResponses('status'),
+          },
+        },
         delete: {
           operationId: 'cancelTurn',
           summary: 'Cancel a turn: its state is dropped and its parked calls never execute. Idempotent.',

@@ -1,16 +1,50 @@
 import { editComponentsTool } from './edit-components.js';
 import { getComponentDetailsTool } from './get-component-details.js';
+import { moveComponentsTool } from './move-components.js';
 import { placeComponentsTool } from './place-components.js';
+import { removeComponentsTool } from './remove-components.js';
 import { setPageValueTool } from './set-page-value.js';
+import { REQUIRED_OUTPUT_TYPES } from '../wire/outputs.js';
 import type { ToolDefinition } from './tool-definition.js';
 
 /** The names of the tools every Canvas AI server ships (spec §12). */
-export type BuiltinToolName = 'place_components' | 'edit_components' | 'set_page_value' | 'get_component_details';
+export type BuiltinToolName =
+  | 'place_components'
+  | 'edit_components'
+  | 'set_page_value'
+  | 'remove_components'
+  | 'move_components'
+  | 'get_component_details';
 
-/** The built-in tools (spec §12) by name: pure and deterministic, so a replayed scenario gets the same outputs. */
+/**
+ * The built-in tools (spec §12) by name: pure and deterministic, so a replayed scenario gets the same outputs. The
+ * remove and move tools are offered only to a client that declared their outputs (spec §5.1, {@link offeredTools}).
+ */
 export const builtinTools: Record<BuiltinToolName, ToolDefinition> = {
   place_components: placeComponentsTool,
   edit_components: editComponentsTool,
   set_page_value: setPageValueTool,
+  remove_components: removeComponentsTool,
+  move_components: moveComponentsTool,
   get_component_details: getComponentDetailsTool,
 };
+
+/**
+ * The tools of `names` a turn may offer its model (spec §5.1): every tool whose output type every v1 host applies (or
+ * that has no output), and a tool of a type the client must declare only when the turn's client declared it.
+ */
+export function offeredTools(
+  tools: Readonly<Record<string, ToolDefinition>>,
+  names: readonly string[],
+  declared: readonly string[],
+): Record<string, ToolDefinition> {
+  const offered: Record<string, ToolDefinition> = {};
+  for (const name of names) {
+    const tool = Object.hasOwn(tools, name) ? tools[name] : undefined;
+    if (!tool) continue;
+    const type = tool.outputType;
+    if (type === undefined || (REQUIRED_OUTPUT_TYPES as readonly string[]).includes(type) || declared.includes(type))
+      offered[name] = tool;
+  }
+  return offered;
+}

@@ -26,6 +26,7 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
     'with only the props that change; uuids come from the current layout or from earlier results.',
   input: EditComponentsInput,
   allowParallel: true,
+  outputType: 'edit_components',
   execute(input, context) {
     const parsed = parseYamlData(input.component_edits, 'component_edits');
     if (!parsed.ok) fail(NAME, parsed.message);

@@ -4,7 +4,7 @@ import { applyOutputs, type CanvasDocument } from '../layout/apply-outputs.js';
 import { LayoutError } from '../layout/layout-error.js';
 import { describeScanProblem, scanJson } from '../parse/scan-json.js';
 import { LIMITS } from '../wire/limits.js';
-import { ToolOutput } from '../wire/outputs.js';
+import { REQUIRED_OUTPUT_TYPES, ToolOutput } from '../wire/outputs.js';
 import { ToolInputError, type ToolDefinition, type ToolExecution } from './tool-definition.js';
 import { errorMessage } from '../wire/errors.js';
 
@@ -33,6 +33,11 @@ export interface ExecuteToolCallsOptions {
    * after the model decided it (spec §16.1).
    */
   refuseOutput?: ((output: ToolOutput) => string | undefined) | undefined;
+  /**
+   * The output types beyond the v1 three that this turn's client declared (spec §5.1). An output of a type it did not
+   * declare is a bug of the tool that made it (the server offers such tools only to a client that declared them).
+   */
+  declaredOutputs?: readonly string[] | undefined;
 }
 
 /** The readable outcome of one call, fed to the model. `ok` is false when nothing was executed or it was refused. */
@@ -135,7 +140,7 @@ export async function executeToolCalls(
       continue;
     }
     if (execution.output) {
-      const output = checkOutput(execution.output, call);
+      const output = checkOutput(execution.output, call, options.declaredOutputs ?? []);
       const refusal = options.refuseOutput?.(output);
       if (refusal !== undefined) {
         refuse(refusal);
@@ -181,11 +186,19 @@ function parseArguments(
   return { ok: false, message: `The arguments of ${call.name} do not match its parameters:\n${issues.join('\n')}` };
 }
 
-/** An output that breaks the wire schema or names another call is a bug in the tool, not the model's mistake. */
-function checkOutput(output: ToolOutput, call: ToolCall): ToolOutput {
+/**
+ * An output that breaks the wire schema, names another call or is of a type the client did not declare is a bug in
+ * the tool, not the model's mistake.
+ */
+function checkOutput(output: ToolOutput, call: ToolCall, declared: readonly string[]): ToolOutput {
   const parsed = ToolOutput.safeParse(output);
   if (!parsed.success) {
     throw new Error(`tool ${call.name} returned an output that breaks the ToolOutput schema: ${parsed.error.message}`);
+  }
+  if (!(REQUIRED_OUTPUT_TYPES as readonly string[]).includes(output.type) && !declared.includes(output.type)) {
+    throw new Error(
+      `tool ${call.name} returned a ${output.type} output, which this turn's client did not declare (spec §5.1)`,
+    );
   }
   if (output.call_id !== call.id) {
     throw new Error(

@@ -3,7 +3,7 @@ import { findComponent } from '../layout/layout-tree.js';
 import type { ComponentNode, Layout } from '../wire/layout.js';
 import { parseTarget } from '../wire/layout.js';
 import { listNames } from './format.js';
-import { catalogIndex, type ComponentSpec } from './component-spec.js';
+import { catalogIndex } from './component-spec.js';
 import { closestMatches, didYouMean } from './suggest.js';
 
 /** One placement as the model asked for it. */
@@ -55,13 +55,14 @@ export function unknownUuidMessage(layout: Layout, uuid: string): string {
 /**
  * Checks one placement against the layout it will apply to (spec §12): the target exists, the slot is one of the parent's,
  * the components are allowed in that slot, `inside` only on an empty target, `above`/`below` with a reference_uuid
- * that is in the target. Returns the problems, each a sentence that says what to do instead.
+ * that is in the target. `componentIds` are the catalog ids of what goes there. Returns the problems, each a sentence
+ * that says what to do instead.
  */
 export function checkPlacement(
   layout: Layout,
   catalog: Catalog,
   request: PlacementRequest,
-  specs: readonly ComponentSpec[],
+  componentIds: readonly string[],
   where: string,
 ): string[] {
   const problems: string[] = [];
@@ -99,10 +100,10 @@ export function checkPlacement(
     }
     const allowed = definition?.slots[parsed.slot]?.allowed;
     if (allowed) {
-      for (const spec of specs) {
-        if (!allowed.includes(spec.component.id)) {
+      for (const id of componentIds) {
+        if (!allowed.includes(id)) {
           add(
-            `${spec.component.id} is not allowed in slot \`${parsed.slot}\` of ${parent.component} (${parent.uuid}); ` +
+            `${id} is not allowed in slot \`${parsed.slot}\` of ${parent.component} (${parent.uuid}); ` +
               `allowed: ${allowed.join(', ')}`,
           );
         }

@@ -26,6 +26,7 @@ export const placeComponentsTool: ToolDefinition<PlaceComponentsInput> = {
     '`component_id: {props: {...}, slots: {slot_name: [...]}}`. The result gives the uuid of every placed component.',
   input: PlaceComponentsInput,
   allowParallel: false,
+  outputType: 'place_components',
   execute(input, context) {
     const problems: string[] = [];
     // Catalog checks first, for every operation: they need no layout, so the model hears all of them at once.
@@ -39,7 +40,13 @@ export const placeComponentsTool: ToolDefinition<PlaceComponentsInput> = {
     for (const [index, request] of input.operations.entries()) {
       const where = `operations[${index}]`;
       const opSpecs = specs[index]!;
-      const layoutProblems = checkPlacement(document.layout, context.catalog, request, opSpecs, where);
+      const layoutProblems = checkPlacement(
+        document.layout,
+        context.catalog,
+        request,
+        opSpecs.map((spec) => spec.component.id),
+        where,
+      );
       if (layoutProblems.length > 0 && index < input.operations.length - 1) {
         // Later operations may depend on this one, so checking them against an unchanged layout would mislead.
         layoutProblems.push(`operations after operations[${index}] were not checked yet`);

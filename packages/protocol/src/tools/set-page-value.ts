@@ -17,6 +17,7 @@ export const setPageValueTool: ToolDefinition<SetPageValueInput> = {
   description: 'Set one page field, such as the page title or its meta description, to a string value.',
   input: SetPageValueInput,
   allowParallel: true,
+  outputType: 'set_page_value',
   execute(input, context) {
     const field = context.pageFields.find((candidate) => candidate.name === input.field);
     if (!field) {

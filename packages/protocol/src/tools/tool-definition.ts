@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Catalog } from '../config/catalog.js';
 import type { PageField } from '../config/agents-config.js';
 import type { CanvasDocument } from '../layout/apply-outputs.js';
-import type { ToolOutput } from '../wire/outputs.js';
+import type { ToolOutput, ToolOutputType } from '../wire/outputs.js';
 
 /** What a tool sees when it executes: the document as the browser sent it, with earlier outputs of this hop applied. */
 export interface ToolContext {
@@ -41,6 +41,11 @@ export interface ToolDefinition<Input = unknown> {
   input: z.ZodType<Input>;
   /** Whether several calls of this tool in one model reply all execute (spec §12); `false` for `place_components`. */
   allowParallel: boolean;
+  /**
+   * The type of the output this tool returns, if any. A tool whose output is of a type the client must declare
+   * (`remove_components`, `move_components`) is offered only to a turn whose client declared it (spec §5.1).
+   */
+  outputType?: ToolOutputType;
   execute(input: Input, context: ToolContext): ToolExecution | Promise<ToolExecution>;
 }
 

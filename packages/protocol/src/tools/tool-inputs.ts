@@ -38,6 +38,43 @@ export const SetPageValueInput = z
   .meta({ id: 'SetPageValueInput' });
 export type SetPageValueInput = z.infer<typeof SetPageValueInput>;
 
+/** Remove components from the page, with everything inside their slots (revision 1.2, spec §11.1). */
+export const RemoveComponentsInput = z
+  .object({
+    uuids: z
+      .array(ComponentUuid)
+      .min(1)
+      .max(50)
+      .describe('The uuids of the components to remove; the components inside their slots go with them.'),
+  })
+  .meta({ id: 'RemoveComponentsInput' });
+export type RemoveComponentsInput = z.infer<typeof RemoveComponentsInput>;
+
+/** Move components already on the page; they keep their uuids, props and slot children (spec §11.1). */
+export const MoveComponentsInput = z
+  .object({
+    operations: z
+      .array(
+        z.object({
+          uuids: z
+            .array(ComponentUuid)
+            .min(1)
+            .max(50)
+            .describe('The components to move, in the order they should end up in.'),
+          target: PlacementTarget.describe(
+            'Where they go: a region id such as "content", or "<parent_uuid>/<slot_name>".',
+          ),
+          placement: Placement.describe('"inside" an empty target, or "above"/"below" reference_uuid.'),
+          reference_uuid: ComponentUuid.optional().describe(
+            'Required with above/below: a component in the target that is not being moved.',
+          ),
+        }),
+      )
+      .min(1),
+  })
+  .meta({ id: 'MoveComponentsInput' });
+export type MoveComponentsInput = z.infer<typeof MoveComponentsInput>;
+
 /** Fetch the props and slots of catalog components. */
 export const GetComponentDetailsInput = z
   .object({ component_ids: z.array(ComponentId).min(1).max(50) })

@@ -26,6 +26,15 @@ export const HopContext = z
   .meta({ id: 'HopContext' });
 export type HopContext = z.infer<typeof HopContext>;
 
+/**
+ * What the client applies beyond every v1 host (revision 1.2, spec §5.1): `outputs` names output types such as
+ * `remove_components`. Plain strings, not an enum: a name this server does not know is ignored (spec §7.1).
+ */
+export const Capabilities = z
+  .object({ outputs: z.array(z.string().min(1).max(100)).max(50).default([]) })
+  .meta({ id: 'Capabilities' });
+export type Capabilities = z.infer<typeof Capabilities>;
+
 /** The protocol field every message carries. */
 export const ProtocolField = z.literal(PROTOCOL_VERSION);
 
@@ -43,6 +52,8 @@ export const HopRequest = z
     conversation_id: RequestId.optional(),
     context: HopContext,
     apply_results: z.array(ApplyResult).max(LIMITS.maxOutputsPerHop).optional(),
+    /** Hop 1: the output types beyond the v1 three this client applies (spec §5.1); kept with the turn. */
+    capabilities: Capabilities.optional(),
   })
   .superRefine((request, ctx) => {
     if (request.hop !== 1) return;

@@ -52,6 +52,41 @@ export const CancelResponse = z
   .meta({ id: 'CancelResponse' });
 export type CancelResponse = z.infer<typeof CancelResponse>;
 
+const turnStatusFields = {
+  status: z.literal(true),
+  protocol: ProtocolField,
+  request_id: RequestId,
+  agent: AgentRef,
+  /** The latest hop the server answered: a repeat of it gets that stored response, the next hop is `hop + 1`. */
+  hop: z.int().min(1),
+};
+
+/** A turn that goes on: the server waits for hop `hop + 1` (spec §8.6). */
+export const ActiveTurnStatus = z
+  .object({
+    ...turnStatusFields,
+    state: z.literal('active'),
+    /** The turn's narration so far, as the response to `hop` carried it. */
+    progress: z.string(),
+  })
+  .meta({ id: 'ActiveTurnStatus' });
+export type ActiveTurnStatus = z.infer<typeof ActiveTurnStatus>;
+
+/** A turn that ended at hop `hop`, within its replay window: its final response, as it was sent (spec §8.6). */
+export const FinishedTurnStatus = z
+  .object({ ...turnStatusFields, state: z.literal('finished'), response: FinalHopResponse })
+  .meta({ id: 'FinishedTurnStatus' });
+export type FinishedTurnStatus = z.infer<typeof FinishedTurnStatus>;
+
+/**
+ * The response to `GET /api/hop/{request_id}` (revision 1.2, spec §8.6): where a turn of the caller's session stands,
+ * read without changing anything. A turn the server does not hold is 410 `turn_not_found`.
+ */
+export const TurnStatusResponse = z
+  .discriminatedUnion('state', [ActiveTurnStatus, FinishedTurnStatus])
+  .meta({ id: 'TurnStatusResponse', description: 'Where a turn stands: waiting for its next hop, or finished.' });
+export type TurnStatusResponse = z.infer<typeof TurnStatusResponse>;
+
 /** The header that carries the CSRF token on every `POST` and `DELETE` (spec §4.2). */
 export const CSRF_HEADER = 'X-CSRF-Token';
 

@@ -13,16 +13,26 @@ export interface SystemPromptInput {
   docs: string;
   /** The hop's props cache, so the page's props are stringified once per hop (shared with the change detection). */
   prints?: PropsPrints | undefined;
+  /** The tools the model is offered this turn (default: the agent's); the catalog summary adapts to them. */
+  tools?: readonly string[] | undefined;
 }
 
 /**
  * The agent's system prompt for one hop: its own prompt, the catalog, the page as the browser sent it in this hop
  * (uuid tree, props, page fields, selection, host extras), and the documentation for `include_docs` agents.
  */
-export function buildSystemPrompt({ agent, catalog, context, pageFields, docs, prints }: SystemPromptInput): string {
+export function buildSystemPrompt({
+  agent,
+  catalog,
+  context,
+  pageFields,
+  docs,
+  prints,
+  tools,
+}: SystemPromptInput): string {
   const sections = [
     agent.system_prompt.trim(),
-    `# Catalog\n\n${describeCatalog(catalog)}`,
+    `# Catalog\n\n${describeCatalog(catalog, { tools: tools ?? agent.tools })}`,
     `# The page now\n\n${describePage(context, prints ?? new PropsPrints())}`,
   ];
   if (agent.tools.includes('set_page_value') && pageFields.length > 0) {

@@ -5,6 +5,7 @@
 import type { Fixtures } from '@canvas-ai/protocol/scenario';
 import { startServer, type RunningServer } from '../../src/node.js';
 import { DOOR_VARIANTS } from './variants/door-variants.js';
+import { STATUS_VARIANTS } from './variants/status-variants.js';
 import { TOOL_VARIANTS } from './variants/tool-variants.js';
 import { TURN_VARIANTS } from './variants/turn-variants.js';
 import type { BrokenVariant } from './variants/variant.js';
@@ -12,10 +13,12 @@ import type { BrokenVariant } from './variants/variant.js';
 export type { BrokenVariant } from './variants/variant.js';
 
 /** The variants, by name. */
-export const BROKEN_VARIANTS = { ...DOOR_VARIANTS, ...TURN_VARIANTS, ...TOOL_VARIANTS } satisfies Record<
-  string,
-  BrokenVariant
->;
+export const BROKEN_VARIANTS = {
+  ...DOOR_VARIANTS,
+  ...TURN_VARIANTS,
+  ...TOOL_VARIANTS,
+  ...STATUS_VARIANTS,
+} satisfies Record<string, BrokenVariant>;
 
 /** The name of a broken variant. */
 export type BrokenVariantName = keyof typeof BROKEN_VARIANTS;

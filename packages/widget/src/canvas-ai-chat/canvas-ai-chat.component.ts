@@ -1,10 +1,12 @@
 import { ContextProvider } from '@lit/context';
-import type { AgentsResponse } from '@canvas-ai/protocol';
+import { REQUIRED_OUTPUT_TYPES, type AgentsResponse } from '@canvas-ai/protocol';
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { property, query, state } from 'lit/decorators.js';
 import { canvasAiEvent } from '../events.js';
 import { DEFAULT_MAX_HOPS, type ApplyOutputsHook, type GetLayoutHook } from '../hop-loop.js';
 import { newId } from '../ids.js';
+import { ChatStorage, type SavedChat } from '../turn-storage.js';
+import type { UndoResult } from '../undo.js';
 import { agentsContext, pickContext, type ToolPick } from './agents-context.js';
 import { canvasAiChatStyles } from './canvas-ai-chat.styles.js';
 import { deepChatConfig, namesFor, type ChatOptions } from './deep-chat-theme.js';
@@ -31,11 +33,15 @@ export interface SendMessageOptions {
  * @event canvas-ai-hop - A hop's response arrived and its outputs were applied. `detail`: `{requestId, hop, response, applyResults}`.
  * @event canvas-ai-turn-end - The turn ended. `detail`: `{requestId, status: 'done' | 'stopped' | 'error', hops, response, error}`.
  * @event canvas-ai-error - A turn failed, or the agents config could not be loaded. `detail`: `{requestId, error}`.
+ * @event canvas-ai-undo - A turn was taken back (Undo, or Stop and revert). `detail`: `{requestId, reason, status, results, notUndone}`.
+ * @event canvas-ai-resume - After a reload, the chat took up the turn that was running. `detail`: `{requestId, outcome}`.
  *
  * @csspart base - The wrapper of the chat and the toolbar.
  * @csspart chat - The `<deep-chat>` element (size it here).
  * @csspart toolbar - The row under the chat holding the tools picker and the stop button.
  * @csspart stop-button - The button that stops the running turn (shown while a turn runs).
+ * @csspart revert-button - The button that stops the running turn and undoes what it did (shown while a turn runs).
+ * @csspart undo-button - The button that undoes the last turn that changed the page (shown after it).
  * @csspart picker - The tools picker element.
  * @csspart picker-button - The wrench button of the tools picker.
  * @csspart picker-chip - The picked agent's label, until the message is sent.
@@ -104,6 +110,29 @@ export class CanvasAiChat extends LitElement {
   @property({ attribute: false }) applyOutputs: ApplyOutputsHook | undefined;
 
   /**
+   * The output types `applyOutputs` applies, space-separated as an attribute. Beyond the v1 three, `remove_components`
+   * and `move_components` are declared to the server, which then may send them (spec §5.1); Undo needs
+   * `remove_components` to take back a placement. Default: the v1 three. A host using the protocol's reducer applies all.
+   */
+  @property({
+    attribute: 'output-types',
+    converter: { fromAttribute: (value) => (value ?? '').split(/\s+/).filter(Boolean) },
+  })
+  outputTypes: readonly string[] = [...REQUIRED_OUTPUT_TYPES];
+
+  /** Hides Undo and Stop and revert (a host that keeps its own undo history of agent turns). */
+  @property({ type: Boolean, attribute: 'no-undo' }) noUndo = false;
+
+  /** Keeps nothing in `sessionStorage`: a reload then starts an empty chat and abandons a running turn. */
+  @property({ type: Boolean, attribute: 'no-persist' }) noPersist = false;
+
+  /**
+   * The `sessionStorage` key of this chat's conversation and running turn (spec §18). Default
+   * `canvas-ai-chat:<id>`, or `canvas-ai-chat` for an element without an id: give two chats of one page their own.
+   */
+  @property({ attribute: 'storage-key' }) storageKey: string | undefined;
+
+  /**
    * deep-chat options passed through (text input, image attachments, styles…). Set it before the element is
    * connected: changing it later re-renders deep-chat, which clears the displayed messages.
    */
@@ -122,8 +151,10 @@ export class CanvasAiChat extends LitElement {
     onFailed: (error) => {
       if (error.code === 'csrf_invalid') this.tokenCache?.invalidate();
     },
+    storage: () => this.storage,
   });
-  private readonly defaultConversationId = newId();
+  private defaultConversationId = newId();
+  private storage: ChatStorage | undefined;
   private tokenCache: TokenCache | undefined;
   private pickedAgent: string | undefined;
   private agentsLoading: Promise<void> | undefined;
@@ -145,6 +176,24 @@ export class CanvasAiChat extends LitElement {
     this.turns.stop();
   }
 
+  /** Whether Undo is offered: the last turn changed the page, and `applyOutputs` can apply every inverse. */
+  get canUndo(): boolean {
+    return this.applyOutputs !== undefined && this.turns.canUndo(this.outputTypes);
+  }
+
+  /**
+   * Undoes the last turn that changed the page (spec §17) through `applyOutputs`; what the person changed since stays,
+   * and the chat says what could not be undone. Resolves undefined when there is nothing to undo.
+   */
+  undo(): Promise<UndoResult | undefined> {
+    return this.canUndo ? this.turns.undo() : Promise.resolve(undefined);
+  }
+
+  /** Stop and revert (spec §17.3): stops the running turn and undoes what it did. Undefined when none runs. */
+  revert(): Promise<UndoResult | undefined> {
+    return this.turns.revert();
+  }
+
   /**
    * Sends a message as if the user typed it. `options.agent` picks an agent for this one message, as the wrench
    * would (an agent the config does not offer is ignored: the main agent answers); `options.files` attaches files.
@@ -161,7 +210,7 @@ export class CanvasAiChat extends LitElement {
     const running = this.turns.running;
     return html`<div part="base" class="base">
       <div class="chat"></div>
-      <div part="toolbar" class="toolbar" ?hidden=${!hasTools && !running}>
+      <div part="toolbar" class="toolbar" ?hidden=${!hasTools && !running && !(this.canUndo && !this.noUndo)}>
         ${
           hasTools
             ? html`<canvas-ai-tool-picker
@@ -171,7 +220,17 @@ export class CanvasAiChat extends LitElement {
             : nothing
         }
         <span class="spacer"></span>
-        ${running ? html`<button part="stop-button" class="stop" @click=${() => this.stop()}>Stop</button>` : nothing}
+        ${
+          this.canUndo && !this.noUndo
+            ? html`<button part="undo-button" class="undo" type="button" aria-label="Undo the agent's last turn" @click=${() => void this.undo()}>Undo</button>`
+            : nothing
+        }
+        ${
+          running && !this.noUndo
+            ? html`<button part="revert-button" class="revert" type="button" aria-label="Stop the agent and undo what it changed" @click=${() => void this.revert()}>Stop and revert</button>`
+            : nothing
+        }
+        ${running ? html`<button part="stop-button" class="stop" type="button" @click=${() => this.stop()}>Stop</button>` : nothing}
       </div>
     </div>`;
   }
@@ -188,15 +247,32 @@ export class CanvasAiChat extends LitElement {
   // it back).
   protected override async firstUpdated(): Promise<void> {
     if (!this.agents) await this.agentsLoading;
+    // What this tab kept before a reload: the conversation shown again, the running turn resumed (spec §18).
+    this.storage = this.noPersist
+      ? undefined
+      : new ChatStorage(this.storageKey ?? `canvas-ai-chat${this.id ? `:${this.id}` : ''}`);
+    const saved = this.storage?.load();
+    if (saved?.conversationId) this.defaultConversationId = saved.conversationId;
     const chat = document.createElement('deep-chat') as DeepChatElement;
     chat.setAttribute('part', 'chat');
     // deep-chat adds a Google Fonts <link> to the host page's head on first render unless its own inline style
     // already names a font: an embedded widget must not call a third party from every page it is on.
     chat.style.fontFamily = 'var(--canvas-ai-font-family, inherit)';
     this.appliedOptions = this.chatOptions;
-    Object.assign(chat, deepChatConfig(this.turns.handle, this.effectiveAgents, this.chatOptions));
+    Object.assign(chat, deepChatConfig(this.turns.handle, this.effectiveAgents, this.restoredOptions(saved)));
+    // deep-chat takes no message before its view has rendered: the kept turn is taken up once it has.
+    const rendered = new Promise<void>((resolve) => {
+      chat.onComponentRender = () => resolve();
+    });
     this.chatSlot.append(chat);
     this.deepChat = chat;
+    if (saved) void rendered.then(() => this.turns.restore(saved));
+  }
+
+  /** The host's deep-chat options, with the kept messages as deep-chat's history when there are any. */
+  private restoredOptions(saved: SavedChat | undefined): ChatOptions | undefined {
+    if (!saved || saved.messages.length === 0) return this.chatOptions;
+    return { ...this.chatOptions, history: saved.messages as NonNullable<ChatOptions['history']> };
   }
 
   protected override updated(): void {
@@ -241,7 +317,8 @@ export class CanvasAiChat extends LitElement {
           throw new Error('<canvas-ai-chat> needs its getLayout property set to a function that returns the document.');
         return this.getLayout();
       },
-      applyOutputs: (outputs, response) => this.applyOutputs?.(outputs, response),
+      applyOutputs: (outputs, response, info) => this.applyOutputs?.(outputs, response, info),
+      outputTypes: this.outputTypes,
     };
   }
 

@@ -54,6 +54,25 @@ export const canvasAiChatStyles = css`
     border-radius: var(--canvas-ai-radius, 10px);
     cursor: pointer;
   }
+  .undo,
+  .revert {
+    padding: 0.35rem 0.8rem;
+    font: inherit;
+    color: var(--canvas-ai-text-color, #1f2328);
+    background: var(--canvas-ai-background, #ffffff);
+    border: 1px solid var(--canvas-ai-border-color, #d0d7de);
+    border-radius: var(--canvas-ai-radius, 10px);
+    cursor: pointer;
+  }
+  .undo::before {
+    content: '↶ ';
+  }
+  .undo:focus-visible,
+  .revert:focus-visible,
+  .stop:focus-visible {
+    outline: 2px solid var(--canvas-ai-accent, #2563eb);
+    outline-offset: 2px;
+  }
   .stop::before {
     content: '';
     width: 0.65em;

@@ -152,6 +152,8 @@ const PROGRESS_STYLE = `
   font-weight: bold; }
 .canvas-ai-progress-icon-stopped::before { content: '\\25A0'; color: ${cssVar('muted-color', '#57606a')}; }
 .canvas-ai-progress-icon-failed::before { content: '!'; color: ${cssVar('error-color', '#b42318')}; font-weight: bold; }
+.canvas-ai-note { display: flex; flex-direction: column; gap: 0.4em; }
+.canvas-ai-note-text { line-height: 1.45; overflow-wrap: anywhere; }
 @keyframes canvas-ai-spin { to { transform: rotate(360deg); } }
 @media (prefers-reduced-motion: reduce) { .canvas-ai-progress-icon-running { animation-duration: 2.4s; } }
 `;

@@ -42,3 +42,12 @@ export function progressBlockHtml(progress: string, status: ProgressStatus, noti
 export function answerHtml(message: string): string {
   return `<div class="canvas-ai-answer">${escapeNarration(message)}</div>`;
 }
+
+/** The html of a note of the person's own doing (an undo): its summary and what stayed, escaped like narration. */
+export function noteHtml(summary: string, notices: readonly string[]): string {
+  const list =
+    notices.length > 0
+      ? `<ul class="canvas-ai-notices">${notices.map((notice) => `<li class="canvas-ai-notice">${escapeNarration(notice)}</li>`).join('')}</ul>`
+      : '';
+  return `<div class="canvas-ai-note"><div class="canvas-ai-note-text">${escapeNarration(summary)}</div>${list}</div>`;
+}

@@ -28,6 +28,11 @@ export class ProgressView {
     return this.index !== undefined;
   }
 
+  /** The narration shown, and the notices: what a reloaded page shows again (spec §18). */
+  get state(): { progress: string; notices: string[] } {
+    return { progress: this.progress, notices: [...this.notices] };
+  }
+
   /** Shows the turn's narration so far (the whole `progress`, never appended) with a status. */
   show(progress: string, status: ProgressStatus, role: string): void {
     // The last hop's progress may be shorter (its answer is stripped off); an empty one keeps what is shown.

@@ -7,6 +7,24 @@ interface AnswerCustom {
   canvasAiAnswer: string;
 }
 
+/** Where a note of the person's own doing (an undo, spec §17.4) keeps the text the model reads. */
+interface NoteCustom {
+  canvasAiNote: string;
+}
+
+/**
+ * A note of what the person did, as a deep-chat message in the person's role: the escaped `html` they read, and in
+ * `custom` the plain text the next turn's transcript gives the model as a `user` message.
+ */
+export function noteMessage(html: string, transcriptText: string): { html: string; role: 'user'; custom: NoteCustom } {
+  return { html, role: 'user', custom: { canvasAiNote: transcriptText } };
+}
+
+/** The chat's messages as a reloaded page restores them: text and html, never files (they can be large). */
+export function storableMessages(messages: readonly MessageContent[]): Array<Record<string, unknown>> {
+  return messages.map(({ files: _files, ...message }) => ({ ...message }));
+}
+
 /**
  * The final answer as a deep-chat message: escaped html (never markdown), in the answering agent's role so its
  * caption shows, with the plain text in `custom` for the next turn's transcript.
@@ -22,7 +40,7 @@ export function answerMessage(text: string, role: string): { html: string; role:
 export function transcriptOf(messages: readonly MessageContent[]): ChatMessage[] {
   const transcript: ChatMessage[] = [];
   for (const message of messages) {
-    const text = (message.text ?? answerText(message) ?? '').slice(0, LIMITS.messageChars);
+    const text = (message.text ?? answerText(message) ?? noteText(message) ?? '').slice(0, LIMITS.messageChars);
     if (message.role === 'user') transcript.push({ role: 'user', text });
     else if (text.length > 0) transcript.push({ role: 'assistant', text });
   }
@@ -33,6 +51,13 @@ function answerText(message: MessageContent): string | undefined {
   const custom: unknown = message.custom;
   if (typeof custom !== 'object' || custom === null) return undefined;
   const text = (custom as Partial<AnswerCustom>).canvasAiAnswer;
+  return typeof text === 'string' ? text : undefined;
+}
+
+function noteText(message: MessageContent): string | undefined {
+  const custom: unknown = message.custom;
+  if (typeof custom !== 'object' || custom === null) return undefined;
+  const text = (custom as Partial<NoteCustom>).canvasAiNote;
   return typeof text === 'string' ? text : undefined;
 }
 

@@ -20,9 +20,10 @@ export async function mountChat(
   return element;
 }
 
-/** Removes every element mounted by {@link mountChat}. */
+/** Removes every element mounted by {@link mountChat}, and what they kept in `sessionStorage` for a reload. */
 export function unmountAll(): void {
   for (const element of mounted.splice(0)) element.remove();
+  sessionStorage.clear();
 }
 
 /** deep-chat's shadow root inside the element. */

@@ -11,8 +11,10 @@ const SCENARIOS = [
   'qa-one-hop',
   'coedit-heading-conflict',
   'host-rejects-final-output',
+  'edit-selected',
+  'remove-testimonials',
 ] as const;
-const LAYOUTS = ['layouts/empty.yaml', 'layouts/nested.yaml'] as const;
+const LAYOUTS = ['layouts/empty.yaml', 'layouts/nested.yaml', 'layouts/cookie-shop.yaml'] as const;
 const ATTACHMENTS = ['attachments/cookie.png'] as const;
 
 let loaded: Promise<Fixtures> | undefined;

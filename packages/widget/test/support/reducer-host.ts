@@ -1,4 +1,5 @@
 import { applyOutputsWithResults, type ApplyResult, type CanvasDocument, type HopResponse } from '@canvas-ai/protocol';
+import type { ApplyInfo } from '../../src/loop.js';
 
 /**
  * A host page whose store is a protocol CanvasDocument changed only by the shared reducer. It counts getLayout calls
@@ -14,11 +15,15 @@ export function reducerHost(start: CanvasDocument) {
       host.getLayoutCalls += 1;
       return host.document;
     },
-    applyOutputs: (outputs: HopResponse['outputs'], response: HopResponse) => {
+    /** What each undo applied to the store (the inverse outputs, in order) and what it reported. */
+    undos: [] as Array<{ info: ApplyInfo; outputs: HopResponse['outputs']; results: ApplyResult[] }>,
+    applyOutputs: (outputs: HopResponse['outputs'], response: HopResponse | undefined, info?: ApplyInfo) => {
       const { document, results } = applyOutputsWithResults(host.document, outputs);
       host.document = document;
-      host.layoutAfterHop.set(afterHop(response.request_id, response.hop), structuredClone(document.layout));
-      host.resultsOfHop.set(afterHop(response.request_id, response.hop), results);
+      if (response) {
+        host.layoutAfterHop.set(afterHop(response.request_id, response.hop), structuredClone(document.layout));
+        host.resultsOfHop.set(afterHop(response.request_id, response.hop), results);
+      } else if (info) host.undos.push({ info, outputs, results });
       return results;
     },
   };

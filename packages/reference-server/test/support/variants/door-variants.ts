@@ -16,7 +16,7 @@ import type { BrokenVariant } from './variant.js';
 
 const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
-/** The top-level fields of a hop request (spec §5); anything else is unknown. */
+/** The top-level fields of a hop request (spec §5, §5.1); anything else is unknown. */
 const KNOWN_FIELDS = new Set([
   'protocol',
   'request_id',
@@ -26,6 +26,7 @@ const KNOWN_FIELDS = new Set([
   'conversation_id',
   'context',
   'apply_results',
+  'capabilities',
 ]);
 
 export const DOOR_VARIANTS = {
@@ -59,6 +60,8 @@ export const DOOR_VARIANTS = {
     bug: 'turns are stored under their request_id alone, so another session can resume them',
     group: 'sessions',
     caughtBy: 'turn-rules.other-session-410',
+    // The status endpoint reads the same store, so another session reads the turn too.
+    alsoFailing: ['status.other-session-410'],
     build: (fixtures) => realApp(fixtures, { store: new SessionBlindStore(new MemoryTurnStore()) }),
   },
   'cancel-without-csrf': {

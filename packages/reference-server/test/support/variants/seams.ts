@@ -87,7 +87,14 @@ export function wrap(
   return { fetch: (request) => handle(request, (forwarded) => app.fetch(forwarded)) };
 }
 
-/** Rewrites the body of every 200 hop response (a faulty response builder). */
+export function isStatusGet(request: Request): boolean {
+  return request.method === 'GET' && new URL(request.url).pathname.startsWith('/api/hop/');
+}
+
+/**
+ * Rewrites the body of every 200 hop response (a faulty response builder), and so the final response a turn status
+ * hands back (spec §8.6), which is the response as it was built and sent.
+ */
 export function rewriteHopResponses(
   app: CanvasAiApp,
   rewrite: (body: Json, request: Json | undefined) => Json,
@@ -95,7 +102,13 @@ export function rewriteHopResponses(
   return wrap(app, async (request, next) => {
     const sent = isHopPost(request) ? await jsonBody(request) : undefined;
     const response = await next(request);
-    if (!isHopPost(request) || response.status !== 200) return response;
+    if (response.status !== 200) return response;
+    if (isStatusGet(request)) {
+      const status = (await response.clone().json()) as Json;
+      if (status.state !== 'finished') return response;
+      return withJson(response, { ...status, response: rewrite(status.response as Json, undefined) });
+    }
+    if (!isHopPost(request)) return response;
     return withJson(response, rewrite((await response.json()) as Json, sent));
   });
 }

@@ -41,6 +41,8 @@ export const TURN_VARIANTS = {
       'turn-rules.failed-turn-gone',
       'turn-rules.failed-hop-keeps-narration',
       'scripted.match-normalized-message',
+      // The variant plays the next hop behind the client's back, and the status tells the turn's real hop.
+      'status.active',
     ],
     build: (fixtures) => executeInDecisionHop(realApp(fixtures)),
   },
@@ -56,6 +58,8 @@ export const TURN_VARIANTS = {
       'coediting.replaces',
       'replay.tools-not-executed-again',
       'turn-rules.concurrent-later-hop',
+      // The variant plays the next hop behind the client's back, and the status tells the turn's real hop.
+      'status.active',
     ],
     build: (fixtures) => endWithLastOutputs(realApp(fixtures)),
   },

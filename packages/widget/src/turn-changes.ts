@@ -1,0 +1,94 @@
+/**
+ * What one turn changed on the host's page, and the outputs that take it back (spec §17). Framework-free: the loop
+ * records into it hop by hop, and any host (the element, a React app) undoes a turn with it.
+ */
+import {
+  applyOutputsWithResults,
+  REQUIRED_OUTPUT_TYPES,
+  type ApplyResult,
+  type CanvasDocument,
+  type ToolOutput,
+} from '@canvas-ai/protocol';
+
+/** A turn's changes: what the host applied, and how to undo it. Plain JSON, so it can be stored and restored. */
+export interface TurnChanges {
+  requestId: string;
+  /** Every output the host applied, in the order it applied them. */
+  outputs: ToolOutput[];
+  /** The outputs that undo them, in the order to apply them (the last applied output's inverse first). */
+  inverse: ToolOutput[];
+  /**
+   * Outputs the host applied that have no inverse: the shared reducer could not apply them to the document the hop
+   * was sent with (a host whose own rules differ). An undo cannot take them back and says so.
+   */
+  unrecorded: ToolOutput[];
+}
+
+/** No changes yet. */
+export function noChanges(requestId: string): TurnChanges {
+  return { requestId, outputs: [], inverse: [], unrecorded: [] };
+}
+
+/** Whether a turn changed the page: there is something an undo would do or report. */
+export function changedPage(changes: TurnChanges | undefined): boolean {
+  return changes !== undefined && (changes.inverse.length > 0 || changes.unrecorded.length > 0);
+}
+
+/**
+ * Whether a host that applies `outputTypes` can apply every inverse of `changes` (the undo of a placement is a
+ * `remove_components`, so a host must apply it to undo one). The v1 types are always applied.
+ */
+export function canUndo(changes: TurnChanges | undefined, outputTypes: readonly string[]): boolean {
+  if (!changes || changes.inverse.length === 0) return false;
+  const applied = new Set<string>([...REQUIRED_OUTPUT_TYPES, ...outputTypes]);
+  return changes.inverse.every((output) => applied.has(output.type));
+}
+
+/**
+ * Records one hop into `changes`: which of its outputs the host applied (`returned`, or all when it returned
+ * nothing), and their inverses, computed with the shared reducer from `document`, the document the hop was sent with.
+ * Returns the inverses of this hop, in undo order. Pure: `changes` is replaced, not changed.
+ *
+ * Computed from the hop's own document rather than read from the host again: no second `getLayout` per hop. What
+ * the person changes while the hop is in flight is seen at undo time anyway, through the inverses' `replaces`
+ * (spec §17.2); only a neighbour they moved in that moment can make a removal go back next to another one.
+ */
+export function recordHop(
+  changes: TurnChanges,
+  document: CanvasDocument,
+  outputs: readonly ToolOutput[],
+  returned: readonly ApplyResult[] | undefined,
+): { changes: TurnChanges; inverse: ToolOutput[] } {
+  if (outputs.length === 0) return { changes, inverse: [] };
+  const hostApplied = new Set(
+    returned === undefined
+      ? outputs.map((output) => output.call_id)
+      : returned.filter((result) => result.status === 'applied').map((result) => result.call_id),
+  );
+  const predicted = predict(document, outputs);
+  const inverseOf = new Map(predicted.map((output) => [output.call_id, output]));
+  const applied = outputs.filter((output) => hostApplied.has(output.call_id));
+  const inverse = applied
+    .filter((output) => inverseOf.has(output.call_id))
+    .map((output) => inverseOf.get(output.call_id)!)
+    .reverse();
+  return {
+    inverse,
+    changes: {
+      requestId: changes.requestId,
+      outputs: [...changes.outputs, ...applied],
+      inverse: [...inverse, ...changes.inverse],
+      unrecorded: [...changes.unrecorded, ...applied.filter((output) => !inverseOf.has(output.call_id))],
+    },
+  };
+}
+
+/** The inverse of every output the reducer applies to `document`, by call id; none when it cannot read it at all. */
+function predict(document: CanvasDocument, outputs: readonly ToolOutput[]): ToolOutput[] {
+  try {
+    return applyOutputsWithResults(document, outputs).inverse;
+  } catch {
+    // A document the reducer cannot walk (a host's own shape, checked only as far as the request needs) has no undo.
+    return [];
+  }
+}

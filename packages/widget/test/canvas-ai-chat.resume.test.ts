@@ -1,0 +1,134 @@
+// A reload in the middle of a turn (spec §18): the chat a reloaded page mounts takes up what the tab kept in
+// sessionStorage. The page that "reloaded" is an element left hanging on a response that never comes; the new one
+// is mounted with the same storage key and the same host store (a host that keeps its document across reloads).
+import { TOOL_OUTPUT_TYPES } from '@canvas-ai/protocol';
+import { createMockHandlers } from '@canvas-ai/reference-server/mock';
+import { expect, waitUntil } from '@open-wc/testing';
+import type { CanvasAiChat } from '../src/canvas-ai-chat/canvas-ai-chat.component.js';
+import { ChatStorage } from '../src/loop.js';
+import { bubbles, collect, mountChat, pickAgent, progressBlocks, unmountAll } from './support/chat.js';
+import { loadFixtures, scenario } from './support/fixtures.js';
+import { loseResponse } from './support/hold.js';
+import { recorder } from './support/recorder.js';
+import { reducerHost } from './support/reducer-host.js';
+import { useHandlers } from './support/worker.js';
+
+const KEY = 'resume-test';
+
+/** The cookie-shop turn in a first chat, until the response of hop `lost` is lost with the page. */
+async function reloadedAt(lost: number) {
+  const fixtures = await loadFixtures();
+  const shop = await scenario('cookie-shop');
+  const losing = loseResponse(lost);
+  const record = recorder();
+  await useHandlers(losing.handler, record.handler, ...createMockHandlers(fixtures));
+  const host = reducerHost({ layout: structuredClone(fixtures.layouts['layouts/empty.yaml']!), page: {} });
+  const options = {
+    agentsEndpoint: '/api/agents',
+    storageKey: KEY,
+    outputTypes: [...TOOL_OUTPUT_TYPES],
+    getLayout: host.getLayout,
+    applyOutputs: host.applyOutputs,
+  };
+  const before = await mountChat(options);
+  await waitUntil(() => before.shadowRoot!.querySelector('canvas-ai-tool-picker'), 'the agents config did not load');
+  await pickAgent(before, 'page_builder');
+  before.sendMessage(shop.user_message);
+  await losing.answered;
+  await waitUntil(() => new ChatStorage(KEY).load()?.running?.hop === lost - 1, 'the running turn was not kept');
+  before.style.display = 'none';
+  // The reloaded page: a new chat over the same store, its events heard from the start.
+  const container = document.createElement('div');
+  document.body.append(container);
+  const resumes: Array<HTMLElementEventMap['canvas-ai-resume']> = [];
+  container.addEventListener('canvas-ai-resume', (event) =>
+    resumes.push(event as HTMLElementEventMap['canvas-ai-resume']),
+  );
+  const ends = collect(container, 'canvas-ai-turn-end');
+  const after = await mountChat(options, container);
+  return { shop, record, host, before, after, resumes, ends, container };
+}
+
+const answersOf = (element: CanvasAiChat, text: string) =>
+  bubbles(element).filter((bubble) => bubble.textContent!.trim() === text);
+
+describe('<canvas-ai-chat> after a reload', () => {
+  afterEach(() => {
+    unmountAll();
+    for (const extra of document.querySelectorAll('body > div')) extra.remove();
+  });
+
+  it('resumes a turn whose response was lost: the hop is replayed, and the turn finishes with every row once', async () => {
+    const { shop, record, host, after, resumes, ends } = await reloadedAt(4);
+    await waitUntil(() => ends.length === 1, 'the resumed turn did not end', { timeout: 10_000 });
+    expect(resumes.map((event) => event.detail.outcome)).to.deep.equal(['resumed']);
+    expect(ends[0]!.detail.status).to.equal('done');
+    const rows = host.document.layout.regions.content!.components.map((node) => node.uuid);
+    expect(rows).to.have.length(5);
+    expect(new Set(rows).size).to.equal(5);
+    const requestId = record.posts()[0]!.body.request_id;
+    expect(record.posts().every((post) => post.body.request_id === requestId)).to.equal(true);
+    expect(record.posts().map((post) => post.body.hop)).to.deep.equal([1, 2, 3, 4, 4, 5, 6, 7, 8]);
+    // The conversation is back: the person's message, ONE narration block, the answer once.
+    expect(bubbles(after).filter((bubble) => bubble.textContent!.trim() === shop.user_message)).to.have.length(1);
+    expect(progressBlocks(after)).to.have.length(1);
+    expect(progressBlocks(after)[0]!.textContent).to.include("I'll start with a hero");
+    expect(answersOf(after, shop.hops.at(-1)!.message!)).to.have.length(1);
+    expect(new ChatStorage(KEY).load()?.running, 'nothing left to resume').to.equal(undefined);
+    await after.updateComplete;
+    expect(after.canUndo, 'the whole turn can be undone, hops before the reload included').to.equal(true);
+  });
+
+  it('shows the final answer it missed once, and sends no hop', async () => {
+    const { shop, record, after, resumes, ends } = await reloadedAt(8);
+    await waitUntil(() => ends.length === 1, 'the turn was not closed');
+    expect(resumes.map((event) => event.detail.outcome)).to.deep.equal(['finished']);
+    expect(ends[0]!.detail.status).to.equal('done');
+    expect(record.posts().map((post) => post.body.hop)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(answersOf(after, shop.hops.at(-1)!.message!)).to.have.length(1);
+  });
+
+  it('closes a turn the server no longer has with a notice, and sends nothing', async () => {
+    const fixtures = await loadFixtures();
+    const record = recorder();
+    await useHandlers(record.handler, ...createMockHandlers(fixtures));
+    new ChatStorage(KEY).update(() => ({
+      version: 1,
+      messages: [{ role: 'user', text: 'Build a page' }],
+      running: {
+        requestId: `gone-${crypto.randomUUID()}`,
+        message: 'Build a page',
+        hop: 2,
+        changes: { requestId: 'x', outputs: [], inverse: [], unrecorded: [] },
+        progress: 'Adding a hero first.',
+        notices: [],
+      },
+    }));
+    const container = document.createElement('div');
+    document.body.append(container);
+    const resumes = collect(container, 'canvas-ai-resume');
+    const host = reducerHost({ layout: structuredClone(fixtures.layouts['layouts/empty.yaml']!), page: {} });
+    const element = await mountChat(
+      { storageKey: KEY, getLayout: host.getLayout, applyOutputs: host.applyOutputs },
+      container,
+    );
+    await waitUntil(() => resumes.length === 1, 'the kept turn was not taken up');
+    expect(resumes[0]!.detail.outcome).to.equal('gone');
+    await waitUntil(() => element.chat!.shadowRoot!.querySelector('.canvas-ai-notice'), 'no notice');
+    expect(element.chat!.shadowRoot!.querySelector('.canvas-ai-notice')!.textContent).to.match(/could not be resumed/);
+    expect(progressBlocks(element)[0]!.textContent).to.include('Adding a hero first.');
+    expect(record.posts()).to.have.length(0);
+    expect(element.running).to.equal(false);
+    expect(new ChatStorage(KEY).load()?.running).to.equal(undefined);
+  });
+
+  it('keeps nothing with no-persist', async () => {
+    const fixtures = await loadFixtures();
+    await useHandlers(...createMockHandlers(fixtures));
+    const host = reducerHost({ layout: structuredClone(fixtures.layouts['layouts/empty.yaml']!), page: {} });
+    const element = await mountChat({ noPersist: true, storageKey: KEY, getLayout: host.getLayout });
+    element.sendMessage('Hello');
+    await waitUntil(() => bubbles(element).length >= 2, 'no answer');
+    expect(new ChatStorage(KEY).load()).to.equal(undefined);
+  });
+});
