@@ -23,6 +23,7 @@ import { isSessionId, newSessionId, SESSION_COOKIE, sessionCookie } from './sess
 import { MemoryTurnStore } from './store/memory.js';
 import type { TurnStore } from './store/turn-store.js';
 import { createToolRegistry } from './tools/registry.js';
+import { Turnstile } from './turnstile.js';
 
 /** Serves a static file for a request, or undefined to fall through to 404 (the demo editor, served same-origin). */
 export type StaticFiles = (request: Request) => Response | undefined | Promise<Response | undefined>;
@@ -54,8 +55,10 @@ export interface AppOptions {
   sessionId?: (request: Request) => string | undefined | Promise<string | undefined>;
   /** Adds `Secure` to the session cookie (serve over HTTPS). Default false. */
   secureCookies?: boolean;
-  /** The largest request body in bytes. Default {@link LIMITS.maxBodyBytes} (32 MB). */
+  /** The largest multipart request body in bytes (hop 1 with attachments). Default {@link LIMITS.maxBodyBytes} (32 MiB). */
   maxBodyBytes?: number;
+  /** The largest JSON body (and multipart `request` part) in bytes. Default {@link LIMITS.maxJsonBodyBytes} (8 MiB). */
+  maxJsonBodyBytes?: number;
   /** Store lifetimes. Defaults: turn 30 min, finished/cancelled 60 s, lock 5 min. */
   ttl?: Partial<TurnTtls>;
   /** Structured logs. Default: JSON lines on stdout. */
@@ -82,20 +85,24 @@ export function createApp(options: AppOptions): CanvasAiApp {
   const tools = createToolRegistry(options.tools);
   checkAgentTools(options.agents, Object.keys(tools), options.agentsSource ?? 'the agents config');
   const log = options.log ?? jsonLineLogger();
+  // Every request's steps take turns, so no request holds the event loop for more than one step (spec §13).
+  const turnstile = new Turnstile();
   const deps: ServerDeps = {
     config: options.agents,
     catalog: options.catalog,
     tools,
     provider: options.provider,
-    store: options.store ?? new MemoryTurnStore(),
+    store: options.store ?? new MemoryTurnStore({ pause: turnstile.pass }),
     docs: options.docs ?? '',
     log,
     newUuid: options.newUuid ?? (() => crypto.randomUUID()),
+    pause: turnstile.pass,
     ttl: { ...DEFAULT_TTLS, ...options.ttl },
   };
   const csrfEnabled = options.csrf ?? true;
   const csrf = new CsrfTokens(options.csrfSecret ?? crypto.getRandomValues(new Uint8Array(32)));
   const maxBodyBytes = options.maxBodyBytes ?? LIMITS.maxBodyBytes;
+  const maxJsonBodyBytes = options.maxJsonBodyBytes ?? LIMITS.maxJsonBodyBytes;
   const secure = options.secureCookies ?? false;
 
   /** The session of a state-changing request, CSRF-checked; a session minted here is set as a cookie. */
@@ -136,8 +143,14 @@ export function createApp(options: AppOptions): CanvasAiApp {
 
   app.post('/api/hop', async (c) => {
     const sessionId = await session(c);
-    const { request, attachments } = await readHopRequest(c.req.raw, maxBodyBytes);
-    return c.json(await runHop(deps, { sessionId, request, attachments }));
+    const { request, attachments } = await readHopRequest(c.req.raw, {
+      maxBodyBytes,
+      maxJsonBodyBytes,
+      pause: turnstile.pass,
+    });
+    const response = await runHop(deps, { sessionId, request, attachments });
+    await turnstile.pass();
+    return c.json(response);
   });
 
   app.delete('/api/hop/:request_id', async (c) => {

@@ -4,6 +4,7 @@
  */
 
 import { ConfigError } from './agents/config-error.js';
+import { toBase64Url } from './base64.js';
 
 const encoder = new TextEncoder();
 
@@ -33,13 +34,6 @@ export class CsrfTokens {
     if (!token) return false;
     return constantTimeEqual(await this.tokenFor(sessionId), token);
   }
-}
-
-/** Bytes as unpadded base64url. */
-export function toBase64Url(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 /** Compares two strings without an early exit, so timing does not reveal how much of a guess was right. */

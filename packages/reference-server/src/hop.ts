@@ -167,6 +167,7 @@ async function runParkedCalls({ deps, request, agent, turn }: HopRun): Promise<P
 async function decideOnce(run: HopRun, step: ParkedCallsStep): Promise<ModelReply | undefined> {
   const { deps, request, agentId, agent, turn } = run;
   if (turn.decisions >= agent.max_hops) return undefined;
+  await deps.pause();
   const system = buildSystemPrompt({
     agent,
     catalog: deps.catalog,

@@ -90,7 +90,7 @@ async function reportHop(
   maxBodyBytes: number,
   onHopRequest: NonNullable<MockOptions['onHopRequest']>,
 ): Promise<void> {
-  const received = await readHopRequest(request, maxBodyBytes).catch(() => undefined);
+  const received = await readHopRequest(request, { maxBodyBytes }).catch(() => undefined);
   if (received) onHopRequest(received.request, { attachments: received.attachments });
 }
 

@@ -29,4 +29,6 @@ export interface ServerDeps {
   log: Logger;
   newUuid: () => string;
   ttl: TurnTtls;
+  /** Awaited between the costly steps of a hop, so other requests run in between (the app's turnstile). */
+  pause: () => Promise<void>;
 }

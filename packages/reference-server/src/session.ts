@@ -1,4 +1,4 @@
-import { toBase64Url } from './csrf.js';
+import { toBase64Url } from './base64.js';
 
 /** The session cookie: HttpOnly, SameSite=Lax, random id. Turn keys and CSRF tokens are scoped to it. */
 export const SESSION_COOKIE = 'canvas_ai_session';

@@ -1,4 +1,5 @@
 import type { AgentsConfig, Attachment, HopRequest } from '@canvas-ai/protocol';
+import { toBase64 } from './base64.js';
 import type { ModelMessage, TurnSoFar } from './turn-state.js';
 
 /** Hop 1: the turn starts from the transcript's text — earlier messages up to `history_limit`, then the user's. */
@@ -40,14 +41,4 @@ function history(earlier: NonNullable<HopRequest['messages']>, limit: number): M
       ? { role: 'user', text: message.text, attachments: [] }
       : { role: 'assistant', text: message.text, tool_calls: [] },
   );
-}
-
-/** Bytes as base64 with web APIs only (the handler runs in any runtime, not just Node). */
-function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  // In slices: spreading megabytes of arguments into one call would overflow the stack.
-  for (let offset = 0; offset < bytes.length; offset += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(offset, offset + 0x8000));
-  }
-  return btoa(binary);
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { HopResponse, LIMITS, type Layout } from '@canvas-ai/protocol';
 import { outputLimitMessage } from '@canvas-ai/protocol/server';
+import { PROMPT_PROPS_MAX_VALUES, PROMPT_STRING_MAX_CHARS } from '../src/agents/system-prompt.js';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import {
   firstHop,
@@ -69,6 +70,41 @@ describe('what the model is told', () => {
     const toolMessage = model.requests[start + 1]!.messages.at(-1)!;
     assert.equal(toolMessage.role, 'tool');
     assert.ok(toolMessage.role === 'tool' && toolMessage.content.includes(uuid), 'the result names the assigned uuid');
+  });
+
+  it('writes page values and host data as JSON, cutting a string no model reads whole, and summarizes huge props', async () => {
+    const session = await openSession(server);
+    const start = model.requests.length;
+    const long = 'L'.repeat(PROMPT_STRING_MAX_CHARS + 500);
+    const layout: Layout = {
+      regions: {
+        content: {
+          components: [
+            { uuid: 'small-1', component: 'sdc.demo.text', props: { body: 'SMALL-PROPS' } },
+            {
+              uuid: 'huge-1',
+              component: 'sdc.demo.text',
+              props: { body: 'HUGE-PROPS', rows: Array.from({ length: PROMPT_PROPS_MAX_VALUES }, () => 0) },
+            },
+          ],
+        },
+      },
+    };
+    const reply = await session.hop(
+      firstHop(`bounded-${crypto.randomUUID()}`, COOKIE_SHOP, {
+        agent: 'page_builder',
+        context: { current_layout: layout, page: { title: 'PAGE-T' }, extra: { note: long, n: [1, 2] } },
+      }),
+    );
+    assert.equal(reply.status, 200);
+    const system = model.requests[start]!.system;
+    assert.match(system, /"title": "PAGE-T"/, 'page values as JSON');
+    assert.match(system, /"n": \[\n\s+1,\n\s+2\n\s+\]/, 'host data as indented JSON');
+    assert.ok(system.includes(`${'L'.repeat(PROMPT_STRING_MAX_CHARS)}… (500 more characters not shown)`));
+    assert.ok(!system.includes('L'.repeat(PROMPT_STRING_MAX_CHARS + 1)), 'the long string is cut');
+    assert.match(system, /small-1: \{"body":"SMALL-PROPS"\}/);
+    assert.match(system, /huge-1: \{"\(props not shown\)":"more than 10000 JSON values"\}/);
+    assert.doesNotMatch(system, /HUGE-PROPS/);
   });
 
   it('applies the context of every hop to the prompt and stores none of it', async () => {

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../src/agents/config-error.js';
+import { toBase64, toBase64Url } from '../src/base64.js';
 import { helpText, parseCliOptions, UsageError } from '../src/cli-options.js';
 import { CsrfTokens } from '../src/csrf.js';
 import { isSessionId, newSessionId } from '../src/session.js';
+import { Turnstile } from '../src/turnstile.js';
 
 describe('CSRF tokens', () => {
   it('accept the token of the session and nothing else', async () => {
@@ -112,5 +114,56 @@ describe('the CLI options', () => {
       assert.match(help, new RegExp(flag));
     for (const name of ['CANVAS_AI_OPENAI_BASE_URL', 'CANVAS_AI_OPENAI_API_KEY', 'CANVAS_AI_OPENAI_MODEL'])
       assert.match(help, new RegExp(name));
+  });
+});
+
+/** Counts `String.fromCharCode` calls while `run` runs. */
+function countingFromCharCode<T>(run: () => T): { calls: number; result: T } {
+  const original = String.fromCharCode;
+  let calls = 0;
+  String.fromCharCode = (...codes: number[]) => {
+    calls += 1;
+    return original(...codes);
+  };
+  try {
+    const result = run();
+    return { calls, result };
+  } finally {
+    String.fromCharCode = original;
+  }
+}
+
+describe('base64', () => {
+  it('encodes as Buffer does, with the runtime encoder, never through String.fromCharCode', () => {
+    for (const length of [0, 1, 2, 3, 4, 5, 31, 32, 33, 100_000]) {
+      const bytes = crypto.getRandomValues(new Uint8Array(Math.min(length, 65_536)));
+      const expected = Buffer.from(bytes).toString('base64');
+      const { calls, result } = countingFromCharCode(() => toBase64(bytes));
+      assert.equal(result, expected, `${length} bytes`);
+      assert.equal(calls, 0);
+      assert.equal(toBase64Url(bytes), expected.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
+    }
+  });
+
+  it('encodes a view into a larger buffer from its own offset', () => {
+    const whole = new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.equal(toBase64(whole.subarray(2, 5)), Buffer.from([3, 4, 5]).toString('base64'));
+  });
+});
+
+describe('Turnstile', () => {
+  it('lets the waiters through in order, one per turn of the event loop', async () => {
+    const turnstile = new Turnstile();
+    const order: string[] = [];
+    // Queued by x's step: with one waiter per turn it runs before z; had all three been let through in one turn,
+    // after them.
+    const x = turnstile.pass().then(() => {
+      order.push('x');
+      setImmediate(() => order.push('i/o'));
+    });
+    const y = turnstile.pass().then(() => order.push('y'));
+    const z = turnstile.pass().then(() => order.push('z'));
+    await Promise.all([x, y, z]);
+    assert.deepEqual(order, ['x', 'y', 'i/o', 'z']);
   });
 });

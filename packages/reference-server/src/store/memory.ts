@@ -8,6 +8,12 @@ export interface MemoryTurnStoreOptions {
   maxBytes?: number;
   /** The clock, in milliseconds; tests pass their own to expire entries without waiting. */
   now?: () => number;
+  /**
+   * Awaited before each call does its work (serializing a turn of large attachments takes a while), as a shared store
+   * answers on a later turn of the event loop. `createApp`'s default store takes turns with the requests' own steps.
+   * Default: none (each call runs at once).
+   */
+  pause?: () => Promise<void>;
 }
 
 /** How often a save sweeps out every expired turn; between sweeps a save costs O(1) (LRU eviction only). */
@@ -29,6 +35,7 @@ export class MemoryTurnStore implements TurnStore {
   readonly #maxEntries: number;
   readonly #maxBytes: number;
   readonly #now: () => number;
+  readonly #pause: (() => Promise<void>) | undefined;
   #bytes = 0;
   #lastSweep = Number.NEGATIVE_INFINITY;
 
@@ -36,6 +43,7 @@ export class MemoryTurnStore implements TurnStore {
     this.#maxEntries = options.maxEntries ?? 10_000;
     this.#maxBytes = options.maxBytes ?? 512 * 1024 * 1024;
     this.#now = options.now ?? Date.now;
+    this.#pause = options.pause;
   }
 
   /** How many values are held now (expired ones included until they are swept). */
@@ -44,6 +52,7 @@ export class MemoryTurnStore implements TurnStore {
   }
 
   async get(key: string): Promise<unknown> {
+    await this.#pause?.();
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
     if (entry.expiresAt <= this.#now()) {
@@ -57,6 +66,7 @@ export class MemoryTurnStore implements TurnStore {
   }
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
+    await this.#pause?.();
     const json = JSON.stringify(value);
     if (json === undefined) throw new TypeError('the turn store holds JSON values only');
     this.#remove(key);
