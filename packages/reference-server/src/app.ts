@@ -14,6 +14,7 @@ import {
 import { HopError, isHopError, readHopRequest, type ToolDefinition } from '@canvas-ai/protocol/server';
 import { checkAgentTools } from './agents/check-agents.js';
 import { cancelTurn } from './cancel.js';
+import { BodyBudget } from './body-budget.js';
 import { CsrfTokens } from './csrf.js';
 import { runHop } from './hop.js';
 import { jsonLineLogger, type Logger } from './log.js';
@@ -59,6 +60,10 @@ export interface AppOptions {
   maxBodyBytes?: number;
   /** The largest JSON body (and multipart `request` part) in bytes. Default {@link LIMITS.maxJsonBodyBytes} (8 MiB). */
   maxJsonBodyBytes?: number;
+  /** A body must have arrived within this many milliseconds of its headers, or 408 `request_timeout`. Default 60,000. */
+  bodyTimeoutMs?: number;
+  /** Bytes of request bodies held in memory at once, all requests together (503 `server_busy` past it). Default 256 MiB. */
+  maxBufferedBodyBytes?: number;
   /** Store lifetimes. Defaults: turn 30 min, finished/cancelled 60 s, lock 5 min. */
   ttl?: Partial<TurnTtls>;
   /** Structured logs. Default: JSON lines on stdout. */
@@ -69,10 +74,19 @@ export interface AppOptions {
   staticFiles?: StaticFiles;
 }
 
+/** What the runtime knows of the connection a request came on (the Node adapter passes it; others may). */
+export interface ConnectionInfo {
+  /** The client's address, for per-client quotas (behind a proxy: the proxy's). */
+  clientAddress?: string | undefined;
+}
+
 /** A web-standard handler: mount it in any runtime that speaks `Request`/`Response`. */
 export interface CanvasAiApp {
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, connection?: ConnectionInfo): Promise<Response>;
 }
+
+/** What the routes read of the request's connection (Hono's `c.env`). */
+type AppEnv = { Bindings: ConnectionInfo };
 
 const DEFAULT_TTLS: TurnTtls = { turnMs: 30 * 60_000, finishedMs: 60_000, lockMs: 5 * 60_000 };
 
@@ -103,10 +117,12 @@ export function createApp(options: AppOptions): CanvasAiApp {
   const csrf = new CsrfTokens(options.csrfSecret ?? crypto.getRandomValues(new Uint8Array(32)));
   const maxBodyBytes = options.maxBodyBytes ?? LIMITS.maxBodyBytes;
   const maxJsonBodyBytes = options.maxJsonBodyBytes ?? LIMITS.maxJsonBodyBytes;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
+  const bodyBudget = new BodyBudget(options.maxBufferedBodyBytes ?? 256 * 1024 * 1024);
   const secure = options.secureCookies ?? false;
 
   /** The session of a state-changing request, CSRF-checked; a session minted here is set as a cookie. */
-  const session = async (c: Context): Promise<string> => {
+  const session = async (c: Context<AppEnv>): Promise<string> => {
     if (options.sessionId) {
       const id = await options.sessionId(c.req.raw);
       if (!id) throw new HopError('csrf_invalid', 'No session: sign in first.');
@@ -124,7 +140,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
     return cookie;
   };
 
-  const app = new Hono();
+  const app = new Hono<AppEnv>();
 
   app.get('/healthz', (c) => c.json({ status: 'ok', protocol: PROTOCOL_VERSION } satisfies HealthResponse));
 
@@ -143,14 +159,21 @@ export function createApp(options: AppOptions): CanvasAiApp {
 
   app.post('/api/hop', async (c) => {
     const sessionId = await session(c);
-    const { request, attachments } = await readHopRequest(c.req.raw, {
-      maxBodyBytes,
-      maxJsonBodyBytes,
-      pause: turnstile.pass,
-    });
-    const response = await runHop(deps, { sessionId, request, attachments });
-    await turnstile.pass();
-    return c.json(response);
+    const lease = bodyBudget.lease();
+    try {
+      const { request, attachments } = await readHopRequest(c.req.raw, {
+        maxBodyBytes,
+        maxJsonBodyBytes,
+        pause: turnstile.pass,
+        bodyTimeoutMs,
+        allowance: lease,
+      });
+      const response = await runHop(deps, { sessionId, request, attachments });
+      await turnstile.pass();
+      return c.json(response);
+    } finally {
+      lease.release();
+    }
   });
 
   app.delete('/api/hop/:request_id', async (c) => {
@@ -189,7 +212,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
     return new HopError('internal_error', 'The server failed; the error is in its log.').toResponse();
   });
 
-  return { fetch: async (request) => app.fetch(request) };
+  return { fetch: async (request, connection) => app.fetch(request, connection ?? {}) };
 }
 
 function csrfError(): HopError {

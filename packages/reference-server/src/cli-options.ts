@@ -1,12 +1,16 @@
 import { errorMessage } from '@canvas-ai/protocol';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
-/** One command-line flag: its value's placeholder (none for a switch), default and help (as the conformance CLI's). */
+/**
+ * One command-line flag: its value's placeholder (none for a switch), default and help (as the conformance CLI's),
+ * and the environment variable that sets it when the flag is not given.
+ */
 interface FlagSpec {
   type: 'string' | 'boolean';
   value?: string;
   default?: string;
   help: string;
+  env?: string;
 }
 
 /** The CLI's flags as data: the parser and `--help` are both made from this. */
@@ -41,6 +45,41 @@ const CLI_FLAGS = {
     default: 'memory',
     help: 'Turn store: memory (one process) or redis://[user:pass@]host:port[/db] (several instances).',
   },
+  'max-connections': {
+    type: 'string',
+    value: 'N',
+    default: '512',
+    env: 'CANVAS_AI_MAX_CONNECTIONS',
+    help: 'Connections open at once; more are closed on arrival.',
+  },
+  'max-connections-per-ip': {
+    type: 'string',
+    value: 'N',
+    default: '64',
+    env: 'CANVAS_AI_MAX_CONNECTIONS_PER_IP',
+    help: 'Connections open at once from one client address (0: no limit; behind a proxy, raise it or use 0).',
+  },
+  'headers-timeout': {
+    type: 'string',
+    value: 'TIME',
+    default: '10s',
+    env: 'CANVAS_AI_HEADERS_TIMEOUT',
+    help: 'How long the request line and headers may take to arrive (408 after).',
+  },
+  'body-timeout': {
+    type: 'string',
+    value: 'TIME',
+    default: '60s',
+    env: 'CANVAS_AI_BODY_TIMEOUT',
+    help: 'How long a request body may take to arrive after its headers (408 request_timeout after).',
+  },
+  'max-buffered': {
+    type: 'string',
+    value: 'SIZE',
+    default: '256MiB',
+    env: 'CANVAS_AI_MAX_BUFFERED',
+    help: 'Request body bytes held in memory at once, all requests together (503 server_busy past it).',
+  },
   help: { type: 'boolean', help: 'Show this help.' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -69,6 +108,12 @@ export interface CliOptions {
   static?: string;
   /** `memory`, or the URL of a Redis shared by every instance (`redis://…`, `rediss://…` for TLS). */
   store: 'memory' | `redis://${string}` | `rediss://${string}`;
+  maxConnections: number;
+  /** 0: no limit. */
+  maxConnectionsPerIp: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  maxBufferedBodyBytes: number;
   help: boolean;
 }
 
@@ -90,7 +135,8 @@ export function parseCliOptions(
     const options: ParseArgsConfig['options'] = Object.fromEntries(
       Object.entries(CLI_FLAGS).map(([name, flag]: [string, FlagSpec]) => [
         name,
-        { type: flag.type, ...(flag.default === undefined ? {} : { default: flag.default }) },
+        // A flag with a variable gets its default after the variable is looked at (flag, then variable, then default).
+        { type: flag.type, ...(flag.default === undefined || flag.env ? {} : { default: flag.default }) },
       ]),
     );
     values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as typeof values;
@@ -109,6 +155,14 @@ export function parseCliOptions(
   if (store !== 'memory' && !isRedisUrl(store)) {
     throw new UsageError(`--store must be memory or a redis:// URL (e.g. redis://127.0.0.1:6379), not "${store}".`);
   }
+  const setting = (name: keyof typeof CLI_FLAGS): { text: string; source: string } => {
+    const flag: FlagSpec = CLI_FLAGS[name];
+    const given = values[name];
+    if (typeof given === 'string') return { text: given, source: `--${name}` };
+    const fromEnv = flag.env ? env[flag.env] : undefined;
+    if (flag.env && fromEnv) return { text: fromEnv, source: flag.env };
+    return { text: flag.default ?? '', source: `--${name}` };
+  };
   return {
     port,
     host: values.host as string,
@@ -118,8 +172,41 @@ export function parseCliOptions(
     provider,
     static: values.static as string | undefined,
     store: store as CliOptions['store'],
+    maxConnections: count(setting('max-connections'), 1),
+    maxConnectionsPerIp: count(setting('max-connections-per-ip'), 0),
+    headersTimeoutMs: duration(setting('headers-timeout')),
+    bodyTimeoutMs: duration(setting('body-timeout')),
+    maxBufferedBodyBytes: size(setting('max-buffered')),
     help: values.help === true,
   };
+}
+
+/** A whole number of at least `min`. */
+function count({ text, source }: { text: string; source: string }, min: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min)
+    throw new UsageError(`${source} must be a whole number of at least ${min}, not "${text}".`);
+  return value;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** A duration in milliseconds from `500ms`, `30s`, `5m` or `12h` (a bare number is milliseconds). */
+function duration({ text, source }: { text: string; source: string }): number {
+  const match = /^(\d+)(ms|s|m|h)?$/.exec(text);
+  if (!match || Number(match[1]) === 0)
+    throw new UsageError(`${source} must be a duration such as 500ms, 30s, 5m or 12h, not "${text}".`);
+  return Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms']!;
+}
+
+const SIZE_UNITS: Record<string, number> = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
+
+/** A size in bytes from `512KiB`, `64MiB` or `1GiB` (a bare number is bytes). */
+function size({ text, source }: { text: string; source: string }): number {
+  const match = /^(\d+)(B|KiB|MiB|GiB)?$/.exec(text);
+  if (!match || Number(match[1]) === 0)
+    throw new UsageError(`${source} must be a size such as 512KiB, 64MiB or 1GiB, not "${text}".`);
+  return Number(match[1]) * SIZE_UNITS[match[2] ?? 'B']!;
 }
 
 function isRedisUrl(value: string): boolean {
@@ -136,7 +223,8 @@ export function helpText(): string {
   const flags = (Object.entries(CLI_FLAGS) as Array<[string, FlagSpec]>).map(([name, flag]) => {
     const usage = `  --${name}${flag.value ? ` ${flag.value}` : ''}`;
     const fallback = flag.default === undefined ? '' : ` (default ${flag.default})`;
-    return `${usage.padEnd(28)}${flag.help}${fallback}`;
+    const variable = flag.env ? ` Also ${flag.env}.` : '';
+    return `${usage.padEnd(32)}${flag.help}${fallback}${variable}`;
   });
   const env = Object.entries(CLI_ENV).map(([name, help]) => `  ${name.padEnd(30)}${help}`);
   return [

@@ -55,8 +55,18 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       secureCookies: env.CANVAS_AI_SECURE_COOKIES === '1',
       log,
       staticFiles: options.static ? staticDirectory(options.static) : undefined,
+      bodyTimeoutMs: options.bodyTimeoutMs,
+      maxBufferedBodyBytes: options.maxBufferedBodyBytes,
     });
-    const server = await startServer(app, { port: options.port, host: options.host });
+    const server = await startServer(app, {
+      port: options.port,
+      host: options.host,
+      maxConnections: options.maxConnections,
+      maxConnectionsPerIp: options.maxConnectionsPerIp,
+      headersTimeoutMs: options.headersTimeoutMs,
+      // Node's own limit on a whole request is a backstop: the app's body timeout answers first, with an error body.
+      requestTimeoutMs: options.headersTimeoutMs + options.bodyTimeoutMs + 5_000,
+    });
     const scripted =
       provider.name === 'scripted'
         ? ` (scripted: ${config.scenarios.length} scenarios; --provider openai for a real model)`

@@ -1,6 +1,6 @@
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { resolve } from 'node:path';
-import { serve } from '@hono/node-server';
+import { serve, type HttpBindings } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import type { CanvasAiApp, StaticFiles } from './app.js';
@@ -13,12 +13,61 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Serves the app on Node's HTTP server (the Hono Node adapter). Port 0 picks a free port. */
-export function startServer(app: CanvasAiApp, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
+/**
+ * What one client may hold of the Node server (spec §4.4): connections, and how long a request may take to arrive.
+ * Behind a reverse proxy every client has the proxy's address: raise `maxConnectionsPerIp` there (or set 0),
+ * and let the proxy limit each client.
+ */
+export interface ConnectionLimits {
+  /** Connections open at once; one more is closed on arrival. Default 512 (below the usual 1,024 open files). */
+  maxConnections?: number;
+  /** Connections open at once from one client IP address; 0: no limit. Default 64. */
+  maxConnectionsPerIp?: number;
+  /** The request line and headers must arrive within this many milliseconds, or Node answers 408. Default 10,000. */
+  headersTimeoutMs?: number;
+  /**
+   * The whole request must arrive within this many milliseconds, or Node answers 408 and closes the connection.
+   * A backstop: the app's `bodyTimeoutMs` answers first, with the protocol's error body. Default 75,000.
+   */
+  requestTimeoutMs?: number;
+  /** An idle keep-alive connection is closed after this many milliseconds. Default 5,000. */
+  keepAliveTimeoutMs?: number;
+}
+
+/** The defaults of {@link ConnectionLimits} (the CLI's too). */
+const DEFAULT_CONNECTION_LIMITS: Required<ConnectionLimits> = {
+  maxConnections: 512,
+  maxConnectionsPerIp: 64,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 75_000,
+  keepAliveTimeoutMs: 5_000,
+};
+
+/**
+ * Serves the app on Node's HTTP server (the Hono Node adapter). Port 0 picks a free port. Each request reaches the
+ * app with the client's address (`app.fetch(request, { clientAddress })`), for its per-client quotas.
+ */
+export function startServer(
+  app: CanvasAiApp,
+  options: { port?: number; host?: string } & ConnectionLimits = {},
+): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
+  const limits = { ...DEFAULT_CONNECTION_LIMITS, ...definedOnly(options) };
   return new Promise((resolve, reject) => {
     const server = serve(
-      { fetch: (request) => app.fetch(request), port: options.port ?? 8787, hostname: host },
+      {
+        fetch: (request, env) =>
+          app.fetch(request, { clientAddress: (env as HttpBindings).incoming.socket.remoteAddress }),
+        port: options.port ?? 8787,
+        hostname: host,
+        serverOptions: {
+          headersTimeout: limits.headersTimeoutMs,
+          requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs),
+          keepAliveTimeout: limits.keepAliveTimeoutMs,
+          // Node looks for expired requests every 30 s by default, so a 10 s timeout could take 40.
+          connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+        },
+      },
       (info: AddressInfo) => {
         const hostInUrl = info.family === 'IPv6' ? `[${info.address}]` : info.address;
         resolve({
@@ -33,8 +82,36 @@ export function startServer(app: CanvasAiApp, options: { port?: number; host?: s
         });
       },
     );
+    (server as { maxConnections?: number }).maxConnections = limits.maxConnections;
+    if (limits.maxConnectionsPerIp > 0) limitPerAddress(server, limits.maxConnectionsPerIp);
     server.once('error', reject);
   });
+}
+
+/** Closes a connection on arrival when its address already holds `max` open ones. */
+function limitPerAddress(
+  server: { on(event: 'connection', listener: (socket: Socket) => void): unknown },
+  max: number,
+) {
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const count = (open.get(address) ?? 0) + 1;
+    if (count > max) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, count);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left > 0) open.set(address, left);
+      else open.delete(address);
+    });
+  });
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 /** Serves files from a directory (relative to the working directory, or absolute) for `createApp({ staticFiles })`. */

@@ -60,8 +60,35 @@ describe('the CLI options', () => {
       provider: 'scripted',
       static: undefined,
       store: 'memory',
+      maxConnections: 512,
+      maxConnectionsPerIp: 64,
+      headersTimeoutMs: 10_000,
+      bodyTimeoutMs: 60_000,
+      maxBufferedBodyBytes: 256 * 1024 * 1024,
       help: false,
     });
+  });
+
+  it('read the connection limits from their flags, else their variables, with units', () => {
+    const options = parseCliOptions(['--max-connections', '100', '--body-timeout', '2m', '--max-buffered', '64MiB'], {
+      CANVAS_AI_MAX_CONNECTIONS: '7',
+      CANVAS_AI_HEADERS_TIMEOUT: '1500ms',
+      CANVAS_AI_MAX_CONNECTIONS_PER_IP: '0',
+    });
+    assert.equal(options.maxConnections, 100, 'the flag wins');
+    assert.equal(options.headersTimeoutMs, 1_500);
+    assert.equal(options.bodyTimeoutMs, 120_000);
+    assert.equal(options.maxConnectionsPerIp, 0);
+    assert.equal(options.maxBufferedBodyBytes, 64 * 1024 * 1024);
+    assert.throws(() => parseCliOptions(['--body-timeout', 'soon']), /--body-timeout must be a duration/);
+    assert.throws(
+      () => parseCliOptions([], { CANVAS_AI_MAX_BUFFERED: '1TB' }),
+      /CANVAS_AI_MAX_BUFFERED must be a size/,
+    );
+    assert.throws(
+      () => parseCliOptions(['--max-connections', '0']),
+      /--max-connections must be a whole number of at least 1/,
+    );
   });
 
   it('read every flag', () => {
