@@ -1,10 +1,10 @@
 // What one client may hold of the server, over real sockets: connections (in all and per address), how long headers
-// and bodies may take to arrive, and how many body bytes are buffered at once (spec §4.4).
+// and bodies may take to arrive, how many body bytes are buffered at once, and a client that goes away (spec §4.4).
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { createApp } from '../src/app.js';
-import { silentLogger } from '../src/log.js';
+import { silentLogger, type LogEntry } from '../src/log.js';
 import { startServer, type RunningServer } from '../src/node.js';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import { firstHop, openSession, sharedFixtures, type TestSession } from './support/harness.js';
@@ -161,5 +161,38 @@ describe('buffered body bytes', () => {
     }
     assert.equal(status, 200);
     for (const upload of uploads) upload.socket.destroy();
+  });
+});
+
+describe('a client that goes away mid-body', () => {
+  it('is answered without a server failure and logged as nothing', async () => {
+    const logs: LogEntry[] = [];
+    const app = createApp({
+      agents: fixtures.agents,
+      catalog: fixtures.catalog,
+      provider: new ScriptedProvider(fixtures.scenarios),
+      log: (entry) => logs.push(entry),
+    });
+    const token = await app.fetch(new Request('http://127.0.0.1/api/token'));
+    const cookie = token.headers.get('set-cookie')!.split(';')[0]!;
+    const headers = { cookie, 'x-csrf-token': ((await token.json()) as { token: string }).token };
+    // The body stream errors as Node's does when the client's connection closes mid-body.
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"protocol":"canvas-ai/1"'));
+        setTimeout(() => controller.error(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })), 10);
+      },
+    });
+    const reply = await app.fetch(
+      new Request('http://127.0.0.1/api/hop', {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body,
+        duplex: 'half',
+      } as RequestInit),
+    );
+    assert.equal(reply.status, 400, 'a refusal at the door, not a 500');
+    assert.equal(((await reply.json()) as { error: { code: string } }).error.code, 'invalid_request');
+    assert.deepEqual(logs, [], 'nothing logged: no internal_error, no stack');
   });
 });
