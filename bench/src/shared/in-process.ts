@@ -34,7 +34,7 @@ export async function inProcessServer(store: TurnStore = new MemoryTurnStore()):
     store,
     log: jsonLineLogger(() => undefined),
   });
-  const tokenResponse = await app.fetch(new Request('http://bench.local/api/token'));
+  const tokenResponse = await app.fetch(new Request('http://127.0.0.1/api/token'));
   const cookie = (tokenResponse.headers.get('set-cookie') ?? '').split(';')[0]!;
   const { token, header } = (await tokenResponse.json()) as { token: string; header: string };
   const session = { cookie, [header]: token };
@@ -42,7 +42,7 @@ export async function inProcessServer(store: TurnStore = new MemoryTurnStore()):
     app,
     session,
     hopRequest: (body) =>
-      new Request('http://bench.local/api/hop', {
+      new Request('http://127.0.0.1/api/hop', {
         method: 'POST',
         headers: { ...session, 'content-type': 'application/json' },
         body,

@@ -17,6 +17,8 @@ import { cancelTurn } from './cancel.js';
 import { BodyBudget } from './body-budget.js';
 import { CsrfTokens } from './csrf.js';
 import { runHop } from './hop.js';
+import { type AllowedHosts, isAllowedHost, isAllowedOrigin, LOOPBACK_HOSTS } from './origins.js';
+import { DEFAULT_STATIC_CSP, withSecurityHeaders } from './security-headers.js';
 import { jsonLineLogger, type Logger } from './log.js';
 import type { ModelProvider } from './providers/model-provider.js';
 import type { ServerDeps, TurnTtls } from './server-deps.js';
@@ -47,7 +49,11 @@ export interface AppOptions {
   agentsSource?: string;
   /** The HMAC secret of CSRF tokens (≥ 16 bytes). Default: random per process (tokens die with a restart). */
   csrfSecret?: string | Uint8Array;
-  /** Checks the CSRF token header on every state-changing request. Turn it off only behind your own auth. Default true. */
+  /**
+   * Checks the CSRF token header on every state-changing request. Turn it off only behind your own CSRF protection
+   * (a cookie of your own that is `SameSite=None` would make every hop forgeable): the origin check stays on.
+   * Default true.
+   */
   csrf?: boolean;
   /**
    * The caller's session id, for deployments with their own auth (a user id, say). Default: the
@@ -72,6 +78,19 @@ export interface AppOptions {
   newUuid?: () => string;
   /** Serves other GET requests (e.g. the demo editor). Default: 404. */
   staticFiles?: StaticFiles;
+  /**
+   * The host names the server answers to (421 `host_not_allowed` for any other; `/healthz` answers every host):
+   * exact names, `.example.com` for a domain and its subdomains, or `'*'`. Default: the loopback names
+   * (`localhost`, `127.0.0.1`, `[::1]`); `startServer`'s callers name the hosts of their interface (the CLI does).
+   */
+  allowedHosts?: AllowedHosts;
+  /**
+   * Origins besides the request's own that may send `POST` and `DELETE` (403 `origin_not_allowed` for any other),
+   * e.g. the public origin when a proxy rewrites the host. Checked whether or not CSRF is on. Default: none.
+   */
+  allowedOrigins?: readonly string[];
+  /** The `Content-Security-Policy` of static files. Default {@link DEFAULT_STATIC_CSP}. */
+  contentSecurityPolicy?: string;
 }
 
 /** What the runtime knows of the connection a request came on (the Node adapter passes it; others may). */
@@ -140,7 +159,28 @@ export function createApp(options: AppOptions): CanvasAiApp {
     return cookie;
   };
 
+  const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
+  const allowedOrigins = options.allowedOrigins ?? [];
+  const staticPolicy = options.contentSecurityPolicy ?? DEFAULT_STATIC_CSP;
+  const staticResponses = new WeakSet<Response>();
+
   const app = new Hono<AppEnv>();
+
+  // Before anything else: a request for another host name (DNS rebinding) or a state change from another site's
+  // page is refused whatever it is (spec §4.5). /healthz answers any host: a load balancer asks by address.
+  app.use('*', async (c, next) => {
+    const url = new URL(c.req.url);
+    if (url.pathname !== '/healthz' && !isAllowedHost(url.hostname, allowedHosts)) {
+      throw new HopError(
+        'host_not_allowed',
+        'This server does not answer to this host name. Its operator can allow it (--allowed-hosts).',
+      );
+    }
+    if (!SAFE_METHODS.has(c.req.method) && !isAllowedOrigin(c.req.header('origin'), url, allowedOrigins)) {
+      throw new HopError('origin_not_allowed', 'Requests from another site may not change anything here.');
+    }
+    await next();
+  });
 
   app.get('/healthz', (c) => c.json({ status: 'ok', protocol: PROTOCOL_VERSION } satisfies HealthResponse));
 
@@ -201,7 +241,10 @@ export function createApp(options: AppOptions): CanvasAiApp {
   app.notFound(async (c) => {
     if (options.staticFiles && (c.req.method === 'GET' || c.req.method === 'HEAD') && !c.req.path.startsWith('/api/')) {
       const response = await options.staticFiles(c.req.raw);
-      if (response) return response;
+      if (response) {
+        staticResponses.add(response);
+        return response;
+      }
     }
     return new HopError('not_found', `Nothing at ${c.req.method} ${c.req.path}.`).toResponse();
   });
@@ -212,8 +255,16 @@ export function createApp(options: AppOptions): CanvasAiApp {
     return new HopError('internal_error', 'The server failed; the error is in its log.').toResponse();
   });
 
-  return { fetch: async (request, connection) => app.fetch(request, connection ?? {}) };
+  return {
+    fetch: async (request, connection) => {
+      const response = await app.fetch(request, connection ?? {});
+      return withSecurityHeaders(response, staticResponses.has(response) ? 'static' : 'api', staticPolicy);
+    },
+  };
 }
+
+/** Methods that change nothing: no origin check (a cross-site page cannot read their answers). */
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function csrfError(): HopError {
   return new HopError(

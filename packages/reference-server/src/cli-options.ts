@@ -45,6 +45,20 @@ const CLI_FLAGS = {
     default: 'memory',
     help: 'Turn store: memory (one process) or redis://[user:pass@]host:port[/db] (several instances).',
   },
+  'allowed-hosts': {
+    type: 'string',
+    value: 'LIST',
+    env: 'CANVAS_AI_ALLOWED_HOSTS',
+    help:
+      'Comma-separated host names the server answers to (.example.com: the domain and its subdomains; *: any). ' +
+      'Default: the loopback names, plus the bound address and the machine name when not bound to loopback.',
+  },
+  'allowed-origins': {
+    type: 'string',
+    value: 'LIST',
+    env: 'CANVAS_AI_ALLOWED_ORIGINS',
+    help: "Comma-separated origins besides the request's own that may POST and DELETE (e.g. a proxy's public origin).",
+  },
   'max-connections': {
     type: 'string',
     value: 'N',
@@ -93,7 +107,7 @@ const CLI_ENV = {
   CANVAS_AI_OPENAI_MODEL: 'Model name, e.g. gpt-4o-mini or llama3.1 (required with --provider openai).',
   CANVAS_AI_OPENAI_TIMEOUT_MS: 'Milliseconds one model call may take (default 120000).',
   CANVAS_AI_SECRET: 'CSRF HMAC secret, at least 16 characters (default: random per start).',
-  CANVAS_AI_CSRF: 'Set to "off" to skip CSRF checks (only behind your own auth).',
+  CANVAS_AI_CSRF: 'Set to "off" to skip CSRF checks, only behind your own CSRF protection (the origin check stays).',
   CANVAS_AI_SECURE_COOKIES: 'Set to "1" to mark the session cookie Secure (HTTPS).',
 } as const;
 
@@ -108,6 +122,9 @@ export interface CliOptions {
   static?: string;
   /** `memory`, or the URL of a Redis shared by every instance (`redis://…`, `rediss://…` for TLS). */
   store: 'memory' | `redis://${string}` | `rediss://${string}`;
+  /** Undefined: the default of the bound address. */
+  allowedHosts: string[] | '*' | undefined;
+  allowedOrigins: string[];
   maxConnections: number;
   /** 0: no limit. */
   maxConnectionsPerIp: number;
@@ -172,6 +189,8 @@ export function parseCliOptions(
     provider,
     static: values.static as string | undefined,
     store: store as CliOptions['store'],
+    allowedHosts: hostList(setting('allowed-hosts')),
+    allowedOrigins: originList(setting('allowed-origins')),
     maxConnections: count(setting('max-connections'), 1),
     maxConnectionsPerIp: count(setting('max-connections-per-ip'), 0),
     headersTimeoutMs: duration(setting('headers-timeout')),
@@ -179,6 +198,39 @@ export function parseCliOptions(
     maxBufferedBodyBytes: size(setting('max-buffered')),
     help: values.help === true,
   };
+}
+
+/** A comma-separated list of host names, `*` for any; undefined when not given. */
+function hostList({ text, source }: { text: string; source: string }): string[] | '*' | undefined {
+  if (text.trim() === '') return undefined;
+  const names = text
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  if (names.includes('*')) return '*';
+  const bad = names.find((name) => !/^(\.?[a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])$/.test(name));
+  if (bad !== undefined)
+    throw new UsageError(`${source}: "${bad}" is not a host name (example.com, .example.com, 10.0.0.5, [::1]).`);
+  return names;
+}
+
+/** A comma-separated list of origins (`https://host[:port]`). */
+function originList({ text, source }: { text: string; source: string }): string[] {
+  const origins = text
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || parsed.origin !== origin.replace(/\/$/, ''))
+      throw new UsageError(`${source}: "${origin}" is not an origin (https://editor.example.com).`);
+  }
+  return origins.map((origin) => origin.replace(/\/$/, ''));
 }
 
 /** A whole number of at least `min`. */

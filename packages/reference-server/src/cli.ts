@@ -5,7 +5,7 @@ import { createApp } from './app.js';
 import { helpText, parseCliOptions, UsageError } from './cli-options.js';
 import { loadConfig } from './config.js';
 import { jsonLineLogger } from './log.js';
-import { startServer, staticDirectory } from './node.js';
+import { allowedHostsFor, startServer, staticDirectory } from './node.js';
 import { openAiProviderFromEnv } from './providers/from-env.js';
 import type { ModelProvider } from './providers/model-provider.js';
 import { ScriptedProvider } from './providers/scripted.js';
@@ -56,6 +56,8 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       log,
       staticFiles: options.static ? staticDirectory(options.static) : undefined,
       bodyTimeoutMs: options.bodyTimeoutMs,
+      allowedHosts: options.allowedHosts ?? allowedHostsFor(options.host),
+      allowedOrigins: options.allowedOrigins,
       maxBufferedBodyBytes: options.maxBufferedBodyBytes,
     });
     const server = await startServer(app, {

@@ -54,6 +54,8 @@ export function createMockHandlers(options: MockOptions): HttpHandler[] {
     sessionId: () => MOCK_SESSION,
     maxBodyBytes,
     log: silentLogger,
+    // The page under development is on whatever origin its dev server has; the mock answers it there.
+    allowedHosts: '*',
   });
   const base = options.baseUrl === undefined ? '*' : options.baseUrl.replace(/\/+$/, '');
   const prefix = pathPrefix(base);

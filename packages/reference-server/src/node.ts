@@ -1,9 +1,12 @@
+import { realpathSync, statSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
-import { resolve } from 'node:path';
+import { hostname, networkInterfaces } from 'node:os';
+import { join, resolve, sep } from 'node:path';
 import { serve, type HttpBindings } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import type { CanvasAiApp, StaticFiles } from './app.js';
+import { LOOPBACK_HOSTS } from './origins.js';
 
 /** A running Node HTTP server. */
 export interface RunningServer {
@@ -110,16 +113,76 @@ function limitPerAddress(
   });
 }
 
+/**
+ * The host names a server bound to `bindHost` answers to by default (spec §4.5): the loopback names when it is bound
+ * to loopback; bound to one address, that address and the machine's name too; bound to every interface (`0.0.0.0`,
+ * `::`), the address of each and the machine's name. Any other name (a domain in front of it) must be allowed by
+ * name (`--allowed-hosts`).
+ */
+export function allowedHostsFor(bindHost: string): string[] {
+  const asHost = (address: string) => (address.includes(':') ? `[${address}]` : address);
+  const names = new Set(LOOPBACK_HOSTS);
+  const bind = bindHost.replace(/^\[|\]$/g, '');
+  if (isLoopback(bind)) return [...names];
+  names.add(hostname().toLowerCase());
+  if (bind === '0.0.0.0' || bind === '::') {
+    for (const entries of Object.values(networkInterfaces()))
+      for (const entry of entries ?? []) names.add(asHost(entry.address.toLowerCase()));
+  } else {
+    names.add(asHost(bind.toLowerCase()));
+  }
+  return [...names];
+}
+
+function isLoopback(address: string): boolean {
+  return address === 'localhost' || address === '::1' || /^127\./.test(address);
+}
+
 function definedOnly<T extends object>(options: T): Partial<T> {
   return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
-/** Serves files from a directory (relative to the working directory, or absolute) for `createApp({ staticFiles })`. */
+/**
+ * Serves files from a directory (relative to the working directory, or absolute) for `createApp({ staticFiles })`.
+ * Never a dotfile or a file under a dot folder (`.env`, `.git/`), and never a file whose real path, symlinks
+ * followed, is outside the directory: a link in the folder does not publish what it points to.
+ */
 export function staticDirectory(root: string): StaticFiles {
+  const base = resolve(root);
+  const realBase = realpathSync(base);
   const files = new Hono();
-  files.use('/*', serveStatic({ root: resolve(root), index: 'index.html' }));
+  files.use(
+    '/*',
+    serveStatic({
+      root: base,
+      index: 'index.html',
+      // serveStatic has already refused . and .. segments and backslashes; a path refused here becomes one that
+      // cannot exist (a NUL byte), so it answers 404 like any missing file.
+      rewriteRequestPath: (path) => (isServable(realBase, base, path) ? path : '/\0'),
+    }),
+  );
   return async (request) => {
     const response = await files.fetch(request);
     return response.status === 404 ? undefined : response;
   };
+}
+
+/** Whether the request path names no dotfile and its real file (or folder index) is inside the root. */
+function isServable(realBase: string, base: string, path: string): boolean {
+  if (path.split('/').some((segment) => segment.startsWith('.'))) return false;
+  const inside = (real: string) => real === realBase || real.startsWith(`${realBase}${sep}`);
+  let real: string;
+  try {
+    real = realpathSync(join(base, path));
+  } catch {
+    // Nothing there: serveStatic answers 404.
+    return true;
+  }
+  if (!inside(real)) return false;
+  try {
+    if (statSync(real).isDirectory()) return inside(realpathSync(join(real, 'index.html')));
+  } catch {
+    return true;
+  }
+  return true;
 }

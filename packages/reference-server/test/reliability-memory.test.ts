@@ -32,7 +32,7 @@ async function realTurnRecord(): Promise<unknown> {
 }
 
 function jsonPost(path: string, body: unknown, headers: Record<string, string> = {}): Request {
-  return new Request(`http://test${path}`, {
+  return new Request(`http://127.0.0.1${path}`, {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json' },
     body: JSON.stringify(body),

@@ -60,6 +60,8 @@ describe('the CLI options', () => {
       provider: 'scripted',
       static: undefined,
       store: 'memory',
+      allowedHosts: undefined,
+      allowedOrigins: [],
       maxConnections: 512,
       maxConnectionsPerIp: 64,
       headersTimeoutMs: 10_000,
