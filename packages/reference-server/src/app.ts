@@ -22,7 +22,8 @@ import { DEFAULT_STATIC_CSP, withSecurityHeaders } from './security-headers.js';
 import { jsonLineLogger, type Logger } from './log.js';
 import type { ModelProvider } from './providers/model-provider.js';
 import type { ServerDeps, TurnTtls } from './server-deps.js';
-import { isSessionId, newSessionId, SESSION_COOKIE, sessionCookie } from './session.js';
+import { Sessions } from './session.js';
+import { Signer } from './signer.js';
 import { MemoryTurnStore } from './store/memory.js';
 import type { TurnStore } from './store/turn-store.js';
 import { createToolRegistry } from './tools/registry.js';
@@ -47,8 +48,13 @@ export interface AppOptions {
   docs?: string;
   /** Names the agents config in start-up errors. Default: "the agents config". */
   agentsSource?: string;
-  /** The HMAC secret of CSRF tokens (≥ 16 bytes). Default: random per process (tokens die with a restart). */
+  /**
+   * The HMAC secret of session cookies and CSRF tokens (≥ 16 bytes), the same on every instance. Default: random per
+   * process (sessions and tokens die with a restart).
+   */
   csrfSecret?: string | Uint8Array;
+  /** How long a CSRF token is accepted after `GET /api/token` issued it (then 403; a client fetches a new one). Default 12 h. */
+  tokenTtlMs?: number;
   /**
    * Checks the CSRF token header on every state-changing request. Turn it off only behind your own CSRF protection
    * (a cookie of your own that is `SameSite=None` would make every hop forgeable): the origin check stays on.
@@ -56,11 +62,12 @@ export interface AppOptions {
    */
   csrf?: boolean;
   /**
-   * The caller's session id, for deployments with their own auth (a user id, say). Default: the
-   * `canvas_ai_session` cookie set by `GET /api/token`. Turn keys are scoped to it.
+   * The caller's session id, for deployments with their own auth (a user id, say). Default: the signed
+   * `canvas_ai_session` cookie (`__Host-canvas_ai_session` with `secureCookies`) set by `GET /api/token`. Turn keys
+   * are scoped to it.
    */
   sessionId?: (request: Request) => string | undefined | Promise<string | undefined>;
-  /** Adds `Secure` to the session cookie (serve over HTTPS). Default false. */
+  /** Makes the session cookie `Secure` and `__Host-` prefixed (serve over HTTPS). Default false. */
   secureCookies?: boolean;
   /** The largest multipart request body in bytes (hop 1 with attachments). Default {@link LIMITS.maxBodyBytes} (32 MiB). */
   maxBodyBytes?: number;
@@ -133,12 +140,13 @@ export function createApp(options: AppOptions): CanvasAiApp {
     ttl: { ...DEFAULT_TTLS, ...options.ttl },
   };
   const csrfEnabled = options.csrf ?? true;
-  const csrf = new CsrfTokens(options.csrfSecret ?? crypto.getRandomValues(new Uint8Array(32)));
+  const signer = new Signer(options.csrfSecret ?? crypto.getRandomValues(new Uint8Array(32)));
+  const csrf = new CsrfTokens(signer, { ttlMs: options.tokenTtlMs });
+  const sessions = new Sessions(signer, options.secureCookies ?? false);
   const maxBodyBytes = options.maxBodyBytes ?? LIMITS.maxBodyBytes;
   const maxJsonBodyBytes = options.maxJsonBodyBytes ?? LIMITS.maxJsonBodyBytes;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
   const bodyBudget = new BodyBudget(options.maxBufferedBodyBytes ?? 256 * 1024 * 1024);
-  const secure = options.secureCookies ?? false;
 
   /** The session of a state-changing request, CSRF-checked; a session minted here is set as a cookie. */
   const session = async (c: Context<AppEnv>): Promise<string> => {
@@ -148,15 +156,15 @@ export function createApp(options: AppOptions): CanvasAiApp {
       if (csrfEnabled && !(await csrf.verify(id, c.req.header(CSRF_HEADER)))) throw csrfError();
       return id;
     }
-    const cookie = getCookie(c, SESSION_COOKIE);
+    const id = await sessions.read(getCookie(c, sessions.cookieName));
     if (!csrfEnabled) {
-      if (isSessionId(cookie)) return cookie;
-      const id = newSessionId();
-      c.header('Set-Cookie', sessionCookie(id, secure));
-      return id;
+      if (id) return id;
+      const minted = await sessions.mint();
+      c.header('Set-Cookie', minted.setCookie);
+      return minted.id;
     }
-    if (!isSessionId(cookie) || !(await csrf.verify(cookie, c.req.header(CSRF_HEADER)))) throw csrfError();
-    return cookie;
+    if (!id || !(await csrf.verify(id, c.req.header(CSRF_HEADER)))) throw csrfError();
+    return id;
   };
 
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
@@ -187,10 +195,14 @@ export function createApp(options: AppOptions): CanvasAiApp {
   app.get('/api/agents', (c) => c.json(agentsResponse(options.agents)));
 
   app.get('/api/token', async (c) => {
-    let id = options.sessionId ? await options.sessionId(c.req.raw) : getCookie(c, SESSION_COOKIE);
-    if (!options.sessionId && !isSessionId(id)) {
-      id = newSessionId();
-      c.header('Set-Cookie', sessionCookie(id, secure));
+    let id = options.sessionId
+      ? await options.sessionId(c.req.raw)
+      : await sessions.read(getCookie(c, sessions.cookieName));
+    // Only a session this server signed is kept; any other cookie value (a planted one) gets a new session.
+    if (!options.sessionId && !id) {
+      const minted = await sessions.mint();
+      id = minted.id;
+      c.header('Set-Cookie', minted.setCookie);
     }
     if (!id) throw new HopError('csrf_invalid', 'No session: sign in first.');
     c.header('Cache-Control', 'no-store');

@@ -59,6 +59,13 @@ const CLI_FLAGS = {
     env: 'CANVAS_AI_ALLOWED_ORIGINS',
     help: "Comma-separated origins besides the request's own that may POST and DELETE (e.g. a proxy's public origin).",
   },
+  'token-ttl': {
+    type: 'string',
+    value: 'TIME',
+    default: '12h',
+    env: 'CANVAS_AI_TOKEN_TTL',
+    help: 'How long a CSRF token from GET /api/token is accepted (then 403 csrf_invalid; the widget fetches another).',
+  },
   'max-connections': {
     type: 'string',
     value: 'N',
@@ -106,9 +113,10 @@ const CLI_ENV = {
   CANVAS_AI_OPENAI_API_KEY: 'API key (local servers accept any value).',
   CANVAS_AI_OPENAI_MODEL: 'Model name, e.g. gpt-4o-mini or llama3.1 (required with --provider openai).',
   CANVAS_AI_OPENAI_TIMEOUT_MS: 'Milliseconds one model call may take (default 120000).',
-  CANVAS_AI_SECRET: 'CSRF HMAC secret, at least 16 characters (default: random per start).',
+  CANVAS_AI_SECRET:
+    'HMAC secret of session cookies and CSRF tokens, at least 16 characters (default: random per start).',
   CANVAS_AI_CSRF: 'Set to "off" to skip CSRF checks, only behind your own CSRF protection (the origin check stays).',
-  CANVAS_AI_SECURE_COOKIES: 'Set to "1" to mark the session cookie Secure (HTTPS).',
+  CANVAS_AI_SECURE_COOKIES: 'Set to "1" for a Secure, __Host- prefixed session cookie (serve over HTTPS).',
 } as const;
 
 /** Parsed and checked CLI options. */
@@ -125,6 +133,7 @@ export interface CliOptions {
   /** Undefined: the default of the bound address. */
   allowedHosts: string[] | '*' | undefined;
   allowedOrigins: string[];
+  tokenTtlMs: number;
   maxConnections: number;
   /** 0: no limit. */
   maxConnectionsPerIp: number;
@@ -191,6 +200,7 @@ export function parseCliOptions(
     store: store as CliOptions['store'],
     allowedHosts: hostList(setting('allowed-hosts')),
     allowedOrigins: originList(setting('allowed-origins')),
+    tokenTtlMs: duration(setting('token-ttl')),
     maxConnections: count(setting('max-connections'), 1),
     maxConnectionsPerIp: count(setting('max-connections-per-ip'), 0),
     headersTimeoutMs: duration(setting('headers-timeout')),

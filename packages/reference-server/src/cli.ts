@@ -58,6 +58,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       bodyTimeoutMs: options.bodyTimeoutMs,
       allowedHosts: options.allowedHosts ?? allowedHostsFor(options.host),
       allowedOrigins: options.allowedOrigins,
+      tokenTtlMs: options.tokenTtlMs,
       maxBufferedBodyBytes: options.maxBufferedBodyBytes,
     });
     const server = await startServer(app, {

@@ -142,7 +142,7 @@ describe('what the model is told', () => {
     assert.match(two!, /Typed by the user meanwhile/);
     assert.match(two!, /PAGE-TWO/);
     assert.match(two!, /Selected component: host-made-1/);
-    const sessionId = session.cookie.split('=')[1]!;
+    const sessionId = session.id;
     const stored = JSON.stringify(await server.store.get(`${sessionId}:${id}`));
     assert.ok(stored.includes('"kind":"active"'), 'the turn is stored');
     assert.ok(!stored.includes('PAGE-TWO') && !stored.includes('EXTRA-ONE'), 'no context in the stored state');

@@ -5,24 +5,36 @@ import { ConfigError } from '../src/agents/config-error.js';
 import { toBase64, toBase64Url } from '../src/base64.js';
 import { helpText, parseCliOptions, UsageError } from '../src/cli-options.js';
 import { CsrfTokens } from '../src/csrf.js';
-import { isSessionId, newSessionId } from '../src/session.js';
+import { Sessions } from '../src/session.js';
+import { Signer } from '../src/signer.js';
 import { Turnstile } from '../src/turnstile.js';
 
 describe('CSRF tokens', () => {
-  it('accept the token of the session and nothing else', async () => {
-    const tokens = new CsrfTokens('a secret of at least sixteen bytes');
-    const alice = newSessionId();
-    const bob = newSessionId();
+  const session = () => toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
+
+  it('accept a token of the session, within its lifetime, and nothing else', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const tokens = new CsrfTokens('a secret of at least sixteen bytes', { ttlMs: 60_000, now: () => now });
+    const alice = session();
+    const bob = session();
     const token = await tokens.tokenFor(alice);
+    assert.match(token, /^[0-9a-z]+\.[A-Za-z0-9_-]{43}$/, 'its issue time, then its signature');
     assert.equal(await tokens.verify(alice, token), true);
     assert.equal(await tokens.verify(bob, token), false);
     assert.equal(await tokens.verify(alice, undefined), false);
     assert.equal(await tokens.verify(alice, token.slice(0, -1)), false);
+    const [issued, signature] = token.split('.') as [string, string];
+    const later = (Number.parseInt(issued, 36) + 3600).toString(36);
+    assert.equal(await tokens.verify(alice, `${later}.${signature}`), false, 'the issue time is signed');
     assert.equal(
       await new CsrfTokens('another secret, sixteen bytes+').verify(alice, token),
       false,
       'bound to the secret',
     );
+    now += 60_000;
+    assert.equal(await tokens.verify(alice, token), true, 'still within its lifetime');
+    now += 1_000;
+    assert.equal(await tokens.verify(alice, token), false, 'expired');
   });
 
   it('refuses a short secret', () => {
@@ -35,11 +47,34 @@ describe('CSRF tokens', () => {
         ),
     );
   });
+});
 
-  it('mints session ids of the shape it accepts', () => {
-    assert.equal(isSessionId(newSessionId()), true);
-    assert.equal(isSessionId('admin'), false);
-    assert.equal(isSessionId(`${'x'.repeat(42)}:`), false, 'a colon would break the store key scoping');
+describe('sessions', () => {
+  const signer = new Signer('a secret of at least sixteen bytes');
+
+  it('mint signed ids of a key-safe shape, and read back only what they signed', async () => {
+    const sessions = new Sessions(signer, false);
+    const { id, setCookie } = await sessions.mint();
+    assert.match(id, /^[A-Za-z0-9_-]{43}$/, 'no colon or slash: the id goes into store keys');
+    const value = /^canvas_ai_session=([^;]+); Path=\/; HttpOnly; SameSite=Lax$/.exec(setCookie)![1]!;
+    assert.equal(await sessions.read(value), id);
+    assert.equal(await sessions.read('A'.repeat(43)), undefined, 'an unsigned id is no session');
+    assert.equal(
+      await sessions.read(`${'A'.repeat(43)}.${value.split('.')[1]}`),
+      undefined,
+      'nor a borrowed signature',
+    );
+    assert.equal(await new Sessions(new Signer('another secret, sixteen bytes+'), false).read(value), undefined);
+    assert.equal(await sessions.read(undefined), undefined);
+  });
+
+  it('use a __Host- cookie when Secure, so no subdomain can set it', async () => {
+    const secure = new Sessions(signer, true);
+    assert.equal(secure.cookieName, '__Host-canvas_ai_session');
+    assert.match(
+      (await secure.mint()).setCookie,
+      /^__Host-canvas_ai_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
+    );
   });
 });
 
@@ -62,6 +97,7 @@ describe('the CLI options', () => {
       store: 'memory',
       allowedHosts: undefined,
       allowedOrigins: [],
+      tokenTtlMs: 12 * 3_600_000,
       maxConnections: 512,
       maxConnectionsPerIp: 64,
       headersTimeoutMs: 10_000,
