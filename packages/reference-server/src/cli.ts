@@ -9,7 +9,8 @@ import { allowedHostsFor, startServer, staticDirectory } from './node.js';
 import { openAiProviderFromEnv } from './providers/from-env.js';
 import type { ModelProvider } from './providers/model-provider.js';
 import { ScriptedProvider } from './providers/scripted.js';
-import { RedisTurnStore, redactUrl } from './store/redis.js';
+import { redactUrl } from './redact.js';
+import { RedisTurnStore } from './store/redis.js';
 
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let options: ReturnType<typeof parseCliOptions>;

@@ -20,6 +20,7 @@ import {
 } from '@canvas-ai/protocol/server';
 import { buildSystemPrompt } from './agents/system-prompt.js';
 import type { ModelReply } from './providers/model-provider.js';
+import { redactUrlsIn } from './redact.js';
 import { rejectionNotice } from './rejection-notice.js';
 import type { ServerDeps } from './server-deps.js';
 import { guardStore, turnKey } from './store/turn-store.js';
@@ -193,7 +194,11 @@ async function decideOnce(run: HopRun, step: ParkedCallsStep): Promise<ModelRepl
     });
   } catch (error) {
     if (isHopError(error)) throw error;
-    throw new HopError('provider_error', `The model provider failed: ${errorMessage(error)}`, { cause: error });
+    // The provider's own words go to the log only: they may name its endpoint (spec §7).
+    throw new HopError('provider_error', 'The model is unavailable right now, so this turn stopped. Try again soon.', {
+      cause: error,
+      detail: redactUrlsIn(`The model provider failed: ${errorMessage(error)}`),
+    });
   }
 }
 
@@ -309,6 +314,7 @@ async function failHop(
     agent: agentId,
     code: hopError.code,
     message: hopError.message,
+    ...(hopError.detail === undefined ? {} : { detail: hopError.detail }),
     duration_ms: durationMs,
     ...(isHopError(error) ? {} : { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
   });

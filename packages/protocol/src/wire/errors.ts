@@ -80,6 +80,11 @@ export interface HopErrorOptions {
   cause?: unknown;
   /** Sent as `Retry-After` (seconds): when the client may send the same request again (429, 503). */
   retryAfterSeconds?: number;
+  /**
+   * For the server's log only, never in the body (spec §7): what an operator needs to fix it (the endpoint, the
+   * upstream answer), already free of secrets.
+   */
+  detail?: string;
 }
 
 /** A protocol error: carries its code and HTTP status, and builds its own wire body. */
@@ -91,6 +96,7 @@ export class HopError extends Error {
   readonly requestId: string | undefined;
   readonly progress: string;
   readonly retryAfterSeconds: number | undefined;
+  readonly detail: string | undefined;
 
   constructor(code: ErrorCode, message: string, options: HopErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -100,6 +106,7 @@ export class HopError extends Error {
     this.requestId = options.requestId;
     this.progress = options.progress ?? '';
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.detail = options.detail;
   }
 
   /** The HTTP status of this error's code. */
@@ -116,6 +123,7 @@ export class HopError extends Error {
       progress,
       cause: this.cause,
       retryAfterSeconds: this.retryAfterSeconds,
+      detail: this.detail,
     });
   }
 

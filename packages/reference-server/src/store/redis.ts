@@ -2,6 +2,7 @@ import { errorMessage } from '@canvas-ai/protocol';
 import { Redis } from 'ioredis';
 import { ConfigError } from '../agents/config-error.js';
 import type { Logger } from '../log.js';
+import { redactUrl } from '../redact.js';
 import type { TurnLock, TurnStore } from './turn-store.js';
 
 /** How a {@link RedisTurnStore} reaches Redis and names its keys. */
@@ -41,7 +42,7 @@ export class RedisTurnStore implements TurnStore {
     client.defineCommand('canvasAiReleaseLock', { numberOfKeys: 1, lua: RELEASE_LOCK });
     this.#client = client as Redis & WithReleaseLock;
     this.#prefix = options.prefix ?? 'canvas-ai:';
-    const where = { store: 'redis', url: redactUrl(url) };
+    const where = { store: 'redis', url: redactUrl(url, 'the Redis URL given') };
     // Without an 'error' listener ioredis prints every failed reconnect attempt; the outage is logged once instead.
     client.on('error', (error: Error) => (this.#lastError = error));
     client.on('close', () => {
@@ -81,7 +82,9 @@ export class RedisTurnStore implements TurnStore {
       client.disconnect();
       const reason = store.#lastError?.message ?? errorMessage(error);
       throw new ConfigError(
-        [`--store: cannot reach Redis at ${redactUrl(url)} (${reason}). Start redis-server there, or fix --store.`],
+        [
+          `--store: cannot reach Redis at ${redactUrl(url, 'the Redis URL given')} (${reason}). Start redis-server there, or fix --store.`,
+        ],
         { cause: error },
       );
     }
@@ -147,15 +150,4 @@ export class RedisTurnStore implements TurnStore {
 /** Redis wants a whole, positive number of milliseconds. */
 function wholeMs(ms: number): number {
   return Math.max(1, Math.ceil(ms));
-}
-
-/** The URL without its password, for logs and error messages. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'the Redis URL given';
-  }
 }
