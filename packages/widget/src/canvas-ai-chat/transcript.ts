@@ -1,6 +1,6 @@
 import { LIMITS, type ChatMessage } from '@canvas-ai/protocol';
 import type { MessageContent } from './deep-chat-types.js';
-import { answerHtml } from './narration.js';
+import { answerHtml, statusBubbleHtml } from './narration.js';
 
 /** Where an answer message keeps its plain text (deep-chat keeps a message's `custom` as it was given). */
 interface AnswerCustom {
@@ -20,6 +20,14 @@ export function answerMessage(text: string, role: string): { html: string; role:
  * `history_limit` messages, and the whole request must stay under the JSON body limit (spec §13.1), page included.
  */
 export const TRANSCRIPT_MAX_CHARS = LIMITS.maxJsonBodyBytes / 8;
+
+/** The role of the widget's error bubbles: not an agent's, so no agent caption, and never part of a transcript. */
+export const ERROR_ROLE = 'canvas-ai-error';
+
+/** An error as a deep-chat message: escaped html with its code (never deep-chat's own error, which is markdown). */
+export function errorMessage(text: string, code?: string): { html: string; role: string } {
+  return { html: statusBubbleHtml(text, code), role: ERROR_ROLE };
+}
 
 /**
  * The transcript sent on hop 1, read from deep-chat's messages: every user message (a files-only one with empty text),

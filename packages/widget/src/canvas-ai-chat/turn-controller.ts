@@ -4,7 +4,7 @@ import { startTurn, type Turn, type TurnOptions, type TurnResult } from '../hop-
 import type { TurnError } from '../turn-error.js';
 import type { DeepChatElement, Signals } from './deep-chat-types.js';
 import { ProgressView } from './progress-view.js';
-import { answerMessage, attachedFiles, transcriptOf } from './transcript.js';
+import { answerMessage, attachedFiles, errorMessage, transcriptOf } from './transcript.js';
 
 /** The loop's settings the element decides for each new turn (endpoint, host functions, token, limits). */
 export type TurnSettings = Omit<TurnOptions, 'messages' | 'attachments' | 'agent' | 'onHop'>;
@@ -58,7 +58,7 @@ export class TurnController implements ReactiveController {
   readonly handle = (body: unknown, signals: Signals): void => {
     // deep-chat blocks a second submit while a request runs; a programmatic one must not start a second turn.
     if (this.turn) {
-      void signals.onResponse({ error: 'Wait for the current answer, or stop it, before sending another message.' });
+      void signals.onResponse(errorMessage('Wait for the current answer, or stop it, before sending another message.'));
       return;
     }
     void this.run(body, signals);
@@ -143,7 +143,8 @@ export class TurnController implements ReactiveController {
       case 'error':
         // The narration so far stays; the server's error body may carry a fuller one.
         view.finish('failed', { progress: result.error.body?.progress });
-        await signals.onResponse({ error: result.error.message });
+        // Escaped html with its code: the message is the server's (or an upstream's) text, never markdown.
+        await signals.onResponse(errorMessage(result.error.message, result.error.code));
         this.options.onFailed(result.error);
         this.host.dispatchEvent(canvasAiEvent('canvas-ai-error', { requestId, error: result.error }));
         this.host.dispatchEvent(
