@@ -19,6 +19,7 @@ export interface HopSeen {
 interface DemoProbes {
   __hopsSeen: HopSeen[];
   __turnsEnded: string[];
+  __policyViolations: string[];
 }
 
 /** The demo page in a fresh browser context, with every hop request and widget event recorded. */
@@ -31,6 +32,8 @@ export interface DemoPage {
   /** Resolves with the `canvas-ai-turn-end` status of the next turn to end (counting from `count` ended turns). */
   turnEnded(count: number): Promise<string>;
   hopsSeen(): Promise<HopSeen[]>;
+  /** Every content security policy violation the page raised (`directive blocked-url`). */
+  policyViolations(): Promise<string[]>;
   rows(): Promise<number>;
   close(): Promise<void>;
 }
@@ -67,7 +70,11 @@ export async function openDemo(browser: Browser, url: string): Promise<DemoPage>
   await page.addInitScript(() => {
     const seen: unknown[] = [];
     const ended: string[] = [];
-    Object.assign(window, { __hopsSeen: seen, __turnsEnded: ended });
+    const violations: string[] = [];
+    Object.assign(window, { __hopsSeen: seen, __turnsEnded: ended, __policyViolations: violations });
+    document.addEventListener('securitypolicyviolation', (event) =>
+      violations.push(`${event.violatedDirective} ${event.blockedURI}`),
+    );
     document.addEventListener('canvas-ai-hop', (event) => {
       const detail = (event as CustomEvent).detail;
       seen.push({
@@ -102,6 +109,7 @@ export async function openDemo(browser: Browser, url: string): Promise<DemoPage>
       return page.evaluate((n) => (window as unknown as DemoProbes).__turnsEnded[n] ?? '', count);
     },
     hopsSeen: () => page.evaluate(() => (window as unknown as DemoProbes).__hopsSeen),
+    policyViolations: () => page.evaluate(() => (window as unknown as DemoProbes).__policyViolations),
     rows: () => page.locator('#canvas [data-region="content"] > .row').count(),
     close: () => context.close(),
   };

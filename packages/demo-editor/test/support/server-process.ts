@@ -11,11 +11,14 @@ export interface ServerProcess {
 
 const packageDir = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Starts `canvas-ai-server --port 0 --static dist` (the built demo) and resolves once it prints its URL. */
-export function startServerProcess(): Promise<ServerProcess> {
+/**
+ * Starts `canvas-ai-server --port 0 --static dist` (the built demo), with `extra` flags after them, and resolves once
+ * it prints its URL.
+ */
+export function startServerProcess(extra: readonly string[] = []): Promise<ServerProcess> {
   const child: ChildProcess = spawn(
     'node',
-    ['--import', 'tsx', '../reference-server/src/cli.ts', '--port', '0', '--static', 'dist'],
+    ['--import', 'tsx', '../reference-server/src/cli.ts', '--port', '0', '--static', 'dist', ...extra],
     {
       cwd: packageDir,
       stdio: ['ignore', 'pipe', 'pipe'],

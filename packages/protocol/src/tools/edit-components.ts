@@ -56,7 +56,7 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
         );
         continue;
       }
-      const checked = checkProps(definition, props, 'edit');
+      const checked = checkProps(definition, props, 'edit', { imageOrigins: context.catalog.image_origins ?? [] });
       problems.push(...checked.problems.map((problem) => `component_edits.${uuid}: ${problem}`));
       updates[uuid] = checked.props;
       const described = Object.entries(checked.props).map(([name, value]) => {
