@@ -19,6 +19,7 @@ import {
   type HopResponseHead,
 } from '@canvas-ai/protocol/server';
 import { buildSystemPrompt } from './agents/system-prompt.js';
+import { uniqueCallIds } from './call-ids.js';
 import type { ModelReply } from './providers/model-provider.js';
 import { redactUrlsIn } from './redact.js';
 import { rejectionNotice } from './rejection-notice.js';
@@ -179,7 +180,7 @@ async function decideOnce(run: HopRun, step: ParkedCallsStep): Promise<ModelRepl
   try {
     // No abort signal from the client's connection: a hop whose response is lost still completes and is stored,
     // so the client's retry of the same hop gets it instead of a failed turn.
-    return await deps.provider.decide({
+    const reply = await deps.provider.decide({
       agentId,
       mainAgent: deps.config.main_agent,
       system,
@@ -192,6 +193,7 @@ async function decideOnce(run: HopRun, step: ParkedCallsStep): Promise<ModelRepl
         selectedComponent: request.context.selected_component,
       },
     });
+    return { ...reply, toolCalls: uniqueCallIds(reply.toolCalls) };
   } catch (error) {
     if (isHopError(error)) throw error;
     // The provider's own words go to the log only: they may name its endpoint (spec §7).

@@ -170,6 +170,61 @@ describe('what the model is told', () => {
     );
   });
 
+  it('gives each call of one decision its own id, so outputs, results and a rejection name the right call', async () => {
+    const heroArgs = JSON.stringify({
+      operations: [{ target: 'content', placement: 'inside', components: '- sdc.demo.hero: {props: {heading: Hi}}' }],
+    });
+    const titleArgs = JSON.stringify({ field: 'title', value: 'Crumb & Co.' });
+    const twice = new RecordingProvider(
+      new ListProvider([
+        {
+          text: 'A hero and a title.',
+          toolCalls: [
+            { id: 'c1', name: 'place_components', arguments: heroArgs },
+            { id: 'c1', name: 'set_page_value', arguments: titleArgs },
+            {
+              id: 'c1~2',
+              name: 'get_component_details',
+              arguments: JSON.stringify({ component_ids: ['sdc.demo.hero'] }),
+            },
+          ],
+        },
+        { text: 'Done.', toolCalls: [] },
+      ]),
+    );
+    const own = await startTestServer({ provider: twice });
+    try {
+      const session = await openSession(own);
+      const id = `same-ids-${crypto.randomUUID()}`;
+      await session.hop(firstHop(id, 'Hero and title', { agent: 'page_builder' }));
+      const hop2 = HopResponse.parse(
+        (await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).body,
+      );
+      const ids = hop2.outputs.map((output) => [output.type, output.call_id]);
+      assert.deepEqual(ids, [
+        ['place_components', 'c1'],
+        ['set_page_value', 'c1~3'],
+      ]);
+      const results = twice.requests[1]!.messages.filter((message) => message.role === 'tool');
+      assert.deepEqual(
+        results.map((message) => message.role === 'tool' && [message.call_id, message.name]),
+        [
+          ['c1', 'place_components'],
+          ['c1~3', 'set_page_value'],
+          ['c1~2', 'get_component_details'],
+        ],
+      );
+      const assistant = twice.requests[1]!.messages.find((message) => message.role === 'assistant');
+      assert.deepEqual(
+        assistant?.role === 'assistant' && assistant.tool_calls.map((call) => call.id),
+        ['c1', 'c1~3', 'c1~2'],
+        'the stored decision carries the same ids as its results',
+      );
+    } finally {
+      await own.close();
+    }
+  });
+
   it('adds the project documentation to the prompt of include_docs agents only', async () => {
     const session = await openSession(server);
     const start = model.requests.length;
