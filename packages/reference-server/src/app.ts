@@ -13,6 +13,7 @@ import {
 } from '@canvas-ai/protocol';
 import { HopError, isHopError, readHopRequest, type ToolDefinition } from '@canvas-ai/protocol/server';
 import { checkAgentTools } from './agents/check-agents.js';
+import { ConfigError } from './agents/config-error.js';
 import { cancelTurn } from './cancel.js';
 import { BodyBudget } from './body-budget.js';
 import { CsrfTokens } from './csrf.js';
@@ -125,6 +126,8 @@ export function createApp(options: AppOptions): CanvasAiApp {
   const tools = createToolRegistry(options.tools);
   checkAgentTools(options.agents, Object.keys(tools), options.agentsSource ?? 'the agents config');
   const log = options.log ?? jsonLineLogger();
+  const ttl = { ...DEFAULT_TTLS, ...options.ttl };
+  checkLockOutlastsDecisions(options.provider, ttl.lockMs);
   // Every request's steps take turns, so no request holds the event loop for more than one step (spec §13).
   const turnstile = new Turnstile();
   const deps: ServerDeps = {
@@ -137,7 +140,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
     log,
     newUuid: options.newUuid ?? (() => crypto.randomUUID()),
     pause: turnstile.pass,
-    ttl: { ...DEFAULT_TTLS, ...options.ttl },
+    ttl,
   };
   const csrfEnabled = options.csrf ?? true;
   const signer = new Signer(options.csrfSecret ?? crypto.getRandomValues(new Uint8Array(32)));
@@ -273,6 +276,23 @@ export function createApp(options: AppOptions): CanvasAiApp {
       return withSecurityHeaders(response, staticResponses.has(response) ? 'static' : 'api', staticPolicy);
     },
   };
+}
+
+/** The hop's own work around a model decision (store calls, tools, the prompt) may take this long on top of it. */
+const LOCK_MARGIN_MS = 30_000;
+
+/**
+ * A turn's lock must outlast the longest model decision (spec §8): a hop still deciding when its lock expires finds
+ * a retry of it running, and one of them is dropped. Refused at start-up, naming the settings to change.
+ */
+function checkLockOutlastsDecisions(provider: ModelProvider, lockMs: number): void {
+  const decisionMs = provider.maxDecisionMs;
+  if (decisionMs === undefined || decisionMs + LOCK_MARGIN_MS <= lockMs) return;
+  throw new ConfigError([
+    `CANVAS_AI_OPENAI_TIMEOUT_MS (createApp provider): one model decision may take ${decisionMs} ms with its retries, ` +
+      `more than the turn lock's ${lockMs} ms allow (${LOCK_MARGIN_MS} ms are kept for the rest of the hop). ` +
+      'Lower the timeout or the retries, or raise ttl.lockMs.',
+  ]);
 }
 
 /** Methods that change nothing: no origin check (a cross-site page cannot read their answers). */

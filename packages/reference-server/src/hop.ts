@@ -24,7 +24,7 @@ import type { ModelReply } from './providers/model-provider.js';
 import { redactUrlsIn } from './redact.js';
 import { rejectionNotice } from './rejection-notice.js';
 import type { ServerDeps } from './server-deps.js';
-import { guardStore, turnKey } from './store/turn-store.js';
+import { guardStore, LockLostError, type TurnLock, turnKey } from './store/turn-store.js';
 import { admitStoredHop, isCancelled } from './turn-gate.js';
 import { seedTurn } from './turn-seed.js';
 import {
@@ -47,6 +47,8 @@ export interface HopInput {
 interface HopRun {
   deps: ServerDeps;
   key: string;
+  /** The turn's lock, held for the whole hop: every save is fenced by it (spec §8). */
+  lock: TurnLock;
   request: HopRequest;
   agentId: string;
   agent: AgentDefinition;
@@ -89,7 +91,8 @@ export async function runHop(deps: ServerDeps, input: HopInput): Promise<HopResp
       return admission.response;
     }
     const turn = admission.turn ?? seedTurn(deps.config, agentId, request, input.attachments);
-    return await executeHop({ deps, key, request, agentId, agent, turn });
+    // Admission ran the turn rules, the first of which is the lock: past it, the lock is held.
+    return await executeHop({ deps, key, lock: lock!, request, agentId, agent, turn });
   } finally {
     await lock?.release().catch(() => undefined);
   }
@@ -255,19 +258,39 @@ function nextTurn(
  * interleaving either it deletes after this write, or this read sees its marker: the cancel wins (spec §8.5).
  */
 async function persist(
-  { deps, key, request }: HopRun,
+  { deps, key, lock, request }: HopRun,
   record: ActiveTurn | FinishedTurn,
   ttlMs: number,
 ): Promise<void> {
   const requestId = request.request_id;
   // One write of the whole record: if it fails the store still holds the previous hop's turn, never half of this one.
-  await guardStore(() => deps.store.set(key, record, ttlMs), requestId);
+  // Fenced by the lock: if it expired while this hop ran, another run of the hop may own the turn now, and this one
+  // must not overwrite it (spec §8).
+  try {
+    await deps.store.set(key, record, ttlMs, { fence: lock });
+  } catch (error) {
+    if (error instanceof LockLostError) throw lockLost(requestId);
+    throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', {
+      requestId,
+      cause: error,
+    });
+  }
   if (await isCancelled(deps.store, key, requestId)) {
     await guardStore(() => deps.store.delete(key), requestId);
     throw new HopError('turn_not_found', 'This turn was cancelled while the hop ran; its result was dropped.', {
       requestId,
     });
   }
+}
+
+/** A hop that ran past its lock's TTL and found another run of it in charge: nothing of it was saved. */
+function lockLost(requestId: string): HopError {
+  return new HopError(
+    'hop_in_progress',
+    'This hop took longer than its turn lock lasts, and another run of it took the turn over; nothing of this one ' +
+      'was saved. Send the same hop again to get that run’s answer.',
+    { requestId },
+  );
 }
 
 /** The one log line of a hop that answered. */
@@ -294,14 +317,15 @@ function logHop({ deps, request, agentId }: HopRun, step: ParkedCallsStep, respo
  * already gone.
  */
 async function failHop(
-  { deps, key, request, agentId }: HopRun,
+  { deps, key, lock, request, agentId }: HopRun,
   narration: { before: readonly string[]; now: readonly string[] },
   error: unknown,
   durationMs: number,
 ): Promise<HopError> {
   const code = isHopError(error) ? error.code : 'internal_error';
-  const keepsTurn = code === 'turn_not_found' || code === 'store_unavailable';
-  if (!keepsTurn) await deps.store.delete(key).catch(() => undefined);
+  const keepsTurn = code === 'turn_not_found' || code === 'store_unavailable' || code === 'hop_in_progress';
+  // A hop whose lock expired meanwhile no longer owns the turn: deleting it would delete another run's work.
+  if (!keepsTurn && (await lock.held().catch(() => false))) await deps.store.delete(key).catch(() => undefined);
   const hopError = isHopError(error)
     ? error
     : new HopError(

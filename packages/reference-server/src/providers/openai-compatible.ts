@@ -34,11 +34,15 @@ export interface OpenAiCompatibleOptions {
  */
 export class OpenAiCompatibleProvider implements ModelProvider {
   readonly name = 'openai';
+  /** Every try may take the timeout; the client library waits up to 8 s before each retry. */
+  readonly maxDecisionMs: number;
   readonly #client: OpenAI;
   readonly #options: OpenAiCompatibleOptions;
 
   constructor(options: OpenAiCompatibleOptions) {
     this.#options = options;
+    const retries = options.maxRetries ?? 1;
+    this.maxDecisionMs = (options.timeoutMs ?? 120_000) * (retries + 1) + 8_000 * retries;
     this.#client = new OpenAI({
       apiKey: options.apiKey,
       baseURL: options.baseURL,

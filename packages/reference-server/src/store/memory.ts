@@ -1,4 +1,4 @@
-import type { TurnLock, TurnStore } from './turn-store.js';
+import { LockLostError, type SetOptions, type TurnLock, type TurnStore } from './turn-store.js';
 
 /** Bounds and clock of a {@link MemoryTurnStore}. */
 export interface MemoryTurnStoreOptions {
@@ -32,6 +32,8 @@ interface Entry {
 export class MemoryTurnStore implements TurnStore {
   readonly #entries = new Map<string, Entry>();
   readonly #locks = new Map<string, { token: symbol; expiresAt: number }>();
+  /** Which key and token each lock this store handed out stands for (a fenced write checks them). */
+  readonly #holders = new WeakMap<TurnLock, { key: string; token: symbol }>();
   readonly #maxEntries: number;
   readonly #maxBytes: number;
   readonly #now: () => number;
@@ -65,8 +67,10 @@ export class MemoryTurnStore implements TurnStore {
     return JSON.parse(entry.json) as unknown;
   }
 
-  async set(key: string, value: unknown, ttlMs: number): Promise<void> {
+  async set(key: string, value: unknown, ttlMs: number, options: SetOptions = {}): Promise<void> {
     await this.#pause?.();
+    // Checked after the pause and before the write, with nothing awaited in between: one step, as in Redis.
+    if (options.fence && !this.#holds(options.fence)) throw new LockLostError();
     const json = JSON.stringify(value);
     if (json === undefined) throw new TypeError('the turn store holds JSON values only');
     this.#remove(key);
@@ -86,12 +90,23 @@ export class MemoryTurnStore implements TurnStore {
     this.#sweepLocks(now);
     const token = Symbol(key);
     this.#locks.set(key, { token, expiresAt: now + ttlMs });
-    return {
+    const lock: TurnLock = {
       release: async () => {
         // Only the holder that took it may release it: an expired lock may have been taken over since.
         if (this.#locks.get(key)?.token === token) this.#locks.delete(key);
       },
+      held: async () => this.#holds(lock),
     };
+    this.#holders.set(lock, { key, token });
+    return lock;
+  }
+
+  /** Whether `lock` is one of this store's and still held: not released, not expired, not taken over. */
+  #holds(lock: TurnLock): boolean {
+    const holder = this.#holders.get(lock);
+    if (!holder) return false;
+    const current = this.#locks.get(holder.key);
+    return current?.token === holder.token && current.expiresAt > this.#now();
   }
 
   #remove(key: string): void {

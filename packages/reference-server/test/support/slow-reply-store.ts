@@ -1,4 +1,4 @@
-import type { TurnLock, TurnStore } from '../../src/store/turn-store.js';
+import type { TurnLock, TurnStore, SetOptions } from '../../src/store/turn-store.js';
 
 /**
  * Wraps a real store so that one read can be caught "in flight", like a Redis reply still on the wire: once armed,
@@ -31,8 +31,8 @@ export class SlowReplyStore implements TurnStore {
     return value;
   }
 
-  set(key: string, value: unknown, ttlMs: number): Promise<void> {
-    return this.inner.set(key, value, ttlMs);
+  set(key: string, value: unknown, ttlMs: number, options?: SetOptions): Promise<void> {
+    return this.inner.set(key, value, ttlMs, options);
   }
 
   delete(key: string): Promise<void> {
