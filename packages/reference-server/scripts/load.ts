@@ -86,7 +86,10 @@ async function main(argv: string[]): Promise<number> {
         for (let index = 0; index < config.instances; index += 1) {
           // Every virtual client is on 127.0.0.1, and each session holds a few turns at most: the per-address
           // limits are for the internet, not for a load run from one machine.
-          const limits = ['--max-connections-per-ip', '0', '--max-connections', String(turns * 2 + 64)];
+          const limits = [
+            ...['--max-connections-per-ip', '0', '--max-connections', String(turns * 2 + 64)],
+            ...['--ip-sessions', '0'],
+          ];
           servers.push(
             await startServerProcess([...(url ? ['--store', url] : []), ...limits], { CANVAS_AI_SECRET: SECRET }),
           );

@@ -25,8 +25,9 @@ import type { ModelProvider } from './providers/model-provider.js';
 import type { ServerDeps, TurnTtls } from './server-deps.js';
 import { Sessions } from './session.js';
 import { Signer } from './signer.js';
+import { QuotaStore, type SessionQuota, SessionMints } from './quota.js';
 import { MemoryTurnStore } from './store/memory.js';
-import type { TurnStore } from './store/turn-store.js';
+import { guardStore, type TurnStore } from './store/turn-store.js';
 import { createToolRegistry } from './tools/registry.js';
 import { Turnstile } from './turnstile.js';
 
@@ -99,6 +100,17 @@ export interface AppOptions {
   allowedOrigins?: readonly string[];
   /** The `Content-Security-Policy` of static files. Default {@link DEFAULT_STATIC_CSP}. */
   contentSecurityPolicy?: string;
+  /**
+   * What one session may hold in the store (429 `quota_exceeded` for a new turn past it; 0 turns a bound off).
+   * Defaults: 32 turns running, 128 finished answers kept for replay (its oldest dropped past it), 64 MiB of stored
+   * JSON (attachments included).
+   */
+  sessionQuota?: Partial<SessionQuota>;
+  /**
+   * New sessions one client address may mint per 10 minutes (429 `quota_exceeded` past it), counted by each
+   * process; needs the address (`startServer` passes it). Default 0: no limit (the CLI sets 120).
+   */
+  maxSessionsPerIp?: number;
 }
 
 /** What the runtime knows of the connection a request came on (the Node adapter passes it; others may). */
@@ -130,16 +142,24 @@ export function createApp(options: AppOptions): CanvasAiApp {
   checkLockOutlastsDecisions(options.provider, ttl.lockMs);
   // Every request's steps take turns, so no request holds the event loop for more than one step (spec §13).
   const turnstile = new Turnstile();
+  const quotaStore = new QuotaStore(
+    options.store ?? new MemoryTurnStore({ pause: turnstile.pass }),
+    { maxTurns: 32, maxFinished: 128, maxBytes: 64 * 1024 * 1024, ...options.sessionQuota },
+    turnstile.pass,
+  );
+  const mints = new SessionMints(options.maxSessionsPerIp ?? 0, 10 * 60_000);
   const deps: ServerDeps = {
     config: options.agents,
     catalog: options.catalog,
     tools,
     provider: options.provider,
-    store: options.store ?? new MemoryTurnStore({ pause: turnstile.pass }),
+    store: quotaStore,
     docs: options.docs ?? '',
     log,
     newUuid: options.newUuid ?? (() => crypto.randomUUID()),
     pause: turnstile.pass,
+    // A new turn only if its session has room for it (spec §8.6), before any of its work is spent.
+    admitNewTurn: (key, requestId) => guardStore(() => quotaStore.admit(key, ttl.lockMs, requestId), requestId),
     ttl,
   };
   const csrfEnabled = options.csrf ?? true;
@@ -162,6 +182,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
     const id = await sessions.read(getCookie(c, sessions.cookieName));
     if (!csrfEnabled) {
       if (id) return id;
+      mints.take(c.env.clientAddress);
       const minted = await sessions.mint();
       c.header('Set-Cookie', minted.setCookie);
       return minted.id;
@@ -203,6 +224,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
       : await sessions.read(getCookie(c, sessions.cookieName));
     // Only a session this server signed is kept; any other cookie value (a planted one) gets a new session.
     if (!options.sessionId && !id) {
+      mints.take(c.env.clientAddress);
       const minted = await sessions.mint();
       id = minted.id;
       c.header('Set-Cookie', minted.setCookie);

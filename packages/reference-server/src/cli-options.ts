@@ -66,6 +66,34 @@ const CLI_FLAGS = {
     env: 'CANVAS_AI_TOKEN_TTL',
     help: 'How long a CSRF token from GET /api/token is accepted (then 403 csrf_invalid; the widget fetches another).',
   },
+  'session-turns': {
+    type: 'string',
+    value: 'N',
+    default: '32',
+    env: 'CANVAS_AI_SESSION_TURNS',
+    help: 'Turns one session may run at once (429 quota_exceeded for another; 0: no limit).',
+  },
+  'session-bytes': {
+    type: 'string',
+    value: 'SIZE',
+    default: '64MiB',
+    env: 'CANVAS_AI_SESSION_BYTES',
+    help: 'Stored turn data one session may hold, attachments included (429 quota_exceeded for a new turn past it).',
+  },
+  'session-answers': {
+    type: 'string',
+    value: 'N',
+    default: '128',
+    env: 'CANVAS_AI_SESSION_ANSWERS',
+    help: "Finished turns' answers one session keeps for a replay; its oldest are dropped past it (0: no limit).",
+  },
+  'ip-sessions': {
+    type: 'string',
+    value: 'N',
+    default: '120',
+    env: 'CANVAS_AI_IP_SESSIONS',
+    help: 'New sessions one client address may start per 10 minutes (429 past it; 0: no limit; behind a proxy use 0).',
+  },
   'max-connections': {
     type: 'string',
     value: 'N',
@@ -134,6 +162,10 @@ export interface CliOptions {
   allowedHosts: string[] | '*' | undefined;
   allowedOrigins: string[];
   tokenTtlMs: number;
+  sessionTurns: number;
+  sessionBytes: number;
+  sessionAnswers: number;
+  ipSessions: number;
   maxConnections: number;
   /** 0: no limit. */
   maxConnectionsPerIp: number;
@@ -201,6 +233,10 @@ export function parseCliOptions(
     allowedHosts: hostList(setting('allowed-hosts')),
     allowedOrigins: originList(setting('allowed-origins')),
     tokenTtlMs: duration(setting('token-ttl')),
+    sessionTurns: count(setting('session-turns'), 0),
+    sessionBytes: setting('session-bytes').text === '0' ? 0 : size(setting('session-bytes')),
+    sessionAnswers: count(setting('session-answers'), 0),
+    ipSessions: count(setting('ip-sessions'), 0),
     maxConnections: count(setting('max-connections'), 1),
     maxConnectionsPerIp: count(setting('max-connections-per-ip'), 0),
     headersTimeoutMs: duration(setting('headers-timeout')),

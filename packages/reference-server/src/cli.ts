@@ -60,6 +60,12 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       allowedHosts: options.allowedHosts ?? allowedHostsFor(options.host),
       allowedOrigins: options.allowedOrigins,
       tokenTtlMs: options.tokenTtlMs,
+      sessionQuota: {
+        maxTurns: options.sessionTurns,
+        maxBytes: options.sessionBytes,
+        maxFinished: options.sessionAnswers,
+      },
+      maxSessionsPerIp: options.ipSessions,
       maxBufferedBodyBytes: options.maxBufferedBodyBytes,
     });
     const server = await startServer(app, {

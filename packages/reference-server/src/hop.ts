@@ -71,7 +71,7 @@ interface NextTurn {
 }
 
 /**
- * THE HOP (spec §2): lock the turn → load it (or seed it on hop 1) → execute the calls parked in the previous hop
+ * THE HOP (spec §2): lock the turn → load it (or, on hop 1, check the session's quota and seed it) → execute the calls parked in the previous hop
  * against the layout this request carries → tell the model about rejected outputs → one model decision (none past
  * `max_hops`) → save the turn when it goes on, keep only its final response when it ends → respond.
  * A repeated hop gets its stored response. Any failure while executing deletes the turn and keeps the narration,
@@ -90,6 +90,7 @@ export async function runHop(deps: ServerDeps, input: HopInput): Promise<HopResp
       deps.log({ event: 'hop_replayed', request_id: request.request_id, hop: request.hop, agent: agentId });
       return admission.response;
     }
+    if (!admission.turn) await deps.admitNewTurn(key, request.request_id);
     const turn = admission.turn ?? seedTurn(deps.config, agentId, request, input.attachments);
     // Admission ran the turn rules, the first of which is the lock: past it, the lock is held.
     return await executeHop({ deps, key, lock: lock!, request, agentId, agent, turn });

@@ -2,7 +2,7 @@
  * The turn store (spec §8): the only state a server keeps between hops. Values are JSON-serializable, so the same
  * interface fits an in-process map and a shared store such as Redis (several instances serve one turn's hops).
  */
-import { HopError } from '@canvas-ai/protocol/server';
+import { HopError, isHopError } from '@canvas-ai/protocol/server';
 
 /** A held per-turn lock; release it when the hop is done (releasing a lock that expired or was taken over is a no-op). */
 export interface TurnLock {
@@ -70,6 +70,8 @@ export async function guardStore<T>(call: () => Promise<T>, requestId?: string):
   try {
     return await call();
   } catch (error) {
+    // A refusal the store layer made itself (a quota) is its own answer.
+    if (isHopError(error)) throw error;
     throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', {
       requestId,
       cause: error,
