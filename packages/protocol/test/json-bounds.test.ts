@@ -178,13 +178,17 @@ describe('readHopRequest holds the bounds before it spends the work', () => {
     assert.equal((await readHopRequest(jsonRequest(within))).request.request_id, 'bounds-1');
   });
 
-  it('pauses between its steps, so other requests run in between', async () => {
+  it('pauses between the steps of a large body, so other requests run in between; a small one runs at once', async () => {
     let pauses = 0;
     const pause = async () => {
       pauses += 1;
     };
-    await readHopRequest(jsonRequest(JSON.stringify(hop1())), { pause });
+    await readHopRequest(jsonRequest(JSON.stringify(hop1('x'.repeat(300_000)))), { pause });
     assert.ok(pauses >= 4, `${pauses} pauses`);
+    pauses = 0;
+    const small = await readHopRequest(jsonRequest(JSON.stringify(hop1())), { pause });
+    assert.equal(pauses, 0);
+    assert.ok(small.bytes > 0 && small.bytes < 1_000);
   });
 });
 

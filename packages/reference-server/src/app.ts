@@ -102,7 +102,7 @@ export interface AppOptions {
   contentSecurityPolicy?: string;
   /**
    * What one session may hold in the store (429 `quota_exceeded` for a new turn past it; 0 turns a bound off).
-   * Defaults: 32 turns running, 128 finished answers kept for replay (its oldest dropped past it), 64 MiB of stored
+   * Defaults: 32 turns running, 32 finished answers kept for replay (its oldest dropped past it), 64 MiB of stored
    * JSON (attachments included).
    */
   sessionQuota?: Partial<SessionQuota>;
@@ -142,11 +142,12 @@ export function createApp(options: AppOptions): CanvasAiApp {
   checkLockOutlastsDecisions(options.provider, ttl.lockMs);
   // Every request's steps take turns, so no request holds the event loop for more than one step (spec §13).
   const turnstile = new Turnstile();
-  const quotaStore = new QuotaStore(
-    options.store ?? new MemoryTurnStore({ pause: turnstile.pass }),
-    { maxTurns: 32, maxFinished: 128, maxBytes: 64 * 1024 * 1024, ...options.sessionQuota },
-    turnstile.pass,
-  );
+  const quotaStore = new QuotaStore(options.store ?? new MemoryTurnStore({ pause: turnstile.pass }), {
+    maxTurns: 32,
+    maxFinished: 32,
+    maxBytes: 64 * 1024 * 1024,
+    ...options.sessionQuota,
+  });
   const mints = new SessionMints(options.maxSessionsPerIp ?? 0, 10 * 60_000);
   const deps: ServerDeps = {
     config: options.agents,
@@ -238,15 +239,17 @@ export function createApp(options: AppOptions): CanvasAiApp {
     const sessionId = await session(c);
     const lease = bodyBudget.lease();
     try {
-      const { request, attachments } = await readHopRequest(c.req.raw, {
+      const { request, attachments, bytes } = await readHopRequest(c.req.raw, {
         maxBodyBytes,
         maxJsonBodyBytes,
         pause: turnstile.pass,
         bodyTimeoutMs,
         allowance: lease,
       });
-      const response = await runHop(deps, { sessionId, request, attachments });
-      await turnstile.pass();
+      // A small request's steps are small: they need not wait their turn.
+      const pause = bytes <= SMALL_BODY_BYTES ? noPause : turnstile.pass;
+      const response = await runHop(pause === noPause ? { ...deps, pause } : deps, { sessionId, request, attachments });
+      await pause();
       return c.json(response);
     } finally {
       lease.release();
@@ -299,6 +302,12 @@ export function createApp(options: AppOptions): CanvasAiApp {
     },
   };
 }
+
+/** A request body up to this size costs little per step: its steps run without waiting their turn. */
+const SMALL_BODY_BYTES = 256 * 1024;
+
+/** Resolves at once: no turn to wait for. */
+const noPause = (): Promise<void> => Promise.resolve();
 
 /** The hop's own work around a model decision (store calls, tools, the prompt) may take this long on top of it. */
 const LOCK_MARGIN_MS = 30_000;

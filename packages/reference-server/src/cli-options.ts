@@ -83,7 +83,7 @@ const CLI_FLAGS = {
   'session-answers': {
     type: 'string',
     value: 'N',
-    default: '128',
+    default: '32',
     env: 'CANVAS_AI_SESSION_ANSWERS',
     help: "Finished turns' answers one session keeps for a replay; its oldest are dropped past it (0: no limit).",
   },

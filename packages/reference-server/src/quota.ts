@@ -10,7 +10,7 @@ export interface SessionQuota {
   maxTurns: number;
   /**
    * Finished turns whose answer the session keeps for a replay; past it its oldest such answers are dropped (its own
-   * replay windows end early; nobody else's turn is touched). Default 128.
+   * replay windows end early; nobody else's turn is touched). Default 32.
    */
   maxFinished: number;
   /** Characters of stored JSON the session holds at once, attachments included; 0: no limit. Default 64 MiB. */
@@ -52,7 +52,6 @@ export class QuotaStore implements TurnStore {
   constructor(
     private readonly inner: TurnStore,
     private readonly quota: SessionQuota,
-    private readonly pause: () => Promise<void>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -64,8 +63,7 @@ export class QuotaStore implements TurnStore {
     await this.inner.set(key, value, ttlMs, options);
     const turn = turnOf(key);
     if (!turn || !this.#enabled()) return;
-    await this.pause();
-    const bytes = JSON.stringify(value)?.length ?? 0;
+    const bytes = jsonLength(value);
     const expires = this.now() + ttlMs;
     const finished = (value as { kind?: unknown } | null)?.kind === 'finished';
     const dropped: string[] = [];
@@ -178,6 +176,29 @@ export class QuotaStore implements TurnStore {
     });
     return next;
   }
+}
+
+/**
+ * About how many characters `value` takes as JSON: its strings' lengths and a few per value, walked without
+ * writing it (a turn with attachments is megabytes of base64 in a handful of strings; serializing it again only to
+ * measure it would cost a second copy).
+ */
+function jsonLength(value: unknown): number {
+  let length = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === 'string') length += item.length + 2;
+    else if (item === null || typeof item !== 'object') length += 8;
+    else {
+      length += 2;
+      for (const key in item as Record<string, unknown>) {
+        if (!Array.isArray(item)) length += key.length + 4;
+        stack.push((item as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return length;
 }
 
 /** The session and request id of a turn key (`<escaped session>:<request_id>`), or undefined for any other key. */

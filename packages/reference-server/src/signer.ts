@@ -9,6 +9,8 @@ const encoder = new TextEncoder();
  */
 export class Signer {
   readonly #key: Promise<CryptoKey>;
+  /** Pairs already verified, so the hops of one session do not sign its cookie and token again each time. */
+  readonly #verified = new Set<string>();
 
   constructor(secret: string | Uint8Array) {
     const bytes = typeof secret === 'string' ? encoder.encode(secret) : new Uint8Array(secret);
@@ -29,9 +31,20 @@ export class Signer {
   /** Whether `signature` is the signature of `message` (compared in constant time). */
   async verify(message: string, signature: string | undefined): Promise<boolean> {
     if (!signature) return false;
-    return constantTimeEqual(await this.sign(message), signature);
+    // Only pairs that verified are kept: a hit tells nothing to someone who does not already hold the signature.
+    const pair = `${message}\n${signature}`;
+    if (this.#verified.has(pair)) return true;
+    const valid = constantTimeEqual(await this.sign(message), signature);
+    if (valid) {
+      if (this.#verified.size >= VERIFIED_KEPT) this.#verified.delete(this.#verified.values().next().value!);
+      this.#verified.add(pair);
+    }
+    return valid;
   }
 }
+
+/** Verified pairs kept at most (the oldest goes first). */
+const VERIFIED_KEPT = 10_000;
 
 /** Compares two strings without an early exit, so timing does not reveal how much of a guess was right. */
 function constantTimeEqual(a: string, b: string): boolean {

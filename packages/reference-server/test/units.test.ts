@@ -100,7 +100,7 @@ describe('the CLI options', () => {
       tokenTtlMs: 12 * 3_600_000,
       sessionTurns: 32,
       sessionBytes: 64 * 1024 * 1024,
-      sessionAnswers: 128,
+      sessionAnswers: 32,
       ipSessions: 120,
       maxConnections: 512,
       maxConnectionsPerIp: 64,

@@ -11,7 +11,12 @@ import { readMultipart } from './read-multipart.js';
 export interface DoorResult {
   request: HopRequest;
   attachments: Attachment[];
+  /** Bytes of the body: what the request may still cost (a server may let a small one skip its turns). */
+  bytes: number;
 }
+
+/** A body up to this size costs little per step: its steps run at once, without pausing between them. */
+const SMALL_BODY_BYTES = 256 * 1024;
 
 /** How {@link readHopRequest} bounds a request; every field has the protocol's default. */
 export interface DoorOptions extends ReadBodyOptions {
@@ -20,8 +25,9 @@ export interface DoorOptions extends ReadBodyOptions {
   /** The largest JSON body, and multipart `request` part. Default {@link LIMITS.maxJsonBodyBytes} (never above `maxBodyBytes`). */
   maxJsonBodyBytes?: number;
   /**
-   * Awaited before each step of the work (scan, parse, schema, layout checks, each window of a multipart body), so
-   * that no step of this request shares a turn of the event loop with another's. Default: the next macrotask.
+   * Awaited before each step of the work (scan, parse, schema, layout checks, each window of a multipart body) of a
+   * body over 256 KiB, so that no step of this request shares a turn of the event loop with another's (a smaller
+   * body's steps are small, and run at once). Default: the next macrotask.
    */
   pause?: Pause;
 }
@@ -46,12 +52,18 @@ export async function readHopRequest(request: Request, options: DoorOptions = {}
   }
   const maxBodyBytes = options.maxBodyBytes ?? LIMITS.maxBodyBytes;
   const maxJsonBytes = Math.min(options.maxJsonBodyBytes ?? LIMITS.maxJsonBodyBytes, maxBodyBytes);
-  const pause = options.pause ?? nextMacrotask;
+  const given = options.pause ?? nextMacrotask;
   if (mediaType === 'application/json') {
     const body = await readBody(request, maxJsonBytes, options);
-    return { request: unwrap(await runSteps(parseHopRequestBytes(body), pause)), attachments: [] };
+    const pause = body.byteLength <= SMALL_BODY_BYTES ? noPause : given;
+    return {
+      request: unwrap(await runSteps(parseHopRequestBytes(body), pause)),
+      attachments: [],
+      bytes: body.byteLength,
+    };
   }
   const body = await readBody(request, maxBodyBytes, options);
+  const pause = body.byteLength <= SMALL_BODY_BYTES ? noPause : given;
   await pause();
   const parts = await readMultipart(
     body,
@@ -80,8 +92,11 @@ export async function readHopRequest(request: Request, options: DoorOptions = {}
       requestId: parsed.request_id,
     });
   }
-  return { request: parsed, attachments: readAttachments(files, parsed.request_id) };
+  return { request: parsed, attachments: readAttachments(files, parsed.request_id), bytes: body.byteLength };
 }
+
+/** No turn to wait for. */
+const noPause: Pause = () => Promise.resolve();
 
 function unwrap(result: ParseResult): HopRequest {
   if (!result.success) throw result.error;

@@ -68,18 +68,21 @@ function propsText(props: Record<string, unknown>): string {
   return JSON.stringify(props);
 }
 
-/** Whether `value` holds at most `budget` JSON values; stops counting once it is spent. */
+/** Whether `value` holds at most `budget` JSON values; stops counting once it is spent, allocates only for nesting. */
 function fewerValuesThan(value: unknown, budget: number): boolean {
-  const stack = [value];
-  let left = budget;
+  const stack: unknown[] = [value];
+  let left = budget - 1;
   while (stack.length > 0) {
     const item = stack.pop();
-    left -= 1;
-    if (left < 0) return false;
     if (item === null || typeof item !== 'object') continue;
-    const children = Array.isArray(item) ? item : Object.values(item);
-    if (children.length > left) return false;
-    stack.push(...children);
+    if (Array.isArray(item) && item.length > left) return false;
+    const children = item as Record<string, unknown>;
+    for (const key in children) {
+      left -= 1;
+      if (left < 0) return false;
+      const child = children[key];
+      if (child !== null && typeof child === 'object') stack.push(child);
+    }
   }
   return true;
 }
