@@ -18,6 +18,7 @@ import { cancelTurn } from './cancel.js';
 import { BodyBudget } from './body-budget.js';
 import { CsrfTokens } from './csrf.js';
 import { runHop } from './hop.js';
+import { encodeAttachments } from './turn-seed.js';
 import { type AllowedHosts, isAllowedHost, isAllowedOrigin, LOOPBACK_HOSTS } from './origins.js';
 import { DEFAULT_STATIC_CSP, withSecurityHeaders } from './security-headers.js';
 import { jsonLineLogger, type Logger } from './log.js';
@@ -248,6 +249,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
       });
       // A small request's steps are small: they need not wait their turn.
       const pause = bytes <= SMALL_BODY_BYTES ? noPause : turnstile.pass;
+      await encodeAttachments(attachments, pause);
       const response = await runHop(pause === noPause ? { ...deps, pause } : deps, { sessionId, request, attachments });
       await pause();
       return c.json(response);

@@ -1,4 +1,5 @@
 import { HopError } from '@canvas-ai/protocol/server';
+import { jsonLength } from './store/json-length.js';
 import { LockLostError, type SetOptions, type TurnLock, type TurnStore } from './store/turn-store.js';
 
 /**
@@ -176,29 +177,6 @@ export class QuotaStore implements TurnStore {
     });
     return next;
   }
-}
-
-/**
- * About how many characters `value` takes as JSON: its strings' lengths and a few per value, walked without
- * writing it (a turn with attachments is megabytes of base64 in a handful of strings; serializing it again only to
- * measure it would cost a second copy).
- */
-function jsonLength(value: unknown): number {
-  let length = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (typeof item === 'string') length += item.length + 2;
-    else if (item === null || typeof item !== 'object') length += 8;
-    else {
-      length += 2;
-      for (const key in item as Record<string, unknown>) {
-        if (!Array.isArray(item)) length += key.length + 4;
-        stack.push((item as Record<string, unknown>)[key]);
-      }
-    }
-  }
-  return length;
 }
 
 /** The session and request id of a turn key (`<escaped session>:<request_id>`), or undefined for any other key. */

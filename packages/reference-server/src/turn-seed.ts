@@ -2,6 +2,20 @@ import type { AgentsConfig, Attachment, HopRequest } from '@canvas-ai/protocol';
 import { toBase64 } from './base64.js';
 import type { ModelMessage, TurnSoFar } from './turn-state.js';
 
+/** Attachments already encoded by {@link encodeAttachments}, so the hop does not encode them again in one go. */
+const encoded = new WeakMap<Attachment, string>();
+
+/**
+ * Encodes hop 1's attachments as base64 before the hop runs, one at a time with `pause` before each: four of 5 MiB
+ * encoded in one go held the event loop for a good part of a second (spec §13.1).
+ */
+export async function encodeAttachments(attachments: readonly Attachment[], pause: () => Promise<void>): Promise<void> {
+  for (const file of attachments) {
+    await pause();
+    encoded.set(file, toBase64(file.bytes));
+  }
+}
+
 /** Hop 1: the turn starts from the transcript's text — earlier messages up to `history_limit`, then the user's. */
 export function seedTurn(
   config: AgentsConfig,
@@ -18,7 +32,7 @@ export function seedTurn(
     attachments: attachments.map((file) => ({
       name: file.name,
       media_type: file.mediaType,
-      data: toBase64(file.bytes),
+      data: encoded.get(file) ?? toBase64(file.bytes),
     })),
   });
   return {

@@ -1,3 +1,4 @@
+import { jsonLength } from './json-length.js';
 import { LockLostError, type SetOptions, type TurnLock, type TurnStore } from './turn-store.js';
 
 /** Bounds and clock of a {@link MemoryTurnStore}. */
@@ -9,14 +10,14 @@ export interface MemoryTurnStoreOptions {
   /** The clock, in milliseconds; tests pass their own to expire entries without waiting. */
   now?: () => number;
   /**
-   * Awaited before reading a large value (a turn of attachments takes a while to decode), as a shared store answers
-   * on a later turn of the event loop. `createApp`'s default store takes turns with the requests' own steps.
+   * Awaited before reading or writing a large value (a turn of attachments takes a while to decode and encode), as a
+   * shared store answers on a later turn of the event loop. `createApp`'s default store takes turns with the requests' own steps.
    * Default: none (each call runs at once).
    */
   pause?: () => Promise<void>;
 }
 
-/** A stored value of more characters than this is large: reading it waits for the store's `pause`. */
+/** A value of more characters than this is large: reading or writing it waits for the store's `pause`. */
 const LARGE_VALUE_CHARS = 256 * 1024;
 
 /** How often a save sweeps out every expired turn; between sweeps a save costs O(1) (LRU eviction only). */
@@ -75,6 +76,8 @@ export class MemoryTurnStore implements TurnStore {
   }
 
   async set(key: string, value: unknown, ttlMs: number, options: SetOptions = {}): Promise<void> {
+    // Writing a large turn takes a while too: it waits its turn first (its size is walked, not written, to know).
+    if (this.#pause && jsonLength(value) > LARGE_VALUE_CHARS) await this.#pause();
     // Checked before the write, with nothing awaited in between: one step, as in Redis.
     if (options.fence && !this.#holds(options.fence)) throw new LockLostError();
     const json = JSON.stringify(value);
