@@ -15,15 +15,21 @@ export interface ServerProcess {
 export interface ServerProcessOptions {
   /** Added to the test's environment, e.g. `{ CANVAS_AI_LOG_MODEL_REQUESTS: '1' }`. */
   env?: Record<string, string>;
+  /** Flags after `--port 0 --static dist`, e.g. `['--scenarios', dir]`. */
+  args?: readonly string[];
 }
 
 const packageDir = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Starts `canvas-ai-server --port 0 --static dist` (the built demo) and resolves once it prints its URL. */
+/**
+ * Starts `canvas-ai-server --port 0 --static dist` (the built demo), with `options.args` after them, and resolves once
+ * it prints its URL.
+ */
 export function startServerProcess(options: ServerProcessOptions = {}): Promise<ServerProcess> {
+  const extra = options.args ?? [];
   const child: ChildProcess = spawn(
     'node',
-    ['--import', 'tsx', '../reference-server/src/cli.ts', '--port', '0', '--static', 'dist'],
+    ['--import', 'tsx', '../reference-server/src/cli.ts', '--port', '0', '--static', 'dist', ...extra],
     {
       cwd: packageDir,
       env: { ...process.env, ...options.env },

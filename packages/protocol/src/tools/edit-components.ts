@@ -58,7 +58,7 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
         );
         continue;
       }
-      const checked = checkProps(definition, props, 'edit');
+      const checked = checkProps(definition, props, 'edit', { imageOrigins: context.catalog.image_origins ?? [] });
       problems.push(...checked.problems.map((problem) => `component_edits.${uuid}: ${problem}`));
       updates[uuid] = checked.props;
       // What the host must still hold for the edit to apply: a person's change meanwhile is kept (spec §16.2).

@@ -10,7 +10,7 @@ import { silentLogger } from '../../src/log.js';
 import { startServer, type RunningServer } from '../../src/node.js';
 import { ScriptedProvider } from '../../src/providers/scripted.js';
 import { MemoryTurnStore } from '../../src/store/memory.js';
-import type { TurnLock, TurnStore } from '../../src/store/turn-store.js';
+import type { TurnLock, TurnStore, SetOptions } from '../../src/store/turn-store.js';
 
 /** A broken variant: the bug it has, and the id of the conformance check that names that bug. */
 export interface BrokenVariant {
@@ -217,8 +217,8 @@ class DeleteIgnoringStore implements TurnStore {
   get(key: string): Promise<unknown> {
     return this.inner.get(key);
   }
-  set(key: string, value: unknown, ttlMs: number): Promise<void> {
-    return this.inner.set(key, value, ttlMs);
+  set(key: string, value: unknown, ttlMs: number, options?: SetOptions): Promise<void> {
+    return this.inner.set(key, value, ttlMs, options);
   }
   async delete(): Promise<void> {}
   lock(key: string, ttlMs: number): Promise<TurnLock | undefined> {
@@ -233,9 +233,9 @@ class RewindableStore implements TurnStore {
   get(key: string): Promise<unknown> {
     return this.inner.get(key);
   }
-  async set(key: string, value: unknown, ttlMs: number): Promise<void> {
+  async set(key: string, value: unknown, ttlMs: number, options?: SetOptions): Promise<void> {
     this.#history.set(key, [...(this.#history.get(key) ?? []), value]);
-    await this.inner.set(key, value, ttlMs);
+    await this.inner.set(key, value, ttlMs, options);
   }
   delete(key: string): Promise<void> {
     return this.inner.delete(key);
