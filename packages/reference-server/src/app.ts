@@ -21,6 +21,7 @@ import { runHop } from './hop.js';
 import { turnStatus } from './turn-status.js';
 import { encodeAttachments } from './turn-seed.js';
 import { type AllowedHosts, isAllowedHost, isAllowedOrigin, LOOPBACK_HOSTS } from './origins.js';
+import { endpointMethods, grantHeaders, isPreflight, listedOrigins, preflightResponse } from './cors.js';
 import { DEFAULT_STATIC_CSP, withSecurityHeaders } from './security-headers.js';
 import { jsonLineLogger, type Logger } from './log.js';
 import type { ModelProvider } from './providers/model-provider.js';
@@ -105,6 +106,12 @@ export interface AppOptions {
    * e.g. the public origin when a proxy rewrites the host. Checked whether or not CSRF is on. Default: none.
    */
   allowedOrigins?: readonly string[];
+  /**
+   * The session cookie `SameSite=None` instead of `Lax`, for host pages on another site (spec §4.6): browsers send a
+   * Lax cookie to another origin of the same site only. Needs `secureCookies` (browsers drop a None cookie that is
+   * not Secure). Default false.
+   */
+  crossSiteCookies?: boolean;
   /** The `Content-Security-Policy` of static files. Default {@link DEFAULT_STATIC_CSP}. */
   contentSecurityPolicy?: string;
   /**
@@ -174,7 +181,16 @@ export function createApp(options: AppOptions): CanvasAiApp {
   const csrfEnabled = options.csrf ?? true;
   const signer = new Signer(options.csrfSecret ?? crypto.getRandomValues(new Uint8Array(32)));
   const csrf = new CsrfTokens(signer, { ttlMs: options.tokenTtlMs });
-  const sessions = new Sessions(signer, options.secureCookies ?? false);
+  if (options.crossSiteCookies && !options.secureCookies) {
+    throw new ConfigError([
+      'CANVAS_AI_CROSS_SITE_COOKIES (createApp crossSiteCookies) needs CANVAS_AI_SECURE_COOKIES (secureCookies): ' +
+        'browsers drop a SameSite=None cookie that is not Secure.',
+    ]);
+  }
+  const sessions = new Sessions(signer, {
+    secure: options.secureCookies ?? false,
+    sameSite: options.crossSiteCookies ? 'None' : 'Lax',
+  });
   const maxBodyBytes = options.maxBodyBytes ?? LIMITS.maxBodyBytes;
   const maxJsonBodyBytes = options.maxJsonBodyBytes ?? LIMITS.maxJsonBodyBytes;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
@@ -202,6 +218,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
 
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
   const allowedOrigins = options.allowedOrigins ?? [];
+  const corsOrigins = listedOrigins(allowedOrigins);
   const staticPolicy = options.contentSecurityPolicy ?? DEFAULT_STATIC_CSP;
   const staticResponses = new WeakSet<Response>();
 
@@ -216,6 +233,13 @@ export function createApp(options: AppOptions): CanvasAiApp {
         'host_not_allowed',
         'This server does not answer to this host name. Its operator can allow it (--allowed-hosts).',
       );
+    }
+    // A preflight of a page on another origin (spec §4.6): granted to the listed origins only.
+    const methods = isPreflight(c.req.raw) ? endpointMethods(url.pathname) : undefined;
+    if (methods !== undefined) {
+      const origin = c.req.header('origin')!;
+      if (corsOrigins.has(origin)) return preflightResponse(origin, methods);
+      throw new HopError('origin_not_allowed', 'This server does not serve pages of that origin.');
     }
     if (!SAFE_METHODS.has(c.req.method) && !isAllowedOrigin(c.req.header('origin'), url, allowedOrigins)) {
       throw new HopError('origin_not_allowed', 'Requests from another site may not change anything here.');
@@ -311,7 +335,13 @@ export function createApp(options: AppOptions): CanvasAiApp {
   return {
     fetch: async (request, connection) => {
       const response = await app.fetch(request, connection ?? {});
-      return withSecurityHeaders(response, staticResponses.has(response) ? 'static' : 'api', staticPolicy);
+      const secured = withSecurityHeaders(response, staticResponses.has(response) ? 'static' : 'api', staticPolicy);
+      // Every answer to a listed origin, errors included, so its page can read them (spec §4.6).
+      const origin = request.headers.get('origin');
+      if (origin !== null && corsOrigins.has(origin) && !secured.headers.has('access-control-allow-origin')) {
+        for (const [name, value] of Object.entries(grantHeaders(origin))) secured.headers.set(name, value);
+      }
+      return secured;
     },
   };
 }

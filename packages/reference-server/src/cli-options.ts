@@ -57,7 +57,9 @@ const CLI_FLAGS = {
     type: 'string',
     value: 'LIST',
     env: 'CANVAS_AI_ALLOWED_ORIGINS',
-    help: "Comma-separated origins besides the request's own that may POST and DELETE (e.g. a proxy's public origin).",
+    help:
+      "Comma-separated origins besides the request's own that may POST and DELETE (e.g. a proxy's public origin), " +
+      'and host pages on those origins get CORS answers (spec §4.6).',
   },
   'token-ttl': {
     type: 'string',
@@ -145,6 +147,8 @@ const CLI_ENV = {
     'HMAC secret of session cookies and CSRF tokens, at least 16 characters (default: random per start).',
   CANVAS_AI_CSRF: 'Set to "off" to skip CSRF checks, only behind your own CSRF protection (the origin check stays).',
   CANVAS_AI_SECURE_COOKIES: 'Set to "1" for a Secure, __Host- prefixed session cookie (serve over HTTPS).',
+  CANVAS_AI_CROSS_SITE_COOKIES:
+    'Set to "1" for a SameSite=None session cookie, for host pages on another site (needs CANVAS_AI_SECURE_COOKIES).',
   CANVAS_AI_LOG_MODEL_REQUESTS:
     'Set to "1" to log what every model call is sent (system prompt, messages): for debugging prompts; holds user text.',
 } as const;

@@ -54,6 +54,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       csrfSecret: env.CANVAS_AI_SECRET || undefined,
       csrf: env.CANVAS_AI_CSRF !== 'off',
       secureCookies: env.CANVAS_AI_SECURE_COOKIES === '1',
+      crossSiteCookies: env.CANVAS_AI_CROSS_SITE_COOKIES === '1',
       logModelRequests: env.CANVAS_AI_LOG_MODEL_REQUESTS === '1',
       log,
       staticFiles: options.static ? staticDirectory(options.static) : undefined,

@@ -16,18 +16,26 @@ const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 export class Sessions {
   readonly cookieName: string;
 
+  private readonly secure: boolean;
+  private readonly sameSite: 'Lax' | 'None';
+
   constructor(
     private readonly signer: Signer,
-    private readonly secure: boolean,
+    cookie: { secure: boolean; sameSite: 'Lax' | 'None' },
   ) {
-    this.cookieName = sessionCookieName(secure);
+    this.secure = cookie.secure;
+    this.sameSite = cookie.sameSite;
+    this.cookieName = sessionCookieName(cookie.secure);
   }
 
-  /** A new session: its id and the `Set-Cookie` value that carries it (HttpOnly, SameSite=Lax, Secure over HTTPS). */
+  /**
+   * A new session: its id and the `Set-Cookie` value that carries it (HttpOnly, Secure over HTTPS, SameSite=Lax, or
+   * None for host pages on another site, spec §4.6).
+   */
   async mint(): Promise<{ id: string; setCookie: string }> {
     const id = toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
     const value = `${id}.${await this.signer.sign(`session:${id}`)}`;
-    const attributes = `Path=/; HttpOnly; SameSite=Lax${this.secure ? '; Secure' : ''}`;
+    const attributes = `Path=/; HttpOnly; SameSite=${this.sameSite}${this.secure ? '; Secure' : ''}`;
     return { id, setCookie: `${this.cookieName}=${value}; ${attributes}` };
   }
 

@@ -53,7 +53,7 @@ describe('sessions', () => {
   const signer = new Signer('a secret of at least sixteen bytes');
 
   it('mint signed ids of a key-safe shape, and read back only what they signed', async () => {
-    const sessions = new Sessions(signer, false);
+    const sessions = new Sessions(signer, { secure: false, sameSite: 'Lax' });
     const { id, setCookie } = await sessions.mint();
     assert.match(id, /^[A-Za-z0-9_-]{43}$/, 'no colon or slash: the id goes into store keys');
     const value = /^canvas_ai_session=([^;]+); Path=\/; HttpOnly; SameSite=Lax$/.exec(setCookie)![1]!;
@@ -64,12 +64,15 @@ describe('sessions', () => {
       undefined,
       'nor a borrowed signature',
     );
-    assert.equal(await new Sessions(new Signer('another secret, sixteen bytes+'), false).read(value), undefined);
+    assert.equal(
+      await new Sessions(new Signer('another secret, sixteen bytes+'), { secure: false, sameSite: 'Lax' }).read(value),
+      undefined,
+    );
     assert.equal(await sessions.read(undefined), undefined);
   });
 
   it('use a __Host- cookie when Secure, so no subdomain can set it', async () => {
-    const secure = new Sessions(signer, true);
+    const secure = new Sessions(signer, { secure: true, sameSite: 'Lax' });
     assert.equal(secure.cookieName, '__Host-canvas_ai_session');
     assert.match(
       (await secure.mint()).setCookie,

@@ -3,6 +3,7 @@ import type { Scenario } from '../scenario/scenario.js';
 import type { ConformanceCheck, ConformanceLevel } from './check.js';
 import { cancelChecks } from './checks/cancel.js';
 import { capabilityChecks } from './checks/capabilities.js';
+import { corsChecks } from './checks/cors.js';
 import { csrfChecks } from './checks/csrf.js';
 import { invariantChecks } from './checks/invariants.js';
 import { replayChecks } from './checks/replay.js';
@@ -27,6 +28,7 @@ export function planChecks(level: ConformanceLevel, inputs: PlanInputs): Conform
   const all = [
     ...validationChecks(inputs.malformedRequests),
     ...csrfChecks,
+    ...corsChecks,
     ...invariantChecks,
     ...replayChecks,
     ...turnRuleChecks,

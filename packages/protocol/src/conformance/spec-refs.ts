@@ -11,6 +11,7 @@ export const SPEC_SECTIONS = {
   statusEndpoint: { number: '3.5', title: 'GET /api/hop/{request_id}', anchor: '35-get-apihoprequest_id' },
   contentTypes: { number: '4.1', title: 'Content types', anchor: '41-content-types' },
   csrf: { number: '4.2', title: 'Sessions and the CSRF token', anchor: '42-sessions-and-the-csrf-token' },
+  crossOrigin: { number: '4.6', title: 'Clients on another origin', anchor: '46-clients-on-another-origin' },
   request: { number: '5', title: 'The hop request', anchor: '5-the-hop-request' },
   capabilities: {
     number: '5.1',

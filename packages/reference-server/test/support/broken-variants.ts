@@ -85,6 +85,11 @@ export const BROKEN_VARIANTS = {
     failingCheck: 'capabilities.undeclared-not-offered',
     build: (fixtures) => declareForEveryClient(realApp(fixtures)),
   },
+  'cors-reflects-any-origin': {
+    bug: 'CORS grants whatever Origin a request names, with credentials, so any site reads the session’s answers',
+    failingCheck: 'cors.unlisted-origin',
+    build: (fixtures) => reflectEveryOrigin(realApp(fixtures)),
+  },
   'request-id-not-required': {
     bug: 'a hop without request_id is given a generated one instead of being refused with 400',
     failingCheck: 'validation.request-id-missing',
@@ -178,6 +183,24 @@ function rewriteHopResponses(app: CanvasAiApp, rewrite: (body: Json) => Json): C
       const response = await app.fetch(request);
       if (!isHopPost(request) || response.status !== 200) return response;
       return withJson(response, rewrite((await response.json()) as Json));
+    },
+  };
+}
+
+/** A CORS layer put in front the careless way: every origin is echoed back as granted (spec §4.6 forbids it). */
+function reflectEveryOrigin(app: CanvasAiApp): CanvasAiApp {
+  return {
+    async fetch(request) {
+      const origin = request.headers.get('origin');
+      const grant: Record<string, string> = origin
+        ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true' }
+        : {};
+      if (origin && request.method === 'OPTIONS' && request.headers.has('access-control-request-method'))
+        return new Response(null, { status: 204, headers: grant });
+      const response = await app.fetch(request);
+      const headers = new Headers(response.headers);
+      for (const [name, value] of Object.entries(grant)) headers.set(name, value);
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
     },
   };
 }
