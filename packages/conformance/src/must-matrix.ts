@@ -26,6 +26,15 @@ const REDUCER = `${CLIENT}; the shared reducer's tests cover it (packages/protoc
 const PROMPT =
   "what the model is told cannot be observed over HTTP; the reference server's tests read the prompt (packages/reference-server/test/model-context.test.ts, coediting.test.ts)";
 
+const RAW_HOST =
+  "fetch sets Host from the URL the kit is given, so a request naming another host needs a raw socket the kit does not open; the reference server's tests cover it (packages/reference-server/test/origins.test.ts)";
+const CONFIGURED_ORIGINS =
+  "the kit does not know which origins a deployment lists (it checks only that an origin nobody lists gets nothing, cors.unlisted-origin); the reference server's tests cover it (packages/reference-server/test/cors.test.ts), and a browser runs a turn that way (packages/demo-editor/test/cross-origin.test.ts)";
+const LOCK_TIMING =
+  "needs a hop that outlives its lock, a matter of timing the kit cannot arrange over HTTP; the reference server's tests cover it with a fake clock and across two instances (packages/reference-server/test/lock-fencing.test.ts)";
+const WORK_BOUND =
+  "what a request costs the server is time and memory, not an answer: a bounded and an unbounded server answer alike; the protocol's tests cover the bounds (packages/protocol/test/json-bounds.test.ts) and pnpm bench measures the stall (bench/README.md, attack bodies)";
+
 export const MUST_MATRIX: readonly MustRow[] = [
   // spec §2 A turn, step by step
   {
@@ -97,6 +106,19 @@ export const MUST_MATRIX: readonly MustRow[] = [
     checks: ['csrf.cookie-reaches-endpoints', 'csrf.unknown-cookie'],
   },
   {
+    section: '4.2',
+    says: 'A session id MUST be one the server minted',
+    group: 'sessions',
+    checks: ['csrf.unknown-cookie'],
+  },
+  {
+    section: '4.2',
+    says: 'Served over HTTPS, the cookie MUST be `Secure`',
+    group: 'cookie',
+    reason:
+      "observable only over HTTPS, and the kit's runs are over loopback HTTP; the reference server's tests cover it (packages/reference-server/test/sessions.test.ts)",
+  },
+  {
     section: '4.3',
     says: 'The server MUST check every file by its first bytes',
     group: 'attachments',
@@ -119,6 +141,55 @@ export const MUST_MATRIX: readonly MustRow[] = [
     says: 'a server MUST read it as it reads the same request sent as JSON',
     group: 'attachments',
     checks: ['validation.multipart-hop-2-without-attachments-is-read-like-json-here-an-unknown-turn'],
+  },
+  // spec §4.5 Hosts, origins and response headers
+  {
+    section: '4.5',
+    says: 'a server MUST answer only the host names it is meant to serve',
+    group: 'hosts',
+    reason: RAW_HOST,
+  },
+  { section: '4.5', says: 'MUST by default answer only the loopback names', group: 'hosts', reason: RAW_HOST },
+  { section: '4.5', says: 'The error MUST NOT echo the host.', group: 'hosts', reason: RAW_HOST },
+  {
+    section: '4.5',
+    says: 'nor one the server allows MUST be refused with 403 `origin_not_allowed`',
+    group: 'origins',
+    checks: ['origin.cross-site-refused'],
+  },
+  {
+    section: '4.5',
+    says: 'MUST NOT serve dotfiles or follow symlinks out of its folder',
+    group: 'hosts',
+    reason:
+      "static files are outside the protocol's endpoints, and a server need not serve any; the reference server's tests cover it (packages/reference-server/test/origins.test.ts)",
+  },
+  // spec §4.6 Clients on another origin
+  {
+    section: '4.6',
+    says: 'A server that serves pages of other origins MUST name them exactly',
+    group: 'cors',
+    reason: CONFIGURED_ORIGINS,
+  },
+  { section: '4.6', says: 'It MUST NOT grant `*`', group: 'cors', checks: ['cors.unlisted-origin'] },
+  { section: '4.6', says: 'For a listed origin the server MUST answer 204', group: 'cors', reason: CONFIGURED_ORIGINS },
+  {
+    section: '4.6',
+    says: 'A preflight from an origin that is not listed MUST NOT get `Access-Control-Allow-Origin`',
+    group: 'cors',
+    checks: ['cors.unlisted-origin'],
+  },
+  {
+    section: '4.6',
+    says: 'Every response to a request whose `Origin` is listed, errors included, MUST carry',
+    group: 'cors',
+    reason: CONFIGURED_ORIGINS,
+  },
+  {
+    section: '4.6',
+    says: 'A response to a request of an origin that is not listed MUST NOT carry',
+    group: 'cors',
+    checks: ['cors.unlisted-origin'],
   },
   // spec §5 The hop request
   {
@@ -221,6 +292,14 @@ export const MUST_MATRIX: readonly MustRow[] = [
     ],
   },
   {
+    section: '7',
+    says: 'a server MUST NOT put a secret in it',
+    group: 'error-secrets',
+    reason:
+      "the kit cannot know a server's secrets or its upstream addresses; the reference server's tests cover it (packages/reference-server/test/openai-compatible.test.ts, reliability-faults.test.ts)",
+  },
+  { section: '7', says: 'A client MUST show `message` as plain text', group: 'client', reason: WIDGET },
+  {
     section: '7.1',
     says: 'tools reading configs) MUST:',
     group: 'tolerance',
@@ -253,6 +332,14 @@ export const MUST_MATRIX: readonly MustRow[] = [
       'cancel.restart-410',
     ],
   },
+  { section: '8', says: 'it MUST outlast the longest hop the server lets run', group: 'locks', reason: LOCK_TIMING },
+  {
+    section: '8',
+    says: "every write of the turn's state MUST be fenced by the lock",
+    group: 'locks',
+    reason: LOCK_TIMING,
+  },
+  { section: '8', says: 'A hop that finds its lock lost MUST save nothing', group: 'locks', reason: LOCK_TIMING },
   { section: '8.1', says: 'The client MUST stop the turn', group: 'client', reason: WIDGET },
   {
     section: '8.2',
@@ -304,6 +391,14 @@ export const MUST_MATRIX: readonly MustRow[] = [
     says: 'The marker MUST outlive every hop of the turn that may still be running',
     group: 'cancel-during-hop',
     checks: ['cancel.during-hop', 'cancel.restart-410'],
+  },
+  // spec §8.8 Quotas
+  {
+    section: '8.8',
+    says: 'a server MUST bound what one client can hold',
+    group: 'quotas',
+    reason:
+      "the bounds are the deployment's, and observing one takes as many turns as it allows (the reference server: 32 per session) and knowing that number; the reference server's tests cover it (packages/reference-server/test/quotas.test.ts)",
   },
   // spec §9 Narration
   {
@@ -406,6 +501,20 @@ export const MUST_MATRIX: readonly MustRow[] = [
     checks: ['schemas.hop-responses', 'hop-rules.outputs-in-next-hop'],
   },
   {
+    section: '12',
+    says: 'a server MUST bound it before building it',
+    group: 'yaml',
+    reason:
+      "needs a model that writes hostile YAML: no scripted scenario does, since its replies must also be a fixture every server replays; the protocol's tests cover it (packages/protocol/test/tools-parse-yaml.test.ts)",
+  },
+  {
+    section: '12',
+    says: 'Every call of one decision MUST have a `call_id` of its own',
+    group: 'call-ids',
+    reason:
+      "needs a model that repeats a call id, which no scripted scenario does (their ids are the fixture's); the reference server's tests cover it (packages/reference-server/test/model-context.test.ts)",
+  },
+  {
     section: '12.1',
     says: 'A server MUST read the YAML strings of tool inputs',
     group: 'yaml',
@@ -467,6 +576,25 @@ export const MUST_MATRIX: readonly MustRow[] = [
       'limits.layout-components',
       'limits.messages',
     ],
+  },
+  // spec §13.1 Bounding the work before it is spent
+  {
+    section: '13.1',
+    says: 'a server MUST hold a request to them *before* it spends the work',
+    group: 'work-bounds',
+    reason: WORK_BOUND,
+  },
+  {
+    section: '13.1',
+    says: 'A server that checks decoded values MUST stop its walk',
+    group: 'work-bounds',
+    reason: WORK_BOUND,
+  },
+  {
+    section: '13.1',
+    says: 'A multipart body MUST be refused as soon as it passes',
+    group: 'work-bounds',
+    reason: WORK_BOUND,
   },
   // spec §14 Versioning
   {

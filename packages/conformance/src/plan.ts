@@ -4,6 +4,7 @@ import type { ConformanceCheck, ConformanceLevel } from './check.js';
 import { cancelChecks } from './checks/cancel.js';
 import { attachmentChecks } from './checks/attachments.js';
 import { capabilityChecks } from './checks/capabilities.js';
+import { corsChecks } from './checks/cors.js';
 import { csrfChecks } from './checks/csrf.js';
 import { doorChecks } from './checks/door.js';
 import { invariantChecks } from './checks/invariants.js';
@@ -34,6 +35,7 @@ export function planChecks(level: ConformanceLevel, inputs: PlanInputs): Conform
     ...limitChecks,
     ...attachmentChecks,
     ...csrfChecks,
+    ...corsChecks,
     ...invariantChecks,
     ...replayChecks,
     ...turnRuleChecks,

@@ -12,6 +12,12 @@ export const SPEC_SECTIONS = {
   contentTypes: { number: '4.1', title: 'Content types', anchor: '41-content-types' },
   csrf: { number: '4.2', title: 'Sessions and the CSRF token', anchor: '42-sessions-and-the-csrf-token' },
   attachments: { number: '4.3', title: 'Attachments', anchor: '43-attachments' },
+  hostsOrigins: {
+    number: '4.5',
+    title: 'Hosts, origins and response headers',
+    anchor: '45-hosts-origins-and-response-headers',
+  },
+  crossOrigin: { number: '4.6', title: 'Clients on another origin', anchor: '46-clients-on-another-origin' },
   request: { number: '5', title: 'The hop request', anchor: '5-the-hop-request' },
   capabilities: {
     number: '5.1',

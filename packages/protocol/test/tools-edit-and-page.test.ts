@@ -105,6 +105,17 @@ describe('edit_components', () => {
   });
 });
 
+describe('edit_components: images the page would fetch', () => {
+  it("refuses an image moved to another site, and takes a path on the page's own", async () => {
+    await refusal(editComponentsTool, edit('hero-1: {image: {src: "http://127.0.0.1:9/x.gif?leak=1", alt: x}}'), [
+      "src is not a usable image: an image must be a path on the page's own site",
+      'http://127.0.0.1:9 is another site',
+    ]);
+    const { output } = await run(editComponentsTool, edit('hero-1: {image: {src: /images/new.png, alt: x}}'));
+    assert.equal(output?.type, 'edit_components');
+  });
+});
+
 describe('set_page_value', () => {
   it('outputs the field and value and confirms with the old value', async () => {
     const { output, result } = await run(setPageValueTool, { field: 'title', value: 'Crumb & Co. | Cookies' });

@@ -9,13 +9,17 @@ type View = (props: Record<string, JsonValue>, children: RenderChildren, node: C
 const str = (value: JsonValue | undefined, fallback = ''): string =>
   typeof value === 'string' || typeof value === 'number' ? String(value) : fallback;
 
-/** An image prop `{src, alt}`; a broken or missing image shows its alt text on a warm placeholder. */
+/**
+ * An image prop `{src, alt}`; a broken or missing image shows its alt text on a warm placeholder. The page's URL is
+ * never sent with it (`no-referrer`), and the server's content security policy loads images from the page's own
+ * origin only: the server refuses a model's off-site image, and a host's own still cannot carry the page away.
+ */
 function image(value: JsonValue | undefined, className: string): TemplateResult | typeof nothing {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return nothing;
   const src = str(value.src);
   const alt = str(value.alt, 'Image');
   return html`<figure class="img ${className}" data-alt=${alt}>
-    ${src ? html`<img src=${src} alt=${alt} @error=${(e: Event) => (e.target as HTMLElement).remove()} />` : nothing}
+    ${src ? html`<img src=${src} alt=${alt} referrerpolicy="no-referrer" @error=${(e: Event) => (e.target as HTMLElement).remove()} />` : nothing}
   </figure>`;
 }
 

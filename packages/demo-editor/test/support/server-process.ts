@@ -15,6 +15,8 @@ export interface ServerProcess {
 export interface ServerProcessOptions {
   /** Added to the test's environment, e.g. `{ CANVAS_AI_LOG_MODEL_REQUESTS: '1' }`. */
   env?: Record<string, string>;
+  /** Flags after `--port 0 --static dist`, e.g. `['--scenarios', dir]` (the repository's server only). */
+  args?: readonly string[];
   /**
    * Another command line, and the folder it runs in (an installed package's `npx canvas-ai-server …`). It runs as
    * a process group of its own, stopped whole: npx starts the server as a child of its own.
@@ -24,11 +26,23 @@ export interface ServerProcessOptions {
 
 const packageDir = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Starts `canvas-ai-server --port 0 --static dist` (the built demo) and resolves once it prints its URL. */
+/**
+ * Starts `canvas-ai-server --port 0 --static dist` (the built demo), with `options.args` after them, and resolves once
+ * it prints its URL.
+ */
 export function startServerProcess(options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const command = options.command ?? {
     file: 'node',
-    args: ['--import', 'tsx', '../reference-server/src/cli.ts', '--port', '0', '--static', 'dist'],
+    args: [
+      '--import',
+      'tsx',
+      '../reference-server/src/cli.ts',
+      '--port',
+      '0',
+      '--static',
+      'dist',
+      ...(options.args ?? []),
+    ],
     cwd: packageDir,
   };
   const child: ChildProcess = spawn(command.file, command.args, {

@@ -59,7 +59,7 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
         );
         continue;
       }
-      const checked = checkProps(definition, props, 'edit');
+      const checked = checkProps(definition, props, 'edit', { imageOrigins: context.catalog.image_origins ?? [] });
       problems.push(...checked.problems.map((problem) => `component_edits.${uuid}: ${problem}`));
       // Only changed props are sent (spec §11): a value the component already holds is not an edit.
       const changed: Props = {};

@@ -10,7 +10,14 @@ import type { DeepChatElement, Signals } from './deep-chat-types.js';
 import { noteHtml } from './narration.js';
 import { rejectionNotices, undoNotices } from './notices.js';
 import { ProgressView } from './progress-view.js';
-import { answerMessage, attachedFiles, noteMessage, storableMessages, transcriptOf } from './transcript.js';
+import {
+  answerMessage,
+  attachedFiles,
+  errorMessage,
+  noteMessage,
+  storableMessages,
+  transcriptOf,
+} from './transcript.js';
 
 /** The loop's settings the element decides for each new turn (endpoint, host functions, token, limits). */
 export type TurnSettings = Omit<TurnOptions, 'messages' | 'attachments' | 'agent' | 'onHop'>;
@@ -129,7 +136,7 @@ export class TurnController implements ReactiveController {
     // deep-chat blocks a second submit while a request runs; a programmatic one, or one during a resumed turn, must
     // not start a second turn.
     if (this.turn || this.undoing) {
-      void signals.onResponse({ error: 'Wait for the current answer, or stop it, before sending another message.' });
+      void signals.onResponse(errorMessage('Wait for the current answer, or stop it, before sending another message.'));
       return;
     }
     void this.run(body, signals);
@@ -320,7 +327,8 @@ export class TurnController implements ReactiveController {
       case 'error':
         // The narration so far stays; the server's error body may carry a fuller one.
         view.finish('failed', { progress: result.error.body?.progress });
-        await respond({ error: result.error.message });
+        // Escaped html with its code: the message is the server's (or an upstream's) text, never markdown.
+        await respond(errorMessage(result.error.message, result.error.code));
         this.saveEnded();
         this.options.onFailed(result.error);
         this.host.dispatchEvent(canvasAiEvent('canvas-ai-error', { requestId, error: result.error }));

@@ -196,4 +196,37 @@ export const DOOR_VARIANTS = {
           : errorAnswer(400, 'invalid_request', 'The message is too long.', `messages.${long}.text`);
       }),
   },
+  'origin-not-checked': {
+    bug: 'a state change from another site’s page is let through when it carries a token (the Origin is not looked at)',
+    group: 'origins',
+    caughtBy: 'origin.cross-site-refused',
+    build: (fixtures) =>
+      wrap(realApp(fixtures), async (request, next) => {
+        if (!request.headers.has('origin') || request.method === 'GET' || request.method === 'OPTIONS')
+          return next(request);
+        const headers = new Headers(request.headers);
+        headers.delete('origin');
+        const body = request.body === null ? undefined : await request.arrayBuffer();
+        return next(new Request(request.url, { method: request.method, headers, body }));
+      }),
+  },
+  'cors-reflects-any-origin': {
+    bug: 'CORS grants whatever Origin a request names, with credentials, so any site reads the session’s answers',
+    group: 'cors',
+    caughtBy: 'cors.unlisted-origin',
+    // A CORS layer put in front the careless way: every origin is echoed back as granted.
+    build: (fixtures) =>
+      wrap(realApp(fixtures), async (request, next) => {
+        const origin = request.headers.get('origin');
+        const grant: Record<string, string> = origin
+          ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true' }
+          : {};
+        if (origin && request.method === 'OPTIONS' && request.headers.has('access-control-request-method'))
+          return new Response(null, { status: 204, headers: grant });
+        const response = await next(request);
+        const headers = new Headers(response.headers);
+        for (const [name, value] of Object.entries(grant)) headers.set(name, value);
+        return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+      }),
+  },
 } satisfies Record<string, BrokenVariant>;
