@@ -287,7 +287,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
       'validation.two-faults-the-first-field-in-schema-order-is-named',
       'validation.hop-1-without-messages-and-a-page-that-is-a-string-fields-before-the-hop-1-rules',
       'validation.a-forbidden-key-and-a-wrong-type-the-key-scan-comes-before-the-fields',
-      'validation.protocol-missing-and-a-forbidden-key-protocol-is-checked-first',
+      'validation.protocol-missing-and-a-forbidden-key-the-bounds-come-with-json-before-protocol',
       'validation.two-forbidden-keys-the-first-in-document-order-is-named',
     ],
   },

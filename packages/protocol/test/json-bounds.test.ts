@@ -58,9 +58,10 @@ describe('scanJson: an array is refused from its length, not by visiting it', ()
   it('refuses large objects (maps) that hold more keys in all than allowed, and lets small ones be', () => {
     const wide = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, i]));
     const limits: JsonScanLimits = { maxDepth: 64, mapThresholdKeys: 5, maxMapKeys: 20 };
+    // In document order: the second map is where the sum passes the limit.
     assert.deepEqual(scanJson({ page: wide(11), extra: wide(11) }, limits), {
       kind: 'too_many_map_keys',
-      path: 'page',
+      path: 'extra',
       limit: 20,
     });
     assert.equal(scanJson({ a: wide(11), b: wide(9) }, limits), undefined);

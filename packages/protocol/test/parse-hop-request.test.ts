@@ -152,7 +152,7 @@ describe('parseHopRequest: how the limits are counted (spec §13)', () => {
     assert.equal(fieldOf(withItems(room + 1)), `invalid_request context.extra.${room}`);
   });
 
-  it('names the first problem in document order, and checks protocol before anything else', () => {
+  it('names the first problem in document order, and holds the bounds before it reads protocol', () => {
     const text = (extra: string, protocol = '"protocol":"canvas-ai/1",') =>
       `{${protocol}"request_id":"r","hop":1,"messages":[{"role":"user","text":"Hi"}],"context":{"current_layout":{"regions":{}},"extra":${extra}}}`;
     const field = (body: string) => {
@@ -160,8 +160,10 @@ describe('parseHopRequest: how the limits are counted (spec §13)', () => {
       return result.success ? 'accepted' : `${result.error.code} ${result.error.field}`;
     };
     assert.equal(field(text('{"a":{"__proto__":1},"__proto__":2}')), 'invalid_request context.extra.a.__proto__');
-    assert.equal(field(text('{"__proto__":1}', '')), 'missing_field protocol');
-    assert.equal(field(text('{"__proto__":1}', '"protocol":7,')), 'unsupported_protocol protocol');
+    // The bounds come with JSON, before protocol (spec §7): a server holds them on the bytes, before decoding.
+    assert.equal(field(text('{"__proto__":1}', '')), 'invalid_request context.extra.__proto__');
+    assert.equal(field(text('{"__proto__":1}', '"protocol":7,')), 'invalid_request context.extra.__proto__');
+    assert.equal(field(text('{}', '')), 'missing_field protocol');
   });
 });
 
