@@ -118,6 +118,7 @@ describe('the packages installed from their tarballs, outside the workspace', ()
       const page = join(project, 'page');
       await cp(join(project, 'node_modules/@canvas-ai/widget/dist/canvas-ai-chat.js'), join(page, 'canvas-ai-chat.js'));
       await writeFile(join(page, 'index.html'), PAGE);
+      await writeFile(join(page, 'host.js'), HOST_SCRIPT);
       server = await startServerProcess({
         command: { file: 'npx', args: ['canvas-ai-server', '--port', '0', '--static', page], cwd: project },
         env: { PATH: `${process.execPath.replace(/\/node$/, '')}:${process.env.PATH ?? ''}` },
@@ -186,28 +187,33 @@ describe('the packages installed from their tarballs, outside the workspace', ()
   });
 });
 
-/** A plain page: the self-contained module, a store of one region, and the turn's end kept for the test. */
+/**
+ * A plain page: the self-contained module, then the host's script (its own file: the server's content security policy
+ * runs no inline script, spec §4.5).
+ */
 const PAGE = `<!doctype html>
 <html>
   <body>
     <canvas-ai-chat endpoint="/api/hop" token-endpoint="/api/token" agents-endpoint="/api/agents"></canvas-ai-chat>
     <script type="module" src="/canvas-ai-chat.js"></script>
-    <script type="module">
-      await customElements.whenDefined('canvas-ai-chat');
-      const chat = document.querySelector('canvas-ai-chat');
-      const doc = { layout: { regions: { content: { components: [] } } }, page: {} };
-      window.applied = [];
-      chat.getLayout = () => doc;
-      chat.applyOutputs = async (outputs) =>
-        outputs.map((output) => {
-          window.applied.push(output);
-          if (output.type === 'place_components')
-            for (const operation of output.operations) doc.layout.regions[operation.target].components.push(...operation.components);
-          return { call_id: output.call_id, status: 'applied' };
-        });
-      window.turnEnd = new Promise((resolve) => chat.addEventListener('canvas-ai-turn-end', (event) => resolve(event.detail)));
-      window.ready = true;
-    </script>
+    <script type="module" src="/host.js"></script>
   </body>
 </html>
+`;
+
+/** The host's glue: a store of one region, and the turn's end kept for the test. */
+const HOST_SCRIPT = `await customElements.whenDefined('canvas-ai-chat');
+const chat = document.querySelector('canvas-ai-chat');
+const doc = { layout: { regions: { content: { components: [] } } }, page: {} };
+window.applied = [];
+chat.getLayout = () => doc;
+chat.applyOutputs = async (outputs) =>
+  outputs.map((output) => {
+    window.applied.push(output);
+    if (output.type === 'place_components')
+      for (const operation of output.operations) doc.layout.regions[operation.target].components.push(...operation.components);
+    return { call_id: output.call_id, status: 'applied' };
+  });
+window.turnEnd = new Promise((resolve) => chat.addEventListener('canvas-ai-turn-end', (event) => resolve(event.detail)));
+window.ready = true;
 `;
