@@ -111,7 +111,8 @@ const FORBIDDEN_IN_HOST_BUNDLE: ReadonlyArray<{ what: string; pattern: RegExp }>
   { what: 'yaml (only the server parses tool inputs)', pattern: /(^|\/)node_modules\/\.pnpm\/yaml@/ },
   { what: 'the built-in tools', pattern: /^packages\/protocol\/src\/tools\// },
   { what: 'the request door and turn rules', pattern: /^packages\/protocol\/src\/(door|parse|turn|attachments)\// },
-  { what: 'the scenario kit and conformance kit', pattern: /^packages\/protocol\/src\/(scenario|conformance|node)\// },
+  { what: 'the scenario kit and fixture loading', pattern: /^packages\/protocol\/src\/(scenario|node)\// },
+  { what: 'the conformance kit', pattern: /^packages\/conformance\// },
   { what: "zod's translated error messages", pattern: /\/zod\/v4\/locales\/(?!en\.js)/ },
   { what: 'the reference server', pattern: /^packages\/reference-server\// },
 ];

@@ -20,6 +20,16 @@ export interface BenchProfile {
     /** Whole turns per size and case, after one to warm up. */
     repetitions: number;
   };
+  attackStall: {
+    /** The bodies' size as a share of the limits (1: as large as the limits allow). */
+    scale: number;
+    /** Single sends of each body; the stall reported is the longest. */
+    repetitions: number;
+    /** Copies of each body in flight at once while /healthz is asked. */
+    concurrent: number;
+    /** The pause between two /healthz requests. */
+    probeEveryMs: number;
+  };
   widget: {
     clientSizes: number[];
     repetitions: number;
@@ -36,6 +46,7 @@ export const PROFILES: Record<BenchProfile['name'], BenchProfile> = {
     layoutScaling: { sizes: [10, 100, 1_000, 10_000], repetitions: 5, minRepetitionMs: 400 },
     stateGrowth: { sizes: [10, 10_000] },
     changeDetection: { sizes: [10, 10_000], repetitions: 5 },
+    attackStall: { scale: 1, repetitions: 3, concurrent: 8, probeEveryMs: 5 },
     widget: { clientSizes: [1_000, 10_000], repetitions: 5, minRepetitionMs: 400 },
   },
   tiny: {
@@ -44,6 +55,7 @@ export const PROFILES: Record<BenchProfile['name'], BenchProfile> = {
     layoutScaling: { sizes: [10, 100], repetitions: 2, minRepetitionMs: 20 },
     stateGrowth: { sizes: [10] },
     changeDetection: { sizes: [10, 100], repetitions: 2 },
+    attackStall: { scale: 1 / 64, repetitions: 1, concurrent: 2, probeEveryMs: 5 },
     widget: { clientSizes: [100], repetitions: 2, minRepetitionMs: 20 },
   },
 };

@@ -9,6 +9,8 @@ export const TargetResult = z.object({
     'widget_host_bundle_rolldown_gzip',
     'widget_host_bundle_esbuild_gzip',
     'change_detection_10000_share',
+    'attack_single_stall_ms',
+    'attack_healthz_ms',
   ]),
   description: z.string(),
   /** The measured value, in `unit`. */
@@ -93,6 +95,35 @@ export const StateGrowthResults = z.object({
   ),
 });
 
+/** Attack bodies: the event-loop stall of one such request, and /healthz while several are in flight. */
+export const AttackStallResults = z.object({
+  repetitions: z.int(),
+  concurrent: z.int(),
+  probe_every_ms: z.number(),
+  /** The bodies' size as a share of the limits. */
+  scale: z.number(),
+  rows: z.array(
+    z.object({
+      name: z.string(),
+      description: z.string(),
+      bytes: z.int(),
+      /** The HTTP status of a single send. */
+      status: z.int(),
+      /** The distinct statuses of the concurrent sends. */
+      concurrent_statuses: z.array(z.int()),
+      /** The longest event-loop stall of the server while one such request was served (ms). */
+      stall_ms: z.number(),
+      /** The longest stall while `concurrent` of them were served at once. */
+      concurrent_stall_ms: z.number(),
+      /** The slowest /healthz answer meanwhile (ms, measured by the client). */
+      healthz_max_ms: z.number(),
+      healthz_probes: z.int(),
+    }),
+  ),
+  worst_stall_ms: z.number(),
+  worst_healthz_ms: z.number(),
+});
+
 /** One bundle: minified and min+gzip bytes of the JavaScript files it is made of (each gzipped on its own). */
 export const BundleSize = z.object({
   name: z.string(),
@@ -165,6 +196,7 @@ export const BenchResults = z.object({
   layout_scaling: LayoutScalingResults.optional(),
   change_detection: ChangeDetectionResults.optional(),
   state_growth: StateGrowthResults.optional(),
+  attack_stall: AttackStallResults.optional(),
   widget: WidgetResults.optional(),
   targets: z.array(TargetResult),
 });
@@ -172,6 +204,7 @@ export type BenchResults = z.infer<typeof BenchResults>;
 export type ServerHopResults = z.infer<typeof ServerHopResults>;
 export type LayoutScalingResults = z.infer<typeof LayoutScalingResults>;
 export type StateGrowthResults = z.infer<typeof StateGrowthResults>;
+export type AttackStallResults = z.infer<typeof AttackStallResults>;
 export type WidgetResults = z.infer<typeof WidgetResults>;
 export type ChangeDetectionResults = z.infer<typeof ChangeDetectionResults>;
 export type BundleSize = z.infer<typeof BundleSize>;

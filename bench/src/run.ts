@@ -1,5 +1,5 @@
 // pnpm bench: runs every benchmark group, prints the table and writes bench/results.json.
-// Usage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only server-hop,layout-scaling,state-growth,widget]
+// Usage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only server-hop,layout-scaling,change-detection,state-growth,attack-stall,widget]
 // The only place that touches the process (argv, exit code). Exit codes: 0 ran, 1 a benchmark failed, 2 usage.
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchChangeDetection } from './change-detection.js';
+import { benchAttackStall } from './attack-stall.js';
 import { benchHostBundles } from './host-bundles.js';
 import { errorMessage } from '@canvas-ai/protocol';
 import { benchLayoutScaling } from './layout-scaling.js';
@@ -22,7 +23,14 @@ import { benchWidgetBundles } from './widget-bundles.js';
 import { benchWidgetClient } from './widget-client.js';
 
 /** The benchmark groups, in the order they run. */
-export const GROUPS = ['server-hop', 'layout-scaling', 'change-detection', 'state-growth', 'widget'] as const;
+export const GROUPS = [
+  'server-hop',
+  'layout-scaling',
+  'change-detection',
+  'state-growth',
+  'attack-stall',
+  'widget',
+] as const;
 type Group = (typeof GROUPS)[number];
 
 /** Runs the chosen groups with one profile and returns the checked results. */
@@ -50,6 +58,7 @@ export async function runBench(
   if (groups.includes('change-detection'))
     partial.change_detection = await benchChangeDetection(profile.changeDetection, log);
   if (groups.includes('state-growth')) partial.state_growth = await benchStateGrowth(profile.stateGrowth, log);
+  if (groups.includes('attack-stall')) partial.attack_stall = await benchAttackStall(profile.attackStall, log);
   if (groups.includes('widget')) {
     const bundles = await benchWidgetBundles(log);
     const hostBundles = await benchHostBundles(log);

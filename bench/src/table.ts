@@ -22,6 +22,9 @@ export function formatTable(
 }
 
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
+/** A target's figure with its unit: bytes as B, milliseconds as ms, ratios as ×. */
+const withUnit = (value: number, unit: string) => `${value}${unit === 'bytes' ? ' B' : unit === 'ms' ? ' ms' : '×'}`;
 const x = (ratio: number) => `${ratio}×`;
 
 /** The whole report `pnpm bench` prints: one table per group, then the targets. */
@@ -113,6 +116,37 @@ export function formatResults(results: BenchResults): string {
         ),
     );
   }
+  const attack = results.attack_stall;
+  if (attack) {
+    sections.push(
+      `Attack bodies: the server's longest event-loop stall while it answers one body (worst of ${attack.repetitions}), ` +
+        `then ${attack.concurrent} at once with /healthz asked every ${attack.probe_every_ms} ms ` +
+        `(bodies at ${attack.scale === 1 ? 'the limits' : `${attack.scale} × the limits`}). ` +
+        `Worst stall ${attack.worst_stall_ms} ms, slowest /healthz ${attack.worst_healthz_ms} ms.\n` +
+        formatTable(
+          [
+            'body',
+            'size',
+            'status',
+            'stall',
+            `${attack.concurrent}× stall`,
+            `${attack.concurrent}× /healthz max`,
+            'probes',
+          ],
+          attack.rows.map((row) => [
+            row.name,
+            mb(row.bytes),
+            row.concurrent_statuses.length > 1 || row.concurrent_statuses[0] !== row.status
+              ? `${row.status} (${row.concurrent_statuses.join('/')})`
+              : row.status,
+            `${row.stall_ms} ms`,
+            `${row.concurrent_stall_ms} ms`,
+            `${row.healthz_max_ms} ms`,
+            row.healthz_probes,
+          ]),
+        ),
+    );
+  }
   const widget = results.widget;
   if (widget) {
     sections.push(
@@ -164,8 +198,8 @@ export function formatResults(results: BenchResults): string {
         ['target', 'measured', 'limit', 'met'],
         results.targets.map((target) => [
           target.description,
-          target.value === null ? '—' : `${target.value}${target.unit === 'bytes' ? ' B' : '×'}`,
-          `${target.comparison === 'at_least' ? '≥' : '≤'} ${target.limit}${target.unit === 'bytes' ? ' B' : '×'}`,
+          target.value === null ? '—' : withUnit(target.value, target.unit),
+          `${target.comparison === 'at_least' ? '≥' : '≤'} ${withUnit(target.limit, target.unit)}`,
           target.met === null ? 'not run' : target.met ? 'yes' : 'NO',
         ]),
       ),

@@ -6,12 +6,17 @@ const WIDGET_OWN_CODE_LIMIT_BYTES = 15_000;
 /** What the element may add to a host's own bundle beside lit and deep-chat: 40 KB min+gzip (40,000 bytes). */
 const HOST_BUNDLE_LIMIT_BYTES = 40_000;
 
+/** The attack targets of bench/README.md: no request stalls the event loop longer, and /healthz answers within it. */
+const ATTACK_LIMIT_MS = 100;
+
 /** Judges this run's figures against the targets of bench/README.md; a group that did not run leaves its target unjudged. */
 export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResult[] {
   const c32 = results.server_hop?.rows.find((row) => row.concurrency === 32);
   const largest = results.layout_scaling?.rows.find((row) => row.components === 10_000);
   const ownCode = results.widget?.bundles.find((bundle) => bundle.name === 'widget-own-code');
   const detection = results.change_detection?.rows.find((row) => row.components === 10_000);
+  // Judged at the full size only: the tiny run's bodies are a sixty-fourth of the limits.
+  const attack = results.attack_stall?.scale === 1 ? results.attack_stall : undefined;
   const hostBundle = (bundler: 'rolldown' | 'esbuild') =>
     results.widget?.host_bundles.find((bundle) => bundle.bundler === bundler && bundle.entry === 'element');
   return [
@@ -56,6 +61,22 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
         'bytes',
         'at_most',
       ),
+    ),
+    target(
+      'attack_single_stall_ms',
+      'the longest event-loop stall one attack body at the limits causes',
+      attack?.worst_stall_ms,
+      ATTACK_LIMIT_MS,
+      'ms',
+      'at_most',
+    ),
+    target(
+      'attack_healthz_ms',
+      `the slowest /healthz answer while ${attack?.concurrent ?? 8} attack bodies are in flight`,
+      attack?.worst_healthz_ms,
+      ATTACK_LIMIT_MS,
+      'ms',
+      'at_most',
     ),
   ];
 }

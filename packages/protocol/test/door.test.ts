@@ -47,24 +47,45 @@ describe('sniffImageType', () => {
   });
 });
 
+/** A file part as the multipart reader hands it over. */
+const filePart = (body: Uint8Array, filename = 'a.png') => ({
+  name: 'attachments',
+  filename,
+  contentType: 'image/png',
+  body,
+});
+
 describe('readAttachments', () => {
-  it('keeps images with their sniffed type and refuses the rest, naming the part and the turn', async () => {
-    const [image] = await readAttachments([new File([PNG], 'photo.jpg', { type: 'image/jpeg' })]);
+  it('keeps images with their sniffed type and refuses the rest, naming the part and the turn', () => {
+    const [image] = readAttachments([{ ...filePart(PNG, 'photo.jpg'), contentType: 'image/jpeg' }]);
     assert.equal(image!.mediaType, 'image/png', 'the bytes decide, not the declared type');
-    const refused = (files: (File | string)[]) => readAttachments(files, 'door-1');
-    await assert.rejects(refused([new File(['hello'], 'a.png')]), {
+    const refused = (parts: Parameters<typeof readAttachments>[0]) => () => readAttachments(parts, 'door-1');
+    assert.throws(refused([filePart(new TextEncoder().encode('hello'))]), {
       code: 'attachment_rejected',
       field: 'attachments.0',
       requestId: 'door-1',
     });
-    await assert.rejects(refused([new File([PNG], 'a.png'), 'text']), {
+    assert.throws(refused([filePart(PNG), { ...filePart(PNG), filename: undefined }]), {
       code: 'attachment_rejected',
       field: 'attachments.1',
     });
-    const five = Array.from({ length: LIMITS.maxAttachments + 1 }, () => new File([PNG], 'a.png'));
-    await assert.rejects(refused(five), { code: 'attachment_rejected', field: 'attachments' });
-    const big = new File([PNG, new Uint8Array(LIMITS.maxAttachmentBytes)], 'big.png');
-    await assert.rejects(refused([big]), { code: 'attachment_rejected', field: 'attachments.0' });
+    const five = Array.from({ length: LIMITS.maxAttachments + 1 }, () => filePart(PNG));
+    assert.throws(refused(five), { code: 'attachment_rejected', field: 'attachments' });
+    const big = new Uint8Array(LIMITS.maxAttachmentBytes + 1);
+    big.set(PNG);
+    assert.throws(refused([filePart(big)]), { code: 'attachment_rejected', field: 'attachments.0' });
+  });
+
+  it("never puts the file name in a message: it is the client's text, shown to people", () => {
+    const name = '[Retry upload](javascript:alert(document.domain)) ![t](https:127.0.0.1:9).png';
+    const big = new Uint8Array(LIMITS.maxAttachmentBytes + 1);
+    big.set(PNG);
+    for (const body of [new TextEncoder().encode('not an image'), big]) {
+      assert.throws(
+        () => readAttachments([filePart(body, name)]),
+        (error: Error) => !error.message.includes('javascript') && !error.message.includes('127.0.0.1'),
+      );
+    }
   });
 });
 
@@ -124,7 +145,7 @@ describe('readHopRequest', () => {
   });
 
   it('refuses a streamed body over the limit with 413 by counting its bytes, with no Content-Length to go by', async () => {
-    await assert.rejects(readHopRequest(streamed(3, 400), 1000), { code: 'payload_too_large' });
+    await assert.rejects(readHopRequest(streamed(3, 400), { maxBodyBytes: 1000 }), { code: 'payload_too_large' });
     await assert.rejects(readBody(streamed(3, 400), 1000), { code: 'payload_too_large' });
     assert.equal((await readBody(streamed(2, 400), 1000)).byteLength, 800);
   });

@@ -69,6 +69,15 @@ function checkPropNames(component: CatalogComponent, names: string[], where: str
 }
 
 /** Every name a scenario uses that the catalog, the agents config or the layout fixture does not have. */
+/**
+ * Calls that name what does not exist on purpose, each refused by the server as the scenario expects: this test
+ * guards against typos, so every other call must name real things.
+ */
+const ON_PURPOSE: Record<string, string> = {
+  'one-call-at-a-time call_banner': 'a component the catalog does not have, so the first call of a reply fails',
+  'yaml-core-schema call_caption': 'a YAML key written twice, which a server refuses',
+};
+
 function problemsOf(scenario: Scenario): string[] {
   const problems: string[] = [];
   const agent = fixtures.agents.agents[agentOf(scenario)];
@@ -92,6 +101,7 @@ function problemsOf(scenario: Scenario): string[] {
 
   scenario.replies.forEach((reply, replyIndex) => {
     for (const call of reply.tool_calls) {
+      if (Object.hasOwn(ON_PURPOSE, `${scenario.id} ${call.id}`)) continue;
       const where = `reply ${replyIndex + 1} ${call.id}`;
       if (!agent.tools.includes(call.name))
         problems.push(`${where}: agent ${agentOf(scenario)} has no tool ${call.name}`);
@@ -148,7 +158,7 @@ function problemsOf(scenario: Scenario): string[] {
 describe('the fixtures folder', () => {
   it('loads from the repository by default and validates every file with the protocol schemas', async () => {
     assert.equal(fixtures.dir, DEFAULT_FIXTURES_DIR);
-    assert.equal(fixtures.catalog.components.length, 11);
+    assert.equal(fixtures.catalog.components.length, 12);
     assert.deepEqual(Object.keys(fixtures.layouts).sort(), [
       'layouts/cookie-shop.yaml',
       'layouts/empty.yaml',
@@ -225,6 +235,13 @@ describe('every scenario', () => {
         assert.equal(scenario.max_hops, fixtures.agents.agents[agentOf(scenario)]!.max_hops);
     });
   }
+
+  it('names, in ON_PURPOSE, only calls that exist', () => {
+    const calls = fixtures.scenarios.flatMap((scenario) =>
+      scenario.replies.flatMap((reply) => reply.tool_calls.map((call) => `${scenario.id} ${call.id}`)),
+    );
+    for (const key of Object.keys(ON_PURPOSE)) assert.ok(calls.includes(key), `${key}: ${ON_PURPOSE[key]}`);
+  });
 
   it('has a unique user message per agent', () => {
     const seen = new Set<string>();

@@ -111,6 +111,62 @@ describe('parseHopRequest: size limits', () => {
   });
 });
 
+describe('parseHopRequest: how the limits are counted (spec §13)', () => {
+  const fieldOf = (request: Record<string, unknown>) => {
+    const result = parseHopRequest(request);
+    return result.success ? 'accepted' : `${result.error.code} ${result.error.field}`;
+  };
+  /** A request `levels` deep: the top-level object is level 1, context 2, the arrays in extra 3 and on. */
+  const nested = (levels: number) => {
+    let value: unknown = 0;
+    for (let level = 0; level < levels - 2; level += 1) value = [value];
+    return validRequest({ context: { current_layout: { regions: {} }, extra: value } });
+  };
+
+  it('counts characters as Unicode code points: 20,000 emoji pass, 20,001 do not', () => {
+    const emoji = (count: number) => validRequest({ messages: [{ role: 'user', text: '😀'.repeat(count) }] });
+    assert.equal(fieldOf(emoji(LIMITS.messageChars)), 'accepted');
+    assert.equal(fieldOf(emoji(LIMITS.messageChars + 1)), 'invalid_request messages.0.text');
+  });
+
+  it('counts the top-level object as level 1 and scalars as no level: 64 levels pass, 65 do not', () => {
+    assert.equal(fieldOf(nested(LIMITS.maxJsonDepth)), 'accepted');
+    const over = fieldOf(nested(LIMITS.maxJsonDepth + 1));
+    assert.equal(over, `invalid_request context.extra${'.0'.repeat(LIMITS.maxJsonDepth + 1 - 3)}`);
+  });
+
+  it('counts every value outside the layout, the top-level object and context included, keys not', () => {
+    // protocol, request_id, hop, messages ([{role, text}] = 4 values), context, page, selected_component, the root:
+    // 11 values besides the array in extra and its items (current_layout and its regions are inside the layout).
+    const withItems = (count: number) =>
+      validRequest({
+        context: {
+          current_layout: { regions: {} },
+          page: {},
+          selected_component: null,
+          extra: Array.from({ length: count }, () => 0),
+        },
+      });
+    const room = LIMITS.maxJsonValuesOutsideLayout - 12;
+    assert.equal(fieldOf(withItems(room)), 'accepted');
+    assert.equal(fieldOf(withItems(room + 1)), `invalid_request context.extra.${room}`);
+  });
+
+  it('names the first problem in document order, and holds the bounds before it reads protocol', () => {
+    const text = (extra: string, protocol = '"protocol":"canvas-ai/1",') =>
+      `{${protocol}"request_id":"r","hop":1,"messages":[{"role":"user","text":"Hi"}],"context":{"current_layout":{"regions":{}},"extra":${extra}}}`;
+    const field = (body: string) => {
+      const result = parseHopRequestJson(body);
+      return result.success ? 'accepted' : `${result.error.code} ${result.error.field}`;
+    };
+    assert.equal(field(text('{"a":{"__proto__":1},"__proto__":2}')), 'invalid_request context.extra.a.__proto__');
+    // The bounds come with JSON, before protocol (spec §7): a server holds them on the bytes, before decoding.
+    assert.equal(field(text('{"__proto__":1}', '')), 'invalid_request context.extra.__proto__');
+    assert.equal(field(text('{"__proto__":1}', '"protocol":7,')), 'invalid_request context.extra.__proto__');
+    assert.equal(field(text('{}', '')), 'missing_field protocol');
+  });
+});
+
 describe('describeScanProblem: one wording for a request and for a tool call', () => {
   it('words each problem about its subject', () => {
     assert.equal(

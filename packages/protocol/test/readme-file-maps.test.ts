@@ -8,7 +8,14 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const PACKAGES = ['packages/protocol', 'packages/widget', 'packages/reference-server', 'packages/demo-editor', 'bench'];
+const PACKAGES = [
+  'packages/protocol',
+  'packages/conformance',
+  'packages/widget',
+  'packages/reference-server',
+  'packages/demo-editor',
+  'bench',
+];
 
 async function tsFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);

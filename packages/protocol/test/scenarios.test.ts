@@ -57,7 +57,7 @@ describe('matchScenario', () => {
 
   it('explains scripted mode with the messages the agent understands', () => {
     const messages = scenarioMessagesFor(fixtures.scenarios, 'copy_editor', 'qa');
-    assert.deepEqual(messages, ['Polish the wording of the cards and the kitchen text']);
+    assert.ok(messages.includes('Polish the wording of the cards and the kitchen text'), messages.join(', '));
     const answer = noScenarioAnswer(messages);
     assert.match(answer, /scripted mode/);
     assert.match(answer, /"Polish the wording of the cards and the kitchen text"/);

@@ -80,7 +80,7 @@ describe('describeCatalog', () => {
   it('lists the id, name and description of every component, with slot names', () => {
     const text = describeCatalog(catalog);
     const lines = text.split('\n');
-    assert.match(lines[0]!, /^Component catalog \(11 components\)\. Call get_component_details/);
+    assert.match(lines[0]!, /^Component catalog \(12 components\)\. Call get_component_details/);
     assert.equal(lines.length, 1 + catalog.components.length);
     assert.equal(
       lines[1],

@@ -37,9 +37,18 @@ describe('edit_components', () => {
     assert.equal(findComponent(after.layout, 'hero-1')?.props.subheading, 'Cookies baked this morning.');
   });
 
-  it('says when a value is unchanged', async () => {
-    const { result } = await run(editComponentsTool, edit('card-1: {title: Chocolate chip}'));
-    assert.ok(result.endsWith("title 'Chocolate chip' (unchanged)"));
+  it('sends only the props that change, and no output when nothing does (spec §11, §12)', async () => {
+    const mixed = await run(editComponentsTool, edit('card-1: {title: Chocolate chip, price: $4.00}'));
+    assert.deepEqual(mixed.output?.type === 'edit_components' && mixed.output.component_updates, {
+      'card-1': { price: '$4.00' },
+    });
+    assert.deepEqual(mixed.output?.type === 'edit_components' && mixed.output.replaces, {
+      'card-1': { price: '$3.50' },
+    });
+    assert.ok(mixed.result.includes("title 'Chocolate chip' (unchanged, not sent)"), mixed.result);
+    const same = await run(editComponentsTool, edit('card-1: {title: Chocolate chip}'));
+    assert.equal(same.output, undefined);
+    assert.match(same.result, /^Nothing changed: every value is already on the page/);
   });
 
   it('allows parallel calls', () => {
@@ -93,6 +102,17 @@ describe('edit_components', () => {
       ['legacy-1 is a `old.banner`, a component the catalog does not have'],
       contextOf(documentOf(layout)),
     );
+  });
+});
+
+describe('edit_components: images the page would fetch', () => {
+  it("refuses an image moved to another site, and takes a path on the page's own", async () => {
+    await refusal(editComponentsTool, edit('hero-1: {image: {src: "http://127.0.0.1:9/x.gif?leak=1", alt: x}}'), [
+      "src is not a usable image: an image must be a path on the page's own site",
+      'http://127.0.0.1:9 is another site',
+    ]);
+    const { output } = await run(editComponentsTool, edit('hero-1: {image: {src: /images/new.png, alt: x}}'));
+    assert.equal(output?.type, 'edit_components');
   });
 });
 

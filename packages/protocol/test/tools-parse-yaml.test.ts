@@ -81,6 +81,51 @@ describe('parseYamlData', () => {
   });
 });
 
+describe('parseYamlData on hostile nesting', () => {
+  const hostile = {
+    'block sequences': `${'- '.repeat(1_000)}x`,
+    'flow sequences': `${'['.repeat(2_000)}x${']'.repeat(2_000)}`,
+    'flow maps': `${'{a: '.repeat(1_000)}x${'}'.repeat(1_000)}`,
+    'block maps': `${Array.from({ length: 250 }, (_, i) => `${' '.repeat(i)}a:`).join('\n')} x`,
+  };
+
+  it('refuses nesting past the limit before the (recursive) composer runs: the readable depth message, not a stack overflow', () => {
+    for (const [name, text] of Object.entries(hostile)) {
+      assert.ok(text.length < YAML_LIMITS.maxChars, name);
+      assert.match(refused(text), /nests deeper than 64 levels/, name);
+    }
+  });
+
+  it('still reads nesting within the limit', () => {
+    const deep = `${'['.repeat(60)}x${']'.repeat(60)}`;
+    const result = parseYamlData(deep, 'f');
+    assert.equal(result.ok, true, result.ok ? '' : result.message);
+  });
+
+  it('survives twice in a fresh process, which has compiled none of the parser yet', async () => {
+    // In such a process the second overflow aborted Node (a regexp compiled at the stack limit).
+    const script = [
+      "import { parseYamlData } from './src/tools/parse-yaml.ts';",
+      `const text = ${JSON.stringify(hostile['block sequences'])};`,
+      "for (let i = 0; i < 2; i += 1) { const r = parseYamlData(text, 'components'); console.log(r.ok ? 'ok' : r.message); }",
+    ].join('\n');
+    const { execFile } = await import('node:child_process');
+    const output = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script],
+        { cwd: new URL('..', import.meta.url), timeout: 60_000 },
+        (error, stdout) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }),
+      );
+      child.stdin?.end();
+    });
+    assert.equal(output.code, 0, output.stdout);
+    const lines = output.stdout.trim().split('\n');
+    assert.equal(lines.length, 2);
+    for (const line of lines) assert.match(line, /nests deeper than 64 levels/);
+  });
+});
+
 describe('the YAML guards inside the tools', () => {
   it('place_components answers an alias bomb with a readable refusal', async () => {
     const components = `${aliasBomb()}\nlist:\n  - sdc.demo.text: {props: {body: *a9}}`;

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { applyOutputs, findComponent, type PlaceComponentsOutput } from '../src/index.js';
+import { applyOutputs, findComponent, LIMITS, type PlaceComponentsOutput } from '../src/index.js';
 import { collectPlacedUuids, uuidTree } from '../src/server.js';
 import { placeComponentsTool, WHOLE_TREE_MAX_COMPONENTS } from '../src/tools/place-components.js';
-import { contextOf, documentOf, emptyLayout, nestedLayout, refusal, run } from './support/tools-fixtures.js';
+import { catalog, contextOf, documentOf, emptyLayout, nestedLayout, refusal, run } from './support/tools-fixtures.js';
 
 const place = placeComponentsTool;
 
@@ -441,5 +441,104 @@ describe('place_components on a large page', () => {
     assert.ok(tree.includes('\n  u1 sdc.demo.heading\n  row-101 sdc.demo.text\n'), tree);
     assert.ok(tree.endsWith('\n  … 146 later components'), tree);
     assert.ok(tree.split('\n').length < 15, 'bounded, whatever the page size');
+  });
+});
+
+describe('place_components: the page must still fit a request', () => {
+  /** A document of `count` text components in `content`. */
+  function pageOf(count: number) {
+    const components = Array.from({ length: count }, (_, i) => ({
+      uuid: `t${i}`,
+      component: 'sdc.demo.text',
+      props: { body: 'x', size: 'normal' },
+    }));
+    return documentOf({ regions: { content: { components } } });
+  }
+  const texts = (count: number) =>
+    Array.from({ length: count }, () => '- sdc.demo.text: {props: {body: y}}').join('\n');
+
+  it(`refuses a placement that would take the page past ${LIMITS.maxLayoutComponents} components, saying how many fit`, async () => {
+    const nearlyFull = pageOf(LIMITS.maxLayoutComponents - 5);
+    const message = await refusal(
+      place,
+      { operations: [op(texts(6), 'content', 'below', 't0')] },
+      [
+        `the page has ${LIMITS.maxLayoutComponents - 5} components and this call places 6`,
+        `at most ${LIMITS.maxLayoutComponents}`,
+        'Place at most 5 more.',
+      ],
+      contextOf(nearlyFull),
+    );
+    assert.ok(message.startsWith('place_components was not applied'));
+    const { output } = await run(
+      place,
+      { operations: [op(texts(5), 'content', 'below', 't0')] },
+      contextOf(nearlyFull),
+    );
+    assert.equal(collectPlacedUuids([output!]).length, 5, 'exactly up to the limit is fine');
+  });
+
+  it('counts slot children, and says when the page is full', async () => {
+    const full = pageOf(LIMITS.maxLayoutComponents);
+    await refusal(
+      place,
+      { operations: [op('- sdc.demo.text: {props: {body: y}}', 'content', 'below', 't0')] },
+      ['this call places 1', 'Place nothing more; tell the user the page is full.'],
+      contextOf(full),
+    );
+    const withSlots = `- sdc.demo.section:\n    slots:\n      content:\n${'        - sdc.demo.text: {props: {body: y}}\n'.repeat(3)}`;
+    await refusal(
+      place,
+      { operations: [op(withSlots, 'content', 'below', 't0')] },
+      ['this call places 4'],
+      contextOf(pageOf(LIMITS.maxLayoutComponents - 3)),
+    );
+  });
+});
+
+describe('place_components: images the page would fetch', () => {
+  const hero = (src: string) =>
+    `- sdc.demo.hero:\n    props: {heading: Hi, image: {src: ${JSON.stringify(src)}, alt: x}}`;
+
+  it('refuses a model-chosen image on another site, however it is written: the page would fetch it at once', async () => {
+    for (const src of [
+      'http://127.0.0.1:9/hero.svg?leak=page-data',
+      'https://127.0.0.1:9/card.png',
+      '//127.0.0.1:9/x.png',
+      '/\\127.0.0.1/x.png',
+      '\\\\127.0.0.1\\x.png',
+      'https:127.0.0.1:9',
+      'HTTPS://evil.example/x.png',
+    ]) {
+      const message = await refusal(
+        place,
+        { operations: [op(hero(src))] },
+        ["an image must be a path on the page's own site"],
+        contextOf(emptyDoc),
+      );
+      assert.match(message, /is (on )?another site|another site/, src);
+    }
+  });
+
+  it("takes a path on the page's own site, and an absolute URL on an origin the catalog allows", async () => {
+    for (const src of ['assets/cookies-hero.svg', '/images/hero.png', 'attachments/cookie.png', '../up/x.png']) {
+      const { output } = await run(place, { operations: [op(hero(src))] }, contextOf(emptyDoc));
+      assert.equal(collectPlacedUuids([output!]).length, 1, src);
+    }
+    const allowing = { ...contextOf(emptyDoc), catalog: { ...catalog, image_origins: ['https://images.example.com'] } };
+    const { output } = await run(place, { operations: [op(hero('https://images.example.com/a.png'))] }, allowing);
+    assert.equal(collectPlacedUuids([output!]).length, 1);
+    await refusal(
+      place,
+      { operations: [op(hero('https://images.example.com.evil.example/a.png'))] },
+      ['or on https://images.example.com'],
+      allowing,
+    );
+  });
+
+  it('keeps links to other sites: a link is followed only when the user clicks it', async () => {
+    const button = '- sdc.demo.button: {props: {label: Go, url: "https://other.example/page"}}';
+    const { output } = await run(place, { operations: [op(button)] }, contextOf(emptyDoc));
+    assert.equal(collectPlacedUuids([output!]).length, 1);
   });
 });

@@ -84,7 +84,15 @@ async function main(argv: string[]): Promise<number> {
       const servers: ServerProcess[] = [];
       try {
         for (let index = 0; index < config.instances; index += 1) {
-          servers.push(await startServerProcess(url ? ['--store', url] : [], { CANVAS_AI_SECRET: SECRET }));
+          // Every virtual client is on 127.0.0.1, and each session holds a few turns at most: the per-address
+          // limits are for the internet, not for a load run from one machine.
+          const limits = [
+            ...['--max-connections-per-ip', '0', '--max-connections', String(turns * 2 + 64)],
+            ...['--ip-sessions', '0'],
+          ];
+          servers.push(
+            await startServerProcess([...(url ? ['--store', url] : []), ...limits], { CANVAS_AI_SECRET: SECRET }),
+          );
         }
         console.error(`${config.label}: ${servers.map((server) => server.url).join(', ')}${url ? `, ${url}` : ''}`);
         if (warmup > 0) await playTurns(config.label, warmup, scenario, fixtures, servers);

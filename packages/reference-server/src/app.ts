@@ -13,17 +13,26 @@ import {
 } from '@canvas-ai/protocol';
 import { HopError, isHopError, readHopRequest, type ToolDefinition } from '@canvas-ai/protocol/server';
 import { checkAgentTools } from './agents/check-agents.js';
+import { ConfigError } from './agents/config-error.js';
 import { cancelTurn } from './cancel.js';
+import { BodyBudget } from './body-budget.js';
 import { CsrfTokens } from './csrf.js';
 import { runHop } from './hop.js';
 import { turnStatus } from './turn-status.js';
+import { encodeAttachments } from './turn-seed.js';
+import { type AllowedHosts, isAllowedHost, isAllowedOrigin, LOOPBACK_HOSTS } from './origins.js';
+import { endpointMethods, grantHeaders, isPreflight, listedOrigins, preflightResponse } from './cors.js';
+import { DEFAULT_STATIC_CSP, withSecurityHeaders } from './security-headers.js';
 import { jsonLineLogger, type Logger } from './log.js';
 import type { ModelProvider } from './providers/model-provider.js';
 import type { ServerDeps, TurnTtls } from './server-deps.js';
-import { isSessionId, newSessionId, SESSION_COOKIE, sessionCookie } from './session.js';
+import { Sessions } from './session.js';
+import { Signer } from './signer.js';
+import { QuotaStore, type SessionQuota, SessionMints } from './quota.js';
 import { MemoryTurnStore } from './store/memory.js';
-import type { TurnStore } from './store/turn-store.js';
+import { guardStore, type TurnStore } from './store/turn-store.js';
 import { createToolRegistry } from './tools/registry.js';
+import { Turnstile } from './turnstile.js';
 
 /** Serves a static file for a request, or undefined to fall through to 404 (the demo editor, served same-origin). */
 export type StaticFiles = (request: Request) => Response | undefined | Promise<Response | undefined>;
@@ -44,19 +53,35 @@ export interface AppOptions {
   docs?: string;
   /** Names the agents config in start-up errors. Default: "the agents config". */
   agentsSource?: string;
-  /** The HMAC secret of CSRF tokens (≥ 16 bytes). Default: random per process (tokens die with a restart). */
+  /**
+   * The HMAC secret of session cookies and CSRF tokens (≥ 16 bytes), the same on every instance. Default: random per
+   * process (sessions and tokens die with a restart).
+   */
   csrfSecret?: string | Uint8Array;
-  /** Checks the CSRF token header on every state-changing request. Turn it off only behind your own auth. Default true. */
+  /** How long a CSRF token is accepted after `GET /api/token` issued it (then 403; a client fetches a new one). Default 12 h. */
+  tokenTtlMs?: number;
+  /**
+   * Checks the CSRF token header on every state-changing request. Turn it off only behind your own CSRF protection
+   * (a cookie of your own that is `SameSite=None` would make every hop forgeable): the origin check stays on.
+   * Default true.
+   */
   csrf?: boolean;
   /**
-   * The caller's session id, for deployments with their own auth (a user id, say). Default: the
-   * `canvas_ai_session` cookie set by `GET /api/token`. Turn keys are scoped to it.
+   * The caller's session id, for deployments with their own auth (a user id, say). Default: the signed
+   * `canvas_ai_session` cookie (`__Host-canvas_ai_session` with `secureCookies`) set by `GET /api/token`. Turn keys
+   * are scoped to it.
    */
   sessionId?: (request: Request) => string | undefined | Promise<string | undefined>;
-  /** Adds `Secure` to the session cookie (serve over HTTPS). Default false. */
+  /** Makes the session cookie `Secure` and `__Host-` prefixed (serve over HTTPS). Default false. */
   secureCookies?: boolean;
-  /** The largest request body in bytes. Default {@link LIMITS.maxBodyBytes} (32 MB). */
+  /** The largest multipart request body in bytes (hop 1 with attachments). Default {@link LIMITS.maxBodyBytes} (32 MiB). */
   maxBodyBytes?: number;
+  /** The largest JSON body (and multipart `request` part) in bytes. Default {@link LIMITS.maxJsonBodyBytes} (8 MiB). */
+  maxJsonBodyBytes?: number;
+  /** A body must have arrived within this many milliseconds of its headers, or 408 `request_timeout`. Default 60,000. */
+  bodyTimeoutMs?: number;
+  /** Bytes of request bodies held in memory at once, all requests together (503 `server_busy` past it). Default 256 MiB. */
+  maxBufferedBodyBytes?: number;
   /** Store lifetimes. Defaults: turn 30 min, finished/cancelled 60 s, lock 5 min. */
   ttl?: Partial<TurnTtls>;
   /** Structured logs. Default: JSON lines on stdout. */
@@ -70,12 +95,51 @@ export interface AppOptions {
   newUuid?: () => string;
   /** Serves other GET requests (e.g. the demo editor). Default: 404. */
   staticFiles?: StaticFiles;
+  /**
+   * The host names the server answers to (421 `host_not_allowed` for any other; `/healthz` answers every host):
+   * exact names, `.example.com` for a domain and its subdomains, or `'*'`. Default: the loopback names
+   * (`localhost`, `127.0.0.1`, `[::1]`); `startServer`'s callers name the hosts of their interface (the CLI does).
+   */
+  allowedHosts?: AllowedHosts;
+  /**
+   * Origins besides the request's own that may send `POST` and `DELETE` (403 `origin_not_allowed` for any other),
+   * e.g. the public origin when a proxy rewrites the host. Checked whether or not CSRF is on. Default: none.
+   */
+  allowedOrigins?: readonly string[];
+  /**
+   * The session cookie `SameSite=None` instead of `Lax`, for host pages on another site (spec §4.6): browsers send a
+   * Lax cookie to another origin of the same site only. Needs `secureCookies` (browsers drop a None cookie that is
+   * not Secure). Default false.
+   */
+  crossSiteCookies?: boolean;
+  /** The `Content-Security-Policy` of static files. Default {@link DEFAULT_STATIC_CSP}. */
+  contentSecurityPolicy?: string;
+  /**
+   * What one session may hold in the store (429 `quota_exceeded` for a new turn past it; 0 turns a bound off).
+   * Defaults: 32 turns running, 32 finished answers kept for replay (its oldest dropped past it), 64 MiB of stored
+   * JSON (attachments included).
+   */
+  sessionQuota?: Partial<SessionQuota>;
+  /**
+   * New sessions one client address may mint per 10 minutes (429 `quota_exceeded` past it), counted by each
+   * process; needs the address (`startServer` passes it). Default 0: no limit (the CLI sets 120).
+   */
+  maxSessionsPerIp?: number;
+}
+
+/** What the runtime knows of the connection a request came on (the Node adapter passes it; others may). */
+export interface ConnectionInfo {
+  /** The client's address, for per-client quotas (behind a proxy: the proxy's). */
+  clientAddress?: string | undefined;
 }
 
 /** A web-standard handler: mount it in any runtime that speaks `Request`/`Response`. */
 export interface CanvasAiApp {
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, connection?: ConnectionInfo): Promise<Response>;
 }
+
+/** What the routes read of the request's connection (Hono's `c.env`). */
+type AppEnv = { Bindings: ConnectionInfo };
 
 const DEFAULT_TTLS: TurnTtls = { turnMs: 30 * 60_000, finishedMs: 60_000, lockMs: 5 * 60_000 };
 
@@ -88,53 +152,115 @@ export function createApp(options: AppOptions): CanvasAiApp {
   const tools = createToolRegistry(options.tools);
   checkAgentTools(options.agents, Object.keys(tools), options.agentsSource ?? 'the agents config');
   const log = options.log ?? jsonLineLogger();
+  const ttl = { ...DEFAULT_TTLS, ...options.ttl };
+  checkLockOutlastsDecisions(options.provider, ttl.lockMs);
+  // Every request's steps take turns, so no request holds the event loop for more than one step (spec §13).
+  const turnstile = new Turnstile();
+  const quotaStore = new QuotaStore(options.store ?? new MemoryTurnStore({ pause: turnstile.pass }), {
+    maxTurns: 32,
+    maxFinished: 32,
+    maxBytes: 64 * 1024 * 1024,
+    ...options.sessionQuota,
+  });
+  const mints = new SessionMints(options.maxSessionsPerIp ?? 0, 10 * 60_000);
   const deps: ServerDeps = {
     config: options.agents,
     catalog: options.catalog,
     tools,
     provider: options.provider,
-    store: options.store ?? new MemoryTurnStore(),
+    store: quotaStore,
     docs: options.docs ?? '',
     log,
     logModelRequests: options.logModelRequests ?? false,
     newUuid: options.newUuid ?? (() => crypto.randomUUID()),
-    ttl: { ...DEFAULT_TTLS, ...options.ttl },
+    pause: turnstile.pass,
+    // A new turn only if its session has room for it (spec §8.6), before any of its work is spent.
+    admitNewTurn: (key, requestId) => guardStore(() => quotaStore.admit(key, ttl.lockMs, requestId), requestId),
+    ttl,
   };
   const csrfEnabled = options.csrf ?? true;
-  const csrf = new CsrfTokens(options.csrfSecret ?? crypto.getRandomValues(new Uint8Array(32)));
+  const signer = new Signer(options.csrfSecret ?? crypto.getRandomValues(new Uint8Array(32)));
+  const csrf = new CsrfTokens(signer, { ttlMs: options.tokenTtlMs });
+  if (options.crossSiteCookies && !options.secureCookies) {
+    throw new ConfigError([
+      'CANVAS_AI_CROSS_SITE_COOKIES (createApp crossSiteCookies) needs CANVAS_AI_SECURE_COOKIES (secureCookies): ' +
+        'browsers drop a SameSite=None cookie that is not Secure.',
+    ]);
+  }
+  const sessions = new Sessions(signer, {
+    secure: options.secureCookies ?? false,
+    sameSite: options.crossSiteCookies ? 'None' : 'Lax',
+  });
   const maxBodyBytes = options.maxBodyBytes ?? LIMITS.maxBodyBytes;
-  const secure = options.secureCookies ?? false;
+  const maxJsonBodyBytes = options.maxJsonBodyBytes ?? LIMITS.maxJsonBodyBytes;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
+  const bodyBudget = new BodyBudget(options.maxBufferedBodyBytes ?? 256 * 1024 * 1024);
 
   /** The session of a state-changing request, CSRF-checked; a session minted here is set as a cookie. */
-  const session = async (c: Context): Promise<string> => {
+  const session = async (c: Context<AppEnv>): Promise<string> => {
     if (options.sessionId) {
       const id = await options.sessionId(c.req.raw);
       if (!id) throw new HopError('csrf_invalid', 'No session: sign in first.');
       if (csrfEnabled && !(await csrf.verify(id, c.req.header(CSRF_HEADER)))) throw csrfError();
       return id;
     }
-    const cookie = getCookie(c, SESSION_COOKIE);
+    const id = await sessions.read(getCookie(c, sessions.cookieName));
     if (!csrfEnabled) {
-      if (isSessionId(cookie)) return cookie;
-      const id = newSessionId();
-      c.header('Set-Cookie', sessionCookie(id, secure));
-      return id;
+      if (id) return id;
+      mints.take(c.env.clientAddress);
+      const minted = await sessions.mint();
+      c.header('Set-Cookie', minted.setCookie);
+      return minted.id;
     }
-    if (!isSessionId(cookie) || !(await csrf.verify(cookie, c.req.header(CSRF_HEADER)))) throw csrfError();
-    return cookie;
+    if (!id || !(await csrf.verify(id, c.req.header(CSRF_HEADER)))) throw csrfError();
+    return id;
   };
 
-  const app = new Hono();
+  const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
+  const allowedOrigins = options.allowedOrigins ?? [];
+  const corsOrigins = listedOrigins(allowedOrigins);
+  const staticPolicy = options.contentSecurityPolicy ?? DEFAULT_STATIC_CSP;
+  const staticResponses = new WeakSet<Response>();
+
+  const app = new Hono<AppEnv>();
+
+  // Before anything else: a request for another host name (DNS rebinding) or a state change from another site's
+  // page is refused whatever it is (spec §4.5). /healthz answers any host: a load balancer asks by address.
+  app.use('*', async (c, next) => {
+    const url = new URL(c.req.url);
+    if (url.pathname !== '/healthz' && !isAllowedHost(url.hostname, allowedHosts)) {
+      throw new HopError(
+        'host_not_allowed',
+        'This server does not answer to this host name. Its operator can allow it (--allowed-hosts).',
+      );
+    }
+    // A preflight of a page on another origin (spec §4.6): granted to the listed origins only.
+    const methods = isPreflight(c.req.raw) ? endpointMethods(url.pathname) : undefined;
+    if (methods !== undefined) {
+      const origin = c.req.header('origin')!;
+      if (corsOrigins.has(origin)) return preflightResponse(origin, methods);
+      throw new HopError('origin_not_allowed', 'This server does not serve pages of that origin.');
+    }
+    if (!SAFE_METHODS.has(c.req.method) && !isAllowedOrigin(c.req.header('origin'), url, allowedOrigins)) {
+      throw new HopError('origin_not_allowed', 'Requests from another site may not change anything here.');
+    }
+    await next();
+  });
 
   app.get('/healthz', (c) => c.json({ status: 'ok', protocol: PROTOCOL_VERSION } satisfies HealthResponse));
 
   app.get('/api/agents', (c) => c.json(agentsResponse(options.agents)));
 
   app.get('/api/token', async (c) => {
-    let id = options.sessionId ? await options.sessionId(c.req.raw) : getCookie(c, SESSION_COOKIE);
-    if (!options.sessionId && !isSessionId(id)) {
-      id = newSessionId();
-      c.header('Set-Cookie', sessionCookie(id, secure));
+    let id = options.sessionId
+      ? await options.sessionId(c.req.raw)
+      : await sessions.read(getCookie(c, sessions.cookieName));
+    // Only a session this server signed is kept; any other cookie value (a planted one) gets a new session.
+    if (!options.sessionId && !id) {
+      mints.take(c.env.clientAddress);
+      const minted = await sessions.mint();
+      id = minted.id;
+      c.header('Set-Cookie', minted.setCookie);
     }
     if (!id) throw new HopError('csrf_invalid', 'No session: sign in first.');
     c.header('Cache-Control', 'no-store');
@@ -143,8 +269,24 @@ export function createApp(options: AppOptions): CanvasAiApp {
 
   app.post('/api/hop', async (c) => {
     const sessionId = await session(c);
-    const { request, attachments } = await readHopRequest(c.req.raw, maxBodyBytes);
-    return c.json(await runHop(deps, { sessionId, request, attachments }));
+    const lease = bodyBudget.lease();
+    try {
+      const { request, attachments, bytes } = await readHopRequest(c.req.raw, {
+        maxBodyBytes,
+        maxJsonBodyBytes,
+        pause: turnstile.pass,
+        bodyTimeoutMs,
+        allowance: lease,
+      });
+      // A small request's steps are small: they need not wait their turn.
+      const pause = bytes <= SMALL_BODY_BYTES ? noPause : turnstile.pass;
+      await encodeAttachments(attachments, pause);
+      const response = await runHop(pause === noPause ? { ...deps, pause } : deps, { sessionId, request, attachments });
+      await pause();
+      return c.json(response);
+    } finally {
+      lease.release();
+    }
   });
 
   app.delete('/api/hop/:request_id', async (c) => {
@@ -155,8 +297,9 @@ export function createApp(options: AppOptions): CanvasAiApp {
   // Read-only (spec §8.6): no CSRF token, and no session minted; without one there is no turn to find.
   app.get('/api/hop/:request_id', async (c) => {
     const requestId = pathRequestId(c);
-    const cookie = getCookie(c, SESSION_COOKIE);
-    const sessionId = options.sessionId ? await options.sessionId(c.req.raw) : isSessionId(cookie) ? cookie : undefined;
+    const sessionId = options.sessionId
+      ? await options.sessionId(c.req.raw)
+      : await sessions.read(getCookie(c, sessions.cookieName));
     c.header('Cache-Control', 'no-store');
     return c.json(await turnStatus(deps, sessionId, requestId));
   });
@@ -175,7 +318,10 @@ export function createApp(options: AppOptions): CanvasAiApp {
   app.notFound(async (c) => {
     if (options.staticFiles && (c.req.method === 'GET' || c.req.method === 'HEAD') && !c.req.path.startsWith('/api/')) {
       const response = await options.staticFiles(c.req.raw);
-      if (response) return response;
+      if (response) {
+        staticResponses.add(response);
+        return response;
+      }
     }
     return new HopError('not_found', `Nothing at ${c.req.method} ${c.req.path}.`).toResponse();
   });
@@ -186,7 +332,18 @@ export function createApp(options: AppOptions): CanvasAiApp {
     return new HopError('internal_error', 'The server failed; the error is in its log.').toResponse();
   });
 
-  return { fetch: async (request) => app.fetch(request) };
+  return {
+    fetch: async (request, connection) => {
+      const response = await app.fetch(request, connection ?? {});
+      const secured = withSecurityHeaders(response, staticResponses.has(response) ? 'static' : 'api', staticPolicy);
+      // Every answer to a listed origin, errors included, so its page can read them (spec §4.6).
+      const origin = request.headers.get('origin');
+      if (origin !== null && corsOrigins.has(origin) && !secured.headers.has('access-control-allow-origin')) {
+        for (const [name, value] of Object.entries(grantHeaders(origin))) secured.headers.set(name, value);
+      }
+      return secured;
+    },
+  };
 }
 
 /** The `request_id` of the path, checked like the body's (an invalid one is 400 naming it). */
@@ -197,6 +354,32 @@ function pathRequestId(c: Context): string {
   }
   return requestId.data;
 }
+
+/** A request body up to this size costs little per step: its steps run without waiting their turn. */
+const SMALL_BODY_BYTES = 256 * 1024;
+
+/** Resolves at once: no turn to wait for. */
+const noPause = (): Promise<void> => Promise.resolve();
+
+/** The hop's own work around a model decision (store calls, tools, the prompt) may take this long on top of it. */
+const LOCK_MARGIN_MS = 30_000;
+
+/**
+ * A turn's lock must outlast the longest model decision (spec §8): a hop still deciding when its lock expires finds
+ * a retry of it running, and one of them is dropped. Refused at start-up, naming the settings to change.
+ */
+function checkLockOutlastsDecisions(provider: ModelProvider, lockMs: number): void {
+  const decisionMs = provider.maxDecisionMs;
+  if (decisionMs === undefined || decisionMs + LOCK_MARGIN_MS <= lockMs) return;
+  throw new ConfigError([
+    `CANVAS_AI_OPENAI_TIMEOUT_MS (createApp provider): one model decision may take ${decisionMs} ms with its retries, ` +
+      `more than the turn lock's ${lockMs} ms allow (${LOCK_MARGIN_MS} ms are kept for the rest of the hop). ` +
+      'Lower the timeout or the retries, or raise ttl.lockMs.',
+  ]);
+}
+
+/** Methods that change nothing: no origin check (a cross-site page cannot read their answers). */
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function csrfError(): HopError {
   return new HopError(

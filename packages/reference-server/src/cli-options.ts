@@ -1,12 +1,16 @@
 import { errorMessage } from '@canvas-ai/protocol';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
-/** One command-line flag: its value's placeholder (none for a switch), default and help (as the conformance CLI's). */
+/**
+ * One command-line flag: its value's placeholder (none for a switch), default and help (as the conformance CLI's),
+ * and the environment variable that sets it when the flag is not given.
+ */
 interface FlagSpec {
   type: 'string' | 'boolean';
   value?: string;
   default?: string;
   help: string;
+  env?: string;
 }
 
 /** The CLI's flags as data: the parser and `--help` are both made from this. */
@@ -41,6 +45,92 @@ const CLI_FLAGS = {
     default: 'memory',
     help: 'Turn store: memory (one process) or redis://[user:pass@]host:port[/db] (several instances).',
   },
+  'allowed-hosts': {
+    type: 'string',
+    value: 'LIST',
+    env: 'CANVAS_AI_ALLOWED_HOSTS',
+    help:
+      'Comma-separated host names the server answers to (.example.com: the domain and its subdomains; *: any). ' +
+      'Default: the loopback names, plus the bound address and the machine name when not bound to loopback.',
+  },
+  'allowed-origins': {
+    type: 'string',
+    value: 'LIST',
+    env: 'CANVAS_AI_ALLOWED_ORIGINS',
+    help:
+      "Comma-separated origins besides the request's own that may POST and DELETE (e.g. a proxy's public origin), " +
+      'and host pages on those origins get CORS answers (spec §4.6).',
+  },
+  'token-ttl': {
+    type: 'string',
+    value: 'TIME',
+    default: '12h',
+    env: 'CANVAS_AI_TOKEN_TTL',
+    help: 'How long a CSRF token from GET /api/token is accepted (then 403 csrf_invalid; the widget fetches another).',
+  },
+  'session-turns': {
+    type: 'string',
+    value: 'N',
+    default: '32',
+    env: 'CANVAS_AI_SESSION_TURNS',
+    help: 'Turns one session may run at once (429 quota_exceeded for another; 0: no limit).',
+  },
+  'session-bytes': {
+    type: 'string',
+    value: 'SIZE',
+    default: '64MiB',
+    env: 'CANVAS_AI_SESSION_BYTES',
+    help: 'Stored turn data one session may hold, attachments included (429 quota_exceeded for a new turn past it).',
+  },
+  'session-answers': {
+    type: 'string',
+    value: 'N',
+    default: '32',
+    env: 'CANVAS_AI_SESSION_ANSWERS',
+    help: "Finished turns' answers one session keeps for a replay; its oldest are dropped past it (0: no limit).",
+  },
+  'ip-sessions': {
+    type: 'string',
+    value: 'N',
+    default: '120',
+    env: 'CANVAS_AI_IP_SESSIONS',
+    help: 'New sessions one client address may start per 10 minutes (429 past it; 0: no limit; behind a proxy use 0).',
+  },
+  'max-connections': {
+    type: 'string',
+    value: 'N',
+    default: '512',
+    env: 'CANVAS_AI_MAX_CONNECTIONS',
+    help: 'Connections open at once; more are closed on arrival.',
+  },
+  'max-connections-per-ip': {
+    type: 'string',
+    value: 'N',
+    default: '64',
+    env: 'CANVAS_AI_MAX_CONNECTIONS_PER_IP',
+    help: 'Connections open at once from one client address (0: no limit; behind a proxy, raise it or use 0).',
+  },
+  'headers-timeout': {
+    type: 'string',
+    value: 'TIME',
+    default: '10s',
+    env: 'CANVAS_AI_HEADERS_TIMEOUT',
+    help: 'How long the request line and headers may take to arrive (408 after).',
+  },
+  'body-timeout': {
+    type: 'string',
+    value: 'TIME',
+    default: '60s',
+    env: 'CANVAS_AI_BODY_TIMEOUT',
+    help: 'How long a request body may take to arrive after its headers (408 request_timeout after).',
+  },
+  'max-buffered': {
+    type: 'string',
+    value: 'SIZE',
+    default: '256MiB',
+    env: 'CANVAS_AI_MAX_BUFFERED',
+    help: 'Request body bytes held in memory at once, all requests together (503 server_busy past it).',
+  },
   help: { type: 'boolean', help: 'Show this help.' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -53,9 +143,12 @@ const CLI_ENV = {
   CANVAS_AI_OPENAI_API_KEY: 'API key (local servers accept any value).',
   CANVAS_AI_OPENAI_MODEL: 'Model name, e.g. gpt-4o-mini or llama3.1 (required with --provider openai).',
   CANVAS_AI_OPENAI_TIMEOUT_MS: 'Milliseconds one model call may take (default 120000).',
-  CANVAS_AI_SECRET: 'CSRF HMAC secret, at least 16 characters (default: random per start).',
-  CANVAS_AI_CSRF: 'Set to "off" to skip CSRF checks (only behind your own auth).',
-  CANVAS_AI_SECURE_COOKIES: 'Set to "1" to mark the session cookie Secure (HTTPS).',
+  CANVAS_AI_SECRET:
+    'HMAC secret of session cookies and CSRF tokens, at least 16 characters (default: random per start).',
+  CANVAS_AI_CSRF: 'Set to "off" to skip CSRF checks, only behind your own CSRF protection (the origin check stays).',
+  CANVAS_AI_SECURE_COOKIES: 'Set to "1" for a Secure, __Host- prefixed session cookie (serve over HTTPS).',
+  CANVAS_AI_CROSS_SITE_COOKIES:
+    'Set to "1" for a SameSite=None session cookie, for host pages on another site (needs CANVAS_AI_SECURE_COOKIES).',
   CANVAS_AI_LOG_MODEL_REQUESTS:
     'Set to "1" to log what every model call is sent (system prompt, messages): for debugging prompts; holds user text.',
 } as const;
@@ -71,6 +164,20 @@ export interface CliOptions {
   static?: string;
   /** `memory`, or the URL of a Redis shared by every instance (`redis://…`, `rediss://…` for TLS). */
   store: 'memory' | `redis://${string}` | `rediss://${string}`;
+  /** Undefined: the default of the bound address. */
+  allowedHosts: string[] | '*' | undefined;
+  allowedOrigins: string[];
+  tokenTtlMs: number;
+  sessionTurns: number;
+  sessionBytes: number;
+  sessionAnswers: number;
+  ipSessions: number;
+  maxConnections: number;
+  /** 0: no limit. */
+  maxConnectionsPerIp: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  maxBufferedBodyBytes: number;
   help: boolean;
 }
 
@@ -92,7 +199,8 @@ export function parseCliOptions(
     const options: ParseArgsConfig['options'] = Object.fromEntries(
       Object.entries(CLI_FLAGS).map(([name, flag]: [string, FlagSpec]) => [
         name,
-        { type: flag.type, ...(flag.default === undefined ? {} : { default: flag.default }) },
+        // A flag with a variable gets its default after the variable is looked at (flag, then variable, then default).
+        { type: flag.type, ...(flag.default === undefined || flag.env ? {} : { default: flag.default }) },
       ]),
     );
     values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as typeof values;
@@ -111,6 +219,14 @@ export function parseCliOptions(
   if (store !== 'memory' && !isRedisUrl(store)) {
     throw new UsageError(`--store must be memory or a redis:// URL (e.g. redis://127.0.0.1:6379), not "${store}".`);
   }
+  const setting = (name: keyof typeof CLI_FLAGS): { text: string; source: string } => {
+    const flag: FlagSpec = CLI_FLAGS[name];
+    const given = values[name];
+    if (typeof given === 'string') return { text: given, source: `--${name}` };
+    const fromEnv = flag.env ? env[flag.env] : undefined;
+    if (flag.env && fromEnv) return { text: fromEnv, source: flag.env };
+    return { text: flag.default ?? '', source: `--${name}` };
+  };
   return {
     port,
     host: values.host as string,
@@ -120,8 +236,81 @@ export function parseCliOptions(
     provider,
     static: values.static as string | undefined,
     store: store as CliOptions['store'],
+    allowedHosts: hostList(setting('allowed-hosts')),
+    allowedOrigins: originList(setting('allowed-origins')),
+    tokenTtlMs: duration(setting('token-ttl')),
+    sessionTurns: count(setting('session-turns'), 0),
+    sessionBytes: setting('session-bytes').text === '0' ? 0 : size(setting('session-bytes')),
+    sessionAnswers: count(setting('session-answers'), 0),
+    ipSessions: count(setting('ip-sessions'), 0),
+    maxConnections: count(setting('max-connections'), 1),
+    maxConnectionsPerIp: count(setting('max-connections-per-ip'), 0),
+    headersTimeoutMs: duration(setting('headers-timeout')),
+    bodyTimeoutMs: duration(setting('body-timeout')),
+    maxBufferedBodyBytes: size(setting('max-buffered')),
     help: values.help === true,
   };
+}
+
+/** A comma-separated list of host names, `*` for any; undefined when not given. */
+function hostList({ text, source }: { text: string; source: string }): string[] | '*' | undefined {
+  if (text.trim() === '') return undefined;
+  const names = text
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  if (names.includes('*')) return '*';
+  const bad = names.find((name) => !/^(\.?[a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])$/.test(name));
+  if (bad !== undefined)
+    throw new UsageError(`${source}: "${bad}" is not a host name (example.com, .example.com, 10.0.0.5, [::1]).`);
+  return names;
+}
+
+/** A comma-separated list of origins (`https://host[:port]`). */
+function originList({ text, source }: { text: string; source: string }): string[] {
+  const origins = text
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || parsed.origin !== origin.replace(/\/$/, ''))
+      throw new UsageError(`${source}: "${origin}" is not an origin (https://editor.example.com).`);
+  }
+  return origins.map((origin) => origin.replace(/\/$/, ''));
+}
+
+/** A whole number of at least `min`. */
+function count({ text, source }: { text: string; source: string }, min: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min)
+    throw new UsageError(`${source} must be a whole number of at least ${min}, not "${text}".`);
+  return value;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** A duration in milliseconds from `500ms`, `30s`, `5m` or `12h` (a bare number is milliseconds). */
+function duration({ text, source }: { text: string; source: string }): number {
+  const match = /^(\d+)(ms|s|m|h)?$/.exec(text);
+  if (!match || Number(match[1]) === 0)
+    throw new UsageError(`${source} must be a duration such as 500ms, 30s, 5m or 12h, not "${text}".`);
+  return Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms']!;
+}
+
+const SIZE_UNITS: Record<string, number> = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
+
+/** A size in bytes from `512KiB`, `64MiB` or `1GiB` (a bare number is bytes). */
+function size({ text, source }: { text: string; source: string }): number {
+  const match = /^(\d+)(B|KiB|MiB|GiB)?$/.exec(text);
+  if (!match || Number(match[1]) === 0)
+    throw new UsageError(`${source} must be a size such as 512KiB, 64MiB or 1GiB, not "${text}".`);
+  return Number(match[1]) * SIZE_UNITS[match[2] ?? 'B']!;
 }
 
 function isRedisUrl(value: string): boolean {
@@ -138,7 +327,8 @@ export function helpText(): string {
   const flags = (Object.entries(CLI_FLAGS) as Array<[string, FlagSpec]>).map(([name, flag]) => {
     const usage = `  --${name}${flag.value ? ` ${flag.value}` : ''}`;
     const fallback = flag.default === undefined ? '' : ` (default ${flag.default})`;
-    return `${usage.padEnd(28)}${flag.help}${fallback}`;
+    const variable = flag.env ? ` Also ${flag.env}.` : '';
+    return `${usage.padEnd(32)}${flag.help}${fallback}${variable}`;
   });
   const env = Object.entries(CLI_ENV).map(([name, help]) => `  ${name.padEnd(30)}${help}`);
   return [

@@ -5,11 +5,12 @@ import { createApp } from './app.js';
 import { helpText, parseCliOptions, UsageError } from './cli-options.js';
 import { loadConfig } from './config.js';
 import { jsonLineLogger } from './log.js';
-import { startServer, staticDirectory } from './node.js';
+import { allowedHostsFor, startServer, staticDirectory } from './node.js';
 import { openAiProviderFromEnv } from './providers/from-env.js';
 import type { ModelProvider } from './providers/model-provider.js';
 import { ScriptedProvider } from './providers/scripted.js';
-import { RedisTurnStore, redactUrl } from './store/redis.js';
+import { redactUrl } from './redact.js';
+import { RedisTurnStore } from './store/redis.js';
 
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let options: ReturnType<typeof parseCliOptions>;
@@ -53,11 +54,31 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       csrfSecret: env.CANVAS_AI_SECRET || undefined,
       csrf: env.CANVAS_AI_CSRF !== 'off',
       secureCookies: env.CANVAS_AI_SECURE_COOKIES === '1',
+      crossSiteCookies: env.CANVAS_AI_CROSS_SITE_COOKIES === '1',
       logModelRequests: env.CANVAS_AI_LOG_MODEL_REQUESTS === '1',
       log,
       staticFiles: options.static ? staticDirectory(options.static) : undefined,
+      bodyTimeoutMs: options.bodyTimeoutMs,
+      allowedHosts: options.allowedHosts ?? allowedHostsFor(options.host),
+      allowedOrigins: options.allowedOrigins,
+      tokenTtlMs: options.tokenTtlMs,
+      sessionQuota: {
+        maxTurns: options.sessionTurns,
+        maxBytes: options.sessionBytes,
+        maxFinished: options.sessionAnswers,
+      },
+      maxSessionsPerIp: options.ipSessions,
+      maxBufferedBodyBytes: options.maxBufferedBodyBytes,
     });
-    const server = await startServer(app, { port: options.port, host: options.host });
+    const server = await startServer(app, {
+      port: options.port,
+      host: options.host,
+      maxConnections: options.maxConnections,
+      maxConnectionsPerIp: options.maxConnectionsPerIp,
+      headersTimeoutMs: options.headersTimeoutMs,
+      // Node's own limit on a whole request is a backstop: the app's body timeout answers first, with an error body.
+      requestTimeoutMs: options.headersTimeoutMs + options.bodyTimeoutMs + 5_000,
+    });
     const scripted =
       provider.name === 'scripted'
         ? ` (scripted: ${config.scenarios.length} scenarios; --provider openai for a real model)`

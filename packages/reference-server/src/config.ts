@@ -4,10 +4,12 @@ import type { Scenario } from '@canvas-ai/protocol/scenario';
 import { loadAgentsConfig, loadCatalog, loadScenarios } from '@canvas-ai/protocol/node';
 import { loadProjectDocs } from './agents/docs.js';
 
-/** The repository root (this file is packages/reference-server/src/config.ts). */
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-/** The shared fixtures folder: the default catalog, agents and scenarios. */
-export const FIXTURES_DIR = fileURLToPath(new URL('../../../fixtures/', import.meta.url));
+/** Run from the package's build (an installed package: dist/config.js), not from its sources (src/config.ts). */
+const BUILT = !import.meta.url.endsWith('.ts');
+/** Where README.md and spec/hop-protocol.md are: the repository root, or the copy the build put in dist/docs. */
+const DOCS_ROOT = fileURLToPath(new URL(BUILT ? './docs/' : '../../../', import.meta.url));
+/** The default catalog, agents and scenarios: the repository's fixtures/, or the copy the build put in dist/fixtures. */
+export const FIXTURES_DIR = fileURLToPath(new URL(BUILT ? './fixtures/' : '../../../fixtures/', import.meta.url));
 
 /** Which files the server reads at start-up. */
 export interface ConfigFiles {
@@ -29,7 +31,7 @@ export interface LoadedConfig {
 }
 
 /**
- * Reads and validates the config files (defaults: the repository's fixtures). Errors name the file and the key;
+ * Reads and validates the config files (defaults: {@link FIXTURES_DIR}). Errors name the file and the key;
  * the cross-check of agents against tools runs in `createApp`.
  */
 export async function loadConfig(files: ConfigFiles = {}): Promise<LoadedConfig> {
@@ -38,7 +40,7 @@ export async function loadConfig(files: ConfigFiles = {}): Promise<LoadedConfig>
     loadAgentsConfig(agentsFile),
     loadCatalog(files.catalogFile ?? `${FIXTURES_DIR}catalog.yaml`),
     loadScenarios(files.scenariosDir ?? `${FIXTURES_DIR}scenarios`),
-    loadProjectDocs(files.docsRoot ?? REPO_ROOT),
+    loadProjectDocs(files.docsRoot ?? DOCS_ROOT),
   ]);
   return { agents, agentsFile, catalog, scenarios, docs };
 }

@@ -1,52 +1,46 @@
 /**
- * CSRF tokens bound to the session (HMAC-SHA256 of the session id with a server secret), with web crypto only, so
- * the handler runs in any runtime. A token from one session is worthless in another.
+ * CSRF tokens bound to the session and to the time they were issued (spec §4.2): `<issued>.<signature>`, the
+ * signature an HMAC of the session id and the issue time with the server secret. A token of another session, or one
+ * older than its lifetime, is worthless.
  */
+import { Signer } from './signer.js';
 
-import { ConfigError } from './agents/config-error.js';
+/** How {@link CsrfTokens} dates its tokens. */
+export interface CsrfTokenOptions {
+  /** How long a token is accepted after it was issued, in milliseconds. Default 12 hours. */
+  ttlMs?: number;
+  /** The clock, in milliseconds; tests pass their own. */
+  now?: () => number;
+}
 
-const encoder = new TextEncoder();
+/** A token's issue time may lie this far in the future (another instance's clock running ahead). */
+const CLOCK_SKEW_MS = 60_000;
 
-/** Signs and checks CSRF tokens for one server secret. */
+/** Issues and checks CSRF tokens for one server secret. */
 export class CsrfTokens {
-  readonly #key: Promise<CryptoKey>;
+  readonly #signer: Signer;
+  readonly #ttlMs: number;
+  readonly #now: () => number;
 
-  constructor(secret: string | Uint8Array) {
-    const bytes = typeof secret === 'string' ? encoder.encode(secret) : new Uint8Array(secret);
-    if (bytes.length < 16) {
-      throw new ConfigError([
-        `CANVAS_AI_SECRET (createApp csrfSecret): ${bytes.length} bytes; the CSRF secret must be at least 16 bytes. ` +
-          'Set a longer random secret, the same on every instance.',
-      ]);
-    }
-    this.#key = crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  constructor(secret: string | Uint8Array | Signer, options: CsrfTokenOptions = {}) {
+    this.#signer = secret instanceof Signer ? secret : new Signer(secret);
+    this.#ttlMs = options.ttlMs ?? 12 * 3_600_000;
+    this.#now = options.now ?? Date.now;
   }
 
-  /** The token of a session. */
+  /** A fresh token of a session, dated now. */
   async tokenFor(sessionId: string): Promise<string> {
-    const signature = await crypto.subtle.sign('HMAC', await this.#key, encoder.encode(`csrf:${sessionId}`));
-    return toBase64Url(new Uint8Array(signature));
+    const issued = Math.floor(this.#now() / 1000).toString(36);
+    return `${issued}.${await this.#signer.sign(`csrf:${sessionId}:${issued}`)}`;
   }
 
-  /** Whether `token` is this session's token (constant-time comparison). */
+  /** Whether `token` is a token this server issued for this session within its lifetime. */
   async verify(sessionId: string, token: string | undefined): Promise<boolean> {
-    if (!token) return false;
-    return constantTimeEqual(await this.tokenFor(sessionId), token);
+    const match = token === undefined ? null : /^([0-9a-z]{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
+    if (!match) return false;
+    const issuedMs = Number.parseInt(match[1]!, 36) * 1000;
+    const age = this.#now() - issuedMs;
+    if (age > this.#ttlMs || age < -CLOCK_SKEW_MS) return false;
+    return this.#signer.verify(`csrf:${sessionId}:${match[1]}`, match[2]);
   }
-}
-
-/** Bytes as unpadded base64url. */
-export function toBase64Url(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-/** Compares two strings without an early exit, so timing does not reveal how much of a guess was right. */
-function constantTimeEqual(a: string, b: string): boolean {
-  // The length is not secret: every token has the same one.
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i += 1) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
 }

@@ -25,11 +25,13 @@ import {
   type ToolDefinition,
 } from '@canvas-ai/protocol/server';
 import { buildSystemPrompt } from './agents/system-prompt.js';
+import { uniqueCallIds } from './call-ids.js';
 import type { ModelReply } from './providers/model-provider.js';
 import { overwritesPersonEdit, personChangesNotice } from './person-changes-notice.js';
+import { redactUrlsIn } from './redact.js';
 import { rejectionNotice } from './rejection-notice.js';
 import type { ServerDeps } from './server-deps.js';
-import { guardStore, turnKey } from './store/turn-store.js';
+import { guardStore, LockLostError, type TurnLock, turnKey } from './store/turn-store.js';
 import { admitStoredHop, isCancelled } from './turn-gate.js';
 import { seedTurn } from './turn-seed.js';
 import {
@@ -53,6 +55,8 @@ export interface HopInput {
 interface HopRun {
   deps: ServerDeps;
   key: string;
+  /** The turn's lock, held for the whole hop: every save is fenced by it (spec §8). */
+  lock: TurnLock;
   request: HopRequest;
   agentId: string;
   agent: AgentDefinition;
@@ -87,7 +91,7 @@ interface NextTurn {
 }
 
 /**
- * THE HOP (spec §2): lock the turn → load it (or seed it on hop 1) → execute the calls parked in the previous hop
+ * THE HOP (spec §2): lock the turn → load it (or, on hop 1, check the session's quota and seed it) → execute the calls parked in the previous hop
  * against the layout this request carries → tell the model about rejected outputs → one model decision (none past
  * `max_hops`) → save the turn when it goes on, keep only its final response when it ends → respond.
  * A repeated hop gets its stored response. Any failure while executing deletes the turn and keeps the narration,
@@ -106,13 +110,16 @@ export async function runHop(deps: ServerDeps, input: HopInput): Promise<HopResp
       deps.log({ event: 'hop_replayed', request_id: request.request_id, hop: request.hop, agent: agentId });
       return admission.response;
     }
+    if (!admission.turn) await deps.admitNewTurn(key, request.request_id);
     const turn = admission.turn ?? seedTurn(deps.config, agentId, request, input.attachments);
     const previousOutputs = admission.turn?.response.outputs ?? [];
     // Decided by hop 1's capabilities, kept with the turn (spec §5.1): the same tools on every hop.
     const tools = offeredTools(deps.tools, agent.tools, turn.declared_outputs ?? []);
+    // Admission ran the turn rules, the first of which is the lock: past it, the lock is held.
     return await executeHop({
       deps,
       key,
+      lock: lock!,
       request,
       agentId,
       agent,
@@ -151,7 +158,10 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
     const ending = heldEndingNow(run);
     // Built first when a decision follows: it stringifies the page's props once into the hop's cache, which the
     // change detection then reads instead of stringifying them itself.
-    const system = !ending && run.turn.decisions < run.agent.max_hops ? systemPrompt(run) : undefined;
+    const decides = !ending && run.turn.decisions < run.agent.max_hops;
+    // Other requests are served before the prompt of a large page is built: one request never holds the server.
+    if (decides) await run.deps.pause();
+    const system = decides ? systemPrompt(run) : undefined;
     const step = await runParkedCalls(run);
     reply = system === undefined ? undefined : await decideOnce(run, step, system);
     const { response, record, ttlMs } = ending ? endWith(run, step, ending) : nextTurn(run, step, reply);
@@ -220,7 +230,7 @@ async function runParkedCalls({
     for (const result of execution.results) {
       step.messages.push({ role: 'tool', call_id: result.call_id, name: result.name, content: result.content });
     }
-    step.placedUuids.push(...collectPlacedUuids(step.outputs));
+    step.placedUuids.push(...collectPlacedUuids(step.outputs, deps.catalog));
   }
   // After the tool results, never between a reply's calls and their results (providers refuse that order).
   const personNotice = personChangesNotice(changes);
@@ -275,7 +285,7 @@ async function decideOnce(run: HopRun, step: ParkedCallsStep, system: string): P
   try {
     // No abort signal from the client's connection: a hop whose response is lost still completes and is stored,
     // so the client's retry of the same hop gets it instead of a failed turn.
-    return await deps.provider.decide({
+    const reply = await deps.provider.decide({
       agentId,
       mainAgent: deps.config.main_agent,
       system,
@@ -288,9 +298,14 @@ async function decideOnce(run: HopRun, step: ParkedCallsStep, system: string): P
         selectedComponent: request.context.selected_component,
       },
     });
+    return { ...reply, toolCalls: uniqueCallIds(reply.toolCalls) };
   } catch (error) {
     if (isHopError(error)) throw error;
-    throw new HopError('provider_error', `The model provider failed: ${errorMessage(error)}`, { cause: error });
+    // The provider's own words go to the log only: they may name its endpoint (spec §7).
+    throw new HopError('provider_error', 'The model is unavailable right now, so this turn stopped. Try again soon.', {
+      cause: error,
+      detail: redactUrlsIn(`The model provider failed: ${errorMessage(error)}`),
+    });
   }
 }
 
@@ -381,19 +396,39 @@ function responseHead({ request, agentId, agent }: HopRun, step: ParkedCallsStep
  * interleaving either it deletes after this write, or this read sees its marker: the cancel wins (spec §8.5).
  */
 async function persist(
-  { deps, key, request }: HopRun,
+  { deps, key, lock, request }: HopRun,
   record: ActiveTurn | FinishedTurn,
   ttlMs: number,
 ): Promise<void> {
   const requestId = request.request_id;
   // One write of the whole record: if it fails the store still holds the previous hop's turn, never half of this one.
-  await guardStore(() => deps.store.set(key, record, ttlMs), requestId);
+  // Fenced by the lock: if it expired while this hop ran, another run of the hop may own the turn now, and this one
+  // must not overwrite it (spec §8).
+  try {
+    await deps.store.set(key, record, ttlMs, { fence: lock });
+  } catch (error) {
+    if (error instanceof LockLostError) throw lockLost(requestId);
+    throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', {
+      requestId,
+      cause: error,
+    });
+  }
   if (await isCancelled(deps.store, key, requestId)) {
     await guardStore(() => deps.store.delete(key), requestId);
     throw new HopError('turn_not_found', 'This turn was cancelled while the hop ran; its result was dropped.', {
       requestId,
     });
   }
+}
+
+/** A hop that ran past its lock's TTL and found another run of it in charge: nothing of it was saved. */
+function lockLost(requestId: string): HopError {
+  return new HopError(
+    'hop_in_progress',
+    'This hop took longer than its turn lock lasts, and another run of it took the turn over; nothing of this one ' +
+      'was saved. Send the same hop again to get that run’s answer.',
+    { requestId },
+  );
 }
 
 /** The one log line of a hop that answered. */
@@ -422,14 +457,15 @@ function logHop({ deps, request, agentId }: HopRun, step: ParkedCallsStep, respo
  * already gone.
  */
 async function failHop(
-  { deps, key, request, agentId }: HopRun,
+  { deps, key, lock, request, agentId }: HopRun,
   narration: { before: readonly string[]; now: readonly string[] },
   error: unknown,
   durationMs: number,
 ): Promise<HopError> {
   const code = isHopError(error) ? error.code : 'internal_error';
-  const keepsTurn = code === 'turn_not_found' || code === 'store_unavailable';
-  if (!keepsTurn) await deps.store.delete(key).catch(() => undefined);
+  const keepsTurn = code === 'turn_not_found' || code === 'store_unavailable' || code === 'hop_in_progress';
+  // A hop whose lock expired meanwhile no longer owns the turn: deleting it would delete another run's work.
+  if (!keepsTurn && (await lock.held().catch(() => false))) await deps.store.delete(key).catch(() => undefined);
   const hopError = isHopError(error)
     ? error
     : new HopError(
@@ -444,9 +480,12 @@ async function failHop(
     agent: agentId,
     code: hopError.code,
     message: hopError.message,
+    ...(hopError.detail === undefined ? {} : { detail: hopError.detail }),
     duration_ms: durationMs,
     ...(isHopError(error) ? {} : { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
   });
-  const progress = joinNarration(code === 'store_unavailable' ? narration.before : narration.now);
+  // A hop whose turn was cancelled while it ran delivers nothing of itself, its narration included (spec §7, §8.5).
+  const progress =
+    code === 'turn_not_found' ? '' : joinNarration(code === 'store_unavailable' ? narration.before : narration.now);
   return hopError.withProgress(progress, request.request_id);
 }

@@ -1,5 +1,5 @@
 // @canvas-ai/reference-server: mount the hop handler in any runtime, or run it on Node. Re-exports only.
-export { createApp, type AppOptions, type CanvasAiApp, type StaticFiles } from './app.js';
+export { createApp, type AppOptions, type CanvasAiApp, type ConnectionInfo, type StaticFiles } from './app.js';
 export type { TurnTtls } from './server-deps.js';
 export type { TurnStore, TurnLock } from './store/turn-store.js';
 export { MemoryTurnStore, type MemoryTurnStoreOptions } from './store/memory.js';
@@ -18,5 +18,5 @@ export {
 } from './tools/index.js';
 export { ConfigError } from './agents/config-error.js';
 export { loadConfig, type ConfigFiles, type LoadedConfig } from './config.js';
-export { startServer, staticDirectory, type RunningServer } from './node.js';
+export { type ConnectionLimits, startServer, staticDirectory, type RunningServer } from './node.js';
 export { jsonLineLogger, silentLogger, type Logger, type LogEntry } from './log.js';

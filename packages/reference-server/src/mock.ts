@@ -54,6 +54,8 @@ export function createMockHandlers(options: MockOptions): HttpHandler[] {
     sessionId: () => MOCK_SESSION,
     maxBodyBytes,
     log: silentLogger,
+    // The page under development is on whatever origin its dev server has; the mock answers it there.
+    allowedHosts: '*',
   });
   const base = options.baseUrl === undefined ? '*' : options.baseUrl.replace(/\/+$/, '');
   const prefix = pathPrefix(base);
@@ -90,7 +92,7 @@ async function reportHop(
   maxBodyBytes: number,
   onHopRequest: NonNullable<MockOptions['onHopRequest']>,
 ): Promise<void> {
-  const received = await readHopRequest(request, maxBodyBytes).catch(() => undefined);
+  const received = await readHopRequest(request, { maxBodyBytes }).catch(() => undefined);
   if (received) onHopRequest(received.request, { attachments: received.attachments });
 }
 

@@ -31,4 +31,8 @@ export interface ServerDeps {
   logModelRequests: boolean;
   newUuid: () => string;
   ttl: TurnTtls;
+  /** Awaited between the costly steps of a hop, so other requests run in between (the app's turnstile). */
+  pause: () => Promise<void>;
+  /** Lets a new turn start only if its session has room for it; throws 429 `quota_exceeded` otherwise. */
+  admitNewTurn: (key: string, requestId: string) => Promise<void>;
 }

@@ -1,5 +1,20 @@
 import { DECLARED_OUTPUT_TYPES, type AgentsConfig, type Attachment, type HopRequest } from '@canvas-ai/protocol';
+import { toBase64 } from './base64.js';
 import type { ModelMessage, TurnSoFar } from './turn-state.js';
+
+/** Attachments already encoded by {@link encodeAttachments}, so the hop does not encode them again in one go. */
+const encoded = new WeakMap<Attachment, string>();
+
+/**
+ * Encodes hop 1's attachments as base64 before the hop runs, one at a time with `pause` before each: four of 5 MiB
+ * encoded in one go held the event loop for a good part of a second (spec §13.1).
+ */
+export async function encodeAttachments(attachments: readonly Attachment[], pause: () => Promise<void>): Promise<void> {
+  for (const file of attachments) {
+    await pause();
+    encoded.set(file, toBase64(file.bytes));
+  }
+}
 
 /** Hop 1: the turn starts from the transcript's text — earlier messages up to `history_limit`, then the user's. */
 export function seedTurn(
@@ -17,7 +32,7 @@ export function seedTurn(
     attachments: attachments.map((file) => ({
       name: file.name,
       media_type: file.mediaType,
-      data: toBase64(file.bytes),
+      data: encoded.get(file) ?? toBase64(file.bytes),
     })),
   });
   return {
@@ -48,14 +63,4 @@ function history(earlier: NonNullable<HopRequest['messages']>, limit: number): M
       ? { role: 'user', text: message.text, attachments: [] }
       : { role: 'assistant', text: message.text, tool_calls: [] },
   );
-}
-
-/** Bytes as base64 with web APIs only (the handler runs in any runtime, not just Node). */
-function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  // In slices: spreading megabytes of arguments into one call would overflow the stack.
-  for (let offset = 0; offset < bytes.length; offset += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(offset, offset + 0x8000));
-  }
-  return btoa(binary);
 }

@@ -29,7 +29,8 @@ async function cancelWhileTheHopSaves(store: TurnStore): Promise<void> {
     const decision = model.holdNext();
     const running = session.hop(laterHop(id, 2, EMPTY_LAYOUT, BUILDER));
     await decision.entered;
-    const reply = slow.holdNextGet();
+    // The hop's next read of its own turn's keys (the cancel marker, after its save); not its session's ledger.
+    const reply = slow.holdNextGet((key) => key.startsWith(session.id));
     decision.release();
     await reply.entered; // hop 2 has decided and is saving: its read of the store is on the wire
     const cancel = await session.cancel(id);

@@ -13,7 +13,7 @@ import { sharedFixtures } from './support/harness.js';
 // runs it in CI.
 const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
 const serverCli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
-const kitCli = fileURLToPath(new URL('../../protocol/src/conformance/cli.ts', import.meta.url));
+const kitCli = fileURLToPath(new URL('../../conformance/src/cli.ts', import.meta.url));
 
 /** Runs the kit's CLI to its end: exit status and standard output. */
 function runKit(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

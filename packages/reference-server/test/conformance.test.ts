@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runConformance, type ConformanceReport } from '@canvas-ai/protocol/conformance';
+import { runConformance, type ConformanceReport } from '@canvas-ai/conformance';
 import { createApp } from '../src/app.js';
 import { silentLogger } from '../src/log.js';
 import { startServer } from '../src/node.js';
@@ -8,7 +8,7 @@ import { ScriptedProvider } from '../src/providers/scripted.js';
 import { sharedFixtures, startTestServer } from './support/harness.js';
 import { RecordingProvider } from './support/providers.js';
 
-// The conformance kit (@canvas-ai/protocol/conformance) against the real reference server over HTTP.
+// The conformance kit (@canvas-ai/conformance) against the real reference server over HTTP.
 const fixtures = await sharedFixtures();
 
 /** The endpoints of a server started on `url`. */
@@ -46,9 +46,11 @@ describe('the conformance kit against the reference server', () => {
       const skipped = report.results.filter((result) => result.status === 'skip').map((result) => result.id);
       assert.deepEqual(skipped.sort(), [
         'csrf.cancel-needs-token',
+        'csrf.cookie-reaches-endpoints',
         'csrf.missing-header',
         'csrf.no-session',
         'csrf.other-session-token',
+        'csrf.unknown-cookie',
         'csrf.wrong-token',
         'schemas.agents-response',
         'schemas.token-response',
@@ -91,6 +93,37 @@ describe('the conformance kit against the reference server', () => {
       assert.equal(result!.status, 'pass', result!.why);
       assert.match(result!.why, /1 got the same 200 response, 5 got 409 hop_in_progress/);
       assert.equal(model.requests.length, 1, 'the hop executed once');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('passes cancel.during-hop with the cancel landing while the hop runs: that hop answers 410 with progress ""', async () => {
+    // The hop's model decision is held until the server has answered a cancel that found the turn, so the cancel
+    // lands while the hop runs, whatever the machine's speed.
+    const model = new RecordingProvider(new ScriptedProvider(fixtures.scenarios));
+    const hold = model.holdNext();
+    const app = createApp({ agents: fixtures.agents, catalog: fixtures.catalog, provider: model, log: silentLogger });
+    const server = await startServer(
+      {
+        async fetch(request) {
+          const response = await app.fetch(request);
+          if (request.method === 'DELETE' && ((await response.clone().json()) as { cancelled?: boolean }).cancelled)
+            hold.release();
+          return response;
+        },
+      },
+      { port: 0, host: '127.0.0.1' },
+    );
+    try {
+      const report = await runConformance({
+        ...endpointsOf(server.url),
+        level: 2,
+        filter: (check) => check.id === 'cancel.during-hop',
+      });
+      const [result] = report.results;
+      assert.equal(result!.status, 'pass', result!.why);
+      assert.match(result!.why, /the cancel landed while hop 1 ran: hop 1 got 410 with progress "", and hop 2 got 410/);
     } finally {
       await server.close();
     }

@@ -39,7 +39,7 @@ async function fuzzTarget() {
     maxBodyBytes: FUZZ_MAX_BODY,
     log: silentLogger,
   });
-  const token = await app.fetch(new Request('http://test/api/token'));
+  const token = await app.fetch(new Request('http://127.0.0.1/api/token'));
   const cookie = token.headers.get('set-cookie')!.split(';')[0]!;
   const headers = { cookie, 'x-csrf-token': ((await token.json()) as { token: string }).token };
   return { app, store, headers };
@@ -53,7 +53,7 @@ async function assertRefused(
   const headers: Record<string, string> = { ...target.headers };
   if (input.contentType) headers['content-type'] = input.contentType;
   const response = await target.app.fetch(
-    new Request('http://test/api/hop', { method: 'POST', headers, body: input.body }),
+    new Request('http://127.0.0.1/api/hop', { method: 'POST', headers, body: input.body }),
   );
   const text = await response.text();
   assert.ok(
@@ -97,7 +97,7 @@ describe('fuzzing hop requests (fast-check)', () => {
       fc.asyncProperty(oddUnicode, async (text) => {
         const body = JSON.stringify(firstHop(`odd-${crypto.randomUUID()}`, text));
         const response = await app.fetch(
-          new Request('http://test/api/hop', {
+          new Request('http://127.0.0.1/api/hop', {
             method: 'POST',
             headers: { ...headers, 'content-type': 'application/json' },
             body,

@@ -164,6 +164,100 @@ describe('requests refused at the door, over HTTP', () => {
     }
   });
 
+  describe('the work a request may cost, bounded before it is spent', () => {
+    /**
+     * Counts the calls of a global function on body-sized input (a first argument of more than 100,000 characters,
+     * or more than 1,000 arguments: bytes spread into it), not the small calls of headers and tokens.
+     */
+    async function counting<T>(
+      owner: Record<string, unknown>,
+      name: string,
+      run: () => Promise<T>,
+    ): Promise<{ calls: number; result: T }> {
+      const original = owner[name] as (...args: unknown[]) => unknown;
+      let calls = 0;
+      owner[name] = (...args: unknown[]) => {
+        if (String(args[0] ?? '').length > 100_000 || args.length > 1_000) calls += 1;
+        return original.apply(owner, args);
+      };
+      try {
+        const result = await run();
+        return { calls, result };
+      } finally {
+        owner[name] = original;
+      }
+    }
+
+    it(`answers a JSON body over ${LIMITS.maxJsonBodyBytes} bytes (far below the multipart limit) with 413`, async () => {
+      const body = JSON.stringify({
+        ...firstHop('json-limit', 'Hi'),
+        context: { current_layout: { regions: {} }, extra: 'x'.repeat(LIMITS.maxJsonBodyBytes) },
+      });
+      const reply = await send(body, { 'content-type': 'application/json' });
+      assert.equal(reply.status, 413);
+      assert.equal(reply.body.error.code, 'payload_too_large');
+      await assertStillServes();
+    });
+
+    it('refuses a body over the value budget with 400 without ever decoding it', async () => {
+      const extra = Array.from({ length: LIMITS.maxJsonValuesOutsideLayout + 100 }, () => 0);
+      const body = JSON.stringify({
+        ...firstHop('budget-1', 'Hi'),
+        context: { current_layout: { regions: {} }, extra },
+      });
+      const { calls, result } = await counting(JSON as unknown as Record<string, unknown>, 'parse', () =>
+        send(body, { 'content-type': 'application/json' }),
+      );
+      assert.equal(result.status, 400);
+      assert.equal(result.body.error.code, 'invalid_request');
+      assert.match(result.body.error.field, /^context\.extra\.\d+$/);
+      assert.equal(calls, 0, 'JSON.parse never saw the body');
+    });
+
+    it(`refuses a multipart body of more than ${LIMITS.maxMultipartParts} parts with 400, and a part of 8 KiB of headers`, async () => {
+      const request = JSON.stringify(firstHop('parts-1', 'Hi'));
+      const part = (name: string, content: string, headers = '') =>
+        `--B\r\nContent-Disposition: form-data; name="${name}"\r\n${headers}\r\n${content}\r\n`;
+      const many = `${part('request', request)}${part('x', '1').repeat(LIMITS.maxMultipartParts)}--B--\r\n`;
+      const parts = await send(many, { 'content-type': 'multipart/form-data; boundary=B' });
+      assert.equal(parts.status, 400);
+      assert.match(parts.body.message, /more than 16 parts/);
+      const lines = 'X-A: b\r\n'.repeat(2_000);
+      const headers = await send(`${part('request', request, lines)}--B--\r\n`, {
+        'content-type': 'multipart/form-data; boundary=B',
+      });
+      assert.equal(headers.status, 400);
+      assert.match(headers.body.message, /more than 8192 bytes of headers/);
+      await assertStillServes();
+    });
+
+    it('stores four 5 MiB attachments as base64 without String.fromCharCode', async () => {
+      const form = new FormData();
+      form.append(
+        'request',
+        JSON.stringify({
+          ...firstHop(`b64-${crypto.randomUUID()}`, 'Put this photo of our cookie in a hero at the top of the page'),
+          agent: 'page_builder',
+        }),
+      );
+      const image = new Uint8Array(LIMITS.maxAttachmentBytes);
+      image.set(png);
+      for (let index = 0; index < LIMITS.maxAttachments; index += 1)
+        form.append('attachments', new Blob([image], { type: 'image/png' }), `p${index}.png`);
+      const { calls, result } = await counting(
+        String as unknown as Record<string, unknown>,
+        'fromCharCode',
+        async () => {
+          const reply = await fetch(server.hopUrl, { method: 'POST', headers: session.headers(), body: form });
+          return { status: reply.status, body: (await reply.json()) as JsonBody };
+        },
+      );
+      assert.equal(result.status, 200, JSON.stringify(result.body).slice(0, 300));
+      assert.equal(result.body.should_continue, true, 'the turn, attachments and all, is stored');
+      assert.equal(calls, 0);
+    });
+  });
+
   describe('attachments (multipart hop 1)', () => {
     function multipart(files: Array<{ bytes: Uint8Array; name: string; type?: string }>, hop = 1) {
       const form = new FormData();

@@ -302,16 +302,29 @@ describe('the mock turn rules', () => {
         scenarios: fixtures.scenarios,
         catalog: fixtures.catalog,
         agents: fixtures.agents,
-        latencyMs: 300,
+        latencyMs: 1_000,
         onHopRequest: () => arrived(),
       }),
     );
-    const running = post(firstHop(scenario('cookie-shop'), 'cancel-while-running'), 'http://cancel.test/api/hop');
-    await firstArrived;
-    const cancel = CancelResponse.parse(
-      await (await fetch('http://cancel.test/api/hop/cancel-while-running', { method: 'DELETE' })).json(),
+    let answered = false;
+    const running = post(firstHop(scenario('cookie-shop'), 'cancel-while-running'), 'http://cancel.test/api/hop').then(
+      (reply) => {
+        answered = true;
+        return reply;
+      },
     );
-    assert.equal(cancel.cancelled, true);
+    await firstArrived;
+    // The hop has passed the mock's own door; the server's door (which pauses between its steps) may still be reading
+    // it. A cancel of a turn not yet running changes nothing, so it is sent again until it finds the hop running.
+    let cancelled = false;
+    while (!cancelled && !answered) {
+      const cancel = CancelResponse.parse(
+        await (await fetch('http://cancel.test/api/hop/cancel-while-running', { method: 'DELETE' })).json(),
+      );
+      cancelled = cancel.cancelled;
+      if (!cancelled) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.equal(cancelled, true, 'the cancel found the hop running');
     const { status, body } = await running;
     assert.equal(status, 410);
     assert.equal(HopErrorBody.parse(body).error.code, 'turn_not_found');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { applyOutputs, HopResponse, LIMITS, type Layout } from '@canvas-ai/protocol';
 import { outputLimitMessage } from '@canvas-ai/protocol/server';
+import { PROMPT_PROPS_MAX_VALUES, PROMPT_STRING_MAX_CHARS } from '../src/agents/system-prompt.js';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import {
   firstHop,
@@ -72,6 +73,41 @@ describe('what the model is told', () => {
     assert.ok(toolMessage.role === 'tool' && toolMessage.content.includes(uuid), 'the result names the assigned uuid');
   });
 
+  it('writes page values and host data as JSON, cutting a string no model reads whole, and summarizes huge props', async () => {
+    const session = await openSession(server);
+    const start = model.requests.length;
+    const long = 'L'.repeat(PROMPT_STRING_MAX_CHARS + 500);
+    const layout: Layout = {
+      regions: {
+        content: {
+          components: [
+            { uuid: 'small-1', component: 'sdc.demo.text', props: { body: 'SMALL-PROPS' } },
+            {
+              uuid: 'huge-1',
+              component: 'sdc.demo.text',
+              props: { body: 'HUGE-PROPS', rows: Array.from({ length: PROMPT_PROPS_MAX_VALUES }, () => 0) },
+            },
+          ],
+        },
+      },
+    };
+    const reply = await session.hop(
+      firstHop(`bounded-${crypto.randomUUID()}`, COOKIE_SHOP, {
+        agent: 'page_builder',
+        context: { current_layout: layout, page: { title: 'PAGE-T' }, extra: { note: long, n: [1, 2] } },
+      }),
+    );
+    assert.equal(reply.status, 200);
+    const system = model.requests[start]!.system;
+    assert.match(system, /"title": "PAGE-T"/, 'page values as JSON');
+    assert.match(system, /"n": \[\n\s+1,\n\s+2\n\s+\]/, 'host data as indented JSON');
+    assert.ok(system.includes(`${'L'.repeat(PROMPT_STRING_MAX_CHARS)}… (500 more characters not shown)`));
+    assert.ok(!system.includes('L'.repeat(PROMPT_STRING_MAX_CHARS + 1)), 'the long string is cut');
+    assert.match(system, /small-1: \{"body":"SMALL-PROPS"\}/);
+    assert.match(system, /huge-1: \{"\(props not shown\)":"more than 10000 JSON values"\}/);
+    assert.doesNotMatch(system, /HUGE-PROPS/);
+  });
+
   it('applies the context of every hop to the prompt, and stores of it only the fingerprint of the expected document', async () => {
     const session = await openSession(server);
     const id = `context-${crypto.randomUUID()}`;
@@ -105,7 +141,7 @@ describe('what the model is told', () => {
     assert.ok(two!.includes(typed), 'the long prop value is in the prompt');
     assert.match(two!, /PAGE-TWO/);
     assert.match(two!, /Selected component: host-made-1/);
-    const sessionId = session.cookie.split('=')[1]!;
+    const sessionId = session.id;
     const record: JsonBody = await server.store.get(`${sessionId}:${id}`);
     assert.equal(record?.kind, 'active', 'the turn is stored');
     const stored = JSON.stringify(record);
@@ -145,6 +181,61 @@ describe('what the model is told', () => {
       !model.requests[start + 1]!.messages.some((message) => message.role === 'notice'),
       'no notice when all was applied',
     );
+  });
+
+  it('gives each call of one decision its own id, so outputs, results and a rejection name the right call', async () => {
+    const heroArgs = JSON.stringify({
+      operations: [{ target: 'content', placement: 'inside', components: '- sdc.demo.hero: {props: {heading: Hi}}' }],
+    });
+    const titleArgs = JSON.stringify({ field: 'title', value: 'Crumb & Co.' });
+    const twice = new RecordingProvider(
+      new ListProvider([
+        {
+          text: 'A hero and a title.',
+          toolCalls: [
+            { id: 'c1', name: 'place_components', arguments: heroArgs },
+            { id: 'c1', name: 'set_page_value', arguments: titleArgs },
+            {
+              id: 'c1~2',
+              name: 'get_component_details',
+              arguments: JSON.stringify({ component_ids: ['sdc.demo.hero'] }),
+            },
+          ],
+        },
+        { text: 'Done.', toolCalls: [] },
+      ]),
+    );
+    const own = await startTestServer({ provider: twice });
+    try {
+      const session = await openSession(own);
+      const id = `same-ids-${crypto.randomUUID()}`;
+      await session.hop(firstHop(id, 'Hero and title', { agent: 'page_builder' }));
+      const hop2 = HopResponse.parse(
+        (await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).body,
+      );
+      const ids = hop2.outputs.map((output) => [output.type, output.call_id]);
+      assert.deepEqual(ids, [
+        ['place_components', 'c1'],
+        ['set_page_value', 'c1~3'],
+      ]);
+      const results = twice.requests[1]!.messages.filter((message) => message.role === 'tool');
+      assert.deepEqual(
+        results.map((message) => message.role === 'tool' && [message.call_id, message.name]),
+        [
+          ['c1', 'place_components'],
+          ['c1~3', 'set_page_value'],
+          ['c1~2', 'get_component_details'],
+        ],
+      );
+      const assistant = twice.requests[1]!.messages.find((message) => message.role === 'assistant');
+      assert.deepEqual(
+        assistant?.role === 'assistant' && assistant.tool_calls.map((call) => call.id),
+        ['c1', 'c1~3', 'c1~2'],
+        'the stored decision carries the same ids as its results',
+      );
+    } finally {
+      await own.close();
+    }
   });
 
   it('adds the project documentation to the prompt of include_docs agents only', async () => {

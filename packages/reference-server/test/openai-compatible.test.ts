@@ -158,7 +158,7 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
   });
 
   it('turns an HTTP error of the endpoint into 502 provider_error, and the turn is gone', async () => {
-    const { session, close } = await serverWithFakeModel([
+    const { server, session, close } = await serverWithFakeModel([
       { content: 'Adding a hero.', tool_calls: [{ id: 'c1', name: 'place_components', arguments: HERO_ARGS }] },
       { status: 500, message: 'the GPU caught fire' },
     ]);
@@ -167,30 +167,35 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
     const failed = await session.hop(laterHop('oa-4', 2, EMPTY_LAYOUT, { agent: 'page_builder' }));
     assert.equal(failed.status, 502);
     assert.equal(failed.body.error.code, 'provider_error');
-    assert.match(failed.body.message, /500/);
+    assert.match(failed.body.message, UNAVAILABLE);
+    assert.match(failureDetail(server), /answered 500: .*the GPU caught fire/, 'the upstream answer is in the log');
     assert.equal(failed.body.progress, 'Adding a hero.');
     assert.equal((await session.hop(laterHop('oa-4', 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).status, 410);
   });
 
-  it('names the API key when the endpoint answers 401', async () => {
-    const { session, close } = await serverWithFakeModel([{ status: 401, message: 'Incorrect API key provided' }]);
+  it('tells the log to check the API key when the endpoint answers 401, and the user only that the model is unavailable', async () => {
+    const { server, session, close } = await serverWithFakeModel([
+      { status: 401, message: 'Incorrect API key provided' },
+    ]);
     cleanups.push(close);
     const failed = await session.hop(firstHop('oa-5', 'Hi'));
     assert.equal(failed.status, 502);
-    assert.match(failed.body.message, /CANVAS_AI_OPENAI_API_KEY/);
-    assert.doesNotMatch(failed.body.message, /sk-test/, 'the key itself is never echoed');
+    assert.match(failed.body.message, UNAVAILABLE);
+    assert.match(failureDetail(server), /CANVAS_AI_OPENAI_API_KEY/);
+    assert.doesNotMatch(JSON.stringify(server.logs), /sk-test/, 'the key itself is never logged');
   });
 
   it('turns a model that does not answer in time into 502 provider_error', async () => {
-    const { session, close } = await serverWithFakeModel([{ hang: true }], 300);
+    const { server, session, close } = await serverWithFakeModel([{ hang: true }], 300);
     cleanups.push(close);
     const failed = await session.hop(firstHop('oa-6', 'Hi'));
     assert.equal(failed.status, 502);
     assert.equal(failed.body.error.code, 'provider_error');
-    assert.match(failed.body.message, /did not answer within 300 ms/);
+    assert.match(failed.body.message, UNAVAILABLE);
+    assert.match(failureDetail(server), /did not answer within 300 ms/);
   });
 
-  it('says how to reach an endpoint that is not running', async () => {
+  it('says how to reach an endpoint that is not running, in the log', async () => {
     const fake = await startFakeChatCompletions([]);
     const baseURL = fake.baseURL;
     await fake.close();
@@ -199,9 +204,50 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
     cleanups.push(() => server.close());
     const failed = await (await openSession(server)).hop(firstHop('oa-7', 'Hi'));
     assert.equal(failed.status, 502);
-    assert.match(failed.body.message, /Could not reach the model/);
+    assert.match(failed.body.message, UNAVAILABLE);
+    assert.match(
+      failureDetail(server),
+      /Could not reach the model at http:\/\/127\.0\.0\.1:\d+\/v1; check CANVAS_AI_OPENAI_BASE_URL/,
+    );
+  });
+
+  it('never shows the endpoint, its credentials or its text to the user; the log has the endpoint with them masked', async () => {
+    const fake = await startFakeChatCompletions([]);
+    const port = new URL(fake.baseURL).port;
+    await fake.close();
+    const baseURL = `http://svc:s3cretPass@127.0.0.1:${port}/v1?api_key=k3yk3y&region=eu`;
+    const provider = new OpenAiCompatibleProvider({ model: 'm', apiKey: 'k', baseURL, maxRetries: 0 });
+    const server = await startTestServer({ provider });
+    cleanups.push(() => server.close());
+    const failed = await (await openSession(server)).hop(firstHop('oa-8', 'Hi'));
+    assert.equal(failed.status, 502);
+    assert.equal(failed.body.error.code, 'provider_error');
+    assert.doesNotMatch(JSON.stringify(failed.body), /s3cretPass|k3yk3y|127\.0\.0\.1|svc/);
+    const logged = JSON.stringify(server.logs);
+    assert.doesNotMatch(logged, /s3cretPass|k3yk3y/, 'the log masks them');
+    assert.match(failureDetail(server), /http:\/\/svc:\*\*\*@127\.0\.0\.1:\d+\/v1\?api_key=\*\*\*&region=eu/);
+
+    const markdown = await serverWithFakeModel([
+      {
+        status: 400,
+        message: '[Click here to retry](javascript:alert(document.domain)) ![x](http://127.0.0.1:9/p.gif)',
+      },
+    ]);
+    cleanups.push(markdown.close);
+    const relayed = await markdown.session.hop(firstHop('oa-9', 'Hi'));
+    assert.match(relayed.body.message, UNAVAILABLE);
+    assert.doesNotMatch(relayed.body.message, /javascript|p\.gif|\]\(/, "the upstream's text is not relayed");
   });
 });
+
+/** What the user is told of every failed model call. */
+const UNAVAILABLE = /^The model is unavailable right now, so this turn stopped\./;
+
+/** The `detail` of the last failed hop the server logged: what an operator reads. */
+function failureDetail(server: { logs: Array<Record<string, unknown>> }): string {
+  const failed = server.logs.filter((entry) => entry.event === 'hop_failed').at(-1);
+  return String(failed?.detail ?? '');
+}
 
 describe('provider configuration', () => {
   it('describes every built-in tool to the model as a JSON Schema object', () => {

@@ -3,7 +3,9 @@ import { spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import { helpText, parseCliOptions, UsageError } from '../src/cli-options.js';
+import { redactUrl, redactUrlsIn } from '../src/redact.js';
 import { killOnExit } from './support/child-cleanup.js';
 import { firstHop, openSession } from './support/harness.js';
 import { startRedisServer } from './support/redis-server.js';
@@ -54,6 +56,56 @@ describe('--store', () => {
     assert.doesNotMatch(stderr, /s3cret/);
   });
 });
+
+describe('the start-up line with a Redis password in the query', () => {
+  it('connects and shows the URL with the password masked', async () => {
+    const locked = await startRedisServer();
+    try {
+      const admin = new Redis(locked.url);
+      await admin.config('SET', 'requirepass', 'hunter2secret');
+      admin.disconnect();
+      const stderr = await startedCli(['--port', '0', '--store', `${locked.url}/0?password=hunter2secret`]);
+      assert.match(
+        stderr,
+        /listening on http:\/\/127\.0\.0\.1:\d+ .*; turns in redis:\/\/127\.0\.0\.1:\d+\/0\?password=\*\*\*/,
+      );
+      assert.doesNotMatch(stderr, /hunter2secret/);
+    } finally {
+      await locked.close();
+    }
+  });
+
+  it('masks the userinfo password and every key-like query parameter, and shows no URL it cannot read', () => {
+    assert.equal(
+      redactUrl('redis://u:p4ss@h:1/0?password=x&db=2&authToken=y'),
+      'redis://u:***@h:1/0?password=***&db=2&authToken=***',
+    );
+    assert.equal(redactUrl('not a url at all: p4ss'), 'the URL given');
+    assert.equal(
+      redactUrlsIn('failed: http://a:b@h/v1?key=k (see https://docs.example/x)'),
+      'failed: http://a:***@h/v1?key=*** (see https://docs.example/x)',
+    );
+  });
+});
+
+/** Starts the CLI, waits for its start-up line, stops it, and returns everything it wrote on stderr. */
+function startedCli(args: string[]): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      cwd: PACKAGE_DIR,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    killOnExit(child);
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      if (stderr.includes('listening on')) child.kill('SIGTERM');
+    });
+    child.once('exit', (code) =>
+      stderr.includes('listening on') ? done(stderr) : fail(new Error(`exit ${code}: ${stderr}`)),
+    );
+  });
+}
 
 /** Runs the CLI to its end (it must exit by itself) and returns its exit code and stderr. */
 function runCli(args: string[]): Promise<{ code: number | null; stderr: string }> {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { CsrfTokens } from '../src/csrf.js';
 import {
   EMPTY_LAYOUT,
   firstHop,
@@ -31,7 +32,7 @@ describe('sessions and CSRF over HTTP', () => {
   it('gives a token bound to an HttpOnly, SameSite=Lax session cookie', async () => {
     const reply = await fetch(`${server.url}/api/token`);
     const cookie = reply.headers.get('set-cookie') ?? '';
-    assert.match(cookie, /^canvas_ai_session=[A-Za-z0-9_-]{43}; /);
+    assert.match(cookie, /^canvas_ai_session=[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}; /, 'an id and its signature');
     assert.match(cookie, /HttpOnly/);
     assert.match(cookie, /SameSite=Lax/);
     const body = (await reply.json()) as JsonBody;
@@ -39,11 +40,79 @@ describe('sessions and CSRF over HTTP', () => {
     assert.ok(body.token.length > 20);
   });
 
-  it('returns the same token for the same session and keeps its cookie', async () => {
+  it('keeps the session of its cookie and gives a fresh token of it', async () => {
     const session = await openSession(server);
     const again = await fetch(`${server.url}/api/token`, { headers: { cookie: session.cookie } });
     assert.equal(again.headers.get('set-cookie'), null);
-    assert.equal(((await again.json()) as JsonBody).token, session.token);
+    const token = ((await again.json()) as JsonBody).token;
+    const hop = await post(
+      { cookie: session.cookie, 'x-csrf-token': token },
+      firstHop(`fresh-${crypto.randomUUID()}`, 'Hi'),
+    );
+    assert.equal(hop.status, 200, 'the fresh token is the session’s');
+  });
+
+  it('keeps no session it did not mint: a planted cookie value gets a new session, and a hop with it 403', async () => {
+    const genuine = await openSession(server);
+    const signature = genuine.cookie.split('.')[1]!;
+    for (const planted of ['A'.repeat(43), `${'A'.repeat(43)}.${signature}`, `${genuine.id}.${'B'.repeat(43)}`]) {
+      const token = await fetch(`${server.url}/api/token`, { headers: { cookie: `canvas_ai_session=${planted}` } });
+      const minted = token.headers.get('set-cookie') ?? '';
+      assert.match(minted, /^canvas_ai_session=[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}; /, 'a session of its own');
+      assert.notEqual(minted.split('=')[1]!.split('.')[0], planted.slice(0, 43), 'not the planted id');
+      const { token: issued } = (await token.json()) as { token: string };
+      const hop = await post(
+        { cookie: `canvas_ai_session=${planted}`, 'x-csrf-token': issued },
+        firstHop(`planted-${crypto.randomUUID()}`, 'Hi'),
+      );
+      assert.equal(hop.status, 403, 'the token is the new session’s, not the planted one’s');
+    }
+  });
+
+  it('uses a Secure __Host- cookie with secureCookies, and then ignores a plain one', async () => {
+    const secure = await startTestServer({ secureCookies: true });
+    try {
+      const reply = await fetch(`${secure.url}/api/token`);
+      const cookie = reply.headers.get('set-cookie') ?? '';
+      assert.match(cookie, /^__Host-canvas_ai_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
+      const { token } = (await reply.json()) as { token: string };
+      const value = cookie.split(';')[0]!.split('=')[1]!;
+      const hop = (name: string) =>
+        fetch(secure.hopUrl, {
+          method: 'POST',
+          headers: { cookie: `${name}=${value}`, 'x-csrf-token': token, 'content-type': 'application/json' },
+          body: JSON.stringify(firstHop(`secure-${crypto.randomUUID()}`, 'Hi')),
+        });
+      assert.equal((await hop('__Host-canvas_ai_session')).status, 200);
+      assert.equal((await hop('canvas_ai_session')).status, 403, 'a cookie a subdomain could set is no session');
+    } finally {
+      await secure.close();
+    }
+  });
+
+  it('refuses a token older than its lifetime (403), and takes the fresh one the client fetches then', async () => {
+    const secret = 'a test secret of sixteen bytes or more';
+    const dated = await startTestServer({ csrfSecret: secret, tokenTtlMs: 60_000 });
+    try {
+      const session = await openSession(dated);
+      const old = await new CsrfTokens(secret, { now: () => Date.now() - 120_000 }).tokenFor(session.id);
+      const body = firstHop(`dated-${crypto.randomUUID()}`, 'Hi');
+      const send = (token: string) =>
+        fetch(dated.hopUrl, {
+          method: 'POST',
+          headers: { cookie: session.cookie, 'x-csrf-token': token, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const refused = await send(old);
+      assert.equal(refused.status, 403);
+      assert.equal(((await refused.json()) as JsonBody).error.code, 'csrf_invalid');
+      const fresh = (await (
+        await fetch(`${dated.url}/api/token`, { headers: { cookie: session.cookie } })
+      ).json()) as JsonBody;
+      assert.equal((await send(fresh.token)).status, 200);
+    } finally {
+      await dated.close();
+    }
   });
 
   it('refuses a hop without a token, with a wrong token, or with another session’s token (403), before any model call', async () => {

@@ -192,7 +192,10 @@ describe('a failing hop deletes the turn and keeps the narration', () => {
       const failed = await session.hop(firstHop('fail-2', 'Hi'));
       assert.equal(failed.status, 502);
       assert.equal(failed.body.error.code, 'provider_error');
-      assert.match(failed.body.message, /socket hang up/);
+      assert.match(failed.body.message, /^The model is unavailable/);
+      assert.doesNotMatch(failed.body.message, /socket hang up/, 'the provider’s own words are for the log');
+      const logged = server.logs.find((entry) => entry.event === 'hop_failed');
+      assert.match(String(logged?.detail), /The model provider failed: socket hang up/);
     } finally {
       await server.close();
     }

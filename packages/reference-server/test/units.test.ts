@@ -2,25 +2,39 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../src/agents/config-error.js';
+import { toBase64, toBase64Url } from '../src/base64.js';
 import { helpText, parseCliOptions, UsageError } from '../src/cli-options.js';
 import { CsrfTokens } from '../src/csrf.js';
-import { isSessionId, newSessionId } from '../src/session.js';
+import { Sessions } from '../src/session.js';
+import { Signer } from '../src/signer.js';
+import { Turnstile } from '../src/turnstile.js';
 
 describe('CSRF tokens', () => {
-  it('accept the token of the session and nothing else', async () => {
-    const tokens = new CsrfTokens('a secret of at least sixteen bytes');
-    const alice = newSessionId();
-    const bob = newSessionId();
+  const session = () => toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
+
+  it('accept a token of the session, within its lifetime, and nothing else', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const tokens = new CsrfTokens('a secret of at least sixteen bytes', { ttlMs: 60_000, now: () => now });
+    const alice = session();
+    const bob = session();
     const token = await tokens.tokenFor(alice);
+    assert.match(token, /^[0-9a-z]+\.[A-Za-z0-9_-]{43}$/, 'its issue time, then its signature');
     assert.equal(await tokens.verify(alice, token), true);
     assert.equal(await tokens.verify(bob, token), false);
     assert.equal(await tokens.verify(alice, undefined), false);
     assert.equal(await tokens.verify(alice, token.slice(0, -1)), false);
+    const [issued, signature] = token.split('.') as [string, string];
+    const later = (Number.parseInt(issued, 36) + 3600).toString(36);
+    assert.equal(await tokens.verify(alice, `${later}.${signature}`), false, 'the issue time is signed');
     assert.equal(
       await new CsrfTokens('another secret, sixteen bytes+').verify(alice, token),
       false,
       'bound to the secret',
     );
+    now += 60_000;
+    assert.equal(await tokens.verify(alice, token), true, 'still within its lifetime');
+    now += 1_000;
+    assert.equal(await tokens.verify(alice, token), false, 'expired');
   });
 
   it('refuses a short secret', () => {
@@ -33,11 +47,37 @@ describe('CSRF tokens', () => {
         ),
     );
   });
+});
 
-  it('mints session ids of the shape it accepts', () => {
-    assert.equal(isSessionId(newSessionId()), true);
-    assert.equal(isSessionId('admin'), false);
-    assert.equal(isSessionId(`${'x'.repeat(42)}:`), false, 'a colon would break the store key scoping');
+describe('sessions', () => {
+  const signer = new Signer('a secret of at least sixteen bytes');
+
+  it('mint signed ids of a key-safe shape, and read back only what they signed', async () => {
+    const sessions = new Sessions(signer, { secure: false, sameSite: 'Lax' });
+    const { id, setCookie } = await sessions.mint();
+    assert.match(id, /^[A-Za-z0-9_-]{43}$/, 'no colon or slash: the id goes into store keys');
+    const value = /^canvas_ai_session=([^;]+); Path=\/; HttpOnly; SameSite=Lax$/.exec(setCookie)![1]!;
+    assert.equal(await sessions.read(value), id);
+    assert.equal(await sessions.read('A'.repeat(43)), undefined, 'an unsigned id is no session');
+    assert.equal(
+      await sessions.read(`${'A'.repeat(43)}.${value.split('.')[1]}`),
+      undefined,
+      'nor a borrowed signature',
+    );
+    assert.equal(
+      await new Sessions(new Signer('another secret, sixteen bytes+'), { secure: false, sameSite: 'Lax' }).read(value),
+      undefined,
+    );
+    assert.equal(await sessions.read(undefined), undefined);
+  });
+
+  it('use a __Host- cookie when Secure, so no subdomain can set it', async () => {
+    const secure = new Sessions(signer, { secure: true, sameSite: 'Lax' });
+    assert.equal(secure.cookieName, '__Host-canvas_ai_session');
+    assert.match(
+      (await secure.mint()).setCookie,
+      /^__Host-canvas_ai_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
+    );
   });
 });
 
@@ -58,8 +98,42 @@ describe('the CLI options', () => {
       provider: 'scripted',
       static: undefined,
       store: 'memory',
+      allowedHosts: undefined,
+      allowedOrigins: [],
+      tokenTtlMs: 12 * 3_600_000,
+      sessionTurns: 32,
+      sessionBytes: 64 * 1024 * 1024,
+      sessionAnswers: 32,
+      ipSessions: 120,
+      maxConnections: 512,
+      maxConnectionsPerIp: 64,
+      headersTimeoutMs: 10_000,
+      bodyTimeoutMs: 60_000,
+      maxBufferedBodyBytes: 256 * 1024 * 1024,
       help: false,
     });
+  });
+
+  it('read the connection limits from their flags, else their variables, with units', () => {
+    const options = parseCliOptions(['--max-connections', '100', '--body-timeout', '2m', '--max-buffered', '64MiB'], {
+      CANVAS_AI_MAX_CONNECTIONS: '7',
+      CANVAS_AI_HEADERS_TIMEOUT: '1500ms',
+      CANVAS_AI_MAX_CONNECTIONS_PER_IP: '0',
+    });
+    assert.equal(options.maxConnections, 100, 'the flag wins');
+    assert.equal(options.headersTimeoutMs, 1_500);
+    assert.equal(options.bodyTimeoutMs, 120_000);
+    assert.equal(options.maxConnectionsPerIp, 0);
+    assert.equal(options.maxBufferedBodyBytes, 64 * 1024 * 1024);
+    assert.throws(() => parseCliOptions(['--body-timeout', 'soon']), /--body-timeout must be a duration/);
+    assert.throws(
+      () => parseCliOptions([], { CANVAS_AI_MAX_BUFFERED: '1TB' }),
+      /CANVAS_AI_MAX_BUFFERED must be a size/,
+    );
+    assert.throws(
+      () => parseCliOptions(['--max-connections', '0']),
+      /--max-connections must be a whole number of at least 1/,
+    );
   });
 
   it('read every flag', () => {
@@ -112,5 +186,56 @@ describe('the CLI options', () => {
       assert.match(help, new RegExp(flag));
     for (const name of ['CANVAS_AI_OPENAI_BASE_URL', 'CANVAS_AI_OPENAI_API_KEY', 'CANVAS_AI_OPENAI_MODEL'])
       assert.match(help, new RegExp(name));
+  });
+});
+
+/** Counts `String.fromCharCode` calls while `run` runs. */
+function countingFromCharCode<T>(run: () => T): { calls: number; result: T } {
+  const original = String.fromCharCode;
+  let calls = 0;
+  String.fromCharCode = (...codes: number[]) => {
+    calls += 1;
+    return original(...codes);
+  };
+  try {
+    const result = run();
+    return { calls, result };
+  } finally {
+    String.fromCharCode = original;
+  }
+}
+
+describe('base64', () => {
+  it('encodes as Buffer does, with the runtime encoder, never through String.fromCharCode', () => {
+    for (const length of [0, 1, 2, 3, 4, 5, 31, 32, 33, 100_000]) {
+      const bytes = crypto.getRandomValues(new Uint8Array(Math.min(length, 65_536)));
+      const expected = Buffer.from(bytes).toString('base64');
+      const { calls, result } = countingFromCharCode(() => toBase64(bytes));
+      assert.equal(result, expected, `${length} bytes`);
+      assert.equal(calls, 0);
+      assert.equal(toBase64Url(bytes), expected.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
+    }
+  });
+
+  it('encodes a view into a larger buffer from its own offset', () => {
+    const whole = new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.equal(toBase64(whole.subarray(2, 5)), Buffer.from([3, 4, 5]).toString('base64'));
+  });
+});
+
+describe('Turnstile', () => {
+  it('lets the waiters through in order, one per turn of the event loop', async () => {
+    const turnstile = new Turnstile();
+    const order: string[] = [];
+    // Queued by x's step: with one waiter per turn it runs before z; had all three been let through in one turn,
+    // after them.
+    const x = turnstile.pass().then(() => {
+      order.push('x');
+      setImmediate(() => order.push('i/o'));
+    });
+    const y = turnstile.pass().then(() => order.push('y'));
+    const z = turnstile.pass().then(() => order.push('z'));
+    await Promise.all([x, y, z]);
+    assert.deepEqual(order, ['x', 'y', 'i/o', 'z']);
   });
 });

@@ -2,7 +2,7 @@
 import type { HopRequest } from '@canvas-ai/protocol';
 import { expect, waitUntil } from '@open-wc/testing';
 import { HttpResponse } from 'msw';
-import { answerHtml, escapeNarration, progressBlockHtml } from '../src/canvas-ai-chat/narration.js';
+import { answerHtml, escapeNarration, progressBlockHtml, statusBubbleHtml } from '../src/canvas-ai-chat/narration.js';
 import { DEFAULT_STRINGS } from '../src/canvas-ai-chat/strings.js';
 import {
   bubbles,
@@ -94,6 +94,57 @@ describe('narration', () => {
     // Still the agent's reply: its caption, and its plain text in the next turn's transcript.
     expect(shown[0]!.closest('.outer-message-container')?.querySelector('.name')?.textContent ?? '').to.equal('qa');
     expect(element.chat!.getMessages().at(-1)).to.include({ role: 'qa' });
+  });
+
+  it('renders an error whose message is hostile markdown as literal text with its code: no link, image or script, nothing requested', async () => {
+    delete window.__canvasAiXss;
+    const hostile = [
+      '[Click here to retry](javascript:alert(document.domain)) ![x](http://127.0.0.1:9/pixel.gif?leak=provider-error)',
+      '<img src=x onerror="window.__canvasAiXss = 5"> [Retry upload](javascript:alert(1)) ![t](https:127.0.0.1:9).png',
+    ].join('\n');
+    const server = hopServer([
+      () =>
+        HttpResponse.json(
+          { status: false, should_continue: false, progress: '', message: hostile, error: { code: 'provider_error' } },
+          { status: 502 },
+        ),
+    ]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+    const element = await mountChat({ getLayout: emptyPage });
+
+    const end = await sendAndWait(element, 'Please build me a page');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+
+    expect(end.detail.status).to.equal('error');
+    await Promise.all(
+      [...chatRoot(element).querySelectorAll('img')].map((image) => image.decode().catch(() => undefined)),
+    );
+    expect(
+      record.requests.map((entry) => entry.path),
+      'requested',
+    ).to.deep.equal(['/api/hop']);
+    expect(chatRoot(element).querySelectorAll('a[href^="javascript:" i]'), 'javascript: links').to.have.length(0);
+    const created = [...chatRoot(element).querySelectorAll('a, img, script')].map((node) => node.outerHTML);
+    expect(created, 'elements created').to.deep.equal([]);
+    expect(window.__canvasAiXss).to.equal(undefined);
+    const bubble = errorBubbles(element).at(-1)!;
+    expect(bubble.textContent).to.equal(hostile.replace('\n', ''));
+    expect(bubble.querySelectorAll('br'), 'its newline').to.have.length(1);
+    expect(bubble.closest('.canvas-ai-error')!.querySelector('.canvas-ai-error-code')!.textContent).to.equal(
+      'provider_error',
+    );
+    expect(bubble.closest('.canvas-ai-error')!.getAttribute('role')).to.equal('alert');
+  });
+
+  it('escapes an error bubble as it escapes an answer', () => {
+    expect(statusBubbleHtml('[a](javascript:b) <i>\n&amp;', 'x<y')).to.equal(
+      '<div class="canvas-ai-error" role="alert"><div class="canvas-ai-error-text">[a](javascript:b) &lt;i&gt;<br>&amp;amp;</div>' +
+        '<div class="canvas-ai-error-code">x&lt;y</div></div>',
+    );
+    expect(statusBubbleHtml('Saved', undefined, 'notice')).to.equal(
+      '<div class="canvas-ai-notice" role="status"><div class="canvas-ai-notice-text">Saved</div></div>',
+    );
   });
 
   it('shows ONE block per turn, updated in place on every hop', async () => {

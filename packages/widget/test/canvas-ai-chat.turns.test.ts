@@ -1,7 +1,9 @@
 import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import { expect, waitUntil } from '@open-wc/testing';
+import { LIMITS } from '@canvas-ai/protocol';
 import type { ChatOptions } from '../src/canvas-ai-chat/chat-types.js';
 import type { DeepChatInstance } from '../src/canvas-ai-chat/deep-chat-types.js';
+import { TRANSCRIPT_MAX_CHARS, transcriptOf } from '../src/canvas-ai-chat/transcript.js';
 import {
   bubbles,
   collect,
@@ -213,6 +215,21 @@ describe('<canvas-ai-chat> turns', () => {
     expect(chat.textInput!.placeholder!.text, 'the other options still apply').to.equal('Ask me');
     expect(element.chat!.shadowRoot!.querySelector('#raw-html')).to.equal(null);
     expect(bubbles(element).some((bubble) => bubble.textContent!.includes('<b id="raw-html">bold</b>'))).to.equal(true);
+  });
+
+  it('sends a long conversation from its newest messages, within the JSON body limit', () => {
+    const long = 'x'.repeat(LIMITS.messageChars);
+    const messages = Array.from({ length: 1_200 }, (_, index) => ({
+      role: index % 2 === 0 ? 'user' : 'ai',
+      text: `${index} ${long}`,
+    }));
+    const sent = transcriptOf(messages);
+    const chars = sent.reduce((sum, message) => sum + message.text.length, 0);
+    expect(chars).to.be.at.most(TRANSCRIPT_MAX_CHARS);
+    expect(chars * 3, 'UTF-8 bytes, at worst').to.be.below(LIMITS.maxJsonBodyBytes / 2);
+    expect(sent.at(-1)!.text.startsWith('1199 ')).to.equal(true);
+    expect(sent.length).to.be.above(10);
+    expect(transcriptOf([{ role: 'user', text: long }])).to.have.length(1);
   });
 
   it('says what is missing when the page did not set getLayout', async () => {

@@ -9,13 +9,17 @@ type View = (props: Record<string, JsonValue>, children: RenderChildren, node: C
 const str = (value: JsonValue | undefined, fallback = ''): string =>
   typeof value === 'string' || typeof value === 'number' ? String(value) : fallback;
 
-/** An image prop `{src, alt}`; a broken or missing image shows its alt text on a warm placeholder. */
+/**
+ * An image prop `{src, alt}`; a broken or missing image shows its alt text on a warm placeholder. The page's URL is
+ * never sent with it (`no-referrer`), and the server's content security policy loads images from the page's own
+ * origin only: the server refuses a model's off-site image, and a host's own still cannot carry the page away.
+ */
 function image(value: JsonValue | undefined, className: string): TemplateResult | typeof nothing {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return nothing;
   const src = str(value.src);
   const alt = str(value.alt, 'Image');
   return html`<figure class="img ${className}" data-alt=${alt}>
-    ${src ? html`<img src=${src} alt=${alt} @error=${(e: Event) => (e.target as HTMLElement).remove()} />` : nothing}
+    ${src ? html`<img src=${src} alt=${alt} referrerpolicy="no-referrer" @error=${(e: Event) => (e.target as HTMLElement).remove()} />` : nothing}
   </figure>`;
 }
 
@@ -60,6 +64,10 @@ export const componentViews: Record<string, View> = {
   ) => html`<div class="c-columns ratio-${str(p.ratio, '50-50')} gap-${str(p.gap, 'medium')}">
     <div class="c-columns__col">${children(node.slots?.left, 'left')}</div>
     <div class="c-columns__col">${children(node.slots?.right, 'right')}</div>
+  </div>`,
+  'sdc.demo.sidebar': (p, children, node) => html`<div class="c-columns c-sidebar aside-${str(p.side, 'right')}">
+    <div class="c-columns__col c-sidebar__main">${children(node.slots?.main, 'main')}</div>
+    <aside class="c-columns__col c-sidebar__aside">${children(node.slots?.aside, 'aside')}</aside>
   </div>`,
   'sdc.demo.grid': (p, children, node) => html`<div class="c-grid" style="--columns: ${Number(p.columns ?? 3)}">
     ${children(node.slots?.items, 'items')}

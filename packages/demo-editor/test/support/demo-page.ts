@@ -21,6 +21,7 @@ export interface HopSeen {
 interface DemoProbes {
   __hopsSeen: HopSeen[];
   __turnsEnded: string[];
+  __policyViolations: string[];
 }
 
 /** The demo page in a fresh browser context, with every hop request and widget event recorded. */
@@ -33,6 +34,8 @@ export interface DemoPage {
   /** Resolves with the `canvas-ai-turn-end` status of the next turn to end (counting from `count` ended turns). */
   turnEnded(count: number): Promise<string>;
   hopsSeen(): Promise<HopSeen[]>;
+  /** Every content security policy violation the page raised (`directive blocked-url`). */
+  policyViolations(): Promise<string[]>;
   rows(): Promise<number>;
   /** Waits until the chat has loaded the agents config and rendered (after opening, or a reload). */
   ready(): Promise<void>;
@@ -71,7 +74,11 @@ export async function openDemo(browser: Browser, url: string): Promise<DemoPage>
   await page.addInitScript(() => {
     const seen: unknown[] = [];
     const ended: string[] = [];
-    Object.assign(window, { __hopsSeen: seen, __turnsEnded: ended });
+    const violations: string[] = [];
+    Object.assign(window, { __hopsSeen: seen, __turnsEnded: ended, __policyViolations: violations });
+    document.addEventListener('securitypolicyviolation', (event) =>
+      violations.push(`${event.violatedDirective} ${event.blockedURI}`),
+    );
     document.addEventListener('canvas-ai-hop', (event) => {
       const detail = (event as CustomEvent).detail;
       seen.push({
@@ -110,6 +117,7 @@ export async function openDemo(browser: Browser, url: string): Promise<DemoPage>
       return page.evaluate((n) => (window as unknown as DemoProbes).__turnsEnded[n] ?? '', count);
     },
     hopsSeen: () => page.evaluate(() => (window as unknown as DemoProbes).__hopsSeen),
+    policyViolations: () => page.evaluate(() => (window as unknown as DemoProbes).__policyViolations),
     rows: () => page.locator('#canvas [data-region="content"] > .row').count(),
     ready,
     close: () => context.close(),

@@ -15,21 +15,43 @@ export interface ServerProcess {
 export interface ServerProcessOptions {
   /** Added to the test's environment, e.g. `{ CANVAS_AI_LOG_MODEL_REQUESTS: '1' }`. */
   env?: Record<string, string>;
+  /** Flags after `--port 0 --static dist`, e.g. `['--scenarios', dir]` (the repository's server only). */
+  args?: readonly string[];
+  /**
+   * Another command line, and the folder it runs in (an installed package's `npx canvas-ai-server …`). It runs as
+   * a process group of its own, stopped whole: npx starts the server as a child of its own.
+   */
+  command?: { file: string; args: string[]; cwd: string };
 }
 
 const packageDir = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Starts `canvas-ai-server --port 0 --static dist` (the built demo) and resolves once it prints its URL. */
+/**
+ * Starts `canvas-ai-server --port 0 --static dist` (the built demo), with `options.args` after them, and resolves once
+ * it prints its URL.
+ */
 export function startServerProcess(options: ServerProcessOptions = {}): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(
-    'node',
-    ['--import', 'tsx', '../reference-server/src/cli.ts', '--port', '0', '--static', 'dist'],
-    {
-      cwd: packageDir,
-      env: { ...process.env, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const command = options.command ?? {
+    file: 'node',
+    args: [
+      '--import',
+      'tsx',
+      '../reference-server/src/cli.ts',
+      '--port',
+      '0',
+      '--static',
+      'dist',
+      ...(options.args ?? []),
+    ],
+    cwd: packageDir,
+  };
+  const child: ChildProcess = spawn(command.file, command.args, {
+    cwd: command.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.command !== undefined,
+  });
+  const group = options.command !== undefined;
   const log: string[] = [];
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server did not start:\n${log.join('\n')}`)), 30_000);
@@ -53,7 +75,7 @@ export function startServerProcess(options: ServerProcessOptions = {}): Promise<
       const match = /listening on (http:\/\/\S+)/.exec(line);
       if (match) {
         clearTimeout(timer);
-        resolve({ url: match[1]!, log, waitForLine, stop: () => stopChild(child) });
+        resolve({ url: match[1]!, log, waitForLine, stop: () => stopChild(child, group) });
       }
     };
     const waitForLine = (match: (line: string) => boolean): Promise<string> => {
@@ -83,11 +105,22 @@ export function startServerProcess(options: ServerProcessOptions = {}): Promise<
   });
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
+/** Stops the child (and, for a group of its own, every process of that group: the one it started too). */
+function stopChild(child: ChildProcess, group: boolean): Promise<void> {
+  const signal = (name: NodeJS.Signals) => {
+    if (group && child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, name);
+      } catch {
+        // The group is gone already.
+      }
+    } else child.kill(name);
+  };
+  if (child.exitCode !== null && !group) return Promise.resolve();
   return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+    if (child.exitCode !== null) resolve();
+    else child.once('exit', () => resolve());
+    signal('SIGTERM');
+    setTimeout(() => signal('SIGKILL'), 5_000).unref();
   });
 }

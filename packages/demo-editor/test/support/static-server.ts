@@ -1,44 +1,49 @@
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-/** A plain file server for dist/: no agent server behind it, and every path it was asked for recorded. */
+/**
+ * A host's own web server for the built demo: plain files, no agent API, on 127.0.0.1 (another origin than it), and
+ * every request it was asked recorded (`GET /path`).
+ */
 export interface StaticServer {
-  url: string;
+  origin: string;
   requested: string[];
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
-const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 const TYPES: Record<string, string> = {
-  '.html': 'text/html',
-  '.js': 'text/javascript',
-  '.css': 'text/css',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
+  '.json': 'application/json',
 };
 
-/** Serves the built demo on 127.0.0.1 (a free port); anything not a file of dist/ is a 404. */
-export async function startStaticServer(): Promise<StaticServer> {
+/** Serves `root` (index.html for `/`); anything else, dot segments included, is 404. */
+export async function startStaticServer(root: string): Promise<StaticServer> {
   const requested: string[] = [];
-  const server: Server = createServer(async (request, response) => {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+  const server = createServer(async (request, response) => {
+    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
     requested.push(`${request.method} ${path}`);
-    const file = normalize(join(DIST, path === '/' ? 'index.html' : path));
-    const body = file.startsWith(DIST) ? await readFile(file).catch(() => undefined) : undefined;
-    if (!body) {
+    const file = normalize(join(root, path === '/' ? 'index.html' : decodeURIComponent(path)));
+    if (!file.startsWith(normalize(root))) {
       response.writeHead(404).end();
       return;
     }
-    response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
+    try {
+      const body = await readFile(file);
+      response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
+    } catch {
+      response.writeHead(404).end();
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
   return {
-    url: `http://127.0.0.1:${port}`,
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requested,
-    stop: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,3 +1,4 @@
+import type { MultipartPart } from '../door/read-multipart.js';
 import { HopError } from '../wire/errors.js';
 import type { Attachment } from '../wire/hop-request.js';
 import { LIMITS } from '../wire/limits.js';
@@ -5,14 +6,16 @@ import { sniffImageType } from './sniff.js';
 
 /**
  * Checks hop 1's `attachments` parts (spec/hop-protocol.md §4.3): at most {@link LIMITS.maxAttachments}, each a
- * file (not a text field) of at most {@link LIMITS.maxAttachmentBytes}, each a PNG, JPEG, WebP or GIF by its
- * bytes. Throws 400 `attachment_rejected` naming `attachments` or `attachments.N`, with `requestId` when known.
+ * file (a part with a file name, not a text field) of at most {@link LIMITS.maxAttachmentBytes}, each a PNG, JPEG,
+ * WebP or GIF by its bytes. Throws 400 `attachment_rejected` naming `attachments` or `attachments.N`, with `requestId`
+ * when known. Messages name the part, never the file: a file name is the client's text, and error messages are shown
+ * to people (spec §7).
  */
-export async function readAttachments(files: readonly (File | string)[], requestId?: string): Promise<Attachment[]> {
-  if (files.length > LIMITS.maxAttachments) {
+export function readAttachments(parts: readonly MultipartPart[], requestId?: string): Attachment[] {
+  if (parts.length > LIMITS.maxAttachments) {
     throw new HopError(
       'attachment_rejected',
-      `Attach at most ${LIMITS.maxAttachments} images; this request has ${files.length}.`,
+      `Attach at most ${LIMITS.maxAttachments} images; this request has ${parts.length}.`,
       {
         field: 'attachments',
         requestId,
@@ -20,33 +23,30 @@ export async function readAttachments(files: readonly (File | string)[], request
     );
   }
   const attachments: Attachment[] = [];
-  for (const [index, file] of files.entries()) {
+  for (const [index, part] of parts.entries()) {
     const field = `attachments.${index}`;
-    if (typeof file === 'string') {
+    const which = `Attachment ${index + 1}`;
+    if (part.filename === undefined) {
       throw new HopError(
         'attachment_rejected',
         `Each attachments part must be a file, not a text field (${field} is text).`,
         { field, requestId },
       );
     }
-    if (file.size > LIMITS.maxAttachmentBytes) {
+    if (part.body.byteLength > LIMITS.maxAttachmentBytes) {
       throw new HopError(
         'attachment_rejected',
-        `"${file.name}" is ${file.size} bytes; an attachment may have at most ${LIMITS.maxAttachmentBytes}.`,
-        {
-          field,
-          requestId,
-        },
+        `${which} is ${part.body.byteLength} bytes; an attachment may have at most ${LIMITS.maxAttachmentBytes}.`,
+        { field, requestId },
       );
     }
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    const mediaType = sniffImageType(bytes);
+    const mediaType = sniffImageType(part.body);
     if (!mediaType)
-      throw new HopError('attachment_rejected', `"${file.name}" is not a PNG, JPEG, WebP or GIF image.`, {
+      throw new HopError('attachment_rejected', `${which} is not a PNG, JPEG, WebP or GIF image.`, {
         field,
         requestId,
       });
-    attachments.push({ name: file.name || `attachment-${index + 1}`, mediaType, bytes });
+    attachments.push({ name: part.filename || `attachment-${index + 1}`, mediaType, bytes: part.body });
   }
   return attachments;
 }

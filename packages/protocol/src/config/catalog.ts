@@ -49,9 +49,33 @@ export const CatalogComponent = z
   .meta({ id: 'CatalogComponent' });
 export type CatalogComponent = z.infer<typeof CatalogComponent>;
 
+/** An origin an image may come from: `https://images.example.com` (scheme, host and port only). */
+const ImageOrigin = z
+  .string()
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value.replace(/\/$/, '');
+    } catch {
+      return false;
+    }
+  }, 'an image origin is a scheme, host and optional port, like https://images.example.com')
+  .transform((value) => value.replace(/\/$/, ''));
+
 /** The component catalog: every component an agent may place (the fixtures ship `catalog.yaml`). */
 export const Catalog = z
-  .object({ components: z.array(CatalogComponent).min(1) })
+  .object({
+    components: z.array(CatalogComponent).min(1),
+    /**
+     * Origins an image prop's `src` may name besides the page's own (spec §12): an image is fetched as soon as
+     * the page shows it, so a model-chosen URL on any host would send out whatever the model put in it. Default:
+     * none (relative paths only).
+     */
+    image_origins: z
+      .array(ImageOrigin)
+      .default([])
+      .meta({ description: "Origins an image `src` may name besides the page's own; default none." }),
+  })
   .superRefine((catalog, ctx) => {
     const seen = new Set<string>();
     catalog.components.forEach((component, index) => {

@@ -1,28 +1,46 @@
 import { readAttachments } from '../attachments/read-attachments.js';
-import { parseHopRequestJson, type ParseResult } from '../parse/parse-hop-request.js';
+import { parseHopRequestBytes, type ParseResult } from '../parse/parse-hop-request.js';
 import { HopError } from '../wire/errors.js';
 import type { Attachment, HopRequest } from '../wire/hop-request.js';
 import { LIMITS } from '../wire/limits.js';
-import { readBody } from './read-body.js';
+import { nextMacrotask, type Pause, runSteps } from './pause.js';
+import { readBody, type ReadBodyOptions } from './read-body.js';
+import { readMultipart } from './read-multipart.js';
 
 /** A hop request that passed the door, with hop 1's attachments. */
 export interface DoorResult {
   request: HopRequest;
   attachments: Attachment[];
+  /** Bytes of the body: what the request may still cost (a server may let a small one skip its turns). */
+  bytes: number;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** A body up to this size costs little per step: its steps run at once, without pausing between them. */
+const SMALL_BODY_BYTES = 256 * 1024;
+
+/** How {@link readHopRequest} bounds a request; every field has the protocol's default. */
+export interface DoorOptions extends ReadBodyOptions {
+  /** The largest multipart body (hop 1 with attachments). Default {@link LIMITS.maxBodyBytes}. */
+  maxBodyBytes?: number;
+  /** The largest JSON body, and multipart `request` part. Default {@link LIMITS.maxJsonBodyBytes} (never above `maxBodyBytes`). */
+  maxJsonBodyBytes?: number;
+  /**
+   * Awaited before each step of the work (scan, parse, schema, layout checks, each window of a multipart body) of a
+   * body over 256 KiB, so that no step of this request shares a turn of the event loop with another's (a smaller
+   * body's steps are small, and run at once). Default: the next macrotask.
+   */
+  pause?: Pause;
+}
 
 /**
  * Everything a hop request must pass before a server looks at the turn (spec §4 and the validation order of spec §7):
- * order): the content type (415: `application/json` or `multipart/form-data`, nothing else), the body size (413,
- * before parsing, counted as it streams), the JSON or multipart body (400 naming the field), hop 1's attachments.
- * The reference server (and so its msw mock) uses it. Throws a {@link HopError}; a request refused here changes nothing.
+ * the content type (415: `application/json` or `multipart/form-data`, nothing else), the body size (413, before
+ * parsing, counted as it streams; a JSON body and a multipart `request` part have their own, smaller limit), the JSON
+ * bounds of spec §13 checked on the bytes before they are decoded, the JSON or multipart body (400 naming the field),
+ * hop 1's attachments. The reference server (and so its msw mock) uses it. Throws a {@link HopError}; a request
+ * refused here changes nothing.
  */
-export async function readHopRequest(
-  request: Request,
-  maxBodyBytes: number = LIMITS.maxBodyBytes,
-): Promise<DoorResult> {
+export async function readHopRequest(request: Request, options: DoorOptions = {}): Promise<DoorResult> {
   const contentType = request.headers.get('content-type') ?? '';
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json' && mediaType !== 'multipart/form-data') {
@@ -32,47 +50,55 @@ export async function readHopRequest(
       { field: 'content-type' },
     );
   }
-  const body = await readBody(request, maxBodyBytes);
-  if (mediaType === 'application/json') return { request: unwrap(parseJson(body)), attachments: [] };
-  return readMultipart(body, contentType);
-}
-
-function parseJson(body: Uint8Array): ParseResult {
-  let text: string;
-  try {
-    text = utf8.decode(body);
-  } catch {
-    return { success: false, error: new HopError('invalid_json', 'The body is not UTF-8 text.') };
+  const maxBodyBytes = options.maxBodyBytes ?? LIMITS.maxBodyBytes;
+  const maxJsonBytes = Math.min(options.maxJsonBodyBytes ?? LIMITS.maxJsonBodyBytes, maxBodyBytes);
+  const given = options.pause ?? nextMacrotask;
+  if (mediaType === 'application/json') {
+    const body = await readBody(request, maxJsonBytes, options);
+    const pause = body.byteLength <= SMALL_BODY_BYTES ? noPause : given;
+    return {
+      request: unwrap(await runSteps(parseHopRequestBytes(body), pause)),
+      attachments: [],
+      bytes: body.byteLength,
+    };
   }
-  return parseHopRequestJson(text);
-}
-
-function unwrap(result: ParseResult): HopRequest {
-  if (!result.success) throw result.error;
-  return result.data;
-}
-
-async function readMultipart(body: Uint8Array<ArrayBuffer>, contentType: string): Promise<DoorResult> {
-  let form: FormData;
-  try {
-    form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
-  } catch {
-    throw new HopError('invalid_request', 'The multipart body could not be read; check its boundary and parts.');
-  }
-  const part = form.get('request');
-  if (part === null) {
+  const body = await readBody(request, maxBodyBytes, options);
+  const pause = body.byteLength <= SMALL_BODY_BYTES ? noPause : given;
+  await pause();
+  const parts = await readMultipart(
+    body,
+    contentType,
+    { maxParts: LIMITS.maxMultipartParts, maxHeaderBytes: LIMITS.maxPartHeaderBytes },
+    pause,
+  );
+  const part = parts.find((candidate) => candidate.name === 'request');
+  if (part === undefined) {
     throw new HopError('missing_field', 'A multipart hop needs a "request" part holding the hop request JSON.', {
       field: 'request',
     });
   }
-  const text = typeof part === 'string' ? part : await part.text();
-  const request = unwrap(parseHopRequestJson(text));
-  const files = form.getAll('attachments');
-  if (files.length > 0 && request.hop !== 1) {
+  if (part.body.byteLength > maxJsonBytes) {
+    throw new HopError(
+      'payload_too_large',
+      `The "request" part is larger than ${maxJsonBytes} bytes; send a smaller page or transcript.`,
+      { field: 'request' },
+    );
+  }
+  const parsed = unwrap(await runSteps(parseHopRequestBytes(part.body), pause));
+  const files = parts.filter((candidate) => candidate.name === 'attachments');
+  if (files.length > 0 && parsed.hop !== 1) {
     throw new HopError('attachment_rejected', 'Attachments are sent with hop 1 only; later hops are plain JSON.', {
       field: 'attachments',
-      requestId: request.request_id,
+      requestId: parsed.request_id,
     });
   }
-  return { request, attachments: await readAttachments(files, request.request_id) };
+  return { request: parsed, attachments: readAttachments(files, parsed.request_id), bytes: body.byteLength };
+}
+
+/** No turn to wait for. */
+const noPause: Pause = () => Promise.resolve();
+
+function unwrap(result: ParseResult): HopRequest {
+  if (!result.success) throw result.error;
+  return result.data;
 }

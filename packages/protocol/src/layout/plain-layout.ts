@@ -13,18 +13,29 @@ const NODE_KEYS: ReadonlySet<string> = new Set(['uuid', 'component', 'props', 's
  * 10,000-component layout is most of a hop's validation time (bench/README.md). False decides nothing: it means
  * "let the schema look", which also gives the precise error.
  */
-export function isPlainLayout(value: unknown): value is Layout {
+export function isPlainLayout(value: unknown, options: PlainLayoutOptions = {}): value is Layout {
   if (!isPlainObject(value) || !hasOnlyKeys(value, 'regions')) return false;
   const regions = value.regions;
   if (!isPlainObject(regions)) return false;
+  const checkValues = !options.jsonValuesChecked;
   for (const [name, region] of Object.entries(regions)) {
     if (!isName(name) || !isPlainObject(region) || !hasOnlyKeys(region, 'components')) return false;
-    if (!isNodeList(region.components, 1)) return false;
+    if (!isNodeList(region.components, 1, checkValues)) return false;
   }
   return true;
 }
 
-function isNodeList(value: unknown, depth: number): boolean {
+/** How much of the layout {@link isPlainLayout} may take as already checked. */
+export interface PlainLayoutOptions {
+  /**
+   * Every prop value is JSON as `JSON.parse` builds it from bytes `scanJsonBytes` passed: finite numbers, plain
+   * objects, no forbidden key, no deeper than the limit. Then the walk checks the nodes only, not every value in
+   * their props (a million values in one prop are a million steps saved).
+   */
+  jsonValuesChecked?: boolean;
+}
+
+function isNodeList(value: unknown, depth: number, checkValues: boolean): boolean {
   if (!Array.isArray(value) || depth > LIMITS.maxJsonDepth) return false;
   for (const node of value) {
     if (!isPlainObject(node)) return false;
@@ -35,13 +46,15 @@ function isNodeList(value: unknown, depth: number): boolean {
     }
     const { uuid, component, props, slots } = node;
     if (!isId(uuid, 128) || !isId(component, 200) || !isPlainObject(props)) return false;
-    for (const key in props) {
-      if (FORBIDDEN_KEYS.has(key) || !isJsonValue(props[key], depth + 1)) return false;
+    if (checkValues) {
+      for (const key in props) {
+        if (FORBIDDEN_KEYS.has(key) || !isJsonValue(props[key], depth + 1)) return false;
+      }
     }
     if (keys === 4) {
       if (!isPlainObject(slots)) return false;
       for (const name in slots) {
-        if (!isName(name) || !isNodeList(slots[name], depth + 2)) return false;
+        if (!isName(name) || !isNodeList(slots[name], depth + 2, checkValues)) return false;
       }
     } else if (keys !== 3) return false;
   }

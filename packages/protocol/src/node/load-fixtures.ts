@@ -9,10 +9,13 @@ import { Layout } from '../wire/layout.js';
 import { FixtureError, readYamlFile } from './read-yaml.js';
 
 /**
- * The repository's fixtures/ folder, found from this file (src/node/ or dist/node/ of packages/protocol).
- * Outside the repository (an installed package) pass the folder explicitly.
+ * The shared fixtures: run from the package's sources, the repository's fixtures/ folder; run from its build (an
+ * installed package), the copy the build put next to it (dist/fixtures). This file is src/node/load-fixtures.ts or
+ * dist/node/load-fixtures.js.
  */
-export const DEFAULT_FIXTURES_DIR = fileURLToPath(new URL('../../../../fixtures/', import.meta.url));
+export const DEFAULT_FIXTURES_DIR = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? '../../../../fixtures/' : '../fixtures/', import.meta.url),
+);
 
 const YAML_FILE = /\.ya?ml$/;
 const IMAGE_FILE = /\.(png|jpe?g|webp|gif)$/i;

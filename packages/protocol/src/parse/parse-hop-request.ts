@@ -4,8 +4,10 @@ import { HopRequest } from '../wire/hop-request.js';
 import type { Layout } from '../wire/layout.js';
 import { PROTOCOL_VERSION, RequestId } from '../wire/ids.js';
 import { LIMITS } from '../wire/limits.js';
+import { runStepsNow } from '../door/pause.js';
 import { isPlainLayout } from '../layout/plain-layout.js';
-import { describeScanProblem, scanJson } from './scan-json.js';
+import { type ByteScanReport, scanJsonBytesSteps } from './scan-json-bytes.js';
+import { describeScanProblem, type JsonScanLimits, scanJson } from './scan-json.js';
 import { fieldName, isAbsent, toErrorIssues } from './zod-issues.js';
 
 /** The outcome of parsing a request: the typed request, or the error to answer with. */
@@ -17,6 +19,25 @@ export type ParseResult = { success: true; data: HopRequest } | { success: false
  * as given, not copied: do not change `input` afterwards.
  */
 export function parseHopRequest(input: unknown): ParseResult {
+  return runStepsNow(parseSteps(input));
+}
+
+/** The bounds every request is held to, before and after it is decoded (spec §7.1, §13). */
+const REQUEST_SCAN_LIMITS: JsonScanLimits = {
+  maxDepth: LIMITS.maxJsonDepth,
+  maxValues: LIMITS.maxJsonValues,
+  roomyPath: 'context.current_layout',
+  maxValuesElsewhere: LIMITS.maxJsonValuesOutsideLayout,
+  mapThresholdKeys: LIMITS.mapThresholdKeys,
+  maxMapKeys: LIMITS.maxMapKeys,
+};
+
+/**
+ * {@link parseHopRequest} as steps (a generator that yields between its costly parts: the scan, the schema, the
+ * layout checks), so a door can let other requests run between them (`runSteps`). `scanned`: the value was decoded
+ * from bytes `scanJsonBytes` passed (with what it noticed), so the scan is skipped and the layout's values trusted.
+ */
+function* parseSteps(input: unknown, scanned?: ByteScanReport): Generator<undefined, ParseResult, undefined> {
   const fail = (error: HopError): ParseResult => ({ success: false, error });
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     return fail(new HopError('invalid_request', 'The request body must be a JSON object.'));
@@ -25,12 +46,8 @@ export function parseHopRequest(input: unknown): ParseResult {
   const requestId = RequestId.safeParse((input as { request_id?: unknown }).request_id);
   const options = { requestId: requestId.success ? requestId.data : undefined };
 
-  const problem = scanJson(input, {
-    maxDepth: LIMITS.maxJsonDepth,
-    maxValues: LIMITS.maxJsonValues,
-    roomyPath: 'context.current_layout',
-    maxValuesElsewhere: LIMITS.maxJsonValuesOutsideLayout,
-  });
+  // Bytes that scanJsonBytes passed hold every bound scanJson would.
+  const problem = scanned ? undefined : scanJson(input, REQUEST_SCAN_LIMITS);
   if (problem) {
     return fail(
       new HopError('invalid_request', describeScanProblem('The request', problem), { ...options, field: problem.path }),
@@ -60,7 +77,11 @@ export function parseHopRequest(input: unknown): ParseResult {
     );
   }
 
-  const parsed = parseWithPlainLayout(input as Record<string, unknown>) ?? HopRequest.safeParse(input);
+  yield;
+  // Values decoded from scanned bytes with no overflowing number are all JSON: the layout's walk skips them.
+  const jsonValuesChecked = scanned !== undefined && !scanned.nonFiniteNumber;
+  const parsed =
+    parseWithPlainLayout(input as Record<string, unknown>, jsonValuesChecked) ?? HopRequest.safeParse(input);
   if (!parsed.success) {
     const first = parsed.error.issues[0]!;
     const field = fieldName(first.path);
@@ -73,6 +94,7 @@ export function parseHopRequest(input: unknown): ParseResult {
     );
   }
 
+  yield;
   const layout = parsed.data.context.current_layout;
   const count = countComponents(layout);
   if (count > LIMITS.maxLayoutComponents) {
@@ -108,11 +130,14 @@ const EMPTY_LAYOUT: Layout = { regions: {} };
  * schema never walks thousands of components. Undefined when the fast path does not apply or the rest fails: then
  * the whole request goes through the schema, whose error is the one to report.
  */
-function parseWithPlainLayout(input: Record<string, unknown>): ReturnType<typeof HopRequest.safeParse> | undefined {
+function parseWithPlainLayout(
+  input: Record<string, unknown>,
+  jsonValuesChecked: boolean,
+): ReturnType<typeof HopRequest.safeParse> | undefined {
   const context = input.context;
   if (typeof context !== 'object' || context === null || Array.isArray(context)) return undefined;
   const layout = (context as Record<string, unknown>).current_layout;
-  if (!isPlainLayout(layout)) return undefined;
+  if (!isPlainLayout(layout, { jsonValuesChecked })) return undefined;
   const parsed = HopRequest.safeParse({ ...input, context: { ...context, current_layout: EMPTY_LAYOUT } });
   if (!parsed.success) return undefined;
   parsed.data.context.current_layout = layout;
@@ -131,4 +156,40 @@ export function parseHopRequestJson(text: string): ParseResult {
     };
   }
   return parseHopRequest(value);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A JSON body as bytes, in steps: the bounds of spec §13 checked on the bytes first ({@link scanJsonBytes}), so
+ * `JSON.parse` only ever builds a value the budget allows; then the UTF-8 text, the JSON, and {@link parseSteps}.
+ */
+export function* parseHopRequestBytes(bytes: Uint8Array): Generator<undefined, ParseResult, undefined> {
+  const report: ByteScanReport = {};
+  const problem = yield* scanJsonBytesSteps(bytes, REQUEST_SCAN_LIMITS, report);
+  if (problem) {
+    return {
+      success: false,
+      error: new HopError('invalid_request', describeScanProblem('The request', problem), { field: problem.path }),
+    };
+  }
+  yield;
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { success: false, error: new HopError('invalid_json', 'The body is not UTF-8 text.') };
+  }
+  yield;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return {
+      success: false,
+      error: new HopError('invalid_json', `The body is not valid JSON: ${errorMessage(error)}`),
+    };
+  }
+  yield;
+  return yield* parseSteps(value, report);
 }

@@ -1,7 +1,8 @@
+import type { Catalog } from '../config/catalog.js';
 import type { HopResponse } from '../wire/hop-response.js';
 import type { ToolOutput } from '../wire/outputs.js';
 import { errorMessage } from '../wire/errors.js';
-import { collectPlacedUuids } from '../layout/placed-uuids.js';
+import { collectPlacedUuids, placedNodes } from '../layout/placed-uuids.js';
 import { collectPlacedComponentIds, resolvePlacedRefs } from './placed-refs.js';
 import type { ExpectedOutput, ScenarioHop } from './scenario.js';
 
@@ -10,13 +11,15 @@ import type { ExpectedOutput, ScenarioHop } from './scenario.js';
  * ("hop 3: expected outputs [place_components call_2] but got []"); empty when the hop is as expected.
  * `placedUuids` are the uuids placed by the turn's EARLIER hops (`collectPlacedUuids` over their outputs, in order);
  * this response's own placements are added here, so `{{placed.N}}` may name a component placed in this hop.
- * `selected` resolves `{{selected}}`: the `context.selected_component` the turn was sent with.
+ * `selected` resolves `{{selected}}`: the `context.selected_component` the turn was sent with. `catalog` gives the slot
+ * order placed components are counted in (spec §15); without it, the outputs' key order.
  */
 export function checkHop(
   expected: ScenarioHop,
   response: HopResponse,
   placedUuids: readonly string[],
   selected?: string | null,
+  catalog?: Pick<Catalog, 'components'>,
 ): string[] {
   const prefix = `hop ${response.hop}: `;
   const mismatches: string[] = [];
@@ -28,17 +31,7 @@ export function checkHop(
     differ('should_continue', expected.should_continue, response.should_continue);
   }
 
-  const wantList = expected.outputs.map((output) => `${output.type} ${output.call_id}`);
-  const gotList = response.outputs.map((output) => `${output.type} ${output.call_id}`);
-  if (wantList.join('|') !== gotList.join('|')) {
-    mismatches.push(`${prefix}expected outputs [${wantList.join(', ')}] but got [${gotList.join(', ')}]`);
-  } else {
-    const placed = [...placedUuids, ...collectPlacedUuids(response.outputs)];
-    expected.outputs.forEach((want, index) => {
-      for (const problem of compareOutput(want, response.outputs[index]!, placed, selected))
-        mismatches.push(`${prefix}${problem}`);
-    });
-  }
+  mismatches.push(...checkOutputs(expected, response, placedUuids, selected, catalog));
 
   if (response.progress !== expected.progress) {
     const at = firstDifference(expected.progress, response.progress);
@@ -54,12 +47,41 @@ export function checkHop(
   return mismatches;
 }
 
+/**
+ * The outputs part of {@link checkHop}: the differences between a hop's outputs and the ones the scenario expects,
+ * nothing about its narration or whether it ends the turn (the kit's tool checks judge this alone).
+ */
+export function checkOutputs(
+  expected: Pick<ScenarioHop, 'outputs'>,
+  response: HopResponse,
+  placedUuids: readonly string[],
+  selected?: string | null,
+  catalog?: Pick<Catalog, 'components'>,
+): string[] {
+  const prefix = `hop ${response.hop}: `;
+  const mismatches: string[] = [];
+  const wantList = expected.outputs.map((output) => `${output.type} ${output.call_id}`);
+  const gotList = response.outputs.map((output) => `${output.type} ${output.call_id}`);
+  if (wantList.join('|') !== gotList.join('|')) {
+    mismatches.push(`${prefix}expected outputs [${wantList.join(', ')}] but got [${gotList.join(', ')}]`);
+  } else {
+    const placed = [...placedUuids, ...collectPlacedUuids(response.outputs, catalog)];
+    expected.outputs.forEach((want, index) => {
+      for (const problem of compareOutput(want, response.outputs[index]!, placed, selected, catalog))
+        mismatches.push(`${prefix}${problem}`);
+    });
+  }
+
+  return mismatches;
+}
+
 /** The differences between one expected output and the actual output with the same type and call id. */
 function compareOutput(
   want: ExpectedOutput,
   got: ToolOutput,
   placed: readonly string[],
   selected?: string | null,
+  catalog?: Pick<Catalog, 'components'>,
 ): string[] {
   const problems: string[] = [];
   const about = `output ${got.call_id}: expected`;
@@ -73,9 +95,14 @@ function compareOutput(
   };
 
   if (want.placed !== undefined) {
-    const ids = collectPlacedComponentIds(got);
+    const ids = collectPlacedComponentIds(got, catalog);
     if (ids.join('|') !== want.placed.join('|'))
       problems.push(`${about} placed [${want.placed.join(', ')}] but got [${ids.join(', ')}]`);
+  }
+  if (want.placed_props !== undefined) {
+    const props = got.type === 'place_components' ? placedNodes([got], catalog).map((node) => node.props) : [];
+    if (!sameJson(want.placed_props, props))
+      problems.push(`${about} placed_props ${show(want.placed_props)} but got ${show(props)}`);
   }
   if (want.operations !== undefined) {
     const wantOps = want.operations.map((op) =>

@@ -128,16 +128,18 @@ export async function driveScenario(scenario: Scenario, options: DriveScenarioOp
       driven.mismatches.push(`hop ${hop}: expected request_id "${requestId}" but got "${response.request_id}"`);
     if (response.hop !== hop)
       driven.mismatches.push(`hop ${hop}: expected the response to name hop ${hop} but it names hop ${response.hop}`);
-    driven.mismatches.push(...checkHop(expected, response, placed, scenario.selected_component));
+    driven.mismatches.push(
+      ...checkHop(expected, response, placed, scenario.selected_component, options.fixtures.catalog),
+    );
 
-    const placedNow = [...placed, ...collectPlacedUuids(response.outputs)];
+    const placedNow = [...placed, ...collectPlacedUuids(response.outputs, options.fixtures.catalog)];
     driven.replacesProblems = replacesProblems(document, response.outputs);
     const applied = applyHop(document, response.outputs, expected, hop, placedNow, scenario.selected_component);
     document = applied.document;
     applyResults = applied.results;
     driven.applyResults = applied.results;
     driven.mismatches.push(...applied.mismatches);
-    placed.push(...collectPlacedUuids(response.outputs));
+    placed.push(...collectPlacedUuids(response.outputs, options.fixtures.catalog));
     serverWaits = response.should_continue;
     if (!response.should_continue) break;
   }

@@ -18,7 +18,7 @@ export {
   type ScenarioQuery,
   scenarioMessagesFor,
 } from './match-scenario.js';
-export { checkHop } from './check-hop.js';
+export { checkHop, checkOutputs } from './check-hop.js';
 export { decidedReplies } from './decided-replies.js';
 export { type DriveScenarioOptions, type DrivenHop, driveScenario, type ScenarioRun } from './drive-scenario.js';
 export { MalformedRequestCase, MalformedRequestTable, malformedRequestBody } from './malformed-requests.js';

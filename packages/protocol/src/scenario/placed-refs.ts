@@ -1,10 +1,12 @@
-import type { ComponentNode } from '../wire/layout.js';
+import type { Catalog } from '../config/catalog.js';
+import { placedNodes } from '../layout/placed-uuids.js';
 import type { ToolOutput } from '../wire/outputs.js';
 
 /**
  * Scenario fixtures cannot know the uuids a server assigns, so they write `{{placed.N}}`: the uuid of the N-th
  * component placed in this turn (1-based), counting every component of every `place_components` output in the
- * order the responses list them, each node before its slot children (pre-order), slots in the node's key order.
+ * order the responses list them, each node before its slot children (pre-order), a node's slots in the order of its
+ * catalog component (`placedNodes`).
  */
 export const PLACED_REF = /\{\{placed\.(\d+)\}\}/g;
 
@@ -14,16 +16,9 @@ export const PLACED_REF = /\{\{placed\.(\d+)\}\}/g;
  */
 export const SELECTED_REF = /\{\{selected\}\}/g;
 
-/** The component ids placed by one output, in placed-reference order. */
-export function collectPlacedComponentIds(output: ToolOutput): string[] {
-  if (output.type !== 'place_components') return [];
-  const ids: string[] = [];
-  const visit = (node: ComponentNode): void => {
-    ids.push(node.component);
-    for (const children of Object.values(node.slots ?? {})) children.forEach(visit);
-  };
-  for (const operation of output.operations) operation.components.forEach(visit);
-  return ids;
+/** The component ids placed by one output, in placed-reference order (slots in catalog order when given). */
+export function collectPlacedComponentIds(output: ToolOutput, catalog?: Pick<Catalog, 'components'>): string[] {
+  return placedNodes([output], catalog).map((node) => node.component);
 }
 
 /**

@@ -31,6 +31,8 @@ export const ExpectedOutput = z
     call_id: CallId,
     /** place_components: the component ids it places, flattened in document order (slot children included). */
     placed: z.array(ComponentId).optional(),
+    /** place_components: the props of each placed component, in `placed` order, exactly (catalog defaults included). */
+    placed_props: z.array(z.record(z.string(), JsonValue)).optional(),
     /** place_components and move_components: the target and placement of each operation, in order. */
     operations: z
       .array(
@@ -121,6 +123,11 @@ export const Scenario = z
     layout: z.string().default('layouts/empty.yaml'),
     page: PageValues.default({}),
     selected_component: ComponentUuid.nullable().default(null),
+    /**
+     * The rules this scenario exists to exercise, each named by the conformance check that judges it
+     * (`tools.one-call-at-a-time`, spec/conformance.md): that check plays the scenarios that name it.
+     */
+    exercises: z.array(z.string().regex(/^[a-z-]+\.[a-z0-9-]+$/)).default([]),
     replies: z.array(ScenarioReply).min(1),
     hops: z.array(ScenarioHop).min(1),
   })

@@ -40,7 +40,7 @@ function limitsTable(): string {
   const rows = (Object.keys(LIMITS) as Array<keyof typeof LIMITS>).map((key) => {
     const value = LIMITS[key];
     const shown = key.endsWith('Bytes')
-      ? `${value.toLocaleString('en-US')} bytes (${value / 1024 / 1024} MiB)`
+      ? `${value.toLocaleString('en-US')} bytes (${value >= 1024 * 1024 ? `${value / 1024 / 1024} MiB` : `${value / 1024} KiB`})`
       : value.toLocaleString('en-US');
     return `| \`${key}\` | ${shown} | ${LIMIT_DOCS[key].what} | ${LIMIT_DOCS[key].exceeded} |`;
   });

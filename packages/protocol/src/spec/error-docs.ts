@@ -52,9 +52,15 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   },
   csrf_invalid: {
     when:
-      'The `X-CSRF-Token` header is missing, or is not the token `GET /api/token` issued for this session; or the ' +
-      'request has no session at all.',
+      'The `X-CSRF-Token` header is missing, or is not a token `GET /api/token` issued for this session (or it has ' +
+      'expired); or the request has no session the server minted.',
     operations: ['hop', 'cancel', 'token'],
+  },
+  origin_not_allowed: {
+    when:
+      "A `POST` or `DELETE` carries an `Origin` that is neither the origin of the request's own host nor one the " +
+      'server allows (a page of another site). Nothing changed.',
+    operations: ['hop', 'cancel'],
   },
   not_found: {
     when: 'No endpoint at this path.',
@@ -63,6 +69,12 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   method_not_allowed: {
     when: 'The path exists but not with this HTTP method.',
     operations: [],
+  },
+  request_timeout: {
+    when:
+      'The request body did not arrive within the time the server allows for it (a client on a stalled connection). ' +
+      'Nothing changed; the same request may be sent again.',
+    operations: ['hop'],
   },
   agent_changed: {
     when: "A hop after the first names a different agent than the turn's first hop (absent means the main agent).",
@@ -93,6 +105,19 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
     when: 'The `Content-Type` is neither `application/json` nor `multipart/form-data`.',
     operations: ['hop'],
   },
+  host_not_allowed: {
+    when:
+      'The `Host` of the request is not a name the server answers to (by default the loopback names when it is ' +
+      "bound to loopback): a page whose own name resolves to the server's address (DNS rebinding). Nothing changed.",
+    operations: ['hop', 'cancel', 'agents', 'token', 'health'],
+  },
+  quota_exceeded: {
+    when:
+      'The session (or the client address) holds as many turns, or as many stored bytes, as the server allows it. ' +
+      'Nothing changed; `Retry-After` says when the oldest of them expires, and a finished or cancelled turn frees ' +
+      'its share sooner.',
+    operations: ['hop'],
+  },
   internal_error: {
     when: "The server failed while executing the hop (a tool crashed, a bug). The turn's state is deleted.",
     operations: ['hop', 'cancel', 'status', 'agents', 'token', 'health'],
@@ -105,6 +130,12 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
     when: 'The turn store cannot be reached. Nothing changed; the client may retry later.',
     operations: ['hop', 'cancel', 'status'],
   },
+  server_busy: {
+    when:
+      'The server holds as many request bodies in memory as it allows at once. Nothing changed; the client may ' +
+      'retry after `Retry-After` seconds.',
+    operations: ['hop'],
+  },
 };
 
 /** What one size limit bounds and which error exceeding it gets. */
@@ -116,7 +147,11 @@ export interface LimitDoc {
 /** The spec's words for every size limit; typed against LIMITS like {@link ERROR_CODE_DOCS}. */
 export const LIMIT_DOCS: Record<keyof typeof LIMITS, LimitDoc> = {
   maxBodyBytes: {
-    what: 'Bytes of one request body, multipart included.',
+    what: 'Bytes of one multipart request body (hop 1 with attachments).',
+    exceeded: '413 `payload_too_large`, before parsing',
+  },
+  maxJsonBodyBytes: {
+    what: 'Bytes of one JSON request body, and of the `request` part of a multipart body.',
     exceeded: '413 `payload_too_large`, before parsing',
   },
   messageChars: { what: "Characters of one message's `text`.", exceeded: '400 `invalid_request`' },
@@ -136,6 +171,22 @@ export const LIMIT_DOCS: Record<keyof typeof LIMITS, LimitDoc> = {
   maxJsonValuesOutsideLayout: {
     what: "JSON values outside `context.current_layout` (messages, page, extra, apply_results); also in one tool call's arguments.",
     exceeded: '400 `invalid_request` (a tool call: a readable error for the model)',
+  },
+  mapThresholdKeys: {
+    what: 'An object with more keys than this is a *map* for `maxMapKeys`.',
+    exceeded: '(a threshold, not a limit)',
+  },
+  maxMapKeys: {
+    what: 'Keys of all maps of one request, summed (a map of 200 keys counts 200).',
+    exceeded: '400 `invalid_request`, before the JSON is decoded',
+  },
+  maxMultipartParts: {
+    what: 'Parts of one multipart body, counting parts the server ignores.',
+    exceeded: '400 `invalid_request`',
+  },
+  maxPartHeaderBytes: {
+    what: 'Bytes of the header block of one multipart part.',
+    exceeded: '400 `invalid_request`',
   },
   maxAttachments: { what: 'Attachments on hop 1.', exceeded: '400 `attachment_rejected`' },
   maxAttachmentBytes: { what: 'Bytes of one attachment.', exceeded: '400 `attachment_rejected`' },

@@ -3,7 +3,7 @@ import type { ComponentNode, Props } from '../wire/layout.js';
 import { isMap, kindOf, listNames, quote } from './format.js';
 import { parseYamlData } from './parse-yaml.js';
 import { didYouMean } from './suggest.js';
-import { checkProps } from './validate-props.js';
+import { checkProps, type ImageRules } from './validate-props.js';
 
 /** The most components one `place_components` call may place, slot children included. */
 const MAX_PLACED_COMPONENTS = 500;
@@ -57,7 +57,8 @@ export function parseComponentList(
   }
   const byId = catalogIndex(catalog);
   const counter = { count: 0 };
-  const specs = parseList(parsed.value, `${where}.components`, { byId, problems, counter }, undefined);
+  const rules = { imageOrigins: catalog.image_origins ?? [] };
+  const specs = parseList(parsed.value, `${where}.components`, { byId, problems, counter, rules }, undefined);
   if (counter.count > MAX_PLACED_COMPONENTS) {
     problems.push(
       `${where} places ${counter.count} components; at most ${MAX_PLACED_COMPONENTS} per call are accepted`,
@@ -70,6 +71,7 @@ interface ParseState {
   byId: Map<string, CatalogComponent>;
   problems: string[];
   counter: { count: number };
+  rules: ImageRules;
 }
 
 /** A slot's constraint on its children, when parsing the list of a slot. */
@@ -138,7 +140,7 @@ function parseItem(
   if (!isMap(givenProps)) {
     problems.push(`${where}: props of ${id} must be a map of prop → value; got ${kindOf(givenProps)}`);
   } else {
-    const checked = checkProps(component, givenProps, 'place');
+    const checked = checkProps(component, givenProps, 'place', state.rules);
     props = checked.props;
     for (const problem of checked.problems) problems.push(`${where}: ${problem}`);
   }

@@ -1,3 +1,4 @@
+import { jsonEqual } from '../layout/conflicts.js';
 import { findComponent } from '../layout/layout-tree.js';
 import type { Props } from '../wire/layout.js';
 import type { EditComponentsOutput } from '../wire/outputs.js';
@@ -58,28 +59,43 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
         );
         continue;
       }
-      const checked = checkProps(definition, props, 'edit');
+      const checked = checkProps(definition, props, 'edit', { imageOrigins: context.catalog.image_origins ?? [] });
       problems.push(...checked.problems.map((problem) => `component_edits.${uuid}: ${problem}`));
-      updates[uuid] = checked.props;
+      // Only changed props are sent (spec §11): a value the component already holds is not an edit.
+      const changed: Props = {};
+      const described: string[] = [];
+      for (const [name, value] of Object.entries(checked.props)) {
+        const old = Object.hasOwn(node.props, name) ? node.props[name]! : undefined;
+        if (old !== undefined && jsonEqual(old, value)) described.push(`${name} ${quote(value)} (unchanged, not sent)`);
+        else {
+          changed[name] = value;
+          described.push(`${name} ${quote(old)} → ${quote(value)}`);
+        }
+      }
+      changes.push(`- ${uuid} (${node.component}): ${described.join('; ')}`);
+      if (Object.keys(changed).length === 0) continue;
+      updates[uuid] = changed;
       // What the host must still hold for the edit to apply: a person's change meanwhile is kept (spec §16.2).
       replaces[uuid] = Object.fromEntries(
-        Object.keys(checked.props).map((name) => [name, Object.hasOwn(node.props, name) ? node.props[name]! : null]),
+        Object.keys(changed).map((name) => [name, Object.hasOwn(node.props, name) ? node.props[name]! : null]),
       );
-      const described = Object.entries(checked.props).map(([name, value]) => {
-        const old = node.props[name];
-        return JSON.stringify(old) === JSON.stringify(value)
-          ? `${name} ${quote(value)} (unchanged)`
-          : `${name} ${quote(old)} → ${quote(value)}`;
-      });
-      changes.push(`- ${uuid} (${node.component}): ${described.join('; ')}`);
     }
     throwProblems(NAME, problems);
+    if (Object.keys(updates).length === 0) {
+      // Nothing to apply, so no output (spec §12): the model hears that its values are already on the page.
+      return {
+        result: ['Nothing changed: every value is already on the page, so no edit was sent.', ...changes].join('\n'),
+      };
+    }
     const output: EditComponentsOutput = {
       type: NAME,
       call_id: context.callId,
       component_updates: updates,
       replaces,
     };
-    return { output, result: [`Edited ${plural(changes.length, 'component')}:`, ...changes].join('\n') };
+    return {
+      output,
+      result: [`Edited ${plural(Object.keys(updates).length, 'component')}:`, ...changes].join('\n'),
+    };
   },
 };

@@ -1,4 +1,4 @@
-import { parseDocument } from 'yaml';
+import { Lexer, Parser, parseDocument } from 'yaml';
 import { FORBIDDEN_KEYS, type JsonValue } from '../wire/json.js';
 import { LIMITS } from '../wire/limits.js';
 import { kindOf } from './format.js';
@@ -31,6 +31,13 @@ export function parseYamlData(text: string, field: string): YamlParseResult {
       `\`${field}\` is ${text.length} characters long; at most ${YAML_LIMITS.maxChars} are accepted. Split the work into several calls.`,
     );
   }
+  // The composer that parseDocument runs is recursive: nesting it has not bounded overflows the stack (and, in a
+  // process that has not compiled yaml's regexps yet, a second overflow aborted Node). Bounded first, in one pass.
+  if (nestsDeeperThan(text, YAML_LIMITS.maxDepth)) {
+    return fail(
+      `\`${field}\` nests deeper than ${YAML_LIMITS.maxDepth} levels; write flatter data (a page row is a few levels).`,
+    );
+  }
   // stringKeys: `1e5:` stays the key "1e5" instead of becoming 100000; complex keys become errors.
   // logLevel 'error', not 'silent': silent also drops the "several documents" error.
   const document = parseDocument(text, { stringKeys: true, uniqueKeys: true, prettyErrors: true, logLevel: 'error' });
@@ -53,6 +60,22 @@ export function parseYamlData(text: string, field: string): YamlParseResult {
   return notJson
     ? fail(`\`${field}\` must hold plain data only: ${notJson}.`)
     : { ok: true, value: value as JsonValue };
+}
+
+/**
+ * Whether YAML text nests more than `maxDepth` collections deep, found with yaml's own lexer and parser, which
+ * keep the open collections on a stack of their own instead of recursing: the stack holds the document and the
+ * node being read besides the collections, hence the allowance of two, and the scan stops as soon as it is passed.
+ */
+function nestsDeeperThan(text: string, maxDepth: number): boolean {
+  const parser = new Parser();
+  for (const lexeme of new Lexer().lex(text)) {
+    for (const _token of parser.next(lexeme)) {
+      // Top-level tokens are not needed: only how deep the parser's stack goes.
+    }
+    if (parser.stack.length > maxDepth + 2) return true;
+  }
+  return false;
 }
 
 function firstLine(message: string): string {

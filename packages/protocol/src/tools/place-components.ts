@@ -2,6 +2,7 @@ import { applyOutputs, type CanvasDocument } from '../layout/apply-outputs.js';
 import { LayoutError } from '../layout/layout-error.js';
 import { countComponents } from '../layout/layout-tree.js';
 import type { ComponentNode } from '../wire/layout.js';
+import { LIMITS } from '../wire/limits.js';
 import type { PlaceComponentsOutput, PlaceOperation } from '../wire/outputs.js';
 import { buildNodes, parseComponentList, type ComponentSpec } from './component-spec.js';
 import { plural, throwProblems } from './format.js';
@@ -35,6 +36,20 @@ export const placeComponentsTool: ToolDefinition<PlaceComponentsInput> = {
     );
     throwProblems(NAME, problems);
 
+    // The page after this call must still fit a request (spec §13): past the limit every later hop would be
+    // refused until the user deleted components by hand.
+    const placing = specs.reduce((sum, list) => sum + countSpecs(list), 0);
+    const onPage = countComponents(context.document.layout);
+    if (onPage + placing > LIMITS.maxLayoutComponents) {
+      throw new ToolInputError(
+        `${NAME} was not applied: the page has ${onPage} components and this call places ${placing}, but a page may ` +
+          `hold at most ${LIMITS.maxLayoutComponents} (a larger one could not be sent to you again). ` +
+          (onPage >= LIMITS.maxLayoutComponents
+            ? 'Place nothing more; tell the user the page is full.'
+            : `Place at most ${LIMITS.maxLayoutComponents - onPage} more.`),
+      );
+    }
+
     let document = context.document;
     const operations: PlaceOperation[] = [];
     for (const [index, request] of input.operations.entries()) {
@@ -61,6 +76,16 @@ export const placeComponentsTool: ToolDefinition<PlaceComponentsInput> = {
     return { output, result: describePlacement(operations, document) };
   },
 };
+
+/** Components in a list of specs, slot children included. */
+function countSpecs(specs: readonly ComponentSpec[]): number {
+  let count = 0;
+  for (const spec of specs) {
+    count += 1;
+    for (const children of Object.values(spec.slots)) count += countSpecs(children);
+  }
+  return count;
+}
 
 function toOperation(
   request: PlaceComponentsInput['operations'][number],

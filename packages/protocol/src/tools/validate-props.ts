@@ -7,6 +7,11 @@ import { didYouMean } from './suggest.js';
 /** URL schemes a `url` or image `src` prop may use; anything else (javascript:, data:, …) is refused. */
 const SAFE_URL_SCHEMES: ReadonlySet<string> = new Set(['http', 'https', 'mailto', 'tel']);
 
+/** Where an image `src` may point (spec §12): the page's own origin (a relative path), or one of these origins. */
+export interface ImageRules {
+  imageOrigins: readonly string[];
+}
+
 /** The prop type as the model reads it in messages and details. */
 function describePropType(type: PropType): string {
   switch (type) {
@@ -23,7 +28,7 @@ function describePropType(type: PropType): string {
     case 'boolean':
       return 'a boolean (true or false)';
     case 'image':
-      return 'an image {src, alt} (src a url, alt a string)';
+      return "an image {src, alt} (src a path on the page's own site, like /images/x.png, alt a string)";
   }
 }
 
@@ -36,8 +41,34 @@ function urlProblem(text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Why `src` may not be an image's source, or undefined when it may: an image is fetched the moment the page shows
+ * it, with the page as referrer, so an off-site one is a channel out for whatever the model put in its URL. A path on
+ * the page's own site is fine; an absolute URL only on an allowed origin; `//host`, `/\\host` and `https:host` are
+ * other sites too.
+ */
+function imageSourceProblem(src: string, rules: ImageRules): string | undefined {
+  const problem = urlProblem(src);
+  if (problem) return problem;
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(src)?.[1]?.toLowerCase();
+  const allowed = rules.imageOrigins.length > 0 ? ` or on ${listNames(rules.imageOrigins)}` : '';
+  const why = `an image must be a path on the page's own site (like /images/hero.png)${allowed}`;
+  if (scheme === undefined) {
+    // `//host/x`, `\\host\x`, `/\host/x`: a browser reads each as another host.
+    return /^[/\\]{2}/.test(src) ? `${why}; \`${src}\` is on another site` : undefined;
+  }
+  if (scheme !== 'http' && scheme !== 'https') return `${why}; \`${scheme}:\` is not an image address`;
+  let origin: string;
+  try {
+    origin = new URL(src).origin;
+  } catch {
+    return `${why}; \`${src}\` is not a usable url`;
+  }
+  return rules.imageOrigins.includes(origin) ? undefined : `${why}; ${origin} is another site`;
+}
+
 /** Whether the value has the JS shape of the prop type; a reason when it has not. */
-function typeProblem(type: PropType, value: unknown): string | undefined {
+function typeProblem(type: PropType, value: unknown, rules: ImageRules): string | undefined {
   switch (type) {
     case 'string':
     case 'text':
@@ -58,8 +89,8 @@ function typeProblem(type: PropType, value: unknown): string | undefined {
       if (typeof value.src !== 'string') return 'src must be a string';
       if (typeof value.alt !== 'string')
         return 'alt must be a string (describe the image; "" only if it is decorative)';
-      const problem = urlProblem(value.src);
-      return problem ? `src is not a usable url: ${problem}` : undefined;
+      const problem = imageSourceProblem(value.src, rules);
+      return problem ? `src is not a usable image: ${problem}` : undefined;
     }
   }
 }
@@ -74,12 +105,13 @@ function checkPropValue(
   name: string,
   definition: PropDefinition,
   value: unknown,
+  rules: ImageRules,
 ): string | undefined {
   const subject = `prop \`${name}\` of ${componentId}`;
   if (value === null) {
     return `${subject} must be ${describePropType(definition.type)}; got null (leave an optional prop out to keep it unset)`;
   }
-  const problem = typeProblem(definition.type, value);
+  const problem = typeProblem(definition.type, value, rules);
   if (problem !== undefined) {
     const why = problem === '' ? `got ${quote(value)} (${kindOf(value)})` : `${problem}; got ${quote(value)}`;
     return `${subject} must be ${describePropType(definition.type)}; ${why}`;
@@ -105,6 +137,7 @@ export function checkProps(
   component: CatalogComponent,
   given: Record<string, unknown>,
   mode: PropsMode,
+  rules: ImageRules,
 ): { props: Props; problems: string[] } {
   const problems: string[] = [];
   const checked: Props = {};
@@ -118,7 +151,7 @@ export function checkProps(
       );
       continue;
     }
-    const problem = checkPropValue(component.id, name, definition, value);
+    const problem = checkPropValue(component.id, name, definition, value, rules);
     if (problem) problems.push(problem);
     else checked[name] = value as JsonValue;
   }

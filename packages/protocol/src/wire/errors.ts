@@ -14,17 +14,22 @@ export const ERROR_STATUS = {
   unknown_agent: 400,
   attachment_rejected: 400,
   csrf_invalid: 403,
+  origin_not_allowed: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   agent_changed: 409,
   hop_in_progress: 409,
   hop_out_of_order: 409,
   turn_not_found: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  host_not_allowed: 421,
+  quota_exceeded: 429,
   internal_error: 500,
   provider_error: 502,
   store_unavailable: 503,
+  server_busy: 503,
 } as const satisfies Record<string, number>;
 
 /** A stable error code. */
@@ -73,6 +78,13 @@ export interface HopErrorOptions {
   requestId?: string;
   progress?: string;
   cause?: unknown;
+  /** Sent as `Retry-After` (seconds): when the client may send the same request again (429, 503). */
+  retryAfterSeconds?: number;
+  /**
+   * For the server's log only, never in the body (spec §7): what an operator needs to fix it (the endpoint, the
+   * upstream answer), already free of secrets.
+   */
+  detail?: string;
 }
 
 /** A protocol error: carries its code and HTTP status, and builds its own wire body. */
@@ -83,6 +95,8 @@ export class HopError extends Error {
   readonly issues: ErrorIssue[] | undefined;
   readonly requestId: string | undefined;
   readonly progress: string;
+  readonly retryAfterSeconds: number | undefined;
+  readonly detail: string | undefined;
 
   constructor(code: ErrorCode, message: string, options: HopErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -91,6 +105,8 @@ export class HopError extends Error {
     this.issues = options.issues;
     this.requestId = options.requestId;
     this.progress = options.progress ?? '';
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.detail = options.detail;
   }
 
   /** The HTTP status of this error's code. */
@@ -106,6 +122,8 @@ export class HopError extends Error {
       requestId: requestId ?? this.requestId,
       progress,
       cause: this.cause,
+      retryAfterSeconds: this.retryAfterSeconds,
+      detail: this.detail,
     });
   }
 
@@ -126,9 +144,12 @@ export class HopError extends Error {
     return body;
   }
 
-  /** A JSON `Response` with this error's status and body. */
+  /** A JSON `Response` with this error's status and body (and `Retry-After` when the error says when to retry). */
   toResponse(headers?: HeadersInit): Response {
-    return Response.json(this.toBody(), { status: this.status, headers });
+    const all = new Headers(headers);
+    if (this.retryAfterSeconds !== undefined)
+      all.set('Retry-After', String(Math.max(1, Math.ceil(this.retryAfterSeconds))));
+    return Response.json(this.toBody(), { status: this.status, headers: all });
   }
 }
 

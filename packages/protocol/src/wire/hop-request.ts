@@ -4,12 +4,13 @@ import { JsonValue } from './json.js';
 import { Layout, PageValues } from './layout.js';
 import { ApplyResult } from './outputs.js';
 import { LIMITS } from './limits.js';
+import { boundedText } from './text.js';
 
 /** One text message of the transcript. HTML progress messages are never sent. */
 export const ChatMessage = z
   .object({
     role: z.enum(['user', 'assistant']),
-    text: z.string().max(LIMITS.messageChars, `a message may have at most ${LIMITS.messageChars} characters`),
+    text: boundedText(LIMITS.messageChars, `a message may have at most ${LIMITS.messageChars} characters`),
   })
   .meta({ id: 'ChatMessage' });
 export type ChatMessage = z.infer<typeof ChatMessage>;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { boundedText } from './text.js';
 
 /** The protocol version every request and response names (spec §14). */
 export const PROTOCOL_VERSION = 'canvas-ai/1';
@@ -17,12 +18,17 @@ export const NAME_PATTERN = new RegExp(`^${NAME}$`);
 /** A placement target: a region name, or `<parent_uuid>/<slot_name>` (a uuid is at most 128 characters). */
 export const TARGET_PATTERN = new RegExp(`^(?:${NAME}|${ID_CHAR}{1,128}/${NAME})$`);
 
-/** The turn id: 1–128 characters of `[A-Za-z0-9._:-]`, the same on every hop of one turn. */
+/**
+ * The turn id: 1–128 characters of `[A-Za-z0-9._:-]`, not `.` or `..`, the same on every hop of one turn. It is a
+ * path segment of `DELETE /api/hop/{request_id}`, where URL normalization drops a dot segment (`/api/hop/..` is
+ * `/api/`): such a turn could never be cancelled.
+ */
 export const RequestId = z
   .string()
   .min(1, 'request_id must not be empty')
   .max(128, 'request_id must be at most 128 characters')
   .regex(ID_PATTERN, 'request_id may only contain A-Z a-z 0-9 . _ : -')
+  .regex(/^(?!\.\.?$)/, 'request_id may not be . or .. (a URL would drop it as a dot segment)')
   .meta({ id: 'RequestId', description: 'The turn id: the same on every hop of one turn.' });
 export type RequestId = z.infer<typeof RequestId>;
 
@@ -60,5 +66,5 @@ export const AgentId = z
 export type AgentId = z.infer<typeof AgentId>;
 
 /** The id of one tool call, chosen by the model (or the provider); links an output to its apply result. */
-export const CallId = z.string().min(1).max(200);
+export const CallId = boundedText(200).min(1);
 export type CallId = z.infer<typeof CallId>;

@@ -1,7 +1,13 @@
 /** The protocol's size limits. A server MAY be stricter; every limit is enforced before any model call. */
 export const LIMITS = {
-  /** Request body, multipart included. Over it: 413 before the body is parsed. */
+  /** A multipart request body (hop 1 with attachments). Over it: 413 before the body is parsed. */
   maxBodyBytes: 32 * 1024 * 1024,
+  /**
+   * A JSON request body, and the `request` part of a multipart one: far below {@link LIMITS.maxBodyBytes}, which is
+   * sized for attachments. A 20,000-component page of ordinary props is about 4 MB; parsing more costs the server
+   * time no client needs.
+   */
+  maxJsonBodyBytes: 8 * 1024 * 1024,
   /** Characters of one message's text. */
   messageChars: 20_000,
   /** Messages in hop 1's transcript. */
@@ -11,9 +17,17 @@ export const LIMITS = {
   /** Nesting depth of any JSON in a request (objects and arrays). */
   maxJsonDepth: 64,
   /** JSON values (scalars, objects, arrays) in one request: bounds the validation work a body can cause. */
-  maxJsonValues: 1_000_000,
+  maxJsonValues: 500_000,
   /** JSON values outside `context.current_layout` (messages, page, extra, apply_results), and in one tool call's arguments. */
   maxJsonValuesOutsideLayout: 50_000,
+  /** An object of more keys than this is a map: decoding its keys costs several times a small object's. */
+  mapThresholdKeys: 128,
+  /** Keys of every map (see `mapThresholdKeys`) of one request, summed: bounds the cost of decoding big maps. */
+  maxMapKeys: 100_000,
+  /** Parts of a multipart body (`request`, the attachments, and any the server ignores). */
+  maxMultipartParts: 16,
+  /** Bytes of the header block of one multipart part. */
+  maxPartHeaderBytes: 8 * 1024,
   /** Attachments on hop 1. */
   maxAttachments: 4,
   /** Bytes of one attachment. */

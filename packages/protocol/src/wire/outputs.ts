@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { CallId, ComponentUuid } from './ids.js';
 import { JsonValue, SafeKey } from './json.js';
 import { ComponentNode, Placement, PlacementTarget, Props } from './layout.js';
+import { boundedText } from './text.js';
 
 /** One placement of a `place_components` output, with server-assigned uuids (spec §11). */
 export const PlaceOperation = z
@@ -50,7 +51,7 @@ export const SetPageValueOutput = z
   .object({
     type: z.literal('set_page_value'),
     call_id: CallId,
-    field: SafeKey.pipe(z.string().min(1).max(100)),
+    field: SafeKey.pipe(boundedText(100).min(1)),
     value: JsonValue,
     /** The field's value when the tool ran (`null`: not set); a host refuses the output when it differs now (spec §16.2). */
     replaces: JsonValue.optional(),
@@ -183,7 +184,7 @@ export const ApplyResult = z
   .object({
     call_id: CallId,
     status: z.enum(['applied', 'rejected']),
-    reason: z.string().max(2000).optional(),
+    reason: boundedText(2000).optional(),
     /** A `rejected` output's values that the person changed meanwhile (spec §16.2); at most 100. */
     conflicts: z.array(Conflict).max(100).optional(),
   })

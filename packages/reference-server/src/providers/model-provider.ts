@@ -43,5 +43,10 @@ export interface ModelReply {
 export interface ModelProvider {
   /** Shown in logs and `GET /healthz`-style diagnostics. */
   readonly name: string;
+  /**
+   * The longest one decision may take, retries included, when the provider bounds it: `createApp` refuses to start
+   * when it would outlast the turn lock (a hop that outlives its lock finds its turn taken over; spec §8).
+   */
+  readonly maxDecisionMs?: number;
   decide(request: ModelRequest): Promise<ModelReply>;
 }

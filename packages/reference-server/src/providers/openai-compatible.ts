@@ -6,6 +6,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { errorMessage } from '@canvas-ai/protocol';
 import { HopError } from '@canvas-ai/protocol/server';
+import { redactUrl, redactUrlsIn } from '../redact.js';
 import type { ModelMessage, StoredToolCall } from '../turn-state.js';
 import type { ModelProvider, ModelReply, ModelRequest } from './model-provider.js';
 import { toolParameters } from './tool-schemas.js';
@@ -33,11 +34,15 @@ export interface OpenAiCompatibleOptions {
  */
 export class OpenAiCompatibleProvider implements ModelProvider {
   readonly name = 'openai';
+  /** Every try may take the timeout; the client library waits up to 8 s before each retry. */
+  readonly maxDecisionMs: number;
   readonly #client: OpenAI;
   readonly #options: OpenAiCompatibleOptions;
 
   constructor(options: OpenAiCompatibleOptions) {
     this.#options = options;
+    const retries = options.maxRetries ?? 1;
+    this.maxDecisionMs = (options.timeoutMs ?? 120_000) * (retries + 1) + 8_000 * retries;
     this.#client = new OpenAI({
       apiKey: options.apiKey,
       baseURL: options.baseURL,
@@ -64,10 +69,9 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     }
     const message = completion.choices?.[0]?.message;
     if (!message) {
-      throw new HopError(
-        'provider_error',
-        `The model endpoint answered without a choice; check that "${this.#options.model}" is a chat model.`,
-      );
+      throw new HopError('provider_error', UNAVAILABLE, {
+        detail: `The model endpoint answered without a choice; check that "${this.#options.model}" is a chat model.`,
+      });
     }
     const toolCalls: StoredToolCall[] = [];
     for (const [index, call] of (message.tool_calls ?? []).entries()) {
@@ -82,25 +86,23 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     return { text: message.content ?? '', toolCalls };
   }
 
+  /**
+   * A failed model call as the user sees it and as the log keeps it (spec §7): the user hears that the model is
+   * unavailable (the code says which failure it is); the endpoint (its password and key-like parameters masked),
+   * what it answered and what to check go to the log only. Upstream text is never shown to the user: it may hold
+   * the endpoint's URL, and markdown made to look like the page's own.
+   */
   #providerError(error: unknown): HopError {
-    const where = this.#options.baseURL ?? 'https://api.openai.com/v1';
+    const where = redactUrl(this.#options.baseURL ?? 'https://api.openai.com/v1', 'the configured base URL');
+    const unavailable = (detail: string) =>
+      new HopError('provider_error', UNAVAILABLE, { cause: error, detail: redactUrlsIn(`${detail}${causeOf(error)}`) });
     if (error instanceof OpenAI.APIConnectionTimeoutError) {
-      return new HopError(
-        'provider_error',
-        `The model at ${where} did not answer within ${this.#options.timeoutMs ?? 120_000} ms.`,
-        { cause: error },
-      );
+      return unavailable(`The model at ${where} did not answer within ${this.#options.timeoutMs ?? 120_000} ms.`);
     }
-    if (error instanceof OpenAI.APIUserAbortError) {
-      return new HopError('provider_error', 'The model call was aborted.', { cause: error });
-    }
+    if (error instanceof OpenAI.APIUserAbortError) return unavailable('The model call was aborted.');
     if (error instanceof OpenAI.APIConnectionError) {
-      return new HopError(
-        'provider_error',
+      return unavailable(
         `Could not reach the model at ${where}; check CANVAS_AI_OPENAI_BASE_URL and that the server runs.`,
-        {
-          cause: error,
-        },
       );
     }
     if (error instanceof OpenAI.APIError) {
@@ -110,16 +112,23 @@ export class OpenAiCompatibleProvider implements ModelProvider {
           : error.status === 404
             ? ` Check CANVAS_AI_OPENAI_MODEL ("${this.#options.model}") and the base URL.`
             : '';
-      return new HopError(
-        'provider_error',
-        `The model endpoint answered ${error.status ?? 'an error'}: ${firstLine(error.message)}.${hint}`,
-        {
-          cause: error,
-        },
+      return unavailable(
+        `The model endpoint ${where} answered ${error.status ?? 'an error'}: ${firstLine(error.message)}.${hint}`,
       );
     }
-    return new HopError('provider_error', `The model call failed: ${firstLine(errorMessage(error))}`, { cause: error });
+    return unavailable(`The model call to ${where} failed: ${firstLine(errorMessage(error))}`);
   }
+}
+
+/** What the user is told of any failed model call (the code `provider_error` comes with it). */
+const UNAVAILABLE =
+  'The model is unavailable right now, so this turn stopped. Try again in a minute; if it keeps failing, the ' +
+  "server's log says why.";
+
+/** The low-level cause of a connection error (ECONNREFUSED, a TLS failure), for the log. */
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  return cause === undefined ? '' : ` (${firstLine(errorMessage(cause))})`;
 }
 
 function firstLine(text: string): string {

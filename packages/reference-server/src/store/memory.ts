@@ -1,4 +1,5 @@
-import type { TurnLock, TurnStore } from './turn-store.js';
+import { jsonLength } from './json-length.js';
+import { LockLostError, type SetOptions, type TurnLock, type TurnStore } from './turn-store.js';
 
 /** Bounds and clock of a {@link MemoryTurnStore}. */
 export interface MemoryTurnStoreOptions {
@@ -8,7 +9,16 @@ export interface MemoryTurnStoreOptions {
   maxBytes?: number;
   /** The clock, in milliseconds; tests pass their own to expire entries without waiting. */
   now?: () => number;
+  /**
+   * Awaited before reading or writing a large value (a turn of attachments takes a while to decode and encode), as a
+   * shared store answers on a later turn of the event loop. `createApp`'s default store takes turns with the requests' own steps.
+   * Default: none (each call runs at once).
+   */
+  pause?: () => Promise<void>;
 }
+
+/** A value of more characters than this is large: reading or writing it waits for the store's `pause`. */
+const LARGE_VALUE_CHARS = 256 * 1024;
 
 /** How often a save sweeps out every expired turn; between sweeps a save costs O(1) (LRU eviction only). */
 const SWEEP_INTERVAL_MS = 1_000;
@@ -26,9 +36,12 @@ interface Entry {
 export class MemoryTurnStore implements TurnStore {
   readonly #entries = new Map<string, Entry>();
   readonly #locks = new Map<string, { token: symbol; expiresAt: number }>();
+  /** Which key and token each lock this store handed out stands for (a fenced write checks them). */
+  readonly #holders = new WeakMap<TurnLock, { key: string; token: symbol }>();
   readonly #maxEntries: number;
   readonly #maxBytes: number;
   readonly #now: () => number;
+  readonly #pause: (() => Promise<void>) | undefined;
   #bytes = 0;
   #lastSweep = Number.NEGATIVE_INFINITY;
 
@@ -36,6 +49,7 @@ export class MemoryTurnStore implements TurnStore {
     this.#maxEntries = options.maxEntries ?? 10_000;
     this.#maxBytes = options.maxBytes ?? 512 * 1024 * 1024;
     this.#now = options.now ?? Date.now;
+    this.#pause = options.pause;
   }
 
   /** How many values are held now (expired ones included until they are swept). */
@@ -46,6 +60,11 @@ export class MemoryTurnStore implements TurnStore {
   async get(key: string): Promise<unknown> {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
+    // Reading a large turn (attachments) takes a while: then it waits its turn, as a shared store answers later.
+    if (this.#pause && entry.json.length > LARGE_VALUE_CHARS) {
+      await this.#pause();
+      return this.get(key);
+    }
     if (entry.expiresAt <= this.#now()) {
       this.#remove(key);
       return undefined;
@@ -56,7 +75,11 @@ export class MemoryTurnStore implements TurnStore {
     return JSON.parse(entry.json) as unknown;
   }
 
-  async set(key: string, value: unknown, ttlMs: number): Promise<void> {
+  async set(key: string, value: unknown, ttlMs: number, options: SetOptions = {}): Promise<void> {
+    // Writing a large turn takes a while too: it waits its turn first (its size is walked, not written, to know).
+    if (this.#pause && jsonLength(value) > LARGE_VALUE_CHARS) await this.#pause();
+    // Checked before the write, with nothing awaited in between: one step, as in Redis.
+    if (options.fence && !this.#holds(options.fence)) throw new LockLostError();
     const json = JSON.stringify(value);
     if (json === undefined) throw new TypeError('the turn store holds JSON values only');
     this.#remove(key);
@@ -76,12 +99,23 @@ export class MemoryTurnStore implements TurnStore {
     this.#sweepLocks(now);
     const token = Symbol(key);
     this.#locks.set(key, { token, expiresAt: now + ttlMs });
-    return {
+    const lock: TurnLock = {
       release: async () => {
         // Only the holder that took it may release it: an expired lock may have been taken over since.
         if (this.#locks.get(key)?.token === token) this.#locks.delete(key);
       },
+      held: async () => this.#holds(lock),
     };
+    this.#holders.set(lock, { key, token });
+    return lock;
+  }
+
+  /** Whether `lock` is one of this store's and still held: not released, not expired, not taken over. */
+  #holds(lock: TurnLock): boolean {
+    const holder = this.#holders.get(lock);
+    if (!holder) return false;
+    const current = this.#locks.get(holder.key);
+    return current?.token === holder.token && current.expiresAt > this.#now();
   }
 
   #remove(key: string): void {

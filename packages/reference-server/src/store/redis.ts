@@ -2,7 +2,8 @@ import { errorMessage } from '@canvas-ai/protocol';
 import { Redis } from 'ioredis';
 import { ConfigError } from '../agents/config-error.js';
 import type { Logger } from '../log.js';
-import type { TurnLock, TurnStore } from './turn-store.js';
+import { redactUrl } from '../redact.js';
+import { LockLostError, type SetOptions, type TurnLock, type TurnStore } from './turn-store.js';
 
 /** How a {@link RedisTurnStore} reaches Redis and names its keys. */
 export interface RedisTurnStoreOptions {
@@ -20,28 +21,42 @@ export interface RedisTurnStoreOptions {
 // another hop must not free the new holder's lock. GET-then-DEL from the client would race; one script cannot.
 const RELEASE_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
+// Writes the turn only if the lock still holds this holder's token, in one step: a hop whose lock expired while it
+// ran must not overwrite the run that took the turn over (spec §8).
+const FENCED_SET = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) return 1 else return 0 end`;
+
+// Whether the lock still holds this holder's token.
+const LOCK_HELD = `if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 else return 0 end`;
+
 interface WithReleaseLock {
   canvasAiReleaseLock(key: string, token: string): Promise<number>;
+  canvasAiFencedSet(lockKey: string, key: string, token: string, json: string, ttlMs: number): Promise<number>;
+  canvasAiLockHeld(lockKey: string, token: string): Promise<number>;
 }
 
 /**
  * The turn store for several server instances behind a load balancer (spec §8): any hop of a turn may land on any
  * instance. Values are JSON strings with a native TTL (`SET … PX`); the per-turn lock is `SET NX PX` holding a
- * random owner token, released by a Lua script that compares the token first. Commands fail fast while Redis is
+ * random owner token, released by a Lua script that compares the token first; a fenced write is a Lua script too,
+ * writing only while the lock holds the writer's token. Commands fail fast while Redis is
  * unreachable (no offline queue, no silent resend), so a hop answers 503 `store_unavailable` instead of hanging,
  * and the client reconnects on its own when Redis is back.
  */
 export class RedisTurnStore implements TurnStore {
   readonly #client: Redis & WithReleaseLock;
   readonly #prefix: string;
+  /** The lock key and token of each lock this store handed out (a fenced write checks them). */
+  readonly #holders = new WeakMap<TurnLock, { lockKey: string; token: string }>();
   #state: 'connecting' | 'up' | 'down' | 'closed' = 'connecting';
   #lastError: Error | undefined;
 
   private constructor(client: Redis, url: string, options: RedisTurnStoreOptions) {
     client.defineCommand('canvasAiReleaseLock', { numberOfKeys: 1, lua: RELEASE_LOCK });
+    client.defineCommand('canvasAiFencedSet', { numberOfKeys: 2, lua: FENCED_SET });
+    client.defineCommand('canvasAiLockHeld', { numberOfKeys: 1, lua: LOCK_HELD });
     this.#client = client as Redis & WithReleaseLock;
     this.#prefix = options.prefix ?? 'canvas-ai:';
-    const where = { store: 'redis', url: redactUrl(url) };
+    const where = { store: 'redis', url: redactUrl(url, 'the Redis URL given') };
     // Without an 'error' listener ioredis prints every failed reconnect attempt; the outage is logged once instead.
     client.on('error', (error: Error) => (this.#lastError = error));
     client.on('close', () => {
@@ -81,7 +96,9 @@ export class RedisTurnStore implements TurnStore {
       client.disconnect();
       const reason = store.#lastError?.message ?? errorMessage(error);
       throw new ConfigError(
-        [`--store: cannot reach Redis at ${redactUrl(url)} (${reason}). Start redis-server there, or fix --store.`],
+        [
+          `--store: cannot reach Redis at ${redactUrl(url, 'the Redis URL given')} (${reason}). Start redis-server there, or fix --store.`,
+        ],
         { cause: error },
       );
     }
@@ -94,11 +111,19 @@ export class RedisTurnStore implements TurnStore {
     return JSON.parse(json) as unknown;
   }
 
-  async set(key: string, value: unknown, ttlMs: number): Promise<void> {
+  async set(key: string, value: unknown, ttlMs: number, options: SetOptions = {}): Promise<void> {
     const json = JSON.stringify(value);
     if (json === undefined) throw new TypeError('the turn store holds JSON values only');
     // One SET replaces the whole value with its TTL: a reader sees the old turn or the new one, never a mix.
-    await this.#client.set(this.#turnKey(key), json, 'PX', wholeMs(ttlMs));
+    if (!options.fence) {
+      await this.#client.set(this.#turnKey(key), json, 'PX', wholeMs(ttlMs));
+      return;
+    }
+    const holder = this.#holders.get(options.fence);
+    const written =
+      holder &&
+      (await this.#client.canvasAiFencedSet(holder.lockKey, this.#turnKey(key), holder.token, json, wholeMs(ttlMs)));
+    if (written !== 1) throw new LockLostError();
   }
 
   async delete(key: string): Promise<void> {
@@ -118,11 +143,14 @@ export class RedisTurnStore implements TurnStore {
       throw error;
     }
     if (taken !== 'OK') return undefined;
-    return {
+    const lock: TurnLock = {
       release: async () => {
         await this.#client.canvasAiReleaseLock(lockKey, token);
       },
+      held: async () => (await this.#client.canvasAiLockHeld(lockKey, token)) === 1,
     };
+    this.#holders.set(lock, { lockKey, token });
+    return lock;
   }
 
   /** Closes the connection (waits for replies in flight when Redis is reachable). */
@@ -147,15 +175,4 @@ export class RedisTurnStore implements TurnStore {
 /** Redis wants a whole, positive number of milliseconds. */
 function wholeMs(ms: number): number {
   return Math.max(1, Math.ceil(ms));
-}
-
-/** The URL without its password, for logs and error messages. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'the Redis URL given';
-  }
 }

@@ -1,4 +1,4 @@
-import type { TurnLock, TurnStore } from '../../src/store/turn-store.js';
+import type { TurnLock, TurnStore, SetOptions } from '../../src/store/turn-store.js';
 
 /** Wraps a real store; once armed, its next `set` throws without writing, as a store that cannot be reached would. */
 export class FailingSetStore implements TurnStore {
@@ -15,12 +15,12 @@ export class FailingSetStore implements TurnStore {
     return this.inner.get(key);
   }
 
-  async set(key: string, value: unknown, ttlMs: number): Promise<void> {
+  async set(key: string, value: unknown, ttlMs: number, options?: SetOptions): Promise<void> {
     if (this.#failNextSet) {
       this.#failNextSet = false;
       throw new Error('connection lost');
     }
-    await this.inner.set(key, value, ttlMs);
+    await this.inner.set(key, value, ttlMs, options);
   }
 
   delete(key: string): Promise<void> {

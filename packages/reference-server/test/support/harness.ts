@@ -49,6 +49,8 @@ export async function startTestServer(overrides: Partial<AppOptions> = {}): Prom
 /** A browser-like session: the cookie from `GET /api/token` and the CSRF token, sent with every request. */
 export interface TestSession {
   cookie: string;
+  /** The session id the cookie carries (signed: `<id>.<signature>`): what turn keys are scoped to. */
+  id: string;
   token: string;
   headers(extra?: Record<string, string>): Record<string, string>;
   /** POSTs a hop request as JSON. */
@@ -65,6 +67,7 @@ export async function openSession(server: { url: string }): Promise<TestSession>
   const headers = (extra: Record<string, string> = {}) => ({ cookie, 'x-csrf-token': token, ...extra });
   return {
     cookie,
+    id: cookie.split('=')[1]?.split('.')[0] ?? '',
     token,
     headers,
     async hop(body) {

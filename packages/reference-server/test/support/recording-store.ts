@@ -1,4 +1,4 @@
-import type { TurnLock, TurnStore } from '../../src/store/turn-store.js';
+import type { TurnLock, TurnStore, SetOptions } from '../../src/store/turn-store.js';
 
 /** One call a {@link RecordingStore} saw. */
 export interface StoreCall {
@@ -17,9 +17,9 @@ export class RecordingStore implements TurnStore {
     return this.inner.get(key);
   }
 
-  set(key: string, value: unknown, ttlMs: number): Promise<void> {
+  set(key: string, value: unknown, ttlMs: number, options?: SetOptions): Promise<void> {
     this.calls.push({ op: 'set', key });
-    return this.inner.set(key, value, ttlMs);
+    return this.inner.set(key, value, ttlMs, options);
   }
 
   delete(key: string): Promise<void> {

@@ -1,4 +1,4 @@
-import type { TurnLock, TurnStore } from '../../src/store/turn-store.js';
+import type { TurnLock, TurnStore, SetOptions } from '../../src/store/turn-store.js';
 
 /**
  * Wraps a real store so that one read can be caught "in flight", like a Redis reply still on the wire: once armed,
@@ -6,24 +6,24 @@ import type { TurnLock, TurnStore } from '../../src/store/turn-store.js';
  * meanwhile use the store normally. Everything else passes through.
  */
 export class SlowReplyStore implements TurnStore {
-  #armed: { entered: () => void; released: Promise<void> } | undefined;
+  #armed: { entered: () => void; released: Promise<void>; matches: (key: string) => boolean } | undefined;
 
   constructor(readonly inner: TurnStore) {}
 
-  /** The next `get` (any key) is held after reading; `entered` resolves once it has read. */
-  holdNextGet(): { entered: Promise<void>; release: () => void } {
+  /** The next `get` of a key `matches` accepts (any key by default) is held after reading; `entered` resolves once it has read. */
+  holdNextGet(matches: (key: string) => boolean = () => true): { entered: Promise<void>; release: () => void } {
     let entered!: () => void;
     let release!: () => void;
     const enteredPromise = new Promise<void>((resolve) => (entered = resolve));
     const released = new Promise<void>((resolve) => (release = resolve));
-    this.#armed = { entered, released };
+    this.#armed = { entered, released, matches };
     return { entered: enteredPromise, release };
   }
 
   async get(key: string): Promise<unknown> {
     const value = await this.inner.get(key);
-    const held = this.#armed;
-    this.#armed = undefined;
+    const held = this.#armed?.matches(key) ? this.#armed : undefined;
+    if (held) this.#armed = undefined;
     if (held) {
       held.entered();
       await held.released;
@@ -31,8 +31,8 @@ export class SlowReplyStore implements TurnStore {
     return value;
   }
 
-  set(key: string, value: unknown, ttlMs: number): Promise<void> {
-    return this.inner.set(key, value, ttlMs);
+  set(key: string, value: unknown, ttlMs: number, options?: SetOptions): Promise<void> {
+    return this.inner.set(key, value, ttlMs, options);
   }
 
   delete(key: string): Promise<void> {

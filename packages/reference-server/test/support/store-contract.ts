@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { TurnStore } from '../../src/store/turn-store.js';
+import { LockLostError, type TurnStore } from '../../src/store/turn-store.js';
 
 /** A store under test and a way to move its clock forward (real stores may sleep). */
 export interface StoreUnderTest {
@@ -79,6 +79,26 @@ export function turnStoreContract(name: string, create: () => StoreUnderTest | P
       await stale.release();
       assert.equal(await store.lock('k', 60_000), undefined, 'a stale holder cannot release the new holder’s lock');
       await next.release();
+    });
+
+    it('writes a fenced value only while its lock is held: never for a holder whose lock expired and was taken over', async () => {
+      const { store, advance } = await create();
+      const stale = await store.lock('turn', 1_000);
+      assert.ok(stale);
+      assert.equal(await stale.held(), true);
+      await store.set('turn', { by: 'stale', n: 1 }, 60_000, { fence: stale });
+      assert.deepEqual(await store.get('turn'), { by: 'stale', n: 1 }, 'written while held');
+      await advance(1_500);
+      assert.equal(await stale.held(), false, 'expired');
+      const next = await store.lock('turn', 60_000);
+      assert.ok(next);
+      await store.set('turn', { by: 'next' }, 60_000, { fence: next });
+      await assert.rejects(store.set('turn', { by: 'stale', n: 2 }, 60_000, { fence: stale }), LockLostError);
+      assert.deepEqual(await store.get('turn'), { by: 'next' }, 'the stale write changed nothing');
+      assert.equal(await next.held(), true);
+      await next.release();
+      assert.equal(await next.held(), false, 'released');
+      await assert.rejects(store.set('turn', { by: 'next', n: 2 }, 60_000, { fence: next }), LockLostError);
     });
   });
 }

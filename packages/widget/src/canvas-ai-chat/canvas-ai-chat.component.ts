@@ -114,6 +114,12 @@ export class CanvasAiChat extends LitElement {
   /** Where to GET the agents config (`/api/agents`). */
   @property({ attribute: 'agents-endpoint' }) agentsEndpoint: string | undefined;
 
+  /**
+   * The `credentials` of every request (hops, cancels, the token and the agents): `same-origin` by default;
+   * `include` for an agent server on another origin, so the session cookie goes along (spec §4.6).
+   */
+  @property() credentials: RequestCredentials = 'same-origin';
+
   /** Sent with every turn of this chat; default a random id per element. */
   @property({ attribute: 'conversation-id' }) conversationId: string | undefined;
 
@@ -298,7 +304,7 @@ export class CanvasAiChat extends LitElement {
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (!this.turns.busy) this.refusal = undefined;
     if (changed.has('agentsEndpoint') && this.agentsEndpoint) this.agentsLoading = this.loadAgents(this.agentsEndpoint);
-    if (changed.has('tokenEndpoint')) this.tokenCache = undefined;
+    if (changed.has('tokenEndpoint') || changed.has('credentials')) this.tokenCache = undefined;
     if (changed.has('agents') || changed.has('loadedAgents' as keyof CanvasAiChat)) this.agentsChanged();
   }
 
@@ -386,7 +392,7 @@ export class CanvasAiChat extends LitElement {
 
   private async loadAgents(url: string): Promise<void> {
     try {
-      const agents = await fetchAgents(url);
+      const agents = await fetchAgents(url, this.credentials);
       if (url === this.agentsEndpoint) this.loadedAgents = agents;
     } catch (error) {
       this.dispatchEvent(canvasAiEvent('canvas-ai-error', { requestId: undefined, error: error as Error }));
@@ -396,6 +402,7 @@ export class CanvasAiChat extends LitElement {
   private turnSettings(): TurnSettings {
     return {
       endpoint: this.endpoint,
+      credentials: this.credentials,
       conversationId: this.conversationId ?? this.defaultConversationId,
       maxHops: this.maxHops,
       retryDelays: this.retryDelays,
@@ -419,7 +426,7 @@ export class CanvasAiChat extends LitElement {
 
   private tokenSource(): TokenCache['get'] | undefined {
     if (!this.tokenEndpoint) return undefined;
-    this.tokenCache ??= new TokenCache(this.tokenEndpoint);
+    this.tokenCache ??= new TokenCache(this.tokenEndpoint, this.credentials);
     return this.tokenCache.get;
   }
 

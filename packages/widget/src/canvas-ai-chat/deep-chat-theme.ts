@@ -8,6 +8,7 @@ import type { DeepChat } from 'deep-chat';
 import type { ChatOptions } from './chat-types.js';
 import type { ChatStrings } from './strings.js';
 import type { CustomNames, Signals } from './deep-chat-types.js';
+import { ERROR_ROLE } from './transcript.js';
 
 /**
  * The whole deep-chat configuration: the widget's theme, the host's options on top, then what the widget must
@@ -87,7 +88,7 @@ function themeOptions(strings: ChatStrings): Partial<DeepChat> {
 
 /** The name shown above each reply: the agent's label (replies carry the agent's id as their role). */
 export function namesFor(agents: AgentsResponse | undefined): CustomNames {
-  const names: CustomNames = { user: { style: { display: 'none' } } };
+  const names: CustomNames = { user: { style: { display: 'none' } }, [ERROR_ROLE]: { style: { display: 'none' } } };
   for (const agent of agents ? [agents.main_agent, ...agents.tools] : []) {
     names[agent.id] = { text: agent.label, style: { color: cssVar('muted-color', '#57606a'), fontSize: '0.8em' } };
   }
@@ -95,9 +96,9 @@ export function namesFor(agents: AgentsResponse | undefined): CustomNames {
 }
 
 /**
- * CSS injected into deep-chat's shadow root (its `auxiliaryStyle`): the narration block, its notices and its status row. The
- * answer is an html message too, so the block's bubble is told apart by its content (`:has`), and `!important`
- * beats the reply style deep-chat sets inline on every reply bubble.
+ * CSS injected into deep-chat's shadow root (its `auxiliaryStyle`): the narration block, its notices and its status
+ * row, and the error bubble. The answer is an html message too, so each bubble is told apart by its content
+ * (`:has`), and `!important` beats the reply style deep-chat sets inline on every reply bubble.
  */
 const PROGRESS_STYLE = `
 .message-bubble:has(.canvas-ai-progress) { background-color: ${cssVar('progress-background', '#f8f9fb')} !important;
@@ -124,6 +125,10 @@ const PROGRESS_STYLE = `
 .canvas-ai-note { display: flex; flex-direction: column; gap: 0.4em; }
 .canvas-ai-note-text { line-height: 1.45; overflow-wrap: anywhere; }
 @keyframes canvas-ai-spin { to { transform: rotate(360deg); } }
+.message-bubble:has(.canvas-ai-error) { background-color: ${cssVar('error-background', '#fef3f2')} !important;
+  color: ${cssVar('error-color', '#b42318')} !important; }
+.canvas-ai-error-text { overflow-wrap: anywhere; }
+.canvas-ai-error-code { margin-top: 0.35em; font-size: 0.8em; font-family: ui-monospace, monospace; opacity: 0.8; }
 #messages:focus-visible { outline: 2px solid ${ACCENT}; outline-offset: -2px; }
 .input-button:focus-visible { outline: 2px solid ${ACCENT}; outline-offset: 2px; }
 @media (prefers-reduced-motion: reduce) {

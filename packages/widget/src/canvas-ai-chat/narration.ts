@@ -1,8 +1,9 @@
 /**
- * The server's text as html (spec §9: `progress` and `message` are plain text a client MUST escape): the
- * narration block, the turn's `progress` shown as ONE html message whose status row shows a spinner while hopping
- * and an icon when the turn ends; and the final answer. Both are escaped here because deep-chat renders `html`
- * messages as markup (and `text` ones as markdown, links and images included, which is why the answer is not one).
+ * The server's text as html (spec §9: `progress` and `message` are plain text a client MUST escape; spec §7: so is
+ * an error's `message`): the narration block, the turn's `progress` shown as ONE html message whose status row shows
+ * a spinner while hopping and an icon when the turn ends; the final answer; and an error. All are escaped here
+ * because deep-chat renders `html` messages as markup (and `text` ones, errors included, as markdown, links and
+ * images included, which is why none of them is one).
  */
 
 import type { ChatStrings } from './strings.js';
@@ -77,4 +78,17 @@ export function noteHtml(summary: string, notices: readonly string[]): string {
       ? `<ul class="canvas-ai-notices">${notices.map((notice) => `<li class="canvas-ai-notice" dir="auto">${escapeNarration(notice)}</li>`).join('')}</ul>`
       : '';
   return `<div class="canvas-ai-note"><div class="canvas-ai-note-text" dir="auto">${escapeNarration(summary)}</div>${list}</div>`;
+}
+
+/**
+ * The html of a bubble that tells the person something went wrong (`kind` `error`) or what else happened: the
+ * escaped text, then the escaped code when there is one (`provider_error`), nothing else. No markdown: a link or
+ * image in a server's or an upstream's text stays text, and nothing is fetched.
+ */
+export function statusBubbleHtml(text: string, code?: string, kind: 'error' | 'notice' = 'error'): string {
+  const codeHtml = code ? `<div class="canvas-ai-${kind}-code">${escapeNarration(code)}</div>` : '';
+  return (
+    `<div class="canvas-ai-${kind}" role="${kind === 'error' ? 'alert' : 'status'}">` +
+    `<div class="canvas-ai-${kind}-text">${escapeNarration(text)}</div>${codeHtml}</div>`
+  );
 }

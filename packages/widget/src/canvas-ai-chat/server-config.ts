@@ -7,12 +7,15 @@ import { AgentsResponse, TokenResponse } from '@canvas-ai/protocol';
 export class TokenCache {
   private pending: Promise<string> | undefined;
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly credentials: RequestCredentials = 'same-origin',
+  ) {}
 
   /** The token, fetched on first use, and fetched again when the loop asks to `refresh` (the server refused it). */
   readonly get = (request?: { refresh: boolean }): Promise<string> => {
     if (request?.refresh) this.invalidate();
-    this.pending ??= fetchJson(this.url, TokenResponse).then((body) => body.token);
+    this.pending ??= fetchJson(this.url, TokenResponse, this.credentials).then((body) => body.token);
     this.pending.catch(() => {
       this.pending = undefined;
     });
@@ -26,9 +29,12 @@ export class TokenCache {
 }
 
 /** Loads the agents config for the picker from `agents-endpoint` (`GET /api/agents`). */
-export async function fetchAgents(url: string): Promise<AgentsResponse> {
+export async function fetchAgents(
+  url: string,
+  credentials: RequestCredentials = 'same-origin',
+): Promise<AgentsResponse> {
   try {
-    return await fetchJson(url, AgentsResponse);
+    return await fetchJson(url, AgentsResponse, credentials);
   } catch (error) {
     throw new Error(`Could not load the agents config: ${(error as Error).message}`, { cause: error });
   }
@@ -37,8 +43,9 @@ export async function fetchAgents(url: string): Promise<AgentsResponse> {
 async function fetchJson<T>(
   url: string,
   schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+  credentials: RequestCredentials,
 ): Promise<T> {
-  const response = await fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+  const response = await fetch(url, { credentials, headers: { Accept: 'application/json' } });
   if (!response.ok) throw new Error(`GET ${url} answered HTTP ${response.status}.`);
   const parsed = schema.safeParse(await response.json().catch(() => undefined));
   if (!parsed.success) throw new Error(`GET ${url} did not answer in the protocol's format.`);

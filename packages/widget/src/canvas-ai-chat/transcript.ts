@@ -1,6 +1,6 @@
 import { LIMITS, type ChatMessage } from '@canvas-ai/protocol';
 import type { MessageContent } from './deep-chat-types.js';
-import { answerHtml } from './narration.js';
+import { answerHtml, statusBubbleHtml } from './narration.js';
 
 /** Where an answer message keeps its plain text (deep-chat keeps a message's `custom` as it was given). */
 interface AnswerCustom {
@@ -34,8 +34,23 @@ export function answerMessage(text: string, role: string): { html: string; role:
 }
 
 /**
+ * Characters of the transcript hop 1 carries, the newest messages kept: the server reads only its last
+ * `history_limit` messages, and the whole request must stay under the JSON body limit (spec §13.1), page included.
+ */
+export const TRANSCRIPT_MAX_CHARS = LIMITS.maxJsonBodyBytes / 8;
+
+/** The role of the widget's error bubbles: not an agent's, so no agent caption, and never part of a transcript. */
+export const ERROR_ROLE = 'canvas-ai-error';
+
+/** An error as a deep-chat message: escaped html with its code (never deep-chat's own error, which is markdown). */
+export function errorMessage(text: string, code?: string): { html: string; role: string } {
+  return { html: statusBubbleHtml(text, code), role: ERROR_ROLE };
+}
+
+/**
  * The transcript sent on hop 1, read from deep-chat's messages: every user message (a files-only one with empty text),
  * every reply's text and every answer's plain text. The narration blocks (html messages) are never sent (spec §5).
+ * The oldest messages are left out past {@link TRANSCRIPT_MAX_CHARS}; the last one, the user's, always goes.
  */
 export function transcriptOf(messages: readonly MessageContent[]): ChatMessage[] {
   const transcript: ChatMessage[] = [];
@@ -44,7 +59,13 @@ export function transcriptOf(messages: readonly MessageContent[]): ChatMessage[]
     if (message.role === 'user') transcript.push({ role: 'user', text });
     else if (text.length > 0) transcript.push({ role: 'assistant', text });
   }
-  return transcript.slice(-LIMITS.maxMessages);
+  const kept = transcript.slice(-LIMITS.maxMessages);
+  let chars = 0;
+  for (let index = kept.length - 1; index >= 0; index -= 1) {
+    chars += kept[index]!.text.length;
+    if (chars > TRANSCRIPT_MAX_CHARS && index < kept.length - 1) return kept.slice(index + 1);
+  }
+  return kept;
 }
 
 function answerText(message: MessageContent): string | undefined {

@@ -11,7 +11,14 @@ import { noteHtml } from './narration.js';
 import { rejectionNotices, undoNotices } from './notices.js';
 import { ProgressView } from './progress-view.js';
 import type { ChatStrings } from './strings.js';
-import { answerMessage, attachedFiles, noteMessage, storableMessages, transcriptOf } from './transcript.js';
+import {
+  answerMessage,
+  attachedFiles,
+  errorMessage,
+  noteMessage,
+  storableMessages,
+  transcriptOf,
+} from './transcript.js';
 
 /** The loop's settings the element decides for each new turn (endpoint, host functions, token, limits). */
 export type TurnSettings = Omit<TurnOptions, 'messages' | 'attachments' | 'agent' | 'onHop'>;
@@ -139,7 +146,7 @@ export class TurnController implements ReactiveController {
     // deep-chat blocks a second submit while a request runs; a programmatic one, or one during a resumed turn, must
     // not start a second turn.
     if (this.turn || this.undoing) {
-      void signals.onResponse({ error: this.options.strings().busy });
+      void signals.onResponse(errorMessage(this.options.strings().busy));
       return;
     }
     void this.run(body, signals);
@@ -356,11 +363,13 @@ export class TurnController implements ReactiveController {
         );
         return;
       }
-      case 'error':
+      case 'error': {
         // The narration so far stays; the server's error body may carry a fuller one.
         view.finish('failed', { progress: result.error.body?.progress });
-        await respond({ error: this.options.strings().turnError(result.error) });
-        this.options.announce(this.options.strings().turnError(result.error));
+        // Escaped html with its code: the text (the server's or an upstream's by default) is never markdown.
+        const text = this.options.strings().turnError(result.error);
+        await respond(errorMessage(text, result.error.code));
+        this.options.announce(text);
         this.saveEnded();
         this.options.onFailed(result.error);
         this.host.dispatchEvent(canvasAiEvent('canvas-ai-error', { requestId, error: result.error }));
@@ -368,6 +377,7 @@ export class TurnController implements ReactiveController {
           canvasAiEvent('canvas-ai-turn-end', { ...ended, status: 'error', response: undefined, error: result.error }),
         );
         return;
+      }
     }
   }
 

@@ -41,9 +41,9 @@ export function progressBlocks(element: CanvasAiChat): HTMLElement[] {
   return [...chatRoot(element).querySelectorAll<HTMLElement>('.canvas-ai-progress')];
 }
 
-/** The error messages shown. */
+/** The error messages shown: the text of each error bubble (its code apart). */
 export function errorBubbles(element: CanvasAiChat): HTMLElement[] {
-  return [...chatRoot(element).querySelectorAll<HTMLElement>('.error-message-text')];
+  return [...chatRoot(element).querySelectorAll<HTMLElement>('.canvas-ai-error-text')];
 }
 
 /** deep-chat's loading bubble (shown from send until the first response). */

@@ -1,0 +1,36 @@
+// The attack bench's /healthz prober, run as a child process so that the client sending the attack bodies (busy
+// writing megabytes) does not delay its measurements. Reads lines on stdin: `start URL EVERY_MS` begins asking
+// URL/healthz again EVERY_MS after each answer; `stop` ends it and writes `{"max_ms":…,"probes":…}` on stdout.
+import { createInterface } from 'node:readline';
+
+let stopping: (() => Promise<{ max_ms: number; probes: number }>) | undefined;
+
+function start(url: string, everyMs: number) {
+  let stopped = false;
+  let maxMs = 0;
+  let probes = 0;
+  const loop = (async () => {
+    while (!stopped) {
+      const started = performance.now();
+      const response = await fetch(`${url}/healthz`);
+      await response.arrayBuffer();
+      maxMs = Math.max(maxMs, performance.now() - started);
+      probes += 1;
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+    return { max_ms: maxMs, probes };
+  };
+}
+
+for await (const line of createInterface({ input: process.stdin })) {
+  const [command, url, everyMs] = line.trim().split(' ');
+  if (command === 'start' && url) stopping = start(url, Number(everyMs ?? 5));
+  else if (command === 'stop' && stopping) {
+    process.stdout.write(`${JSON.stringify(await stopping())}\n`);
+    stopping = undefined;
+  }
+}

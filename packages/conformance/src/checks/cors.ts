@@ -1,0 +1,77 @@
+import { defineCheck, fail, pass, type ConformanceCheck } from '../check.js';
+import { describeAnswer, errorCodeOf } from '../http-client.js';
+import { doorProbe } from '../requests.js';
+
+/**
+ * An origin no deployment lists (`.invalid` is reserved, RFC 2606 names it so): the kit cannot know which origins a
+ * server was configured with, but it knows this one is none of them.
+ */
+const UNLISTED_ORIGIN = 'https://conformance-kit.invalid';
+
+/**
+ * Level 1, pages of other sites: a state change they send is refused whatever the CSRF token (spec §4.5), and an
+ * origin the server does not list gets no CORS grant (spec §4.6).
+ */
+export const corsChecks: ConformanceCheck[] = [
+  defineCheck({
+    id: 'origin.cross-site-refused',
+    level: 1,
+    title: 'A hop with a valid token but the Origin of another site gets 403 origin_not_allowed.',
+    spec: {
+      section: 'hostsOrigins',
+      must:
+        "A POST or DELETE whose Origin is neither the request's own nor one the server allows MUST be refused with " +
+        '403 origin_not_allowed, whether or not the CSRF check is on.',
+    },
+    async run(context) {
+      // The probe names an agent no server offers: past the door it is a 400, and no model is called.
+      const sent = await context.client.postHop(doorProbe('origin'), { headers: { origin: UNLISTED_ORIGIN } });
+      if (sent.status === 403 && errorCodeOf(sent.body) === 'origin_not_allowed')
+        return pass(`refused with ${describeAnswer(sent)}`);
+      return fail(`expected 403 origin_not_allowed, got ${describeAnswer(sent)}`);
+    },
+  }),
+  defineCheck({
+    id: 'cors.unlisted-origin',
+    level: 1,
+    title: 'A preflight and a GET from an origin the server does not list get no Access-Control-Allow-Origin for it.',
+    spec: {
+      section: 'crossOrigin',
+      must:
+        'A preflight from an origin that is not listed MUST NOT get Access-Control-Allow-Origin; a response to a ' +
+        'request of an origin that is not listed MUST NOT carry Access-Control-Allow-Origin for it; no `*`.',
+    },
+    async run(context) {
+      // Sent past the client's log: these answers are judged here, not as hop or error bodies.
+      const send = context.client.options.fetch ?? globalThis.fetch;
+      const endpoint = context.client.options.endpoint;
+      const signal = AbortSignal.timeout(context.timeoutMs);
+      const probes: Array<[string, Promise<Response>]> = [
+        [
+          `OPTIONS ${endpoint} (preflight)`,
+          send(endpoint, {
+            method: 'OPTIONS',
+            headers: {
+              origin: UNLISTED_ORIGIN,
+              'access-control-request-method': 'POST',
+              'access-control-request-headers': 'content-type,x-csrf-token',
+            },
+            signal,
+          }),
+        ],
+      ];
+      const readable = context.client.options.agentsEndpoint ?? context.client.options.tokenEndpoint;
+      if (readable) probes.push([`GET ${readable}`, send(readable, { headers: { origin: UNLISTED_ORIGIN }, signal })]);
+      const granted: string[] = [];
+      for (const [what, answer] of probes) {
+        const response = await answer;
+        await response.body?.cancel();
+        const grant = response.headers.get('access-control-allow-origin');
+        if (grant === UNLISTED_ORIGIN || grant === '*')
+          granted.push(`${what} answered Access-Control-Allow-Origin: ${grant}`);
+      }
+      if (granted.length > 0) return fail(granted.join('; '));
+      return pass(`${probes.length} answer(s) to ${UNLISTED_ORIGIN}, none granted`);
+    },
+  }),
+];

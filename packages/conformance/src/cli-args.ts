@@ -1,0 +1,153 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ConformanceLevel } from './check.js';
+import { errorMessage } from '@canvas-ai/protocol';
+
+/** One command-line flag: its value's placeholder (none for a switch), default and help. */
+interface FlagSpec {
+  type: 'string' | 'boolean';
+  value?: string;
+  default?: string;
+  required?: boolean;
+  help: string;
+}
+
+/** The CLI's flags as data: the parser and `--help` are both made from this. */
+export const CONFORMANCE_FLAGS = {
+  endpoint: {
+    type: 'string',
+    value: 'URL',
+    required: true,
+    help: 'The hop endpoint, e.g. http://127.0.0.1:8787/api/hop (cancel is DELETE URL/<request_id>).',
+  },
+  'token-endpoint': {
+    type: 'string',
+    value: 'URL',
+    help: 'GET it for the CSRF token and session cookie; omit it when the server does not check CSRF.',
+  },
+  'agents-endpoint': { type: 'string', value: 'URL', help: 'GET it to check the agents list against its schema.' },
+  level: {
+    type: 'string',
+    value: '1|2',
+    default: '1',
+    help: '1: any server, any model. 2: also the scenario fixtures (a server in scripted mode).',
+  },
+  scenarios: { type: 'string', value: 'DIR', help: 'The scenarios level 2 plays (default: <fixtures>/scenarios).' },
+  fixtures: {
+    type: 'string',
+    value: 'DIR',
+    help: 'malformed-requests.yaml, layouts/ and attachments/ (default: the fixtures the kit ships, --print-fixtures).',
+  },
+  json: { type: 'string', value: 'FILE', help: 'Also write the report as JSON to FILE.' },
+  prompt: { type: 'string', value: 'TEXT', default: 'Hello', help: 'The message of the level-1 turn.' },
+  'timeout-ms': { type: 'string', value: 'MS', default: '120000', help: 'Most milliseconds one request may take.' },
+  'print-fixtures': {
+    type: 'boolean',
+    help: 'Print the folder of the fixtures this kit ships (for your server in scripted mode) and exit.',
+  },
+  help: { type: 'boolean', help: 'Show this help.' },
+} as const satisfies Record<string, FlagSpec>;
+
+/** The command line, parsed and checked. */
+export interface CliOptions {
+  endpoint: string;
+  tokenEndpoint?: string;
+  agentsEndpoint?: string;
+  level: ConformanceLevel;
+  scenariosDir?: string;
+  fixturesDir?: string;
+  json?: string;
+  prompt: string;
+  timeoutMs: number;
+  help: boolean;
+  printFixtures: boolean;
+}
+
+/**
+ * A command line the CLI cannot run: exit status 2, with the message and the help. The reference server's CLI has its
+ * own, of the same shape: each CLI is self-contained, and neither package depends on the other for it.
+ */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** Parses the arguments (a leading `--`, as `pnpm conformance -- …` passes it, is ignored); throws {@link UsageError}. */
+export function parseConformanceArgs(argv: readonly string[]): CliOptions {
+  const args = argv[0] === '--' ? argv.slice(1) : [...argv];
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    const options: ParseArgsConfig['options'] = Object.fromEntries(
+      Object.entries(CONFORMANCE_FLAGS).map(([name, flag]: [string, FlagSpec]) => [
+        name,
+        { type: flag.type, ...(flag.default === undefined ? {} : { default: flag.default }) },
+      ]),
+    );
+    values = parseArgs({ args, options, strict: true, allowPositionals: false }).values as typeof values;
+  } catch (error) {
+    throw new UsageError(errorMessage(error));
+  }
+  const help = values.help === true;
+  const printFixtures = values['print-fixtures'] === true;
+  if (help || printFixtures)
+    return { endpoint: '', level: 1, prompt: 'Hello', timeoutMs: 120_000, help, printFixtures };
+  for (const [name, flag] of Object.entries(CONFORMANCE_FLAGS) as Array<[string, FlagSpec]>) {
+    if (flag.required && values[name] === undefined) throw new UsageError(`--${name} ${flag.value} is required.`);
+  }
+  const level = Number(values.level);
+  if (level !== 1 && level !== 2) throw new UsageError(`--level must be 1 or 2, not "${values.level}".`);
+  const timeoutMs = Number(values['timeout-ms']);
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+    throw new UsageError(`--timeout-ms must be a positive whole number, not "${values['timeout-ms']}".`);
+  if (level === 1 && values.scenarios !== undefined) throw new UsageError('--scenarios is for level 2: add --level 2.');
+  return {
+    endpoint: httpUrl('endpoint', values.endpoint as string),
+    tokenEndpoint: optionalUrl('token-endpoint', values['token-endpoint']),
+    agentsEndpoint: optionalUrl('agents-endpoint', values['agents-endpoint']),
+    level,
+    scenariosDir: values.scenarios as string | undefined,
+    fixturesDir: values.fixtures as string | undefined,
+    json: values.json as string | undefined,
+    prompt: values.prompt as string,
+    timeoutMs,
+    help,
+    printFixtures,
+  };
+}
+
+/** The `--help` text, made from {@link CONFORMANCE_FLAGS}. */
+export function conformanceHelp(): string {
+  const flags = (Object.entries(CONFORMANCE_FLAGS) as Array<[string, FlagSpec]>).map(([name, flag]) => {
+    const usage = `  --${name}${flag.value ? ` ${flag.value}` : ''}`;
+    const notes = [
+      flag.required ? 'required' : undefined,
+      flag.default === undefined ? undefined : `default ${flag.default}`,
+    ].filter(Boolean);
+    return `${usage.padEnd(28)}${flag.help}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
+  });
+  return [
+    'canvas-ai-conformance: checks a Canvas AI hop server against spec/hop-protocol.md, check by check.',
+    '',
+    'Usage: canvas-ai-conformance --endpoint URL [--token-endpoint URL] [--agents-endpoint URL] [--level 1|2] [--scenarios DIR] [--json FILE]',
+    '',
+    'Options:',
+    ...flags,
+    '',
+    'Exit status: 0 every check passed, 1 a check failed, 2 a usage error (bad flag, unreadable fixtures).',
+    'What each check enforces: spec/conformance.md.',
+  ].join('\n');
+}
+
+function httpUrl(flag: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--${flag} must be a URL, not "${value}".`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--${flag} must be an http or https URL, not "${value}".`);
+  return value;
+}
+
+function optionalUrl(flag: string, value: string | boolean | undefined): string | undefined {
+  return typeof value === 'string' ? httpUrl(flag, value) : undefined;
+}

@@ -1,0 +1,174 @@
+import { strict as assert } from 'node:assert';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import {
+  CONFORMANCE_FLAGS,
+  conformanceHelp,
+  KIT_FIXTURES_DIR,
+  main,
+  parseConformanceArgs,
+  UsageError,
+  type CliIo,
+} from '../src/index.js';
+import { startFakeServer } from './support/fake-server.js';
+
+/** A CLI io that keeps what is written. */
+function memoryIo(): CliIo & { stdout: string[]; stderr: string[]; files: Record<string, string> } {
+  const io = {
+    stdout: [] as string[],
+    stderr: [] as string[],
+    files: {} as Record<string, string>,
+    out: (line: string) => void io.stdout.push(line),
+    err: (line: string) => void io.stderr.push(line),
+    writeFile: async (path: string, text: string) => {
+      io.files[path] = text;
+    },
+  };
+  return io;
+}
+
+describe('the CLI arguments', () => {
+  it('fills the defaults: level 1, the prompt "Hello", 120 s per request', () => {
+    assert.deepEqual(parseConformanceArgs(['--endpoint', 'http://127.0.0.1:8787/api/hop']), {
+      endpoint: 'http://127.0.0.1:8787/api/hop',
+      tokenEndpoint: undefined,
+      agentsEndpoint: undefined,
+      level: 1,
+      scenariosDir: undefined,
+      fixturesDir: undefined,
+      json: undefined,
+      prompt: 'Hello',
+      timeoutMs: 120_000,
+      help: false,
+      printFixtures: false,
+    });
+  });
+
+  it('prints the folder of the fixtures it ships with --print-fixtures, and needs no endpoint for it', async () => {
+    const io = memoryIo();
+    assert.equal(await main(['--print-fixtures'], io), 0);
+    assert.deepEqual(io.stdout, [KIT_FIXTURES_DIR]);
+    assert.ok(existsSync(join(KIT_FIXTURES_DIR, 'malformed-requests.yaml')), "the folder holds the kit's table");
+  });
+
+  it('reads every flag, and ignores the "--" that `pnpm conformance -- …` passes', () => {
+    const options = parseConformanceArgs([
+      '--',
+      '--endpoint',
+      'https://example.test/api/hop',
+      '--token-endpoint',
+      'https://example.test/api/token',
+      '--agents-endpoint',
+      'https://example.test/api/agents',
+      '--level',
+      '2',
+      '--scenarios',
+      'my/scenarios',
+      '--fixtures',
+      'my',
+      '--json',
+      'report.json',
+      '--prompt',
+      'Hi there',
+      '--timeout-ms',
+      '5000',
+    ]);
+    assert.equal(options.level, 2);
+    assert.equal(options.tokenEndpoint, 'https://example.test/api/token');
+    assert.equal(options.scenariosDir, 'my/scenarios');
+    assert.equal(options.fixturesDir, 'my');
+    assert.equal(options.json, 'report.json');
+    assert.equal(options.prompt, 'Hi there');
+    assert.equal(options.timeoutMs, 5000);
+  });
+
+  const usage: Array<[string, string[], RegExp]> = [
+    ['no endpoint', [], /--endpoint URL is required/],
+    ['a level other than 1 or 2', ['--endpoint', 'http://a.test/h', '--level', '3'], /--level must be 1 or 2/],
+    ['an endpoint that is not a URL', ['--endpoint', 'localhost:8787'], /--endpoint must be an http or https URL/],
+    [
+      'a token endpoint that is not a URL',
+      ['--endpoint', 'http://a.test/h', '--token-endpoint', 'token'],
+      /--token-endpoint must be a URL/,
+    ],
+    ['scenarios at level 1', ['--endpoint', 'http://a.test/h', '--scenarios', 'x'], /--scenarios is for level 2/],
+    [
+      'a timeout that is not a whole number',
+      ['--endpoint', 'http://a.test/h', '--timeout-ms', 'soon'],
+      /--timeout-ms must be a positive whole number/,
+    ],
+    ['an unknown flag', ['--endpoint', 'http://a.test/h', '--verbose'], /Unknown option '--verbose'/],
+  ];
+  for (const [name, argv, message] of usage) {
+    it(`refuses ${name} with a usage error`, () => {
+      assert.throws(
+        () => parseConformanceArgs(argv),
+        (error: unknown) => error instanceof UsageError && message.test(error.message),
+      );
+    });
+  }
+
+  it('generates the help from the flags: every flag, its placeholder and its default', () => {
+    const help = conformanceHelp();
+    for (const [name, flag] of Object.entries(CONFORMANCE_FLAGS)) {
+      assert.match(
+        help,
+        new RegExp(
+          `--${name}${'value' in flag ? ` ${flag.value.replace('|', '\\|')}` : ''} +${flag.help.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
+        ),
+      );
+    }
+    assert.match(help, /\(default 1\)/);
+    assert.match(help, /Exit status: 0 every check passed, 1 a check failed, 2 a usage error/);
+  });
+});
+
+describe('the CLI', () => {
+  it('prints the help and exits 0 with --help', async () => {
+    const io = memoryIo();
+    assert.equal(await main(['--help'], io), 0);
+    assert.equal(io.stdout.join('\n'), conformanceHelp());
+  });
+
+  it('exits 2 with the message and the help on a usage error', async () => {
+    const io = memoryIo();
+    assert.equal(await main(['--level', '2'], io), 2);
+    assert.deepEqual(io.stdout, []);
+    assert.match(
+      io.stderr[0]!,
+      /^--endpoint URL is required\.\n\ncanvas-ai-conformance: [\s\S]*\nUsage: canvas-ai-conformance --endpoint URL/,
+    );
+  });
+
+  it('exits 2 when the fixtures cannot be read', async () => {
+    const io = memoryIo();
+    assert.equal(
+      await main(['--endpoint', 'http://127.0.0.1:9/api/hop', '--fixtures', '/nonexistent/fixtures'], io),
+      2,
+    );
+    assert.match(
+      io.stderr[0]!,
+      /^Cannot read the fixtures: \/nonexistent\/fixtures\/malformed-requests\.yaml: cannot be read/,
+    );
+  });
+
+  it('exits 1 when a check fails, one line per check, then the summary ending "0 passed, N failed", and writes --json', async () => {
+    const server = await startFakeServer(() => ({ status: 500, body: 'down' }));
+    const io = memoryIo();
+    try {
+      assert.equal(await main(['--endpoint', `${server.url}/api/hop`, '--json', 'report.json'], io), 1);
+    } finally {
+      await server.close();
+    }
+    const lines = io.stdout.join('\n').split('\n');
+    const checkLines = lines.filter((line) => /^(PASS|FAIL|SKIP) {2}/.test(line));
+    const failed = checkLines.filter((line) => line.startsWith('FAIL')).length;
+    const passed = checkLines.filter((line) => line.startsWith('PASS')).length;
+    assert.ok(failed > 40, 'the validation rows, the turn and the schema checks fail');
+    assert.equal(lines.at(-1), `${passed} passed, ${failed} failed`);
+    const written = JSON.parse(io.files['report.json']!) as { failed: number; results: unknown[] };
+    assert.equal(written.failed, failed);
+    assert.equal(written.results.length, checkLines.length);
+  });
+});

@@ -1,0 +1,116 @@
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import {
+  CookieJar,
+  formatClosingLine,
+  formatResultLine,
+  formatSummary,
+  type CheckResult,
+  type ConformanceReport,
+} from '../src/index.js';
+
+const result = (id: string, status: CheckResult['status'], why = 'because'): CheckResult => ({
+  id,
+  group: id.split('.')[0]!,
+  level: 1,
+  title: 'a check',
+  spec: '§8.2 Retries and replay',
+  status,
+  why,
+  durationMs: 1,
+});
+
+function report(results: CheckResult[]): ConformanceReport {
+  const count = (status: CheckResult['status']) => results.filter((entry) => entry.status === status).length;
+  return {
+    endpoint: 'http://127.0.0.1:8787/api/hop',
+    level: 2,
+    results,
+    passed: count('pass'),
+    failed: count('fail'),
+    skipped: count('skip'),
+  };
+}
+
+describe('the reporter', () => {
+  it('prints one line per check: status, id padded to a column, why', () => {
+    assert.equal(
+      formatResultLine(result('replay.same-response', 'pass', '1 hop(s) replayed identically')),
+      `PASS  ${'replay.same-response'.padEnd(48)} 1 hop(s) replayed identically`,
+    );
+    assert.match(formatResultLine(result('csrf.wrong-token', 'fail')), /^FAIL {2}csrf\.wrong-token +because$/);
+    assert.match(formatResultLine(result('csrf.wrong-token', 'skip')), /^SKIP {2}/);
+  });
+
+  it('closes with exactly "N passed, N failed"', () => {
+    assert.equal(formatClosingLine({ passed: 87, failed: 2 }), '87 passed, 2 failed');
+  });
+
+  it('summarises per group in run order with a total row, lists the failures, and ends with the closing line', () => {
+    const summary = formatSummary(
+      report([
+        result('validation.a', 'pass'),
+        result('validation.b', 'fail', 'got 200'),
+        result('csrf.c', 'skip'),
+        result('replay.d', 'pass'),
+      ]),
+    );
+    const lines = summary.split('\n');
+    assert.deepEqual(lines.slice(0, 11), [
+      '',
+      'Conformance level 2 against http://127.0.0.1:8787/api/hop',
+      '',
+      'group       passed  failed  skipped',
+      '----------  ------  ------  -------',
+      'validation       1       1        0',
+      'csrf             0       0        1',
+      'replay           1       0        0',
+      '----------  ------  ------  -------',
+      'total            2       1        1',
+      '',
+    ]);
+    assert.deepEqual(lines.slice(11), [
+      'Failed:',
+      '  validation.b (§8.2 Retries and replay): got 200',
+      '',
+      '2 passed, 1 failed',
+    ]);
+  });
+
+  it('lists at most 20 failures under the table (a server that is down fails them all)', () => {
+    const summary = formatSummary(
+      report(Array.from({ length: 25 }, (_, index) => result(`validation.row-${index}`, 'fail'))),
+    );
+    assert.equal(summary.split('\n').filter((line) => line.startsWith('  validation.')).length, 20);
+    assert.match(summary, /… and 5 more \(their lines are above\)\n\n0 passed, 25 failed$/);
+  });
+});
+
+describe('the cookie jar', () => {
+  it('keeps the cookies a response sets and sends them back as one header', () => {
+    const jar = new CookieJar();
+    assert.equal(jar.header(), undefined);
+    const headers = new Headers();
+    headers.append('set-cookie', 'canvas_ai_session=abc; Path=/; HttpOnly; SameSite=Lax');
+    headers.append('set-cookie', 'theme=dark');
+    jar.store(headers);
+    assert.equal(jar.header(), 'canvas_ai_session=abc; theme=dark');
+  });
+
+  it('forgets a cookie set with Max-Age=0 or an Expires in the past', () => {
+    const jar = new CookieJar();
+    jar.store(
+      new Headers([
+        ['set-cookie', 'a=1'],
+        ['set-cookie', 'b=2'],
+      ]),
+    );
+    jar.store(
+      new Headers([
+        ['set-cookie', 'a=; Max-Age=0'],
+        ['set-cookie', 'b=; Expires=Thu, 01 Jan 1970 00:00:00 GMT'],
+      ]),
+    );
+    assert.equal(jar.size, 0);
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * CORS for host pages on another origin (spec §4.6): preflights answered for the listed origins only, and every
+ * answer to a listed origin carrying the grant, errors included, so the page can read why a request failed.
+ */
+import { CSRF_HEADER } from '@canvas-ai/protocol';
+
+/** The methods of each endpoint (spec §3), for `Access-Control-Allow-Methods`. */
+const ENDPOINT_METHODS: readonly (readonly [RegExp, string])[] = [
+  [/^\/api\/hop$/, 'POST'],
+  [/^\/api\/hop\/[^/]+$/, 'GET, DELETE'],
+  [/^\/api\/agents$/, 'GET'],
+  [/^\/api\/token$/, 'GET'],
+  [/^\/healthz$/, 'GET'],
+];
+
+/**
+ * The request headers a page may send: the body's type, the CSRF token, and W3C trace context (a host that traces
+ * its pages sends `traceparent` with every fetch; refusing it would fail the preflight for no reason).
+ */
+const ALLOWED_REQUEST_HEADERS = ['Content-Type', CSRF_HEADER, 'traceparent', 'tracestate'].join(', ');
+
+/** How long a browser may keep a preflight's answer, in seconds. */
+const PREFLIGHT_MAX_AGE_S = 600;
+
+/** The listed origins, normalized as `URL.origin` writes them; entries that are no origin are dropped. */
+export function listedOrigins(entries: readonly string[]): ReadonlySet<string> {
+  const origins = new Set<string>();
+  for (const entry of entries) {
+    try {
+      const origin = new URL(entry).origin;
+      if (origin !== 'null') origins.add(origin);
+    } catch {
+      // not a URL: never an origin a browser sends
+    }
+  }
+  return origins;
+}
+
+/** The endpoint's methods, or undefined for a path that is not an endpoint. */
+export function endpointMethods(pathname: string): string | undefined {
+  return ENDPOINT_METHODS.find(([path]) => path.test(pathname))?.[1];
+}
+
+/** Whether a request is a CORS preflight (spec §4.6): `OPTIONS` with `Origin` and `Access-Control-Request-Method`. */
+export function isPreflight(request: Request): boolean {
+  return (
+    request.method === 'OPTIONS' &&
+    request.headers.has('origin') &&
+    request.headers.has('access-control-request-method')
+  );
+}
+
+/** The headers that grant `origin` a response: the origin itself (never `*`), with credentials. */
+export function grantHeaders(origin: string): Record<string, string> {
+  return {
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Allow-Credentials': 'true',
+    'Access-Control-Expose-Headers': 'Retry-After',
+    Vary: 'Origin',
+  };
+}
+
+/** The 204 answer to a listed origin's preflight of an endpoint with `methods`. */
+export function preflightResponse(origin: string, methods: string): Response {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      ...grantHeaders(origin),
+      'Access-Control-Allow-Methods': methods,
+      'Access-Control-Allow-Headers': ALLOWED_REQUEST_HEADERS,
+      'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_S),
+    },
+  });
+}

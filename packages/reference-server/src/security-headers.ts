@@ -1,0 +1,29 @@
+/**
+ * The headers every response carries (spec §4.5): no MIME sniffing, no referrer beyond the origin, no framing by
+ * another site. Static files (a host page such as the demo editor) get a content security policy that keeps
+ * scripts, styles, images and requests on the page's own origin; protocol responses, which are JSON, one that
+ * allows nothing at all.
+ */
+
+/**
+ * The default policy of static files: scripts and requests from the origin only, images from it and from
+ * `data:`/`blob:` URLs (an attached photo the page shows), inline styles (components set them), no plugins, no
+ * framing by other sites. A model-chosen image on another host is not loaded.
+ */
+export const DEFAULT_STATIC_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
+  "font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; " +
+  "frame-ancestors 'self'";
+
+/** The policy of JSON responses: a body that is data, never a document. */
+const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+/** `response` with the security headers of its kind set (a new response when its headers cannot be changed). */
+export function withSecurityHeaders(response: Response, kind: 'api' | 'static', staticPolicy: string): Response {
+  const headers = new Headers(response.headers);
+  headers.set('X-Content-Type-Options', 'nosniff');
+  headers.set('Referrer-Policy', 'same-origin');
+  headers.set('X-Frame-Options', kind === 'static' ? 'SAMEORIGIN' : 'DENY');
+  headers.set('Content-Security-Policy', kind === 'static' ? staticPolicy : API_CSP);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}

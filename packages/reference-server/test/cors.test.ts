@@ -1,0 +1,120 @@
+// Host pages on another origin (spec §4.6), over real HTTP: preflights and grants for the listed origins only,
+// errors included, and a whole turn with credentials from a listed origin.
+import { strict as assert } from 'node:assert';
+import { after, before, describe, it } from 'node:test';
+import { ConfigError } from '../src/agents/config-error.js';
+import { EMPTY_LAYOUT, firstHop, laterHop, openSession, startTestServer, type TestServer } from './support/harness.js';
+
+const EDITOR = 'http://127.0.0.1:5173';
+const STRANGER = 'http://127.0.0.1:6666';
+
+function preflight(server: TestServer, path: string, origin: string, method = 'POST'): Promise<Response> {
+  return fetch(`${server.url}${path}`, {
+    method: 'OPTIONS',
+    headers: {
+      origin,
+      'access-control-request-method': method,
+      'access-control-request-headers': 'content-type,x-csrf-token',
+    },
+  });
+}
+
+describe('CORS for a host page on another origin (spec §4.6)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ allowedOrigins: [EDITOR] });
+  });
+  after(() => server.close());
+
+  it('answers a listed origin’s preflight with 204 and the grant, naming the endpoint’s methods', async () => {
+    const hop = await preflight(server, '/api/hop', EDITOR);
+    assert.equal(hop.status, 204);
+    assert.equal(hop.headers.get('access-control-allow-origin'), EDITOR);
+    assert.equal(hop.headers.get('access-control-allow-credentials'), 'true');
+    assert.equal(hop.headers.get('access-control-allow-methods'), 'POST');
+    const allowed = (hop.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/,\s*/);
+    assert.ok(allowed.includes('content-type') && allowed.includes('x-csrf-token'), allowed.join(','));
+    assert.match(hop.headers.get('vary') ?? '', /origin/i);
+    assert.ok(Number(hop.headers.get('access-control-max-age')) > 0);
+
+    const turn = await preflight(server, '/api/hop/some-turn', EDITOR, 'DELETE');
+    assert.equal(turn.status, 204);
+    assert.equal(turn.headers.get('access-control-allow-methods'), 'GET, DELETE');
+  });
+
+  it('refuses the preflight of an origin that is not listed, without any grant', async () => {
+    const reply = await preflight(server, '/api/hop', STRANGER);
+    assert.equal(reply.status, 403);
+    assert.equal(reply.headers.get('access-control-allow-origin'), null);
+    assert.equal(((await reply.json()) as { error: { code: string } }).error.code, 'origin_not_allowed');
+  });
+
+  it('keeps OPTIONS without the preflight headers a method the endpoints do not have (405)', async () => {
+    const reply = await fetch(`${server.url}/api/hop`, { method: 'OPTIONS' });
+    assert.equal(reply.status, 405);
+    assert.equal(reply.headers.get('access-control-allow-origin'), null);
+  });
+
+  it('grants every answer to the listed origin, errors included, and no answer to another', async () => {
+    const agents = await fetch(`${server.url}/api/agents`, { headers: { origin: EDITOR } });
+    assert.equal(agents.status, 200);
+    assert.equal(agents.headers.get('access-control-allow-origin'), EDITOR);
+    assert.equal(agents.headers.get('access-control-allow-credentials'), 'true');
+    assert.match(agents.headers.get('access-control-expose-headers') ?? '', /retry-after/i);
+
+    const refused = await fetch(server.hopUrl, {
+      method: 'POST',
+      headers: { origin: EDITOR, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(refused.status, 403, 'no session, no token');
+    assert.equal(refused.headers.get('access-control-allow-origin'), EDITOR, 'the page can read why');
+
+    const stranger = await fetch(`${server.url}/api/token`, { headers: { origin: STRANGER } });
+    assert.equal(stranger.status, 200, 'GET needs no origin check (a page cannot read the answer without a grant)');
+    assert.equal(stranger.headers.get('access-control-allow-origin'), null);
+    const strangerHop = await fetch(server.hopUrl, {
+      method: 'POST',
+      headers: { origin: STRANGER, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(strangerHop.status, 403);
+    assert.equal(((await strangerHop.json()) as { error: { code: string } }).error.code, 'origin_not_allowed');
+  });
+
+  it('runs a whole turn for the listed origin with the session cookie and the CSRF token', async () => {
+    const session = await openSession(server);
+    const withOrigin = (extra: Record<string, string> = {}) => session.headers({ origin: EDITOR, ...extra });
+    const post = async (body: unknown) => {
+      const reply = await fetch(server.hopUrl, {
+        method: 'POST',
+        headers: withOrigin({ 'content-type': 'application/json' }),
+        body: JSON.stringify(body),
+      });
+      assert.equal(reply.headers.get('access-control-allow-origin'), EDITOR);
+      return { status: reply.status, body: (await reply.json()) as { should_continue: boolean } };
+    };
+    const builder = { agent: 'page_builder' };
+    let reply = await post(firstHop('cors-1', 'Add a hero for my bakery, Crumb & Co.', builder));
+    let hop = 1;
+    while (reply.status === 200 && reply.body.should_continue && hop < 10) {
+      hop += 1;
+      reply = await post(laterHop('cors-1', hop, EMPTY_LAYOUT, builder));
+    }
+    assert.equal(reply.status, 200);
+    assert.equal(reply.body.should_continue, false, `the turn ended at hop ${hop}`);
+  });
+
+  it('sets a SameSite=None, Secure cookie only when asked, and refuses None without Secure', async () => {
+    const lax = await fetch(`${server.url}/api/token`);
+    assert.match(lax.headers.get('set-cookie') ?? '', /; SameSite=Lax/);
+    const crossSite = await startTestServer({ secureCookies: true, crossSiteCookies: true });
+    try {
+      const none = await fetch(`${crossSite.url}/api/token`);
+      assert.match(none.headers.get('set-cookie') ?? '', /^__Host-canvas_ai_session=[^;]+; .*SameSite=None; Secure/);
+    } finally {
+      await crossSite.close();
+    }
+    await assert.rejects(startTestServer({ crossSiteCookies: true }), ConfigError);
+  });
+});

@@ -1,0 +1,373 @@
+// Planted bugs in the turn: parking, the turn rules of spec §8, replay, failures, cancel, what is left of a turn.
+import { applyOutputsWithResults, type Layout, type PageValues, type ToolOutput } from '@canvas-ai/protocol';
+import type { CanvasAiApp } from '../../../src/app.js';
+import { MemoryTurnStore } from '../../../src/store/memory.js';
+import {
+  DeleteIgnoringStore,
+  errorAnswer,
+  isHopPost,
+  jsonBody,
+  type Json,
+  LocklessStore,
+  type modelWrapper,
+  realApp,
+  RewindableStore,
+  servedTurn,
+  tellTurn,
+  withBody,
+  withJson,
+  wrap,
+} from './seams.js';
+import type { BrokenVariant } from './variant.js';
+
+/** The request_id named by a cancel's path. */
+function cancelledId(request: Request): string | undefined {
+  const match = /^\/api\/hop\/([^/]+)$/.exec(new URL(request.url).pathname);
+  return request.method === 'DELETE' && match ? decodeURIComponent(match[1]!) : undefined;
+}
+
+export const TURN_VARIANTS = {
+  'outputs-in-decision-hop': {
+    bug: 'tool calls execute in the hop whose model decision made them, not at the start of the next hop',
+    group: 'parking',
+    caughtBy: 'hop-rules.outputs-in-next-hop',
+    // Every turn with a tool call runs into it: every scenario, and every probe that plays hops by hand.
+    alsoFailing: [
+      'scenario.*',
+      'hop-rules.*',
+      'tools.*',
+      'turn-rules.earlier-hop-409',
+      'turn-rules.refusal-carries-no-narration',
+      'turn-rules.failed-turn-gone',
+      'turn-rules.failed-hop-keeps-narration',
+      'scripted.match-normalized-message',
+      // The variant plays the next hop behind the client's back, and the status tells the turn's real hop.
+      'status.active',
+    ],
+    build: (fixtures) => executeInDecisionHop(realApp(fixtures)),
+  },
+  'ends-turn-with-outputs': {
+    bug: 'a turn ends in the hop that carries its last outputs (revision 1.0), so the answer comes before the host reports on them',
+    group: 'final-no-outputs',
+    caughtBy: 'hop-rules.final-no-outputs',
+    // Every scenario ends one hop early, so the kit’s own next hop meets an ended turn.
+    alsoFailing: [
+      'scenario.*',
+      'hop-rules.answer-stripped',
+      'hop-rules.validation-error-recovery',
+      'coediting.replaces',
+      'replay.tools-not-executed-again',
+      'turn-rules.concurrent-later-hop',
+      // The variant plays the next hop behind the client's back, and the status tells the turn's real hop.
+      'status.active',
+    ],
+    build: (fixtures) => endWithLastOutputs(realApp(fixtures)),
+  },
+  'refusals-carry-narration': {
+    bug: 'a 409 on a live turn carries the turn’s narration instead of progress ""',
+    group: 'error-progress',
+    caughtBy: 'turn-rules.refusal-carries-no-narration',
+    build: (fixtures) => {
+      const narration = new Map<string, string>();
+      return wrap(realApp(fixtures), async (request, next) => {
+        const body = isHopPost(request) ? await jsonBody(request) : undefined;
+        const response = await next(request);
+        const id = typeof body?.request_id === 'string' ? body.request_id : undefined;
+        if (id === undefined) return response;
+        const answer = (await response.clone().json()) as Json;
+        if (response.status === 200) narration.set(id, answer.progress as string);
+        if (response.status === 409 && narration.has(id))
+          return withJson(response, { ...answer, progress: narration.get(id) });
+        return response;
+      });
+    },
+  },
+  'state-kept-after-error': {
+    bug: "a hop that fails while it executes leaves the turn's state behind, so the turn resumes",
+    group: 'failure',
+    caughtBy: 'turn-rules.failed-turn-gone',
+    build: (fixtures) => realApp(fixtures, { store: new DeleteIgnoringStore(new MemoryTurnStore()) }),
+  },
+  'unknown-turn-409': {
+    bug: 'a hop ≥ 2 of a turn the server never saw gets 409 hop_out_of_order (the order rule checked before existence)',
+    group: 'turn-rules',
+    caughtBy: 'turn-rules.unknown-turn-410',
+    // The table row for a multipart hop 2 of an unknown turn expects the 410 too.
+    alsoFailing: ['validation.multipart-hop-2-without-attachments-is-read-like-json-here-an-unknown-turn'],
+    build: (fixtures) => {
+      const started = new Set<string>();
+      return wrap(realApp(fixtures), async (request, next) => {
+        const response = await next(request);
+        if (!isHopPost(request)) return response;
+        const answer = (await response.clone().json()) as Json;
+        const id = typeof answer.request_id === 'string' ? answer.request_id : undefined;
+        if (id !== undefined && answer.hop === 1 && response.status === 200) started.add(id);
+        const unknown = response.status === 410 && id !== undefined && !started.has(id);
+        return unknown ? errorAnswer(409, 'hop_out_of_order', 'Send hop 1 first.', 'hop') : response;
+      });
+    },
+  },
+  'earlier-hop-replayed': {
+    bug: 'every hop’s response is kept and an earlier hop sent again is answered with it, instead of 409',
+    group: 'turn-rules',
+    caughtBy: 'turn-rules.earlier-hop-409',
+    // Hop 1 of a cancelled turn is an earlier hop too, and is answered from the cache.
+    alsoFailing: ['turn-rules.refusal-carries-no-narration', 'cancel.restart-410'],
+    build: (fixtures) => {
+      const answered = new Map<string, Json>();
+      return wrap(realApp(fixtures), async (request, next) => {
+        const body = isHopPost(request) ? await jsonBody(request) : undefined;
+        const key = `${String(body?.request_id)}#${String(body?.hop)}`;
+        const kept = answered.get(key);
+        if (body && kept)
+          return new Response(JSON.stringify(kept), { headers: { 'content-type': 'application/json' } });
+        const response = await next(request);
+        if (body && response.status === 200) answered.set(key, (await response.clone().json()) as Json);
+        return response;
+      });
+    },
+  },
+  'ended-turn-replays-its-end': {
+    bug: 'a hop past the last hop of an ended turn gets the final response again instead of 410',
+    group: 'turn-rules',
+    caughtBy: 'turn-rules.ended-turn-410',
+    build: (fixtures) => {
+      const finals = new Map<string, Json>();
+      return wrap(realApp(fixtures), async (request, next) => {
+        const body = isHopPost(request) ? await jsonBody(request) : undefined;
+        const id = String(body?.request_id);
+        const final = finals.get(id);
+        if (body && final && typeof body.hop === 'number' && body.hop > (final.hop as number))
+          return new Response(JSON.stringify(final), { headers: { 'content-type': 'application/json' } });
+        const response = await next(request);
+        if (body && response.status === 200) {
+          const answer = (await response.clone().json()) as Json;
+          if (answer.should_continue === false) finals.set(id, answer);
+        }
+        return response;
+      });
+    },
+  },
+  'no-turn-lock': {
+    bug: 'the per-turn lock never refuses, so copies of one hop sent at once all execute it',
+    group: 'turn-rules',
+    caughtBy: 'turn-rules.concurrent-later-hop',
+    // The copies must meet inside the hop: each decision waits a moment for the others (a slow model).
+    build: (fixtures) =>
+      realApp(fixtures, {
+        store: new LocklessStore(new MemoryTurnStore()),
+        model: (scripted) => ({
+          name: 'slow',
+          async decide(request) {
+            if (request.turn.decision === 2) await new Promise((resolve) => setTimeout(resolve, 50));
+            return scripted.decide(request);
+          },
+        }),
+      }),
+  },
+  'agent-change-unchecked': {
+    bug: 'a later hop naming another agent is served with the turn’s agent instead of 409 agent_changed',
+    group: 'agent',
+    caughtBy: 'turn-rules.agent-changed-409',
+    build: (fixtures) => {
+      const agents = new Map<string, unknown>();
+      return wrap(realApp(fixtures), async (request, next) => {
+        const body = isHopPost(request) ? await jsonBody(request) : undefined;
+        if (!body || typeof body.request_id !== 'string') return next(request);
+        if (body.hop === 1) {
+          agents.set(body.request_id, body.agent);
+          return next(request);
+        }
+        if (!agents.has(body.request_id)) return next(request);
+        const { agent: _, ...rest } = body;
+        const agent = agents.get(body.request_id);
+        return next(withBody(request, agent === undefined ? rest : { ...rest, agent }));
+      });
+    },
+  },
+  'replay-executes-again': {
+    bug: 'a repeated hop is executed again from the state before it instead of answered from the stored response',
+    group: 'replay',
+    caughtBy: 'replay.tools-not-executed-again',
+    // An earlier hop sent again, and copies sent at once, are executed again as well.
+    alsoFailing: [
+      'turn-rules.earlier-hop-409',
+      'turn-rules.refusal-carries-no-narration',
+      'turn-rules.concurrent-later-hop',
+    ],
+    build: (fixtures) => {
+      const store = new RewindableStore(new MemoryTurnStore());
+      return reexecuteRepeatedHops(realApp(fixtures, { store }), store);
+    },
+  },
+  'cancel-not-idempotent': {
+    bug: 'a second cancel of a turn answers cancelled true again',
+    group: 'cancel',
+    caughtBy: 'cancel.running-turn',
+    build: (fixtures) => {
+      const cancelled = new Set<string>();
+      return wrap(realApp(fixtures), async (request, next) => {
+        const id = cancelledId(request);
+        const response = await next(request);
+        if (id === undefined || response.status !== 200) return response;
+        const answer = (await response.clone().json()) as Json;
+        if (answer.cancelled === true) cancelled.add(id);
+        return cancelled.has(id) ? withJson(response, { ...answer, cancelled: true }) : response;
+      });
+    },
+  },
+  'cancelled-hop-keeps-its-narration': {
+    bug: 'a hop whose turn is cancelled while it runs answers 410 with the narration of that hop instead of progress ""',
+    group: 'cancel-during-hop',
+    caughtBy: 'cancel.during-hop',
+    build: (fixtures) => {
+      const texts = new Map<string, string>();
+      const app = realApp(fixtures, {
+        model: (scripted) => {
+          const held = holdForCancel(scripted);
+          return {
+            name: held.name,
+            async decide(request) {
+              const reply = await held.decide(request);
+              const id = servedTurn.getStore();
+              if (id !== undefined) texts.set(id, reply.text);
+              return reply;
+            },
+          };
+        },
+      });
+      return wrap(slowWhileCancelled(app), async (request, next) => {
+        const body = isHopPost(request) ? await jsonBody(request) : undefined;
+        const response = await next(request);
+        const text = texts.get(String(body?.request_id));
+        if (response.status !== 410 || text === undefined) return response;
+        return withJson(response, { ...((await response.json()) as Json), progress: text.trim() });
+      });
+    },
+  },
+  'cancel-drops-an-ended-turn': {
+    bug: 'cancelling a turn that has ended deletes its final response, so its last hop can no longer be replayed',
+    group: 'after-the-turn',
+    caughtBy: 'cancel.finished-turn-stays',
+    build: (fixtures) => {
+      const ended = new Set<string>();
+      const dropped = new Set<string>();
+      return wrap(realApp(fixtures), async (request, next) => {
+        const id = cancelledId(request);
+        if (id !== undefined) {
+          if (ended.has(id)) dropped.add(id);
+          return next(request);
+        }
+        const body = isHopPost(request) ? await jsonBody(request) : undefined;
+        const turn = String(body?.request_id);
+        if (body && dropped.has(turn)) return errorAnswer(410, 'turn_not_found', 'This turn is gone.');
+        const response = await next(request);
+        if (body && response.status === 200 && ((await response.clone().json()) as Json).should_continue === false)
+          ended.add(turn);
+        return response;
+      });
+    },
+  },
+} satisfies Record<string, BrokenVariant>;
+
+/**
+ * The turns whose model is slow until a cancel has landed: a decision of a turn the kit cancels while its hop runs
+ * (its request_id says `cancel-during`) waits for that cancel, at most 5 seconds; every other decision is instant.
+ */
+const waitingForCancel = new Map<string, () => void>();
+
+function holdForCancel(scripted: Parameters<typeof modelWrapper>[0]) {
+  return {
+    name: 'slow-until-cancelled',
+    async decide(request: Parameters<typeof scripted.decide>[0]) {
+      const id = servedTurn.getStore();
+      if (id?.includes('cancel-during'))
+        await new Promise<void>((resolve) => {
+          waitingForCancel.set(id, resolve);
+          setTimeout(resolve, 5_000);
+        });
+      return scripted.decide(request);
+    },
+  };
+}
+
+/** Releases a held decision once a cancel of its turn has been answered `cancelled: true`. */
+function slowWhileCancelled(app: CanvasAiApp): CanvasAiApp {
+  return wrap(tellTurn(app), async (request, next) => {
+    const id = cancelledId(request);
+    const response = await next(request);
+    if (id !== undefined && response.status === 200 && ((await response.clone().json()) as Json).cancelled === true)
+      waitingForCancel.get(id)?.();
+    return response;
+  });
+}
+
+/**
+ * A server that does not park: the calls a decision makes are executed before the response, so their outputs come
+ * with the narration that announced them. Built by answering hop N with the real server's hop N + 1 (which executes
+ * hop N's calls on the same page), once a turn goes on past its first hop.
+ */
+function executeInDecisionHop(app: CanvasAiApp): CanvasAiApp {
+  const ahead = new Set<string>();
+  const renumbered = async (response: Response, hop: number): Promise<Response> =>
+    response.status === 200 ? withJson(response, { ...((await response.json()) as Json), hop }) : response;
+  return {
+    async fetch(request) {
+      const body = isHopPost(request) ? await jsonBody(request) : undefined;
+      if (!body || typeof body.request_id !== 'string' || typeof body.hop !== 'number') return app.fetch(request);
+      const hop = body.hop;
+      if (ahead.has(body.request_id))
+        return renumbered(await app.fetch(withBody(request, { ...body, hop: hop + 1 })), hop);
+      const decided = await app.fetch(request);
+      if (hop !== 1 || decided.status !== 200 || !((await decided.clone().json()) as Json).should_continue)
+        return decided;
+      ahead.add(body.request_id);
+      return renumbered(await app.fetch(withBody(request, { ...body, hop: 2 })), 1);
+    },
+  };
+}
+
+/**
+ * A revision 1.0 server: when a hop carries outputs and the real server would end the turn on the next hop without
+ * a model call, that ending is answered at once, with the outputs. Built by sending the real server the next hop
+ * itself (the page with the outputs applied, all reported applied) and folding its final response into this one.
+ */
+function endWithLastOutputs(app: CanvasAiApp): CanvasAiApp {
+  return {
+    async fetch(request) {
+      const body = isHopPost(request) ? await jsonBody(request) : undefined;
+      const response = await app.fetch(request);
+      if (!body || response.status !== 200) return response;
+      const answer = (await response.clone().json()) as Json;
+      const outputs = answer.outputs as ToolOutput[];
+      if (!answer.should_continue || outputs.length === 0) return response;
+      const context = body.context as { current_layout: Layout; page?: PageValues };
+      const applied = applyOutputsWithResults({ layout: context.current_layout, page: context.page ?? {} }, outputs);
+      const next = {
+        ...body,
+        hop: (body.hop as number) + 1,
+        context: { ...context, current_layout: applied.document.layout, page: applied.document.page },
+        apply_results: applied.results,
+      };
+      const ahead = (await (await app.fetch(withBody(request, next))).json()) as Json;
+      if (ahead.should_continue !== false || ahead.finish_reason !== 'answer') return response;
+      return withJson(response, { ...ahead, hop: body.hop, outputs });
+    },
+  };
+}
+
+/** A server without a response cache: a hop it already answered is run again from the state before it. */
+function reexecuteRepeatedHops(app: CanvasAiApp, store: RewindableStore): CanvasAiApp {
+  const answered = new Set<string>();
+  return {
+    async fetch(request) {
+      const body = isHopPost(request) ? await jsonBody(request) : undefined;
+      if (!body || typeof body.request_id !== 'string' || typeof body.hop !== 'number') return app.fetch(request);
+      const key = `${body.request_id}#${body.hop}`;
+      if (answered.has(key)) await store.rewind(body.request_id, body.hop);
+      const response = await app.fetch(request);
+      if (response.status === 200) answered.add(key);
+      return response;
+    },
+  };
+}
