@@ -2,9 +2,19 @@
 import { TOOL_OUTPUT_TYPES } from '@canvas-ai/protocol';
 import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import { expect, waitUntil } from '@open-wc/testing';
+import { HttpResponse } from 'msw';
 import type { CanvasAiChat } from '../src/canvas-ai-chat/canvas-ai-chat.component.js';
 import type { ChatStrings } from '../src/canvas-ai-chat/strings.js';
-import { chatRoot, mountChat, pickAgent, pickerRoot, progressBlocks, unmountAll } from './support/chat.js';
+import {
+  chatRoot,
+  errorBubbles,
+  mountChat,
+  pickAgent,
+  pickerRoot,
+  progressBlocks,
+  sendAndWait,
+  unmountAll,
+} from './support/chat.js';
 import { loadFixtures, scenario } from './support/fixtures.js';
 import { holdHop } from './support/hold.js';
 import { continuing, deferred, final, hopServer } from './support/hop-server.js';
@@ -137,6 +147,38 @@ describe('<canvas-ai-chat> strings and right-to-left', () => {
     } finally {
       container.remove();
     }
+  });
+
+  it("shows a failed turn in the host's turnError text, escaped in the error bubble with its code, and reads it out", async () => {
+    await useHandlers(
+      ...hopServer([
+        continuing({ progress: 'سأضيف قسمًا.' }),
+        () =>
+          HttpResponse.json(
+            {
+              status: false,
+              should_continue: false,
+              error: { code: 'rate_limited' },
+              message: 'Slow down.',
+              progress: 'سأضيف قسمًا.',
+            },
+            { status: 429 },
+          ),
+      ]).handlers,
+    );
+    const turnError: ChatStrings['turnError'] = (error) => `تمهّل <b>${error.code}</b>\n${error.message}`;
+    const element = await mountChat({ strings: { turnError }, getLayout: () => ({ layout: { regions: {} } }) });
+    expect((await sendAndWait(element, 'Add a hero')).detail.status).to.equal('error');
+    const bubble = errorBubbles(element).at(-1)!;
+    // The host's text as text: its markup stays characters, its newline a line break, no element made of it.
+    expect(bubble.textContent).to.equal('تمهّل <b>rate_limited</b>Slow down.');
+    expect(bubble.querySelectorAll('b')).to.have.length(0);
+    expect(bubble.querySelectorAll('br')).to.have.length(1);
+    expect(bubble.closest('.canvas-ai-error')!.querySelector('.canvas-ai-error-code')!.textContent).to.equal(
+      'rate_limited',
+    );
+    const announced = [...element.shadowRoot!.querySelectorAll('[part="announcer"] p')].map((line) => line.textContent);
+    expect(announced).to.include('تمهّل <b>rate_limited</b>\nSlow down.');
   });
 
   it('lays Arabic narration and a stop right to left, with the not-run step and the stop note in the host strings', async () => {
