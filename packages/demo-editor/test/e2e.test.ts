@@ -620,7 +620,7 @@ describe('co-editing: the person edits the page while the agent works (spec §16
       assert.equal(await demo.turnEnded(0), 'done');
       const chat = demo.page.locator('canvas-ai-chat deep-chat');
       await chat.getByText(finalMessage(scripted)).waitFor();
-      assert.equal(await chat.locator('.error-message-text').count(), 0, 'no error bubble');
+      assert.equal(await chat.locator('.canvas-ai-error').count(), 0, 'no error bubble');
       assert.equal(await chat.locator('.canvas-ai-notice').count(), 0, 'every output was applied');
       assert.equal((await demo.page.locator('[data-field="title"]').textContent())?.trim(), 'Crumb & Co. | Cookies');
 
