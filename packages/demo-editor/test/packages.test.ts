@@ -27,9 +27,11 @@ import { applyOutputsWithResults, LIMITS, PROTOCOL_VERSION, type HopRequest, typ
 import { parseHopRequest, type ToolDefinition } from '@canvas-ai/protocol/server';
 import { driveScenario, type Scenario } from '@canvas-ai/protocol/scenario';
 import { DEFAULT_FIXTURES_DIR, loadFixtures } from '@canvas-ai/protocol/node';
+import { fixturesFromData, repositoryFixtures, type PageFixtures } from '@canvas-ai/protocol/fixtures';
 import { KIT_FIXTURES_DIR, runConformance, type ConformanceReport } from '@canvas-ai/conformance';
 import { createApp, MemoryTurnStore, ScriptedProvider, type CanvasAiApp } from '@canvas-ai/reference-server';
 import { createMockHandlers } from '@canvas-ai/reference-server/mock';
+import { setupCanvasAiMock } from '@canvas-ai/reference-server/mock/browser';
 import { CanvasAiChat } from '@canvas-ai/widget';
 import '@canvas-ai/widget/define';
 import { startTurn, type TurnResult } from '@canvas-ai/widget/loop';
@@ -40,6 +42,9 @@ const layout: Layout = { regions: { content: { components: [] } } };
 const applied: { results: unknown[] } = applyOutputsWithResults({ layout, page: {} }, []);
 const parsed: boolean = parseHopRequest({}).success;
 const dirs: string[] = [DEFAULT_FIXTURES_DIR, KIT_FIXTURES_DIR];
+const pageFixtures: PageFixtures = repositoryFixtures;
+const validate: (data: unknown) => PageFixtures = fixturesFromData;
+const mock: Promise<{ stop(): void }> = setupCanvasAiMock({ fixtures: pageFixtures });
 export async function useEverything(): Promise<void> {
   const fixtures = await loadFixtures();
   const scenario: Scenario = fixtures.scenarios[0]!;
@@ -61,7 +66,7 @@ export async function useEverything(): Promise<void> {
   const tool: ToolDefinition | undefined = undefined;
   const chat: typeof CanvasAiChat = CanvasAiChat;
   const request: Partial<HopRequest> = { hop: 1 };
-  void [version, limit, applied, parsed, dirs, report, handlers, run, turn, tool, chat, request];
+  void [version, limit, applied, parsed, dirs, pageFixtures, validate, mock, report, handlers, run, turn, tool, chat, request];
 }
 `;
 
@@ -161,14 +166,15 @@ describe('the packages installed from their tarballs, outside the workspace', ()
         await page.goto(`${server.url}/`);
         await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true);
         const end = await page.evaluate(async () => {
-          const state = window as unknown as { turnEnd: Promise<unknown>; applied: unknown[] };
+          const state = window as unknown as { turnEnd: Promise<unknown>; applied: unknown[]; rows?: number };
           const chat = document.querySelector('canvas-ai-chat') as unknown as {
             sendMessage(text: string, options: { agent: string }): void;
           };
           chat.sendMessage('Add a hero for my bakery, Crumb & Co.', { agent: 'page_builder' });
-          return { detail: await state.turnEnd, applied: state.applied };
+          return { detail: await state.turnEnd, applied: state.applied, rows: state.rows };
         });
-        const { detail, applied } = end as {
+        const { detail, applied, rows } = end as {
+          rows?: number;
           detail: { status: string; hops: number; response?: { message: string } };
           applied: Array<{ type: string; operations: Array<{ components: Array<{ component: string }> }> }>;
         };
@@ -180,6 +186,7 @@ describe('the packages installed from their tarballs, outside the workspace', ()
           applied.map((output) => [output.type, output.operations[0]!.components[0]!.component]),
           [['place_components', 'sdc.demo.hero']],
         );
+        assert.equal(rows, 1, "the module's applyOutputsWithResults placed the hero");
       } finally {
         await chromium.close();
       }
@@ -201,19 +208,23 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-/** The host's glue: a store of one region, and the turn's end kept for the test. */
-const HOST_SCRIPT = `await customElements.whenDefined('canvas-ai-chat');
+/**
+ * The host's glue: a store of one region kept by the shared reducer the self-contained module exports (a page with no
+ * bundler has no other way to `applyOutputsWithResults`), and the turn's end kept for the test.
+ */
+const HOST_SCRIPT = `import { applyOutputsWithResults } from '/canvas-ai-chat.js';
+await customElements.whenDefined('canvas-ai-chat');
 const chat = document.querySelector('canvas-ai-chat');
-const doc = { layout: { regions: { content: { components: [] } } }, page: {} };
+let doc = { layout: { regions: { content: { components: [] } } }, page: {} };
 window.applied = [];
 chat.getLayout = () => doc;
-chat.applyOutputs = async (outputs) =>
-  outputs.map((output) => {
-    window.applied.push(output);
-    if (output.type === 'place_components')
-      for (const operation of output.operations) doc.layout.regions[operation.target].components.push(...operation.components);
-    return { call_id: output.call_id, status: 'applied' };
-  });
+chat.applyOutputs = async (outputs) => {
+  window.applied.push(...outputs);
+  const { document, results } = applyOutputsWithResults(doc, outputs);
+  doc = document;
+  window.rows = doc.layout.regions.content.components.length;
+  return results;
+};
 window.turnEnd = new Promise((resolve) => chat.addEventListener('canvas-ai-turn-end', (event) => resolve(event.detail)));
 window.ready = true;
 `;
