@@ -146,16 +146,22 @@ function parseWithPlainLayout(
 
 /** Parses a JSON text body: malformed JSON is `invalid_json`, everything else as {@link parseHopRequest}. */
 export function parseHopRequestJson(text: string): ParseResult {
-  let value: unknown;
+  const decoded = decodeJson(text);
+  return 'failure' in decoded ? decoded.failure : parseHopRequest(decoded.value);
+}
+
+/** `JSON.parse`, with malformed JSON as the `invalid_json` refusal. */
+function decodeJson(text: string): { value: unknown } | { failure: ParseResult } {
   try {
-    value = JSON.parse(text);
+    return { value: JSON.parse(text) };
   } catch (error) {
     return {
-      success: false,
-      error: new HopError('invalid_json', `The body is not valid JSON: ${errorMessage(error)}`),
+      failure: {
+        success: false,
+        error: new HopError('invalid_json', `The body is not valid JSON: ${errorMessage(error)}`),
+      },
     };
   }
-  return parseHopRequest(value);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -181,15 +187,8 @@ export function* parseHopRequestBytes(bytes: Uint8Array): Generator<undefined, P
     return { success: false, error: new HopError('invalid_json', 'The body is not UTF-8 text.') };
   }
   yield;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return {
-      success: false,
-      error: new HopError('invalid_json', `The body is not valid JSON: ${errorMessage(error)}`),
-    };
-  }
+  const decoded = decodeJson(text);
+  if ('failure' in decoded) return decoded.failure;
   yield;
-  return yield* parseSteps(value, report);
+  return yield* parseSteps(decoded.value, report);
 }
