@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
-import { fixturesFromData, repositoryFixtures } from '../src/fixtures/index.js';
+import { fixturesFromData, repositoryFixtures } from '../src/fixtures-module/index.js';
 import { FIXTURES_MODULE_PATH, fixturesModuleText, loadFixtures } from '../src/node/index.js';
 
 describe('@canvas-ai/protocol/fixtures', () => {

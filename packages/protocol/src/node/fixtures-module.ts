@@ -1,10 +1,10 @@
 import type { Fixtures } from '../scenario/fixtures.js';
 
 /** Where the generated module sits, from the package root. */
-export const FIXTURES_MODULE_PATH = 'src/fixtures/repository-fixtures.data.ts';
+export const FIXTURES_MODULE_PATH = 'src/fixtures-module/repository-fixtures.data.ts';
 
 /**
- * The text of `src/fixtures/repository-fixtures.data.ts`: the repository's fixtures (catalog, agents, layouts,
+ * The text of `src/fixtures-module/repository-fixtures.data.ts`: the repository's fixtures (catalog, agents, layouts,
  * scenarios) as one data module, so a page imports them without a file system or a YAML parser. Written by
  * `pnpm --filter @canvas-ai/protocol fixtures`; a test fails when the committed file is stale.
  */
