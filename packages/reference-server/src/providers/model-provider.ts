@@ -28,12 +28,30 @@ export interface ModelRequest {
     /** The component selected in the editor in this hop's request, if any. */
     selectedComponent: string | null;
   };
+  /**
+   * Called with each piece of the model's narration as it arrives, in order; the pieces joined are `ModelReply.text`.
+   * A provider that does not stream may call it once with the whole text, or never. The hop forwards the pieces to a
+   * client that asked for a stream (spec §6.1); it never changes what is stored.
+   */
+  onText?: ((delta: string) => void) | undefined;
+}
+
+/** Token counts of one model call as the provider reported them (spec §6.2); 0 where it reported none. */
+export interface ModelUsage {
+  /** Prompt tokens, cached ones included. */
+  input_tokens: number;
+  /** Tokens the model wrote. */
+  output_tokens: number;
+  /** Prompt tokens the provider read from its prompt cache. */
+  cached_input_tokens: number;
 }
 
 /** The model's decision: narration text and the tool calls to park. No tool call means the model is finished. */
 export interface ModelReply {
   text: string;
   toolCalls: StoredToolCall[];
+  /** What the call cost, when the provider reports it (the scripted provider does not). */
+  usage?: ModelUsage | undefined;
 }
 
 /**
