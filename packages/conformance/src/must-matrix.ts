@@ -242,6 +242,14 @@ export const MUST_MATRIX: readonly MustRow[] = [
   },
   // spec §6 The hop response
   { section: '6', says: 'A client MUST apply them in order', group: 'client', reason: REDUCER },
+  // spec §6.2 Usage (revision 1.4)
+  {
+    section: '6.2',
+    says: 'The `turn` counts of a response MUST be the sums of the `hop` counts',
+    group: 'usage',
+    checks: ['invariants.usage-sums'],
+  },
+  { section: '6.2', says: 'a client MUST NOT require it', group: 'client', reason: WIDGET },
   // spec §7 Errors
   { section: '7', says: 'Clients MUST branch on `error.code`', group: 'client', reason: WIDGET },
   {

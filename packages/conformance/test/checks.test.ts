@@ -169,6 +169,57 @@ describe('the prompt-turn invariants', () => {
     assert.match(results[0]!.why, /ends with the final answer "Done\."/);
   });
 
+  const tokens = (input: number, output: number, cached = 0) => ({
+    input_tokens: input,
+    output_tokens: output,
+    cached_input_tokens: cached,
+  });
+
+  it('passes usage-sums when each turn count is the sum of the hops so far, a hop without a model call counting 0', async () => {
+    const results = await check(
+      playing([
+        going('One.', { usage: { hop: tokens(100, 10, 40), turn: tokens(100, 10, 40) } }),
+        going('One.', { usage: { hop: tokens(0, 0), turn: tokens(100, 10, 40) } }),
+        { progress: 'One.', message: 'Done.', usage: { hop: tokens(150, 5, 100), turn: tokens(250, 15, 140) } },
+      ]),
+      ['invariants.usage-sums'],
+    );
+    assert.equal(results[0]!.status, 'pass', results[0]!.why);
+    assert.equal(results[0]!.why, "3 of 3 hop(s) carry usage, each turn count the sum of the hops'");
+  });
+
+  it('passes usage-sums, saying so, when no response carries usage (it is optional)', async () => {
+    const results = await check(playing([going('One.'), { progress: 'One.', message: 'Done.' }]), [
+      'invariants.usage-sums',
+    ]);
+    assert.equal(results[0]!.status, 'pass');
+    assert.match(results[0]!.why, /no response of the 2 hop\(s\) carries usage/);
+  });
+
+  it('fails usage-sums when a turn count goes down (the turn reports only its latest hop)', async () => {
+    const results = await check(
+      playing([
+        going('One.', { usage: { hop: tokens(300, 10), turn: tokens(300, 10) } }),
+        { progress: 'One.', message: 'Done.', usage: { hop: tokens(200, 5), turn: tokens(200, 5) } },
+      ]),
+      ['invariants.usage-sums'],
+    );
+    assert.equal(results[0]!.status, 'fail');
+    assert.match(
+      results[0]!.why,
+      /hop 2: usage\.turn\.input_tokens is 200, but the hops' input_tokens so far sum to 500/,
+    );
+  });
+
+  it('ends the turn as a problem when usage breaks the schema (cached tokens above input)', async () => {
+    const results = await check(
+      playing([{ progress: '', message: 'Done.', usage: { hop: tokens(10, 1, 20), turn: tokens(10, 1, 20) } }]),
+      ['invariants.usage-sums'],
+    );
+    assert.equal(results[0]!.status, 'fail');
+    assert.match(results[0]!.why, /usage\.hop\.cached_input_tokens/);
+  });
+
   it('fails first-hop-no-outputs when hop 1 already returns an output', async () => {
     const output = { type: 'set_page_value', call_id: 'c1', field: 'title', value: 'Hi' };
     const results = await check(playing([{ outputs: [output], progress: '', message: 'Done.' }]), [

@@ -5,6 +5,7 @@ import type {
   CanvasDocument,
   HopRequest,
   HopResponse,
+  HopUsage,
   ToolOutput,
 } from '@canvas-ai/protocol';
 import { errorMessage } from '@canvas-ai/protocol';
@@ -34,6 +35,7 @@ import type { ServerDeps } from './server-deps.js';
 import { guardStore, LockLostError, type TurnLock, turnKey } from './store/turn-store.js';
 import { admitStoredHop, isCancelled } from './turn-gate.js';
 import { seedTurn } from './turn-seed.js';
+import { hopUsage } from './usage.js';
 import {
   storedResponse,
   turnTexts,
@@ -164,7 +166,8 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
     const system = decides ? systemPrompt(run) : undefined;
     const step = await runParkedCalls(run);
     reply = system === undefined ? undefined : await decideOnce(run, step, system);
-    const { response, record, ttlMs } = ending ? endWith(run, step, ending) : nextTurn(run, step, reply);
+    const usage = hopUsage(run.turn.usage, reply?.usage);
+    const { response, record, ttlMs } = ending ? endWith(run, step, ending, usage) : nextTurn(run, step, usage, reply);
     await persist(run, record, ttlMs);
     logHop(run, step, response, Date.now() - started);
     return response;
@@ -315,7 +318,7 @@ async function decideOnce(run: HopRun, step: ParkedCallsStep, system: string): P
  * the turn carries none, so the host reports on every output before the answer (spec §2 step 7 and spec §16.3). Otherwise
  * it continues with the outputs and holds its ending back for the next hop.
  */
-function nextTurn(run: HopRun, step: ParkedCallsStep, reply?: ModelReply): NextTurn {
+function nextTurn(run: HopRun, step: ParkedCallsStep, usage: HopUsage | undefined, reply?: ModelReply): NextTurn {
   const { deps, request, agentId, turn } = run;
   const texts = turnTexts(turn);
   const messages = [...step.messages];
@@ -325,12 +328,12 @@ function nextTurn(run: HopRun, step: ParkedCallsStep, reply?: ModelReply): NextT
       : reply.toolCalls.length === 0
         ? { kind: 'answer', text: reply.text }
         : undefined;
-  if (ending && step.outputs.length === 0) return endWith(run, step, ending);
+  if (ending && step.outputs.length === 0) return endWith(run, step, ending, usage);
   if (reply && !ending) {
     texts.push(reply.text);
     messages.push({ role: 'assistant', text: reply.text, tool_calls: reply.toolCalls });
   }
-  const response = continuingResponse(responseHead(run, step), texts);
+  const response = continuingResponse(responseHead(run, step, usage), texts);
   const record: ActiveTurn = {
     kind: 'active',
     agent: agentId,
@@ -344,15 +347,16 @@ function nextTurn(run: HopRun, step: ParkedCallsStep, reply?: ModelReply): NextT
     ...(turn.declared_outputs ? { declared_outputs: turn.declared_outputs } : {}),
     expected: expectedDigest(run, step),
     ...(ending ? { held: ending } : {}),
+    ...(usage ? { usage: usage.turn } : {}),
     response: storedResponse(response),
   };
   return { response, record, ttlMs: deps.ttl.turnMs };
 }
 
 /** Ends the turn: the answer (the model's text joins the narration only now) or the max_hops message. */
-function endWith(run: HopRun, step: ParkedCallsStep, ending: HeldEnding): NextTurn {
+function endWith(run: HopRun, step: ParkedCallsStep, ending: HeldEnding, usage: HopUsage | undefined): NextTurn {
   const { deps, request, agentId, agent, turn } = run;
-  const head = responseHead(run, step);
+  const head = responseHead(run, step, usage);
   const response =
     ending.kind === 'answer'
       ? answerResponse(head, [...turnTexts(turn), ending.text])
@@ -381,12 +385,17 @@ function agentsComponents(step: ParkedCallsStep): Set<string> {
   return uuids;
 }
 
-function responseHead({ request, agentId, agent }: HopRun, step: ParkedCallsStep): HopResponseHead {
+function responseHead(
+  { request, agentId, agent }: HopRun,
+  step: ParkedCallsStep,
+  usage: HopUsage | undefined,
+): HopResponseHead {
   return {
     requestId: request.request_id,
     hop: request.hop,
     agent: { id: agentId, label: agent.label },
     outputs: step.outputs,
+    usage,
   };
 }
 
@@ -446,7 +455,21 @@ function logHop({ deps, request, agentId }: HopRun, step: ParkedCallsStep, respo
     duration_ms: durationMs,
     should_continue: response.should_continue,
     ...(response.should_continue ? {} : { finish_reason: response.finish_reason }),
+    ...usageFields(response),
   });
+}
+
+/** The hop's and the turn's token counts as flat log fields (spec §6.2), when the model reported usage. */
+function usageFields({ usage }: HopResponse): Record<string, number> {
+  if (!usage) return {};
+  return {
+    input_tokens: usage.hop.input_tokens,
+    output_tokens: usage.hop.output_tokens,
+    cached_input_tokens: usage.hop.cached_input_tokens,
+    turn_input_tokens: usage.turn.input_tokens,
+    turn_output_tokens: usage.turn.output_tokens,
+    turn_cached_input_tokens: usage.turn.cached_input_tokens,
+  };
 }
 
 /**
