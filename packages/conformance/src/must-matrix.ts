@@ -191,6 +191,19 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'cors',
     checks: ['cors.unlisted-origin'],
   },
+  // spec §4.7 Trace context (revision 1.4)
+  {
+    section: '4.7',
+    says: 'A server MUST NOT refuse a request for its `traceparent` or `tracestate`',
+    group: 'trace-context',
+    checks: ['trace.malformed-ignored'],
+  },
+  {
+    section: '4.7',
+    says: 'A server that answers preflights',
+    group: 'cors',
+    reason: CONFIGURED_ORIGINS,
+  },
   // spec §5 The hop request
   {
     section: '5',

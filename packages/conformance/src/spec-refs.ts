@@ -18,6 +18,7 @@ export const SPEC_SECTIONS = {
     anchor: '45-hosts-origins-and-response-headers',
   },
   crossOrigin: { number: '4.6', title: 'Clients on another origin', anchor: '46-clients-on-another-origin' },
+  traceContext: { number: '4.7', title: 'Trace context', anchor: '47-trace-context' },
   request: { number: '5', title: 'The hop request', anchor: '5-the-hop-request' },
   capabilities: {
     number: '5.1',

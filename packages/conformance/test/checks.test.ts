@@ -327,6 +327,30 @@ describe('CSRF and the session cookie', () => {
   });
 });
 
+describe('the trace context check', () => {
+  /** A server whose door refuses the kit's agent, and, when `strict`, any traceparent it does not like. */
+  const door =
+    (strict: boolean) =>
+    (request: FakeRequest): FakeResponse => {
+      const traceparent = request.headers.traceparent;
+      if (strict && traceparent !== undefined && !String(traceparent).startsWith('00-4bf9'))
+        return { status: 400, body: errorBody('invalid_request') };
+      return { status: 400, body: errorBody('unknown_agent', { error: { code: 'unknown_agent', field: 'agent' } }) };
+    };
+
+  it('passes when every traceparent, well-formed or not, gets the answer the hop gets without one', async () => {
+    const [result] = await check(door(false), ['trace.malformed-ignored']);
+    assert.equal(result!.status, 'pass', result!.why);
+    assert.match(result!.why, /6 traceparent values, each answered as without one \(400 unknown_agent/);
+  });
+
+  it('fails when a malformed traceparent is refused', async () => {
+    const [result] = await check(door(true), ['trace.malformed-ignored']);
+    assert.equal(result!.status, 'fail');
+    assert.match(result!.why, /with a traceparent of garbage: 400 invalid_request/);
+  });
+});
+
 describe('a server that cannot be reached', () => {
   it('fails each check with the network error instead of throwing', async () => {
     // A port that was free a moment ago: nothing listens there now.

@@ -35,6 +35,7 @@ import type { ServerDeps } from './server-deps.js';
 import { guardStore, LockLostError, type TurnLock, turnKey } from './store/turn-store.js';
 import { admitStoredHop, isCancelled } from './turn-gate.js';
 import { seedTurn } from './turn-seed.js';
+import { describeHopSpan, inSpan, tracedDecision, tracedTools } from './tracing.js';
 import { hopUsage } from './usage.js';
 import {
   storedResponse,
@@ -104,10 +105,15 @@ export async function runHop(deps: ServerDeps, input: HopInput): Promise<HopResp
   const agentId = request.agent ?? deps.config.main_agent;
   const agent = offeredAgent(deps.config, agentId, request.request_id);
   const key = turnKey(input.sessionId, request.request_id);
+  describeHopSpan({ requestId: request.request_id, hop: request.hop, agent: agentId });
 
-  const lock = await guardStore(() => deps.store.lock(key, deps.ttl.lockMs), request.request_id);
+  const lock = await inSpan('canvas_ai.store.lock', () =>
+    guardStore(() => deps.store.lock(key, deps.ttl.lockMs), request.request_id),
+  );
   try {
-    const admission = await admitStoredHop(deps.store, key, request, agentId, lock);
+    const admission = await inSpan('canvas_ai.store.load', () =>
+      admitStoredHop(deps.store, key, request, agentId, lock),
+    );
     if (admission.kind === 'replay') {
       deps.log({ event: 'hop_replayed', request_id: request.request_id, hop: request.hop, agent: agentId });
       return admission.response;
@@ -218,7 +224,7 @@ async function runParkedCalls({
   step.detectionMs = performance.now() - detectionStarted;
   if (turn.parked.length > 0) {
     const execution = await executeToolCalls(turn.parked, {
-      tools,
+      tools: tracedTools(tools),
       declaredOutputs: turn.declared_outputs,
       toolSettings: agent.tool_settings,
       catalog: deps.catalog,
@@ -288,7 +294,7 @@ async function decideOnce(run: HopRun, step: ParkedCallsStep, system: string): P
   try {
     // No abort signal from the client's connection: a hop whose response is lost still completes and is stored,
     // so the client's retry of the same hop gets it instead of a failed turn.
-    const reply = await deps.provider.decide({
+    const reply = await tracedDecision(deps.provider, {
       agentId,
       mainAgent: deps.config.main_agent,
       system,
@@ -414,7 +420,7 @@ async function persist(
   // Fenced by the lock: if it expired while this hop ran, another run of the hop may own the turn now, and this one
   // must not overwrite it (spec §8).
   try {
-    await deps.store.set(key, record, ttlMs, { fence: lock });
+    await inSpan('canvas_ai.store.save', () => deps.store.set(key, record, ttlMs, { fence: lock }));
   } catch (error) {
     if (error instanceof LockLostError) throw lockLost(requestId);
     throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', {

@@ -120,6 +120,12 @@ export class CanvasAiChat extends LitElement {
    */
   @property() credentials: RequestCredentials = 'same-origin';
 
+  /**
+   * Sends a W3C `traceparent` with every hop, one trace id per turn (spec §4.7), so a server that traces shows each
+   * turn as one trace. Off by default; a server on another origin must grant the header in its preflight.
+   */
+  @property({ type: Boolean }) trace = false;
+
   /** Sent with every turn of this chat; default a random id per element. */
   @property({ attribute: 'conversation-id' }) conversationId: string | undefined;
 
@@ -403,6 +409,7 @@ export class CanvasAiChat extends LitElement {
     return {
       endpoint: this.endpoint,
       credentials: this.credentials,
+      trace: this.trace,
       conversationId: this.conversationId ?? this.defaultConversationId,
       maxHops: this.maxHops,
       retryDelays: this.retryDelays,
