@@ -35,6 +35,9 @@ const LOCK_TIMING =
 const WORK_BOUND =
   "what a request costs the server is time and memory, not an answer: a bounded and an unbounded server answer alike; the protocol's tests cover the bounds (packages/protocol/test/json-bounds.test.ts) and pnpm bench measures the stall (bench/README.md, attack bodies)";
 
+const STREAM_PENDING =
+  "revision 1.4's rule, landed ahead of its checks: nothing checks it yet; the kit's stream.* checks come with the reference server's streaming, and this row will name them";
+
 export const MUST_MATRIX: readonly MustRow[] = [
   // spec §2 A turn, step by step
   {
@@ -242,6 +245,62 @@ export const MUST_MATRIX: readonly MustRow[] = [
   },
   // spec §6 The hop response
   { section: '6', says: 'A client MUST apply them in order', group: 'client', reason: REDUCER },
+  // spec §6.1 Streamed hops (revision 1.4)
+  {
+    section: '6.1',
+    says: 'A server MUST answer a hop whose `Accept` does not name',
+    group: 'stream',
+    reason: STREAM_PENDING,
+  },
+  {
+    section: '6.1',
+    says: "a client MUST tell the two apart by the answer's `Content-Type`",
+    group: 'client',
+    reason: WIDGET,
+  },
+  {
+    section: '6.1',
+    says: 'A server that streams MUST answer 200 with `Content-Type: application/x-ndjson',
+    group: 'stream',
+    reason: STREAM_PENDING,
+  },
+  {
+    section: '6.1',
+    says: 'Every line MUST be one JSON object of the `HopStreamLine` schema',
+    group: 'stream',
+    reason: STREAM_PENDING,
+  },
+  {
+    section: '6.1',
+    says: 'The `outputs` line MUST come before any `text` line',
+    group: 'stream',
+    reason: STREAM_PENDING,
+  },
+  {
+    section: '6.1',
+    says: 'A stream MUST end with exactly one `response` or `error` line',
+    group: 'stream',
+    reason: STREAM_PENDING,
+  },
+  {
+    section: '6.1',
+    says: "The `response` line's `response` MUST be the response this hop gets as JSON",
+    group: 'stream',
+    reason: STREAM_PENDING,
+  },
+  { section: '6.1', says: 'A request refused before its hop runs', group: 'stream', reason: STREAM_PENDING },
+  {
+    section: '6.1',
+    says: 'A repeated hop ([§8.2](#82-retries-and-replay)) that asks for a stream MUST get exactly one line',
+    group: 'stream',
+    reason: STREAM_PENDING,
+  },
+  {
+    section: '6.1',
+    says: "A client MUST apply the `outputs` line's outputs when the line arrives",
+    group: 'client',
+    reason: WIDGET,
+  },
   // spec §7 Errors
   { section: '7', says: 'Clients MUST branch on `error.code`', group: 'client', reason: WIDGET },
   {
@@ -341,6 +400,12 @@ export const MUST_MATRIX: readonly MustRow[] = [
   },
   { section: '8', says: 'A hop that finds its lock lost MUST save nothing', group: 'locks', reason: LOCK_TIMING },
   { section: '8.1', says: 'The client MUST stop the turn', group: 'client', reason: WIDGET },
+  {
+    section: '8.3',
+    says: 'a 409 `hop_in_progress` MUST carry a `Retry-After` header',
+    group: 'locks',
+    reason: STREAM_PENDING,
+  },
   {
     section: '8.2',
     says: 'The server MUST answer it with the stored response of that hop',
