@@ -36,7 +36,7 @@ export interface ModelRequest {
   onText?: ((delta: string) => void) | undefined;
 }
 
-/** Token counts of one model call as the provider reported them (spec §6.2); 0 where it reported none. */
+/** Token counts of one model call as the provider reported them (revision 1.4); 0 where it reported none. */
 export interface ModelUsage {
   /** Prompt tokens, cached ones included. */
   input_tokens: number;
