@@ -291,7 +291,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
   { section: '6.1', says: 'A request refused before its hop runs', group: 'stream', reason: STREAM_PENDING },
   {
     section: '6.1',
-    says: 'A repeated hop ([§8.2](#82-retries-and-replay)) that asks for a stream MUST get exactly one line',
+    says: 'that asks for a stream MUST get exactly one line',
     group: 'stream',
     reason: STREAM_PENDING,
   },
