@@ -34,7 +34,9 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       scenariosDir: options.scenarios,
     });
     const provider: ModelProvider =
-      options.provider === 'openai' ? openAiProviderFromEnv(env) : new ScriptedProvider(config.scenarios);
+      options.provider === 'openai'
+        ? openAiProviderFromEnv(env)
+        : new ScriptedProvider(config.scenarios, { wordDelayMs: options.scriptedWordDelayMs });
     // Several instances share turns only through Redis (and only with one CANVAS_AI_SECRET, so tokens carry over).
     if (options.store !== 'memory') {
       redis = await RedisTurnStore.connect(options.store, { log });
