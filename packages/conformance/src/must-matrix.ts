@@ -35,9 +35,6 @@ const LOCK_TIMING =
 const WORK_BOUND =
   "what a request costs the server is time and memory, not an answer: a bounded and an unbounded server answer alike; the protocol's tests cover the bounds (packages/protocol/test/json-bounds.test.ts) and pnpm bench measures the stall (bench/README.md, attack bodies)";
 
-const STREAM_PENDING =
-  "revision 1.4's rule, landed ahead of its checks: nothing checks it yet; the kit's stream.* checks come with the reference server's streaming, and this row will name them";
-
 export const MUST_MATRIX: readonly MustRow[] = [
   // spec §2 A turn, step by step
   {
@@ -250,7 +247,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '6.1',
     says: 'A server MUST answer a hop whose `Accept` does not name',
     group: 'stream',
-    reason: STREAM_PENDING,
+    checks: ['stream.json-without-accept'],
   },
   {
     section: '6.1',
@@ -262,38 +259,43 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '6.1',
     says: 'A server that streams MUST answer 200 with `Content-Type: application/x-ndjson',
     group: 'stream',
-    reason: STREAM_PENDING,
+    checks: ['stream.content-type'],
   },
   {
     section: '6.1',
     says: 'Every line MUST be one JSON object of the `HopStreamLine` schema',
     group: 'stream',
-    reason: STREAM_PENDING,
+    checks: ['stream.lines-valid'],
   },
   {
     section: '6.1',
     says: 'The `outputs` line MUST come before any `text` line',
     group: 'stream',
-    reason: STREAM_PENDING,
+    checks: ['stream.outputs-first'],
   },
   {
     section: '6.1',
     says: 'A stream MUST end with exactly one `response` or `error` line',
     group: 'stream',
-    reason: STREAM_PENDING,
+    checks: ['stream.one-final-line'],
   },
   {
     section: '6.1',
     says: "The `response` line's `response` MUST be the response this hop gets as JSON",
     group: 'stream',
-    reason: STREAM_PENDING,
+    checks: ['stream.response-equals-json'],
   },
-  { section: '6.1', says: 'A request refused before its hop runs', group: 'stream', reason: STREAM_PENDING },
+  {
+    section: '6.1',
+    says: 'A request refused before its hop runs',
+    group: 'stream',
+    checks: ['stream.refusal-is-json'],
+  },
   {
     section: '6.1',
     says: 'that asks for a stream MUST get exactly one line',
     group: 'stream',
-    reason: STREAM_PENDING,
+    checks: ['stream.replay-one-line'],
   },
   {
     section: '6.1',
@@ -403,8 +405,8 @@ export const MUST_MATRIX: readonly MustRow[] = [
   {
     section: '8.3',
     says: 'a 409 `hop_in_progress` MUST carry a `Retry-After` header',
-    group: 'locks',
-    reason: STREAM_PENDING,
+    group: 'turn-rules',
+    checks: ['turn-rules.concurrent-hop-409', 'turn-rules.concurrent-later-hop'],
   },
   {
     section: '8.2',
