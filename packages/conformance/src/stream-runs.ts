@@ -43,7 +43,7 @@ export interface StreamRuns {
 }
 
 /** Splits an NDJSON body into its lines and validates each one (spec §6.1). */
-export function readLines(text: string): ReadLines {
+function readLines(text: string): ReadLines {
   const read: ReadLines = { lines: [], problems: [] };
   if (!text.endsWith('\n')) read.problems.push('the body does not end with a newline, so its last line is cut short');
   const parts = text.split('\n');
