@@ -16,6 +16,7 @@ import { statusChecks } from './checks/status.js';
 import { streamChecks } from './checks/stream.js';
 import { scriptedChecks } from './checks/scripted.js';
 import { toolChecks } from './checks/tools.js';
+import { traceContextChecks } from './checks/trace-context.js';
 import { turnRuleChecks } from './checks/turn-rules.js';
 import { validationChecks } from './checks/validation.js';
 
@@ -37,6 +38,7 @@ export function planChecks(level: ConformanceLevel, inputs: PlanInputs): Conform
     ...attachmentChecks,
     ...csrfChecks,
     ...corsChecks,
+    ...traceContextChecks,
     ...invariantChecks,
     ...replayChecks,
     ...turnRuleChecks,
