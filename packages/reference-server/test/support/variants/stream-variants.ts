@@ -8,22 +8,26 @@ import type { BrokenVariant } from './variant.js';
  * comes but writes the outputs when the decision returns), the rest as it was.
  */
 function outputsAfterText(app: CanvasAiApp): CanvasAiApp {
-  return wrap(app, async (request, next) => {
-    const response = await next(request);
-    if (!isHopPost(request) || !(response.headers.get('content-type') ?? '').startsWith('application/x-ndjson'))
-      return response;
-    const lines = (await response.text()).split('\n').filter((line) => line !== '');
-    const typeOf = (line: string) => (JSON.parse(line) as { type: string }).type;
-    const outputs = lines.findIndex((line) => typeOf(line) === 'outputs');
-    if (outputs !== -1 && lines.some((line) => typeOf(line) === 'text')) {
-      const [moved] = lines.splice(outputs, 1);
-      lines.splice(lines.findIndex((line) => typeOf(line) === 'text') + 1, 0, moved!);
-    }
-    return new Response(lines.map((line) => `${line}\n`).join(''), {
-      status: response.status,
-      headers: response.headers,
-    });
-  });
+  return wrap(
+    app,
+    async (request, next) => {
+      const response = await next(request);
+      if (!isHopPost(request) || !(response.headers.get('content-type') ?? '').startsWith('application/x-ndjson'))
+        return response;
+      const lines = (await response.text()).split('\n').filter((line) => line !== '');
+      const typeOf = (line: string) => (JSON.parse(line) as { type: string }).type;
+      const outputs = lines.findIndex((line) => typeOf(line) === 'outputs');
+      if (outputs !== -1 && lines.some((line) => typeOf(line) === 'text')) {
+        const [moved] = lines.splice(outputs, 1);
+        lines.splice(lines.findIndex((line) => typeOf(line) === 'text') + 1, 0, moved!);
+      }
+      return new Response(lines.map((line) => `${line}\n`).join(''), {
+        status: response.status,
+        headers: response.headers,
+      });
+    },
+    { streams: true },
+  );
 }
 
 export const STREAM_VARIANTS = {
