@@ -1,4 +1,5 @@
 import type { Fixtures } from '@canvas-ai/protocol/scenario';
+import type { ConformanceLevel } from './check.js';
 import type { MalformedRequestCase } from '@canvas-ai/protocol/scenario';
 import { drivePromptTurn, type PromptTurn } from './drive-turn.js';
 import type { ConformanceClient } from './http-client.js';
@@ -6,6 +7,8 @@ import type { ConformanceClient } from './http-client.js';
 /** What every check can reach: the server (through one client session), the shared tables and fixtures. */
 export interface CheckContext {
   client: ConformanceClient;
+  /** The level of this run: probes shared by checks of both levels (the streamed hops) do more at level 2. */
+  level: ConformanceLevel;
   /** The level-1 prompt, e.g. "Hello". */
   prompt: string;
   /** fixtures/malformed-requests.yaml. */

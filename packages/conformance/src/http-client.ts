@@ -1,10 +1,12 @@
+import { NDJSON_MEDIA_TYPE } from '@canvas-ai/protocol';
 import { CookieJar } from './cookie-jar.js';
 
 /**
  * Which endpoint an exchange was with, so every response can be checked against its schema: `door` is any other
- * method on the hop endpoint's paths (a 405 or 404 the kit provoked), `other` what no schema judges (HEAD, health).
+ * method on the hop endpoint's paths (a 405 or 404 the kit provoked), `stream` a hop answered as NDJSON (spec §6.1,
+ * judged by the stream checks), `other` what no schema judges (HEAD, health).
  */
-export type ExchangeKind = 'hop' | 'cancel' | 'status' | 'token' | 'agents' | 'door' | 'other';
+export type ExchangeKind = 'hop' | 'stream' | 'cancel' | 'status' | 'token' | 'agents' | 'door' | 'other';
 
 /** One request the kit sent and what came back. */
 export interface Exchange {
@@ -84,9 +86,12 @@ export class ConformanceClient {
     });
     this.jar.store(response.headers);
     const text = await response.text();
-    const decoded = decode(text);
+    const endpointKind = this.#kindOf(request.method, request.url);
+    const kind = endpointKind === 'hop' && isStream(response.headers) ? 'stream' : endpointKind;
+    // A stream stays text: a stream of one line would otherwise pass for a JSON body.
+    const decoded = kind === 'stream' ? { body: text, json: false } : decode(text);
     this.exchanges.push({
-      kind: this.#kindOf(request.method, request.url),
+      kind,
       method: request.method,
       url: request.url,
       status: response.status,
@@ -187,6 +192,11 @@ export class ConformanceClient {
     if (method !== 'HEAD' && (path === endpoint || path.startsWith(`${endpoint}/`))) return 'door';
     return 'other';
   }
+}
+
+/** Whether an answer is a streamed hop: its media type is NDJSON, whatever its parameters and case (spec §4.1). */
+export function isStream(headers: Headers): boolean {
+  return (headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() === NDJSON_MEDIA_TYPE;
 }
 
 function decode(text: string): { body: unknown; json: boolean } {

@@ -255,6 +255,67 @@ export const MUST_MATRIX: readonly MustRow[] = [
   },
   // spec §6 The hop response
   { section: '6', says: 'A client MUST apply them in order', group: 'client', reason: REDUCER },
+  // spec §6.1 Streamed hops (revision 1.4)
+  {
+    section: '6.1',
+    says: 'A server MUST answer a hop whose `Accept` does not name',
+    group: 'stream',
+    checks: ['stream.json-without-accept'],
+  },
+  {
+    section: '6.1',
+    says: "a client MUST tell the two apart by the answer's `Content-Type`",
+    group: 'client',
+    reason: WIDGET,
+  },
+  {
+    section: '6.1',
+    says: 'A server that streams MUST answer 200 with `Content-Type: application/x-ndjson',
+    group: 'stream',
+    checks: ['stream.content-type'],
+  },
+  {
+    section: '6.1',
+    says: 'Every line MUST be one JSON object of the `HopStreamLine` schema',
+    group: 'stream',
+    checks: ['stream.lines-valid'],
+  },
+  {
+    section: '6.1',
+    says: 'The `outputs` line MUST come before any `text` line',
+    group: 'stream',
+    checks: ['stream.outputs-first'],
+  },
+  {
+    section: '6.1',
+    says: 'A stream MUST end with exactly one `response` or `error` line',
+    group: 'stream',
+    checks: ['stream.one-final-line'],
+  },
+  {
+    section: '6.1',
+    says: "The `response` line's `response` MUST be the response this hop gets as JSON",
+    group: 'stream',
+    checks: ['stream.response-equals-json'],
+  },
+  {
+    section: '6.1',
+    says: 'A request refused before its hop runs',
+    group: 'stream',
+    checks: ['stream.refusal-is-json'],
+  },
+  {
+    section: '6.1',
+    says: 'that asks for a stream MUST get exactly one line',
+    group: 'stream',
+    checks: ['stream.replay-one-line'],
+  },
+  {
+    section: '6.1',
+    says: "A client MUST apply the `outputs` line's outputs when the line arrives",
+    group: 'client',
+    reason: WIDGET,
+  },
   // spec §6.2 Usage (revision 1.4)
   {
     section: '6.2',
@@ -362,6 +423,12 @@ export const MUST_MATRIX: readonly MustRow[] = [
   },
   { section: '8', says: 'A hop that finds its lock lost MUST save nothing', group: 'locks', reason: LOCK_TIMING },
   { section: '8.1', says: 'The client MUST stop the turn', group: 'client', reason: WIDGET },
+  {
+    section: '8.3',
+    says: 'a 409 `hop_in_progress` MUST carry a `Retry-After` header',
+    group: 'turn-rules',
+    checks: ['turn-rules.concurrent-hop-409', 'turn-rules.concurrent-later-hop'],
+  },
   {
     section: '8.2',
     says: 'The server MUST answer it with the stored response of that hop',

@@ -13,6 +13,7 @@ import { replayChecks } from './checks/replay.js';
 import { scenarioChecks } from './checks/scenarios.js';
 import { schemaChecks } from './checks/schemas.js';
 import { statusChecks } from './checks/status.js';
+import { streamChecks } from './checks/stream.js';
 import { scriptedChecks } from './checks/scripted.js';
 import { toolChecks } from './checks/tools.js';
 import { traceContextChecks } from './checks/trace-context.js';
@@ -47,6 +48,7 @@ export function planChecks(level: ConformanceLevel, inputs: PlanInputs): Conform
     ...toolChecks,
     ...capabilityChecks,
     ...scriptedChecks,
+    ...streamChecks,
     ...schemaChecks,
   ];
   return all.filter((check) => check.level <= level);

@@ -58,6 +58,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   });
   const context = createContext({
     client,
+    level,
     prompt: options.prompt ?? 'Hello',
     malformedRequests: inputs.malformedRequests,
     fixtures: inputs.fixtures,

@@ -26,6 +26,7 @@ export const SPEC_SECTIONS = {
     anchor: '51-capabilities-the-outputs-a-client-applies',
   },
   response: { number: '6', title: 'The hop response', anchor: '6-the-hop-response' },
+  stream: { number: '6.1', title: 'Streamed hops', anchor: '61-streamed-hops' },
   usage: { number: '6.2', title: 'Usage', anchor: '62-usage' },
   errors: { number: '7', title: 'Errors', anchor: '7-errors' },
   tolerance: { number: '7.1', title: 'Tolerance', anchor: '71-tolerance' },

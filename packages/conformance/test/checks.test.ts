@@ -47,7 +47,7 @@ describe('the concurrency check', () => {
         if (busy > 0) {
           busy += 1;
           if (busy === burst) release();
-          return { status: 409, body: errorBody('hop_in_progress') };
+          return { status: 409, body: errorBody('hop_in_progress'), headers: { 'retry-after': '2' } };
         }
         busy = 1;
         await released; // the first copy runs until every other copy has been turned away
@@ -58,7 +58,33 @@ describe('the concurrency check', () => {
       { burst },
     );
     assert.equal(result!.status, 'pass', result!.why);
-    assert.equal(result!.why, '5 copies of hop 1 at once: 1 got the same 200 response, 4 got 409 hop_in_progress');
+    assert.equal(
+      result!.why,
+      '5 copies of hop 1 at once: 1 got the same 200 response, 4 got 409 hop_in_progress with Retry-After',
+    );
+  });
+
+  it('fails when a 409 hop_in_progress carries no Retry-After (revision 1.4)', async () => {
+    let running = false;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let turnedAway = 0;
+    const [result] = await check(
+      async (request) => {
+        if (request.method === 'DELETE') return cancelled(request);
+        if (running) {
+          if (++turnedAway === 2) release();
+          return { status: 409, body: errorBody('hop_in_progress') };
+        }
+        running = true;
+        await released;
+        return { status: 200, body: hopBody(request.json, {}) };
+      },
+      ['turn-rules.concurrent-hop-409'],
+      { burst: 3 },
+    );
+    assert.equal(result!.status, 'fail');
+    assert.match(result!.why, /409 hop_in_progress with Retry-After null; expected a number of seconds/);
   });
 
   it('fails when two copies are answered differently: the hop executed twice', async () => {
@@ -455,5 +481,136 @@ describe('the level-2 turn checks', () => {
       await level2(),
     );
     assert.equal(results[0]!.status, 'pass', results[0]!.why);
+  });
+});
+
+describe('the stream checks (spec §6.1)', () => {
+  const STREAM_JUDGES = [
+    'stream.content-type',
+    'stream.lines-valid',
+    'stream.outputs-first',
+    'stream.one-final-line',
+    'stream.response-equals-json',
+    'stream.replay-one-line',
+  ];
+  const output = { type: 'set_page_value', call_id: 'call_1', field: 'title', value: 'Crumb & Co.' };
+  const asksForStream = (request: FakeRequest) => String(request.headers.accept ?? '').includes('x-ndjson');
+  const ndjson = (lines: unknown[]): FakeResponse => ({
+    status: 200,
+    body: undefined,
+    headers: { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store' },
+    text: lines.map((line) => `${JSON.stringify(line)}\n`).join(''),
+  });
+  /** A server whose one-hop turn streams `lines(response)`, and answers replays as a server must. */
+  const streaming =
+    (lines: (response: unknown) => unknown[], replayed = new Set<string>()) =>
+    (request: FakeRequest): FakeResponse => {
+      if (request.method === 'DELETE') return cancelled(request);
+      const response = hopBody(request.json, { outputs: [output] });
+      const again = replayed.has(request.json.request_id);
+      replayed.add(request.json.request_id);
+      if (!asksForStream(request)) return { status: 200, body: response };
+      return ndjson(again ? [{ type: 'response', response }] : lines(response));
+    };
+
+  it('skips, saying so, against a server that answers JSON to a request for a stream', async () => {
+    const results = await check(
+      (request) =>
+        request.method === 'DELETE' ? cancelled(request) : { status: 200, body: hopBody(request.json, {}) },
+      STREAM_JUDGES,
+    );
+    assert.equal(results.length, STREAM_JUDGES.length);
+    for (const result of results) {
+      assert.equal(result.status, 'skip', result.id);
+      assert.match(result.why, /the server does not stream: it answered 200 application\/json/);
+    }
+  });
+
+  it('passes a well-formed stream: outputs, words, response', async () => {
+    const results = await check(
+      streaming((response) => [
+        { type: 'outputs', outputs: [output] },
+        { type: 'text', delta: 'Hi' },
+        { type: 'text', delta: '.' },
+        { type: 'response', response },
+      ]),
+      STREAM_JUDGES,
+    );
+    assert.deepEqual(
+      results.filter((result) => result.status !== 'pass').map((result) => `${result.id}: ${result.why}`),
+      [],
+    );
+  });
+
+  it('fails stream.outputs-first when the outputs line comes after a text line', async () => {
+    const results = await check(
+      streaming((response) => [
+        { type: 'text', delta: 'Hi.' },
+        { type: 'outputs', outputs: [output] },
+        { type: 'response', response },
+      ]),
+      STREAM_JUDGES,
+    );
+    const failed = results.filter((result) => result.status === 'fail');
+    assert.deepEqual(
+      failed.map((result) => result.id),
+      ['stream.outputs-first'],
+    );
+    assert.match(failed[0]!.why, /prompt hop 1 sent its outputs line after a text line/);
+  });
+
+  it('fails stream.one-final-line for a stream cut off before its last line, and for a line after it', async () => {
+    const [cut] = await check(
+      streaming(() => [{ type: 'text', delta: 'Hi.' }]),
+      ['stream.one-final-line'],
+    );
+    assert.equal(cut!.status, 'fail');
+    assert.match(cut!.why, /ended without a response or error line/);
+    const [after] = await check(
+      streaming((response) => [{ type: 'response', response }, { type: 'keepalive' }]),
+      ['stream.one-final-line'],
+    );
+    assert.equal(after!.status, 'fail');
+    assert.match(after!.why, /a keepalive line after the last line/);
+  });
+
+  it('fails stream.replay-one-line when a replay streams the hop again, and stream.lines-valid for a line of no type', async () => {
+    const results = await check(
+      (request) => {
+        if (request.method === 'DELETE') return cancelled(request);
+        const response = hopBody(request.json, {});
+        if (!asksForStream(request)) return { status: 200, body: response };
+        return ndjson([{ type: 'text', delta: 'Hi.' }, { kind: 'note' }, { type: 'response', response }]);
+      },
+      ['stream.replay-one-line', 'stream.lines-valid'],
+    );
+    assert.deepEqual(
+      results.map((result) => [result.id, result.status]),
+      [
+        ['stream.lines-valid', 'fail'],
+        ['stream.replay-one-line', 'fail'],
+      ],
+    );
+    assert.match(results[0]!.why, /line 2 is not a HopStreamLine/);
+    assert.match(results[1]!.why, /sent again got 2 lines \(text, response\), not one response line/);
+  });
+
+  it('fails stream.refusal-is-json and stream.json-without-accept against a server that always streams', async () => {
+    const results = await check(
+      (request) =>
+        request.method === 'DELETE'
+          ? cancelled(request)
+          : ndjson([{ type: 'error', status: 410, error: errorBody('turn_not_found') }]),
+      ['stream.refusal-is-json', 'stream.json-without-accept'],
+    );
+    assert.deepEqual(
+      results.map((result) => [result.id, result.status]),
+      [
+        ['stream.json-without-accept', 'fail'],
+        ['stream.refusal-is-json', 'fail'],
+      ],
+    );
+    assert.match(results[0]!.why, /a hop without Accept was answered with a stream/);
+    assert.match(results[1]!.why, /hop 2 of an unknown turn was answered with a stream/);
   });
 });

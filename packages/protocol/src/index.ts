@@ -61,6 +61,16 @@ export {
   HopErrorBody,
   isKnownErrorCode,
 } from './wire/errors.js';
+export {
+  ErrorStreamLine,
+  HopStreamLine,
+  KeepaliveStreamLine,
+  NDJSON_MEDIA_TYPE,
+  OutputsStreamLine,
+  ResponseStreamLine,
+  TextStreamLine,
+} from './wire/hop-stream.js';
+export { encodeStreamLine, StreamLineDecoder } from './wire/ndjson.js';
 export { AgentSummary, AgentsResponse } from './wire/agents.js';
 export { Catalog, CatalogComponent, PropDefinition, PropType, SlotDefinition } from './config/catalog.js';
 export {

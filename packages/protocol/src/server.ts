@@ -10,7 +10,13 @@ export { nextMacrotask, type Pause } from './door/pause.js';
 export { type ParseResult, parseHopRequest, parseHopRequestJson } from './parse/parse-hop-request.js';
 export { sniffImageType } from './attachments/sniff.js';
 export { readAttachments } from './attachments/read-attachments.js';
-export { admitHop, type HopAdmission, type HopAdmissionInput, type StoredTurnSummary } from './turn/admit-hop.js';
+export {
+  admitHop,
+  BUSY_RETRY_AFTER_SECONDS,
+  type HopAdmission,
+  type HopAdmissionInput,
+  type StoredTurnSummary,
+} from './turn/admit-hop.js';
 export { answerResponse, continuingResponse, type HopResponseHead, maxHopsResponse } from './turn/hop-response.js';
 export {
   finalNarration,

@@ -16,6 +16,7 @@ import {
   HopErrorBody,
   HopRequest,
   HopResponse,
+  HopStreamLine,
   Layout,
   TokenResponse,
   ToolOutput,
@@ -291,6 +292,33 @@ describe('hand-built messages', () => {
       cancelled: false,
     });
     assertValid('health-response.schema.json', HealthResponse, { status: 'ok', protocol: 'canvas-ai/1' });
+  });
+
+  it('accepts every kind of stream line, and refuses one out of shape (revision 1.4)', () => {
+    const file = 'hop-stream-line.schema.json';
+    const response = {
+      status: true,
+      protocol: 'canvas-ai/1',
+      request_id: 'turn-1',
+      hop: 1,
+      agent: { id: 'page_builder', label: 'Page builder' },
+      should_continue: true,
+      outputs: [],
+      progress: 'On it.',
+    };
+    const error = new HopError('provider_error', 'The model is unavailable.', { progress: 'On it.' }).toBody();
+    for (const line of [
+      { type: 'outputs', outputs: [{ type: 'set_page_value', call_id: 'c1', field: 'title', value: 'Crumb' }] },
+      { type: 'text', delta: 'On ' },
+      { type: 'keepalive' },
+      { type: 'response', response },
+      { type: 'error', status: 502, error },
+    ]) {
+      assertValid(file, HopStreamLine, line, `a ${line.type} line`);
+    }
+    assertInvalid(file, HopStreamLine, { type: 'text' }, 'a text line without delta');
+    assertInvalid(file, HopStreamLine, { type: 'error', status: 200, error }, 'an error line with status 200');
+    assertInvalid(file, HopStreamLine, { type: 'response', response: { ...response, hop: 0 } }, 'a bad response');
   });
 
   const badRequests: Array<[string, Record<string, unknown>]> = [

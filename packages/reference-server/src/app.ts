@@ -18,6 +18,8 @@ import { cancelTurn } from './cancel.js';
 import { BodyBudget } from './body-budget.js';
 import { CsrfTokens } from './csrf.js';
 import { runHop } from './hop.js';
+import { type HopEvents, NO_HOP_EVENTS } from './hop-events.js';
+import { DEFAULT_KEEPALIVE_MS, STREAM_HEADERS, streamHop, wantsStream } from './stream-response.js';
 import { inHopSpan, inSpan } from './tracing.js';
 import { turnStatus } from './turn-status.js';
 import { encodeAttachments } from './turn-seed.js';
@@ -83,6 +85,8 @@ export interface AppOptions {
   bodyTimeoutMs?: number;
   /** Bytes of request bodies held in memory at once, all requests together (503 `server_busy` past it). Default 256 MiB. */
   maxBufferedBodyBytes?: number;
+  /** A streamed hop (spec §6.1) sends a keepalive line after this many milliseconds without another. Default 15,000. */
+  streamKeepaliveMs?: number;
   /** Store lifetimes. Defaults: turn 30 min, finished/cancelled 60 s, lock 5 min. */
   ttl?: Partial<TurnTtls>;
   /** Structured logs. Default: JSON lines on stdout. */
@@ -196,6 +200,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
   const maxJsonBodyBytes = options.maxJsonBodyBytes ?? LIMITS.maxJsonBodyBytes;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
   const bodyBudget = new BodyBudget(options.maxBufferedBodyBytes ?? 256 * 1024 * 1024);
+  const keepaliveMs = options.streamKeepaliveMs ?? DEFAULT_KEEPALIVE_MS;
 
   /** The session of a state-changing request, CSRF-checked; a session minted here is set as a cookie. */
   const session = async (c: Context<AppEnv>): Promise<string> => {
@@ -274,26 +279,33 @@ export function createApp(options: AppOptions): CanvasAiApp {
   );
   app.post('/api/hop', async (c) => {
     const sessionId = await session(c);
-    const lease = bodyBudget.lease();
-    try {
-      const { request, attachments, bytes } = await inSpan('canvas_ai.door', () =>
-        readHopRequest(c.req.raw, {
-          maxBodyBytes,
-          maxJsonBodyBytes,
-          pause: turnstile.pass,
-          bodyTimeoutMs,
-          allowance: lease,
-        }),
-      );
-      // A small request's steps are small: they need not wait their turn.
-      const pause = bytes <= SMALL_BODY_BYTES ? noPause : turnstile.pass;
-      await encodeAttachments(attachments, pause);
-      const response = await runHop(pause === noPause ? { ...deps, pause } : deps, { sessionId, request, attachments });
-      await pause();
-      return c.json(response);
-    } finally {
-      lease.release();
-    }
+    /** Reads the body, runs the hop and holds the body's share of the memory budget until the hop is done. */
+    const hop = async (events: HopEvents) => {
+      const lease = bodyBudget.lease();
+      try {
+        const { request, attachments, bytes } = await inSpan('canvas_ai.door', () =>
+          readHopRequest(c.req.raw, {
+            maxBodyBytes,
+            maxJsonBodyBytes,
+            pause: turnstile.pass,
+            bodyTimeoutMs,
+            allowance: lease,
+          }),
+        );
+        // A small request's steps are small: they need not wait their turn.
+        const pause = bytes <= SMALL_BODY_BYTES ? noPause : turnstile.pass;
+        await encodeAttachments(attachments, pause);
+        const hopDeps = pause === noPause ? { ...deps, pause } : deps;
+        const response = await runHop(hopDeps, { sessionId, request, attachments }, events);
+        await pause();
+        return response;
+      } finally {
+        lease.release();
+      }
+    };
+    // Asked for a stream (spec §6.1): refusals before the hop runs stay JSON errors (streamHop rejects with them).
+    if (wantsStream(c.req.header('accept'))) return c.body(await streamHop(hop, { keepaliveMs }), 200, STREAM_HEADERS);
+    return c.json(await hop(NO_HOP_EVENTS));
   });
 
   app.delete('/api/hop/:request_id', async (c) => {

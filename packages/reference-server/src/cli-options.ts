@@ -36,6 +36,13 @@ const CLI_FLAGS = {
       'scripted (replays scenarios, no key, no network; the default), openai (any OpenAI-compatible endpoint) or ' +
       'anthropic. Default from CANVAS_AI_PROVIDER.',
   },
+  'scripted-word-delay': {
+    type: 'string',
+    value: 'MS',
+    default: '0',
+    env: 'CANVAS_AI_SCRIPTED_WORD_DELAY_MS',
+    help: 'Milliseconds between the words of a scripted reply, so a streamed hop shows them arriving (npm start: 30).',
+  },
   static: {
     type: 'string',
     value: 'DIR',
@@ -169,6 +176,8 @@ export interface CliOptions {
   catalog?: string;
   scenarios?: string;
   provider: 'scripted' | 'openai' | 'anthropic';
+  /** Milliseconds between the words of a scripted reply (0: all at once). */
+  scriptedWordDelayMs: number;
   static?: string;
   /** `memory`, or the URL of a Redis shared by every instance (`redis://…`, `rediss://…` for TLS). */
   store: 'memory' | `redis://${string}` | `rediss://${string}`;
@@ -242,6 +251,7 @@ export function parseCliOptions(
     catalog: values.catalog as string | undefined,
     scenarios: values.scenarios as string | undefined,
     provider,
+    scriptedWordDelayMs: count(setting('scripted-word-delay'), 0),
     static: values.static as string | undefined,
     store: store as CliOptions['store'],
     allowedHosts: hostList(setting('allowed-hosts')),

@@ -38,7 +38,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
         ? openAiProviderFromEnv(env)
         : options.provider === 'anthropic'
           ? anthropicProviderFromEnv(env)
-          : new ScriptedProvider(config.scenarios);
+          : new ScriptedProvider(config.scenarios, { wordDelayMs: options.scriptedWordDelayMs });
     // Several instances share turns only through Redis (and only with one CANVAS_AI_SECRET, so tokens carry over).
     if (options.store !== 'memory') {
       redis = await RedisTurnStore.connect(options.store, { log });

@@ -17,6 +17,7 @@ import {
   digestDocument,
   executeToolCalls,
   PropsPrints,
+  BUSY_RETRY_AFTER_SECONDS,
   HopError,
   isHopError,
   joinNarration,
@@ -27,6 +28,7 @@ import {
 } from '@canvas-ai/protocol/server';
 import { buildSystemPrompt } from './agents/system-prompt.js';
 import { uniqueCallIds } from './call-ids.js';
+import { type HopEvents, NO_HOP_EVENTS } from './hop-events.js';
 import type { ModelReply } from './providers/model-provider.js';
 import { overwritesPersonEdit, personChangesNotice } from './person-changes-notice.js';
 import { redactUrlsIn } from './redact.js';
@@ -70,6 +72,8 @@ interface HopRun {
   prints: PropsPrints;
   /** The tools the model is offered this turn: the agent's, less those whose output the client did not declare. */
   tools: Record<string, ToolDefinition>;
+  /** Where the outputs and the model's text go before the response, for a streamed answer (spec §6.1). */
+  events: HopEvents;
 }
 
 /** What running the parked calls left for the decision: the conversation so far and this hop's outputs. */
@@ -99,8 +103,13 @@ interface NextTurn {
  * `max_hops`) → save the turn when it goes on, keep only its final response when it ends → respond.
  * A repeated hop gets its stored response. Any failure while executing deletes the turn and keeps the narration,
  * except a store that cannot save the hop: then the previous hop's turn stays, so the hop may be sent again.
+ * `events` hear of the hop once it passed the turn rules, and of its outputs and model text as they come.
  */
-export async function runHop(deps: ServerDeps, input: HopInput): Promise<HopResponse> {
+export async function runHop(
+  deps: ServerDeps,
+  input: HopInput,
+  events: HopEvents = NO_HOP_EVENTS,
+): Promise<HopResponse> {
   const { request } = input;
   const agentId = request.agent ?? deps.config.main_agent;
   const agent = offeredAgent(deps.config, agentId, request.request_id);
@@ -116,9 +125,11 @@ export async function runHop(deps: ServerDeps, input: HopInput): Promise<HopResp
     );
     if (admission.kind === 'replay') {
       deps.log({ event: 'hop_replayed', request_id: request.request_id, hop: request.hop, agent: agentId });
+      events.admitted();
       return admission.response;
     }
     if (!admission.turn) await deps.admitNewTurn(key, request.request_id);
+    events.admitted();
     const turn = admission.turn ?? seedTurn(deps.config, agentId, request, input.attachments);
     const previousOutputs = admission.turn?.response.outputs ?? [];
     // Decided by hop 1's capabilities, kept with the turn (spec §5.1): the same tools on every hop.
@@ -135,6 +146,7 @@ export async function runHop(deps: ServerDeps, input: HopInput): Promise<HopResp
       previousOutputs,
       prints: new PropsPrints(),
       tools,
+      events,
     });
   } finally {
     await lock?.release().catch(() => undefined);
@@ -171,6 +183,7 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
     if (decides) await run.deps.pause();
     const system = decides ? systemPrompt(run) : undefined;
     const step = await runParkedCalls(run);
+    if (step.outputs.length > 0) run.events.outputs(step.outputs);
     reply = system === undefined ? undefined : await decideOnce(run, step, system);
     const usage = hopUsage(run.turn.usage, reply?.usage);
     const { response, record, ttlMs } = ending ? endWith(run, step, ending, usage) : nextTurn(run, step, usage, reply);
@@ -300,6 +313,7 @@ async function decideOnce(run: HopRun, step: ParkedCallsStep, system: string): P
       system,
       messages: step.messages,
       tools: Object.values(run.tools),
+      onText: run.events.text,
       turn: {
         userMessage: turn.user_message,
         decision: turn.decisions + 1,
@@ -442,7 +456,7 @@ function lockLost(requestId: string): HopError {
     'hop_in_progress',
     'This hop took longer than its turn lock lasts, and another run of it took the turn over; nothing of this one ' +
       'was saved. Send the same hop again to get that run’s answer.',
-    { requestId },
+    { requestId, retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS },
   );
 }
 

@@ -21,6 +21,7 @@ import { loadFixtures } from '@canvas-ai/protocol/node';
 import { createMockHandlers } from '../src/mock.js';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import type { JsonBody } from './support/harness.js';
+import { STREAM_ACCEPT, StreamReader, streamedText, streamProblems } from './support/stream-client.js';
 
 const fixtures = await loadFixtures();
 const ORIGIN = 'http://mock.test';
@@ -110,6 +111,31 @@ describe('the msw mock serves every scenario', () => {
     ]);
     const hero = run.document.layout.regions.content!.components[0]!;
     assert.deepEqual(hero.props.image, { src: 'attachments/cookie.png', alt: 'A round chocolate chip cookie' });
+  });
+});
+
+describe('a streamed hop through the mock (spec §6.1)', () => {
+  it('passes the NDJSON stream through msw: the outputs line, the words, the response last', async () => {
+    const shop = scenario('cookie-shop');
+    const requestId = `mock-stream-${crypto.randomUUID()}`;
+    const hop = async (body: unknown) => {
+      const reply = await fetch(ENDPOINT, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: STREAM_ACCEPT },
+        body: JSON.stringify(body),
+      });
+      assert.equal(reply.headers.get('content-type'), 'application/x-ndjson; charset=utf-8');
+      return new StreamReader(reply.body!).all();
+    };
+    const first = await hop(firstHop(shop, requestId));
+    const { messages: _messages, ...later } = firstHop(shop, requestId);
+    const second = await hop({ ...later, hop: 2 });
+    for (const lines of [first, second]) assert.deepEqual(streamProblems(lines), []);
+    assert.ok(streamedText(first).startsWith("I'll start with a hero"));
+    assert.deepEqual(
+      second.map((line) => line.type),
+      ['outputs', ...second.slice(1, -1).map(() => 'text'), 'response'],
+    );
   });
 });
 

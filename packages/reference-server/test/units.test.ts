@@ -96,6 +96,7 @@ describe('the CLI options', () => {
       catalog: undefined,
       scenarios: undefined,
       provider: 'scripted',
+      scriptedWordDelayMs: 0,
       static: undefined,
       store: 'memory',
       allowedHosts: undefined,
@@ -112,6 +113,12 @@ describe('the CLI options', () => {
       maxBufferedBodyBytes: 256 * 1024 * 1024,
       help: false,
     });
+  });
+
+  it('read the scripted word delay from its flag, else its variable (the demo streams words)', () => {
+    assert.equal(parseCliOptions(['--scripted-word-delay', '30']).scriptedWordDelayMs, 30);
+    assert.equal(parseCliOptions([], { CANVAS_AI_SCRIPTED_WORD_DELAY_MS: '12' }).scriptedWordDelayMs, 12);
+    assert.throws(() => parseCliOptions(['--scripted-word-delay', 'fast']), /--scripted-word-delay must be a whole/);
   });
 
   it('read the connection limits from their flags, else their variables, with units', () => {

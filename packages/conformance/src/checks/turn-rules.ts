@@ -277,6 +277,12 @@ function judgeBurst(burst: number, answers: readonly Exchange[], what: string): 
       `${burst} copies of ${what} at once: one answered ${describeAnswer(other[0]!)}; expected 200 or 409 hop_in_progress`,
     );
   if (served.length === 0) return fail(`all ${burst} copies of ${what} got 409: none was served`);
+  // Since revision 1.4 a 409 hop_in_progress says when to try again (spec §8.3).
+  const noRetryAfter = busy.find((answer) => !/^\d+$/.test(answer.headers.get('retry-after')?.trim() ?? ''));
+  if (noRetryAfter)
+    return fail(
+      `a copy of ${what} got 409 hop_in_progress with Retry-After ${JSON.stringify(noRetryAfter.headers.get('retry-after'))}; expected a number of seconds`,
+    );
   for (const answer of served.slice(1)) {
     const difference = jsonDifference(served[0]!.body, answer.body);
     if (difference) return fail(`two copies of ${what} were answered differently, so it executed twice: ${difference}`);
@@ -284,7 +290,9 @@ function judgeBurst(burst: number, answers: readonly Exchange[], what: string): 
   const schema = HopResponse.safeParse(served[0]!.body);
   if (!schema.success) return fail(`the served copy of ${what} is not a HopResponse`);
   const observed =
-    busy.length > 0 ? `${busy.length} got 409 hop_in_progress` : 'none arrived while it ran, so 409 was not exercised';
+    busy.length > 0
+      ? `${busy.length} got 409 hop_in_progress with Retry-After`
+      : 'none arrived while it ran, so 409 was not exercised';
   return pass(`${burst} copies of ${what} at once: ${served.length} got the same 200 response, ${observed}`);
 }
 

@@ -18,6 +18,8 @@ export interface FakeResponse {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** Sent verbatim instead of `body` as JSON (a streamed hop's NDJSON lines). */
+  text?: string;
 }
 
 /** A tiny HTTP server on 127.0.0.1 (port 0) answering with `handle`, for testing the kit's checks one by one. */
@@ -43,7 +45,7 @@ export async function startFakeServer(
         json,
       });
       outgoing.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-      outgoing.end(JSON.stringify(answer.body));
+      outgoing.end(answer.text ?? JSON.stringify(answer.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

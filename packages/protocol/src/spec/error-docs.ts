@@ -81,7 +81,9 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
     operations: ['hop'],
   },
   hop_in_progress: {
-    when: 'Another hop of the same turn is still executing. Nothing changed; the client may retry the same hop later.',
+    when:
+      'Another hop of the same turn is still executing. Nothing changed; the client may send the same hop again ' +
+      'after `Retry-After` seconds (revision 1.4).',
     operations: ['hop'],
   },
   hop_out_of_order: {

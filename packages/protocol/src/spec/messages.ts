@@ -13,6 +13,7 @@ import {
 import { AgentsResponse } from '../wire/agents.js';
 import { HopErrorBody } from '../wire/errors.js';
 import { HopRequest } from '../wire/hop-request.js';
+import { HopStreamLine } from '../wire/hop-stream.js';
 import {
   CancelResponse,
   HealthResponse,
@@ -44,6 +45,7 @@ export const SPEC_MESSAGES: readonly SpecMessage[] = [
   { id: 'HopRequest', schema: HopRequest, io: 'input', api: true },
   { id: 'HopResponse', schema: HopResponse, io: 'output', api: true },
   { id: 'HopErrorBody', schema: HopErrorBody, io: 'output', api: true },
+  { id: 'HopStreamLine', schema: HopStreamLine, io: 'output', api: true },
   {
     id: 'ToolOutput',
     schema: ToolOutput,

@@ -141,10 +141,16 @@ export function openApiDocument(messages: readonly SpecMessage[]): JsonSchema {
             },
           },
           responses: {
-            ...ok(
-              'HopResponse',
-              'The hop ran (or was replayed). Apply `outputs`, then send hop + 1 while `should_continue`.',
-            ),
+            '200': {
+              description:
+                'The hop ran (or was replayed). Apply `outputs`, then send hop + 1 while `should_continue`. ' +
+                'Asked with `Accept: application/x-ndjson` (revision 1.4), a server may stream the answer: one ' +
+                'HopStreamLine per line, the outputs before the model is called, the response (or error) last.',
+              content: {
+                'application/json': { schema: ref('HopResponse') },
+                'application/x-ndjson': { schema: ref('HopStreamLine') },
+              },
+            },
             ...errorResponses('hop'),
           },
         },

@@ -28,6 +28,12 @@ export interface HopAdmissionInput {
 }
 
 /**
+ * The `Retry-After` of a 409 `hop_in_progress` (spec §8.3, revision 1.4): long enough that a retry rarely finds the
+ * hop still running behind a fast model, short enough that the answer of a slow one is not kept waiting.
+ */
+export const BUSY_RETRY_AFTER_SECONDS = 2;
+
+/**
  * What to do with a hop that passed the turn rules: `start` a new turn (hop 1, nothing stored), answer the stored
  * response of the latest hop (`replay`), or `resume` the stored turn with its next hop.
  */
@@ -44,9 +50,7 @@ export function admitHop(input: HopAdmissionInput): HopAdmission {
     throw new HopError(
       'hop_in_progress',
       `The previous hop of turn "${requestId}" is still running; wait for its response, then send hop ${hop} again.`,
-      {
-        requestId,
-      },
+      { requestId, retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS },
     );
   }
   if (input.cancelled) {

@@ -16,20 +16,47 @@ export const REAL_MODEL_HELP =
   'CANVAS_AI_OPENAI_BASE_URL; or with `--provider anthropic` and set CANVAS_AI_ANTHROPIC_MODEL and ' +
   'CANVAS_AI_ANTHROPIC_API_KEY.';
 
+/** Options of {@link ScriptedProvider}. */
+export interface ScriptedProviderOptions {
+  /**
+   * Milliseconds before each word of a reply's text reaches `onText`, so a streamed hop shows the words arriving as a
+   * model's would (the demo's `npm start` uses 30). Default 0: every word at once, as tests and the conformance kit want.
+   */
+  wordDelayMs?: number;
+}
+
 /**
  * The default provider: replays scenario fixtures deterministically, no key, no network. The turn's scenario is
  * chosen by agent and normalized user message; decision N returns reply N, with `{{placed.N}}` resolved against
  * the uuids this server assigned earlier in the turn and `{{selected}}` against the request's selected component.
+ * A reply's text goes to `onText` word by word, as a streaming model's would.
  */
 export class ScriptedProvider implements ModelProvider {
   readonly name = 'scripted';
   readonly #scenarios: readonly Scenario[];
+  readonly #wordDelayMs: number;
 
-  constructor(scenarios: readonly Scenario[]) {
+  constructor(scenarios: readonly Scenario[], options: ScriptedProviderOptions = {}) {
     this.#scenarios = scenarios;
+    this.#wordDelayMs = options.wordDelayMs ?? 0;
   }
 
   async decide(request: ModelRequest): Promise<ModelReply> {
+    const reply = this.#reply(request);
+    await this.#speak(reply.text, request.onText);
+    return reply;
+  }
+
+  /** Hands `text` to `onText` one word at a time (each with the whitespace after it): the pieces joined are `text`. */
+  async #speak(text: string, onText: ModelRequest['onText']): Promise<void> {
+    if (!onText || text === '') return;
+    for (const word of text.split(/(?<=\s)(?=\S)/)) {
+      if (this.#wordDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#wordDelayMs));
+      onText(word);
+    }
+  }
+
+  #reply(request: ModelRequest): ModelReply {
     const scenario = matchScenario(this.#scenarios, {
       agent: request.agentId,
       userMessage: request.turn.userMessage,

@@ -6,6 +6,7 @@ import type { Fixtures } from '@canvas-ai/protocol/scenario';
 import { startServer, type RunningServer } from '../../src/node.js';
 import { DOOR_VARIANTS } from './variants/door-variants.js';
 import { STATUS_VARIANTS } from './variants/status-variants.js';
+import { STREAM_VARIANTS } from './variants/stream-variants.js';
 import { TOOL_VARIANTS } from './variants/tool-variants.js';
 import { TURN_VARIANTS } from './variants/turn-variants.js';
 import type { BrokenVariant } from './variants/variant.js';
@@ -18,6 +19,7 @@ export const BROKEN_VARIANTS = {
   ...TURN_VARIANTS,
   ...TOOL_VARIANTS,
   ...STATUS_VARIANTS,
+  ...STREAM_VARIANTS,
 } satisfies Record<string, BrokenVariant>;
 
 /** The name of a broken variant. */

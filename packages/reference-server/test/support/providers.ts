@@ -25,7 +25,7 @@ export class RecordingProvider implements ModelProvider {
   }
 
   async decide(request: ModelRequest): Promise<ModelReply> {
-    const { tools, ...rest } = request;
+    const { tools, onText: _onText, ...rest } = request;
     this.requests.push(structuredClone({ ...rest, tools: tools.map((tool) => tool.name) }));
     const held = this.#held;
     this.#held = undefined;

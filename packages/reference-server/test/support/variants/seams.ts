@@ -79,12 +79,27 @@ export function errorAnswer(status: number, code: string, message: string, field
   );
 }
 
-/** A middleware in front of the app: it sees every request and may answer it, or hand it on and rewrite the answer. */
+/**
+ * A middleware in front of the app: it sees every request and may answer it, or hand it on and rewrite the answer.
+ * It reads and rewrites JSON answers, so it serves no streams: a request for one is handed on asking for JSON (a
+ * server MAY answer JSON to it, spec §6.1), unless the variant rewrites streams itself (`streams`).
+ */
 export function wrap(
   app: CanvasAiApp,
   handle: (request: Request, next: (request: Request) => Promise<Response>) => Promise<Response>,
+  options: { streams?: boolean } = {},
 ): CanvasAiApp {
-  return { fetch: (request) => handle(request, (forwarded) => app.fetch(forwarded)) };
+  return {
+    fetch: (request) => handle(options.streams ? request : askingForJson(request), (forwarded) => app.fetch(forwarded)),
+  };
+}
+
+/** The request with `Accept: application/json` when it asked for a stream. */
+function askingForJson(request: Request): Request {
+  if (!(request.headers.get('accept') ?? '').toLowerCase().includes('application/x-ndjson')) return request;
+  const headers = new Headers(request.headers);
+  headers.set('accept', 'application/json');
+  return new Request(request, { headers });
 }
 
 export function isStatusGet(request: Request): boolean {
