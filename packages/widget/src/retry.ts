@@ -48,7 +48,7 @@ export interface RetryOptions {
 
 /**
  * Calls `send` until it resolves (spec §8.2, §4.2). A failure {@link retryReason} accepts is tried again after the
- * next of `delays`; a 403 `csrf_invalid` is tried once more at once with `refreshToken` set (once per call, and only
+ * next of `delays` (or the server's `Retry-After`, {@link waitFor}); a 403 `csrf_invalid` is tried once more at once with `refreshToken` set (once per call, and only
  * with a `refreshableToken`). Anything else rejects with that error: `provider_error` and `internal_error` above
  * all (that turn is gone), a non-`TurnError`, or the last failure once the delays ran out. After `signal` aborts,
  * whatever a try threw, it rejects with `signal.reason`.
@@ -71,8 +71,9 @@ export async function withRetries<T>(send: (attempt: SendTry) => Promise<T>, opt
         continue;
       }
       const reason = retryReason(error);
-      const delay = reason === undefined ? undefined : options.delays[retries];
-      if (reason === undefined || delay === undefined) throw error;
+      const planned = reason === undefined ? undefined : options.delays[retries];
+      if (reason === undefined || planned === undefined) throw error;
+      const delay = waitFor(error, planned, options.delays);
       retries += 1;
       options.onRetry?.({ attempt: tries + 1, delay, reason, error });
       await sleep(delay, options.signal);
@@ -92,6 +93,16 @@ function retryReason(error: TurnError): RetryReason | undefined {
   // By status, not code: a 503 from a proxy has no protocol body, and is as passing as `store_unavailable`.
   if (error.status === 503) return 'unavailable';
   return undefined;
+}
+
+/**
+ * How long to wait before the next try: the server's `Retry-After` when it sent one (spec §8.3, revision 1.4: a 409
+ * `hop_in_progress` says when the hop it collided with should be done), else the planned delay. Within the budget:
+ * never longer than the longest of the delays, and the number of retries stays that of the delays.
+ */
+function waitFor(error: TurnError, planned: number, delays: readonly number[]): number {
+  if (error.retryAfterMs === undefined) return planned;
+  return Math.min(error.retryAfterMs, Math.max(...delays));
 }
 
 /** Whether the server refused the request's CSRF token (403 `csrf_invalid`): a fresh token may fix it. */
