@@ -388,17 +388,16 @@ describe('the hop loop reading a streamed hop', () => {
     assert.deepEqual(result.changes.outputs, [TITLE]);
   });
 
-  it("waits the server's Retry-After on a 409 hop_in_progress, within the longest of its delays", async () => {
-    for (const [retryAfter, delays, expected] of [
-      ['0', [300, 600], 0],
-      ['1', [5, 40], 40],
-      ['1', [5, 4000], 1000],
+  it("waits the server's Retry-After on a 409 hop_in_progress, as often as it comes, beyond the count of its delays", async () => {
+    for (const [retryAfter, refusals, expected] of [
+      ['0', 3, 100],
+      ['1', 1, 1000],
     ] as const) {
       const host = recordingHost();
       const retries: RetryReport[] = [];
       const server = scriptedFetch([
         (request, _init, attempt) => {
-          if (attempt === 1) {
+          if (attempt <= refusals) {
             const refused = new HopError('hop_in_progress', 'Busy.', { requestId: request.request_id }).toResponse();
             const headers = new Headers(refused.headers);
             headers.set('Retry-After', retryAfter);
@@ -407,13 +406,43 @@ describe('the hop loop reading a streamed hop', () => {
           return Response.json(answerResponse(head(request), ['Hi.']));
         },
       ]);
+      // One planned retry only: the Retry-After waits do not count against it.
       const result = await startTurn(
-        options(server.fetch, host, { retryDelays: delays, onRetry: (report) => retries.push(report) }),
+        options(server.fetch, host, { retryDelays: [5], onRetry: (report) => retries.push(report) }),
       ).result;
       assert.equal(result.status, 'done');
       assert.deepEqual(
         retries.map((report) => [report.reason, report.delay]),
-        [['hop_in_progress', expected]],
+        Array.from({ length: refusals }, () => ['hop_in_progress', expected]),
+      );
+    }
+  });
+
+  it("waits a 503's Retry-After within the longest of its delays, and never retries with no delays", async () => {
+    for (const [delays, expected] of [
+      [[5, 40], [['unavailable', 40]]],
+      [[], []],
+    ] as const) {
+      const host = recordingHost();
+      const retries: RetryReport[] = [];
+      const server = scriptedFetch([
+        (request, _init, attempt) => {
+          if (attempt === 1) {
+            const refused = new HopError('store_unavailable', 'Down.', { requestId: request.request_id }).toResponse();
+            const headers = new Headers(refused.headers);
+            headers.set('Retry-After', '3');
+            return new Response(refused.body, { status: refused.status, headers });
+          }
+          return Response.json(answerResponse(head(request), ['Hi.']));
+        },
+      ]);
+      const result = await startTurn(
+        options(server.fetch, host, { retryDelays: delays, onRetry: (report) => retries.push(report) }),
+      ).result;
+      assert.equal(result.status, delays.length === 0 ? 'error' : 'done');
+      assert.deepEqual(
+        retries.map((report) => [report.reason, report.delay]),
+        expected,
       );
     }
   });
