@@ -31,7 +31,7 @@ import { undoTurn, type UndoResult } from './undo.js';
 export const DEFAULT_MAX_HOPS = MAX_TURN_REQUESTS;
 
 /**
- * What the loop asks for: the streamed hop first (spec §6.1, revision 1.4), JSON from a server that does not stream.
+ * What the loop asks for: the streamed hop first (spec §6, revision 1.4), JSON from a server that does not stream.
  */
 export const STREAM_ACCEPT = 'application/x-ndjson, application/json;q=0.9';
 
@@ -47,7 +47,7 @@ export interface ApplyInfo {
 /**
  * Applies outputs to the host's store: a hop's (what it returns becomes the next request's `apply_results`), or an
  * undo's (`response` undefined, `info.kind` `undo`). Returning nothing means every output was applied. On a streamed
- * hop the outputs come before the hop's response exists (spec §6.1): then `response` is undefined and `info.kind` is
+ * hop the outputs come before the hop's response exists (spec §6): then `response` is undefined and `info.kind` is
  * `hop`, with `info.hop` set. A hop's outputs are applied once, whichever way they came.
  */
 export type ApplyOutputsHook = (
@@ -88,7 +88,7 @@ export interface HopReport {
   changes: TurnChanges;
 }
 
-/** A piece of a hop's model text, as a streamed hop delivers it (spec §6.1). */
+/** A piece of a hop's model text, as a streamed hop delivers it (spec §6). */
 export interface TextReport {
   requestId: string;
   hop: number;
@@ -133,7 +133,7 @@ export interface TurnOptions {
   /** Called after each hop's outputs were applied. */
   onHop?: ((report: HopReport) => void) | undefined;
   /**
-   * Ask for the streamed hop (spec §6.1): outputs applied as soon as the server executed them, and the model's text
+   * Ask for the streamed hop (spec §6): outputs applied as soon as the server executed them, and the model's text
    * as it comes ({@link onText}). Default true; a server that does not stream answers JSON, read as always.
    */
   stream?: boolean | undefined;
@@ -531,7 +531,7 @@ class TurnRun {
 type ApplyHopOutputs = (outputs: ToolOutput[], response: HopResponse | undefined) => Promise<void>;
 
 /**
- * The outputs of one hop the host applied, so they are applied once (spec §6.1): a streamed hop's `outputs` line
+ * The outputs of one hop the host applied, so they are applied once (spec §6): a streamed hop's `outputs` line
  * comes before its response, and a hop sent again after a lost response gets them again (its replay).
  */
 class HopOutputs {

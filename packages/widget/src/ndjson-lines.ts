@@ -1,5 +1,5 @@
 /**
- * Splits a byte stream into its `\n`-terminated lines (NDJSON, the streamed hop of spec §6.1), linear in the bytes:
+ * Splits a byte stream into its `\n`-terminated lines (NDJSON, the streamed hop of spec §6), linear in the bytes:
  * each chunk is decoded once and searched once from where the last line ended; a line that spans chunks is kept as
  * its pieces and joined once, when its newline comes. The buffer is never re-scanned.
  */

@@ -3,7 +3,7 @@ import { checkHopResponse, httpError } from './check-response.js';
 import { readHopStream, type StreamHandlers } from './read-stream.js';
 import { TurnError } from './turn-error.js';
 
-/** The media type of a streamed hop (spec §6.1, revision 1.4). */
+/** The media type of a streamed hop (spec §6, revision 1.4). */
 export const NDJSON_TYPE = 'application/x-ndjson';
 
 /**

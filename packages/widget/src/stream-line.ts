@@ -1,5 +1,5 @@
 /**
- * The lines of a streamed hop (spec §6.1, revision 1.4), as this client reads them. Kept here until the protocol
+ * The lines of a streamed hop (spec §6, revision 1.4), as this client reads them. Kept here until the protocol
  * package exports its `HopStreamLine`; the shapes are those of stream-format decided for 1.4.
  */
 import { HopErrorBody, HopResponse, ToolOutput } from '@canvas-ai/protocol';

@@ -1,4 +1,4 @@
-// The element over streamed hops (spec §6.1, revision 1.4): live narration in the one block, outputs applied before
+// The element over streamed hops (spec §6, revision 1.4): live narration in the one block, outputs applied before
 // the response line, the answer moved into its bubble once and kept in the next turn's transcript, stop, errors,
 // cut streams, JSON-only servers and `no-stream`. Streams are written by hand and held open between lines.
 import type { HopRequest, ToolOutput } from '@canvas-ai/protocol';

@@ -153,7 +153,7 @@ export class CanvasAiChat extends LitElement {
   @property({ type: Boolean, attribute: 'no-undo' }) noUndo = false;
 
   /**
-   * Asks for JSON answers only, not the streamed hop (spec §6.1): the narration then shows once per hop, and the
+   * Asks for JSON answers only, not the streamed hop (spec §6): the narration then shows once per hop, and the
    * outputs with the hop's response. By default the chat asks for the stream, and a server that does not stream
    * answers JSON anyway.
    */

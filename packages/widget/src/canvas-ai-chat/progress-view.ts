@@ -13,7 +13,7 @@ const SENTENCE_END = /[.!?…。！？](?=\s)/g;
  * narration (or a streamed hop its first text), then updated in place with `updateMessage`, so a turn shows ONE
  * block however many hops it takes.
  *
- * A streamed hop's text (spec §6.1) shows live after the turn's `progress`, as a paragraph of its own, until the
+ * A streamed hop's text (spec §6) shows live after the turn's `progress`, as a paragraph of its own, until the
  * hop's response says what it was: narration (now in `progress`), the answer (shown in its own bubble, so it leaves
  * the block), or an answer held for the next hop (it stays until that hop ends the turn). A stop or an error drops
  * it: the server keeps nothing of a hop that did not end. It is read out a sentence at a time.

@@ -267,7 +267,7 @@ export class TurnController implements ReactiveController {
   }
 
   /**
-   * What a streamed hop shows before its response (spec §6.1): its text, live in the narration block, and that its
+   * What a streamed hop shows before its response (spec §6): its text, live in the narration block, and that its
    * outputs were applied (the step the narration announced has run).
    */
   private viewHooks(settings: TurnSettings, view: ProgressView): Pick<TurnOptions, 'onText' | 'applyOutputs'> {

@@ -1,4 +1,4 @@
-// The streamed hop (spec §6.1, revision 1.4) read by the loop alone, in Node: a scripted fetch hands the loop
+// The streamed hop (spec §6, revision 1.4) read by the loop alone, in Node: a scripted fetch hands the loop
 // streams the test writes line by line and holds open, so what the loop did before the last line is observed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// A streamed hop (spec §6.1, revision 1.4) written by hand, line by line, for the edge cases: the test holds the
+// A streamed hop (spec §6, revision 1.4) written by hand, line by line, for the edge cases: the test holds the
 // stream open between lines, so what the page does before the response line is observed, not timed.
 import type { HopRequest } from '@canvas-ai/protocol';
 import { HttpResponse } from 'msw';
