@@ -156,8 +156,7 @@ async function timeTurn(
   }).result;
   const turnMs = performance.now() - started;
   if (result.status !== 'done') throw new Error(`the ${SCENARIO} turn did not finish: ${JSON.stringify(result)}`);
-  if (firstNarrationMs === undefined || model.firstTokenAt === undefined)
-    throw new Error('the turn had no narration');
+  if (firstNarrationMs === undefined || model.firstTokenAt === undefined) throw new Error('the turn had no narration');
   return { rowsMs, firstNarrationMs, firstTokenMs: model.firstTokenAt - started, turnMs };
 }
 

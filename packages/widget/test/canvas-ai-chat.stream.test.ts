@@ -172,6 +172,7 @@ describe('<canvas-ai-chat> over streamed hops', () => {
     const end = await sendAndWait(element, 'Hi');
     expect(end.detail.status).to.equal('error');
     expect(end.detail.error?.code).to.equal('provider_error');
+    await waitUntil(() => errorBubbles(element).length > 0, 'no error bubble');
     expect(errorBubbles(element).map((bubble) => bubble.textContent)).to.deep.equal([
       'The model provider failed. Try again.',
     ]);
