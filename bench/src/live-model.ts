@@ -53,7 +53,7 @@ class FixedLatencyModel implements ModelProvider {
 /**
  * The live model: the cookie-shop turn through the real hop loop (in this process, as a React host runs it) and the
  * real reference server over HTTP on 127.0.0.1, behind a model of fixed latency L, once asking for JSON and once for
- * the streamed hop (spec §6.1). Figures are ratios: when each row reached the page ÷ L, and the first narration
+ * the streamed hop (spec §6). Figures are ratios: when each row reached the page ÷ L, and the first narration
  * character ÷ the time to the model's first word, each the median over the repetitions.
  */
 export async function benchLiveModel(
