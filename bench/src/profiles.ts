@@ -30,6 +30,14 @@ export interface BenchProfile {
     /** The pause between two /healthz requests. */
     probeEveryMs: number;
   };
+  liveModel: {
+    /** L: how long each model decision takes. */
+    latencyMs: number;
+    /** When a decision's first word comes (the others spread until L). */
+    firstTokenMs: number;
+    /** Turns per mode, after one pair to warm up. */
+    repetitions: number;
+  };
   widget: {
     clientSizes: number[];
     repetitions: number;
@@ -47,6 +55,7 @@ export const PROFILES: Record<BenchProfile['name'], BenchProfile> = {
     stateGrowth: { sizes: [10, 10_000] },
     changeDetection: { sizes: [10, 10_000], repetitions: 5 },
     attackStall: { scale: 1, repetitions: 3, concurrent: 8, probeEveryMs: 5 },
+    liveModel: { latencyMs: 400, firstTokenMs: 100, repetitions: 3 },
     widget: { clientSizes: [1_000, 10_000], repetitions: 5, minRepetitionMs: 400 },
   },
   tiny: {
@@ -56,6 +65,7 @@ export const PROFILES: Record<BenchProfile['name'], BenchProfile> = {
     stateGrowth: { sizes: [10] },
     changeDetection: { sizes: [10, 100], repetitions: 2 },
     attackStall: { scale: 1 / 64, repetitions: 1, concurrent: 2, probeEveryMs: 5 },
+    liveModel: { latencyMs: 60, firstTokenMs: 15, repetitions: 1 },
     widget: { clientSizes: [100], repetitions: 2, minRepetitionMs: 20 },
   },
 };

@@ -11,6 +11,8 @@ export const TargetResult = z.object({
     'change_detection_10000_share',
     'attack_single_stall_ms',
     'attack_healthz_ms',
+    'live_first_row_ratio',
+    'live_first_narration_ratio',
   ]),
   description: z.string(),
   /** The measured value, in `unit`. */
@@ -124,6 +126,32 @@ export const AttackStallResults = z.object({
   worst_healthz_ms: z.number(),
 });
 
+/** The live model: one turn through the real loop and server behind a model of fixed latency, JSON against streamed. */
+export const LiveModelResults = z.object({
+  /** L: each model decision's latency. */
+  latency_ms: z.number(),
+  /** When a decision's first word comes. */
+  first_token_ms: z.number(),
+  repetitions: z.int(),
+  modes: z.array(
+    z.object({
+      mode: z.enum(['json', 'stream']),
+      /** When each row reached the page, from the send (ms): medians. */
+      rows_ms: z.array(z.number()),
+      /** The same ÷ L. */
+      row_ratios: z.array(z.number()),
+      /** When the first narration character reached the client, from the send (ms). */
+      first_narration_ms: z.number(),
+      /** When the model handed out its first word, from the send (ms). */
+      first_token_ms: z.number(),
+      /** first_narration_ms ÷ first_token_ms. */
+      first_narration_ratio: z.number(),
+      /** The whole turn (ms). */
+      turn_ms: z.number(),
+    }),
+  ),
+});
+
 /** One bundle: minified and min+gzip bytes of the JavaScript files it is made of (each gzipped on its own). */
 export const BundleSize = z.object({
   name: z.string(),
@@ -197,6 +225,7 @@ export const BenchResults = z.object({
   change_detection: ChangeDetectionResults.optional(),
   state_growth: StateGrowthResults.optional(),
   attack_stall: AttackStallResults.optional(),
+  live_model: LiveModelResults.optional(),
   widget: WidgetResults.optional(),
   targets: z.array(TargetResult),
 });
@@ -205,6 +234,7 @@ export type ServerHopResults = z.infer<typeof ServerHopResults>;
 export type LayoutScalingResults = z.infer<typeof LayoutScalingResults>;
 export type StateGrowthResults = z.infer<typeof StateGrowthResults>;
 export type AttackStallResults = z.infer<typeof AttackStallResults>;
+export type LiveModelResults = z.infer<typeof LiveModelResults>;
 export type WidgetResults = z.infer<typeof WidgetResults>;
 export type ChangeDetectionResults = z.infer<typeof ChangeDetectionResults>;
 export type BundleSize = z.infer<typeof BundleSize>;

@@ -1,5 +1,5 @@
 // pnpm bench: runs every benchmark group, prints the table and writes bench/results.json.
-// Usage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only server-hop,layout-scaling,change-detection,state-growth,attack-stall,widget]
+// Usage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only server-hop,layout-scaling,change-detection,state-growth,attack-stall,live-model,widget]
 // The only place that touches the process (argv, exit code). Exit codes: 0 ran, 1 a benchmark failed, 2 usage.
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -11,6 +11,7 @@ import { benchAttackStall } from './attack-stall.js';
 import { benchHostBundles } from './host-bundles.js';
 import { errorMessage } from '@canvas-ai/protocol';
 import { benchLayoutScaling } from './layout-scaling.js';
+import { benchLiveModel } from './live-model.js';
 import { PROFILES, type BenchProfile } from './profiles.js';
 import { BenchResults } from './results.js';
 import { benchServerHop } from './server-hop.js';
@@ -29,6 +30,7 @@ export const GROUPS = [
   'change-detection',
   'state-growth',
   'attack-stall',
+  'live-model',
   'widget',
 ] as const;
 type Group = (typeof GROUPS)[number];
@@ -59,6 +61,7 @@ export async function runBench(
     partial.change_detection = await benchChangeDetection(profile.changeDetection, log);
   if (groups.includes('state-growth')) partial.state_growth = await benchStateGrowth(profile.stateGrowth, log);
   if (groups.includes('attack-stall')) partial.attack_stall = await benchAttackStall(profile.attackStall, log);
+  if (groups.includes('live-model')) partial.live_model = await benchLiveModel(profile.liveModel, log);
   if (groups.includes('widget')) {
     const bundles = await benchWidgetBundles(log);
     const hostBundles = await benchHostBundles(log);

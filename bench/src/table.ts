@@ -147,6 +147,24 @@ export function formatResults(results: BenchResults): string {
         ),
     );
   }
+  const live = results.live_model;
+  if (live) {
+    const rows = Math.max(...live.modes.map((mode) => mode.row_ratios.length));
+    sections.push(
+      `Live model: the cookie-shop turn through the real loop and server, model latency L = ${live.latency_ms} ms ` +
+        `(first word at ${live.first_token_ms} ms), median of ${live.repetitions}. Rows: when each reached the page ÷ L; ` +
+        'narration: the first character at the client ÷ the time to the first word.\n' +
+        formatTable(
+          ['answer', ...Array.from({ length: rows }, (_, row) => `row ${row + 1}`), 'narration', 'turn'],
+          live.modes.map((mode) => [
+            mode.mode === 'stream' ? 'streamed' : 'JSON',
+            ...mode.row_ratios.map((ratio, row) => `${ratio} (${mode.rows_ms[row]} ms)`),
+            `${mode.first_narration_ratio} (${mode.first_narration_ms} ms)`,
+            `${mode.turn_ms} ms`,
+          ]),
+        ),
+    );
+  }
   const widget = results.widget;
   if (widget) {
     sections.push(

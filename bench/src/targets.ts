@@ -9,6 +9,11 @@ const HOST_BUNDLE_LIMIT_BYTES = 40_000;
 /** The attack targets of bench/README.md: no request stalls the event loop longer, and /healthz answers within it. */
 const ATTACK_LIMIT_MS = 100;
 
+/** The live-model targets of bench/README.md: with the streamed hop, the first row within 1.1 L of the send, and
+ * the first narration character within 1.2 × the model's first word. */
+const LIVE_FIRST_ROW_LIMIT = 1.1;
+const LIVE_FIRST_NARRATION_LIMIT = 1.2;
+
 /** Judges this run's figures against the targets of bench/README.md; a group that did not run leaves its target unjudged. */
 export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResult[] {
   const c32 = results.server_hop?.rows.find((row) => row.concurrency === 32);
@@ -17,6 +22,9 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
   const detection = results.change_detection?.rows.find((row) => row.components === 10_000);
   // Judged at the full size only: the tiny run's bodies are a sixty-fourth of the limits.
   const attack = results.attack_stall?.scale === 1 ? results.attack_stall : undefined;
+  // Judged at the full size only: the tiny run's latency is too short for ratios to L to mean anything.
+  const live = results.size === 'full' ? results.live_model : undefined;
+  const streamed = live?.modes.find((mode) => mode.mode === 'stream');
   const hostBundle = (bundler: 'rolldown' | 'esbuild') =>
     results.widget?.host_bundles.find((bundle) => bundle.bundler === bundler && bundle.entry === 'element');
   return [
@@ -76,6 +84,22 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
       attack?.worst_healthz_ms,
       ATTACK_LIMIT_MS,
       'ms',
+      'at_most',
+    ),
+    target(
+      'live_first_row_ratio',
+      'streamed hops: the first row on the page, from the send, ÷ the model latency L',
+      streamed?.row_ratios[0],
+      LIVE_FIRST_ROW_LIMIT,
+      '× L',
+      'at_most',
+    ),
+    target(
+      'live_first_narration_ratio',
+      "streamed hops: the first narration character at the client ÷ the time to the model's first word",
+      streamed?.first_narration_ratio,
+      LIVE_FIRST_NARRATION_LIMIT,
+      '× first token',
       'at_most',
     ),
   ];

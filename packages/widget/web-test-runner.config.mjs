@@ -71,7 +71,8 @@ function serveBuiltBundle() {
 
 export default {
   rootDir: fileURLToPath(new URL('../..', import.meta.url)),
-  files: [`${here}test/**/*.test.ts`],
+  // test/node/ runs under Node (tsx --test), not in the browser.
+  files: [`${here}test/**/*.test.ts`, `!${here}test/node/**`],
   // The 'browser' condition picks msw's and its interceptors' browser builds; @web/test-runner 1 no longer adds it.
   nodeResolve: { exportConditions: ['browser', 'development'], browser: true },
   concurrency: 1,

@@ -31,6 +31,11 @@ import { undoTurn, type UndoResult } from './undo.js';
  */
 export const DEFAULT_MAX_HOPS = MAX_TURN_REQUESTS;
 
+/**
+ * What the loop asks for: the streamed hop first (spec §6, revision 1.4), JSON from a server that does not stream.
+ */
+export const STREAM_ACCEPT = 'application/x-ndjson, application/json;q=0.9';
+
 /** Why {@link ApplyOutputsHook} is called: a hop's outputs, or the inverse outputs of an undo (spec §17). */
 export interface ApplyInfo {
   requestId: string;
@@ -42,7 +47,9 @@ export interface ApplyInfo {
 
 /**
  * Applies outputs to the host's store: a hop's (what it returns becomes the next request's `apply_results`), or an
- * undo's (`response` undefined, `info.kind` `undo`). Returning nothing means every output was applied.
+ * undo's (`response` undefined, `info.kind` `undo`). Returning nothing means every output was applied. On a streamed
+ * hop the outputs come before the hop's response exists (spec §6): then `response` is undefined and `info.kind` is
+ * `hop`, with `info.hop` set. A hop's outputs are applied once, whichever way they came.
  */
 export type ApplyOutputsHook = (
   outputs: ToolOutput[],
@@ -82,6 +89,19 @@ export interface HopReport {
   changes: TurnChanges;
 }
 
+/** A piece of a hop's model text, as a streamed hop delivers it (spec §6). */
+export interface TextReport {
+  requestId: string;
+  hop: number;
+  /** The new piece. */
+  delta: string;
+  /**
+   * The hop's text so far, `delta` included. It starts again when the hop is sent again after a lost response, so
+   * a view that shows `text` never shows a piece twice.
+   */
+  text: string;
+}
+
 /** What the loop reports before it waits to send a hop again: which hop, and {@link RetryWait}'s why and how long. */
 export interface RetryReport extends RetryWait {
   requestId: string;
@@ -113,6 +133,13 @@ export interface TurnOptions {
   signal?: AbortSignal | undefined;
   /** Called after each hop's outputs were applied. */
   onHop?: ((report: HopReport) => void) | undefined;
+  /**
+   * Ask for the streamed hop (spec §6): outputs applied as soon as the server executed them, and the model's text
+   * as it comes ({@link onText}). Default true; a server that does not stream answers JSON, read as always.
+   */
+  stream?: boolean | undefined;
+  /** Called with each piece of a streamed hop's model text. What it was (narration or answer) the hop's response says. */
+  onText?: ((report: TextReport) => void) | undefined;
   /**
    * The waits (ms) before each retry of a hop after a network failure, a 409 `hop_in_progress` or a 503; their
    * number bounds the retries of one hop. Default {@link DEFAULT_RETRY_DELAYS}; `[]` never retries.
@@ -332,27 +359,37 @@ class TurnRun {
       applyResults: this.lastApplyResults,
       outputTypes: options.outputTypes,
     });
-    const response = await this.sendHop(request, hop === 1 ? (options.attachments ?? []) : []);
+    const applied = new HopOutputs(hop);
+    const apply = async (outputs: ToolOutput[], response: HopResponse | undefined): Promise<void> => {
+      if (applied.done) {
+        applied.check(outputs);
+        return;
+      }
+      this.throwIfStopped();
+      const returned = await this.callHost('applyOutputs', hop, () =>
+        options.applyOutputs?.(outputs, response, { requestId: this.requestId, kind: 'hop', hop }),
+      );
+      this.lastApplyResults = Array.isArray(returned) ? returned : undefined;
+      // Recorded as soon as the host applied them, even when a stop came meanwhile: a revert must take them back too.
+      const recorded = recordHop(
+        this.changes,
+        { layout: document.layout, page: document.page ?? {} },
+        outputs,
+        this.lastApplyResults,
+      );
+      this.changes = recorded.changes;
+      applied.record(outputs, recorded.inverse);
+    };
+    const response = await this.sendHop(request, hop === 1 ? (options.attachments ?? []) : [], apply);
     this.lastResponse = response;
-    const returned = await this.callHost('applyOutputs', hop, () =>
-      options.applyOutputs?.(response.outputs, response, { requestId: this.requestId, kind: 'hop', hop }),
-    );
-    this.lastApplyResults = Array.isArray(returned) ? returned : undefined;
-    // Recorded as soon as the host applied them, even when a stop came meanwhile: a revert must take them back too.
-    const recorded = recordHop(
-      this.changes,
-      { layout: document.layout, page: document.page ?? {} },
-      response.outputs,
-      this.lastApplyResults,
-    );
-    this.changes = recorded.changes;
+    await apply(response.outputs, response);
     options.onHop?.({
       requestId: this.requestId,
       hop,
       request,
       response,
       applyResults: this.lastApplyResults,
-      inverse: recorded.inverse,
+      inverse: applied.inverse,
       changes: this.changes,
     });
     return response;
@@ -368,11 +405,15 @@ class TurnRun {
     }
   }
 
-  /** One hop, sent until it has an answer: the retry rules are {@link withRetries}'. */
-  private sendHop(request: HopRequest, attachments: readonly Blob[]): Promise<HopResponse> {
+  /**
+   * One hop, sent until it has an answer: the retry rules are {@link withRetries}'. `apply` applies the outputs of a
+   * streamed hop's `outputs` line when it arrives; it applies a hop's outputs once, however often the hop is sent.
+   */
+  private sendHop(request: HopRequest, attachments: readonly Blob[], apply: ApplyHopOutputs): Promise<HopResponse> {
     const serialized = serializeHopRequest(request, attachments);
     const { options } = this;
-    return withRetries((attempt) => this.postOnce(request, serialized, attempt), {
+    if (options.stream !== false) serialized.headers.Accept = STREAM_ACCEPT;
+    return withRetries((attempt) => this.postOnce(request, serialized, attempt, apply), {
       delays: options.retryDelays ?? DEFAULT_RETRY_DELAYS,
       signal: this.stopSignal.signal,
       refreshableToken: typeof options.csrfToken === 'function',
@@ -385,6 +426,7 @@ class TurnRun {
     request: HopRequest,
     serialized: SerializedHopRequest,
     { tries, refreshToken }: SendTry,
+    apply: ApplyHopOutputs,
   ): Promise<HopResponse> {
     const controller = new AbortController();
     this.inFlight = controller;
@@ -414,7 +456,18 @@ class TurnRun {
           { hop: request.hop, cause: error },
         );
       }
-      const hopResponse = await readHopResponse(response, request);
+      // This try's text: a hop sent again after a lost response starts its text again.
+      let text = '';
+      const { onText } = this.options;
+      const hopResponse = await readHopResponse(response, request, {
+        signal: controller.signal,
+        onOutputs: (outputs) => apply(outputs, undefined),
+        onText: (delta) => {
+          this.throwIfStopped();
+          text += delta;
+          onText?.({ requestId: this.requestId, hop: request.hop, delta, text });
+        },
+      });
       this.throwIfStopped();
       return hopResponse;
     } catch (error) {
@@ -491,6 +544,54 @@ class TurnRun {
       changes: this.changes,
     };
   }
+}
+
+/** Applies one hop's outputs: from a streamed `outputs` line (`response` undefined), or from the response. */
+type ApplyHopOutputs = (outputs: ToolOutput[], response: HopResponse | undefined) => Promise<void>;
+
+/**
+ * The outputs of one hop the host applied, so they are applied once (spec §6): a streamed hop's `outputs` line
+ * comes before its response, and a hop sent again after a lost response gets them again (its replay).
+ */
+class HopOutputs {
+  private applied: ToolOutput[] | undefined;
+  /** The inverses of what the host applied of them, in undo order. */
+  inverse: ToolOutput[] = [];
+
+  constructor(private readonly hop: number) {}
+
+  /** Whether this hop's outputs were applied. */
+  get done(): boolean {
+    return this.applied !== undefined;
+  }
+
+  record(outputs: ToolOutput[], inverse: ToolOutput[]): void {
+    this.applied = outputs;
+    this.inverse = inverse;
+  }
+
+  /** The same hop's outputs arrived again: they must be the ones applied, or the page no longer matches the turn. */
+  check(outputs: readonly ToolOutput[]): void {
+    if (sameJson(this.applied, outputs)) return;
+    throw new TurnError(
+      'invalid_response',
+      `The server's answer to hop ${this.hop} changed the outputs it had sent, after the page applied them.`,
+      { hop: this.hop },
+    );
+  }
+}
+
+/** Whether two JSON values are equal (key order aside); linear in their size. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  return keys.every((key) => Object.hasOwn(right, key) && sameJson(left[key], right[key]));
 }
 
 /** Thrown inside the loop once the turn is stopped, so every await point unwinds the same way. */

@@ -11,7 +11,9 @@ export {
   type ResumePoint,
   type RetryReport,
   runTurn,
+  STREAM_ACCEPT,
   startTurn,
+  type TextReport,
   type Turn,
   type TurnOptions,
   type TurnResult,
@@ -33,4 +35,5 @@ export { TurnError, type TurnErrorKind, type TurnErrorOptions } from './turn-err
 // The steps of one hop, for a host that writes its own loop (and for the bench, which times them).
 export { type BuildHopRequestInput, buildHopRequest, type HostDocument } from './build-request.js';
 export { serializeHopRequest, type SerializedHopRequest } from './serialize-request.js';
-export { readHopResponse } from './read-response.js';
+export { NDJSON_TYPE, readHopResponse } from './read-response.js';
+export type { StreamHandlers } from './read-stream.js';

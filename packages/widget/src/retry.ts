@@ -12,6 +12,16 @@ import { TurnError } from './turn-error.js';
  */
 export const DEFAULT_RETRY_DELAYS: readonly number[] = [500, 1000, 2000, 4000, 8000];
 
+/**
+ * How long the loop goes on sending a hop that the server answers 409 `hop_in_progress` with `Retry-After`: the
+ * reference server's lock lifetime (5 minutes), the longest a hop can hold its turn.
+ */
+const HOP_IN_PROGRESS_BOUND_MS = 5 * 60_000;
+
+/** The shortest wait after a `Retry-After` (a `0` would otherwise make the loop spin), and the longest one. */
+const MIN_BUSY_WAIT_MS = 100;
+const MAX_RETRY_AFTER_MS = 30_000;
+
 /** Why a failed try of a hop is worth repeating. */
 export type RetryReason = 'network' | 'hop_in_progress' | 'unavailable';
 
@@ -48,13 +58,16 @@ export interface RetryOptions {
 
 /**
  * Calls `send` until it resolves (spec §8.2, §4.2). A failure {@link retryReason} accepts is tried again after the
- * next of `delays`; a 403 `csrf_invalid` is tried once more at once with `refreshToken` set (once per call, and only
+ * next of `delays` (or the server's `Retry-After`, {@link waitFor}); a 409 `hop_in_progress` with `Retry-After` is tried
+ * again after it as long as the answers say so, within {@link HOP_IN_PROGRESS_BOUND_MS}; a 403 `csrf_invalid` is tried once more at once with `refreshToken` set (once per call, and only
  * with a `refreshableToken`). Anything else rejects with that error: `provider_error` and `internal_error` above
  * all (that turn is gone), a non-`TurnError`, or the last failure once the delays ran out. After `signal` aborts,
  * whatever a try threw, it rejects with `signal.reason`.
  */
 export async function withRetries<T>(send: (attempt: SendTry) => Promise<T>, options: RetryOptions): Promise<T> {
   let retries = 0;
+  /** Time waited on 409 `hop_in_progress` answers that carried `Retry-After`. */
+  let busyWaited = 0;
   let refreshToken = false;
   let tokenRefreshed = false;
   for (let tries = 1; ; tries += 1) {
@@ -71,9 +84,20 @@ export async function withRetries<T>(send: (attempt: SendTry) => Promise<T>, opt
         continue;
       }
       const reason = retryReason(error);
-      const delay = reason === undefined ? undefined : options.delays[retries];
-      if (reason === undefined || delay === undefined) throw error;
-      retries += 1;
+      if (reason === undefined || options.delays.length === 0) throw error;
+      let delay: number;
+      if (reason === 'hop_in_progress' && error.retryAfterMs !== undefined) {
+        // The server says when the hop it is running should be done: wait that, as often as it says so, within a
+        // bound of the client's own (spec §8.3), not within the delays, which need not outlast a model call any more.
+        delay = Math.min(Math.max(error.retryAfterMs, MIN_BUSY_WAIT_MS), MAX_RETRY_AFTER_MS);
+        if (busyWaited + delay > HOP_IN_PROGRESS_BOUND_MS) throw error;
+        busyWaited += delay;
+      } else {
+        const planned = options.delays[retries];
+        if (planned === undefined) throw error;
+        delay = waitFor(error, planned, options.delays);
+        retries += 1;
+      }
       options.onRetry?.({ attempt: tries + 1, delay, reason, error });
       await sleep(delay, options.signal);
     }
@@ -92,6 +116,16 @@ function retryReason(error: TurnError): RetryReason | undefined {
   // By status, not code: a 503 from a proxy has no protocol body, and is as passing as `store_unavailable`.
   if (error.status === 503) return 'unavailable';
   return undefined;
+}
+
+/**
+ * How long to wait before the next try after a refusal other than a 409 `hop_in_progress` with `Retry-After`: the
+ * server's `Retry-After` when it sent one (a 503), within the budget (at most the longest of the delays), else the
+ * planned delay.
+ */
+function waitFor(error: TurnError, planned: number, delays: readonly number[]): number {
+  if (error.retryAfterMs === undefined) return planned;
+  return Math.min(error.retryAfterMs, Math.max(...delays));
 }
 
 /** Whether the server refused the request's CSRF token (403 `csrf_invalid`): a fresh token may fix it. */

@@ -18,6 +18,8 @@ export interface TurnErrorOptions {
   hop: number;
   status?: number;
   body?: HopErrorBody;
+  /** The server's `Retry-After`, in milliseconds: how long to wait before the same request may go again. */
+  retryAfterMs?: number | undefined;
   cause?: unknown;
 }
 
@@ -33,6 +35,8 @@ export class TurnError extends Error {
   readonly code: ErrorCode | (string & {}) | undefined;
   /** The server's error body, when it sent one. */
   readonly body: HopErrorBody | undefined;
+  /** The server's `Retry-After` (ms) on an `http` error that sent one (409 `hop_in_progress`, 429, 503). */
+  readonly retryAfterMs: number | undefined;
 
   constructor(kind: TurnErrorKind, message: string, options: TurnErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -41,5 +45,6 @@ export class TurnError extends Error {
     this.status = options.status;
     this.body = options.body;
     this.code = options.body?.error.code;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }

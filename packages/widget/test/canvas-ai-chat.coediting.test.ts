@@ -82,13 +82,15 @@ describe('<canvas-ai-chat> when the person edits during a turn', () => {
     // The person retypes the hero's heading while hop 3 runs: just before the host applies its outputs.
     const apply = host.applyOutputs;
     host.applyOutputs = (outputs, response, info) => {
-      if (response?.hop === 2)
+      // The hop from `info`: a streamed hop's outputs come before its response (`response` undefined).
+      const hop = info?.kind === 'hop' ? info.hop : undefined;
+      if (hop === 2)
         placed.push(
           ...outputs.flatMap((o) =>
             o.type === 'place_components' ? o.operations[0]!.components.map((c) => c.uuid) : [],
           ),
         );
-      if (response?.hop === 3) {
+      if (hop === 3) {
         host.document = applyOutputs(host.document, [
           {
             type: 'edit_components',

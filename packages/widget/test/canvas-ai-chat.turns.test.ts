@@ -43,7 +43,11 @@ describe('<canvas-ai-chat> turns', () => {
     const answer = qa.hops[0]!.message!;
     const texts = bubbles(element).map((bubble) => bubble.textContent!.trim());
     expect(texts.filter((text) => text === answer)).to.have.length(1);
-    expect(progressBlocks(element)).to.have.length(0);
+    // A streamed answer showed live in a narration block: it left it for its bubble, and the block says done.
+    for (const block of progressBlocks(element)) {
+      expect(block.dataset.status).to.equal('done');
+      expect(block.querySelector('.canvas-ai-progress-text')).to.equal(null);
+    }
     expect(element.chat!.shadowRoot!.querySelector('.canvas-ai-progress-icon-running')).to.equal(null);
     const names = [...element.chat!.shadowRoot!.querySelectorAll('.name')].map((name) => name.textContent);
     expect(names).to.include(fixtures.agents.agents.qa!.label);

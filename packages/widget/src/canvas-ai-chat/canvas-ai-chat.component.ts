@@ -158,6 +158,13 @@ export class CanvasAiChat extends LitElement {
   /** Hides Undo and Stop and revert (a host that keeps its own undo history of agent turns). */
   @property({ type: Boolean, attribute: 'no-undo' }) noUndo = false;
 
+  /**
+   * Asks for JSON answers only, not the streamed hop (spec §6): the narration then shows once per hop, and the
+   * outputs with the hop's response. By default the chat asks for the stream, and a server that does not stream
+   * answers JSON anyway.
+   */
+  @property({ type: Boolean, attribute: 'no-stream' }) noStream = false;
+
   /** Keeps nothing in `sessionStorage`: a reload then starts an empty chat and abandons a running turn. */
   @property({ type: Boolean, attribute: 'no-persist' }) noPersist = false;
 
@@ -421,6 +428,7 @@ export class CanvasAiChat extends LitElement {
       },
       applyOutputs: (outputs, response, info) => this.applyOutputs?.(outputs, response, info),
       outputTypes: this.outputTypes,
+      stream: !this.noStream,
     };
   }
 

@@ -21,7 +21,7 @@ import {
 } from './transcript.js';
 
 /** The loop's settings the element decides for each new turn (endpoint, host functions, token, limits). */
-export type TurnSettings = Omit<TurnOptions, 'messages' | 'attachments' | 'agent' | 'onHop'>;
+export type TurnSettings = Omit<TurnOptions, 'messages' | 'attachments' | 'agent' | 'onHop' | 'onText'>;
 
 /** What the controller asks its element for, handed in as callbacks (the `@lit/task` style). */
 export interface TurnControllerOptions {
@@ -178,6 +178,7 @@ export class TurnController implements ReactiveController {
     const settings = this.options.settings();
     const turn = startTurn({
       ...settings,
+      ...this.viewHooks(settings, view),
       messages,
       attachments,
       agent,
@@ -222,6 +223,7 @@ export class TurnController implements ReactiveController {
       },
       {
         ...settings,
+        ...this.viewHooks(settings, view),
         messages: transcriptOf(chat.getMessages()),
         onHop: (report) => this.hopDone(report, view, saved.message, saved.agent),
       },
@@ -264,10 +266,25 @@ export class TurnController implements ReactiveController {
     );
   }
 
+  /**
+   * What a streamed hop shows before its response (spec §6): its text, live in the narration block, and that its
+   * outputs were applied (the step the narration announced has run).
+   */
+  private viewHooks(settings: TurnSettings, view: ProgressView): Pick<TurnOptions, 'onText' | 'applyOutputs'> {
+    const apply = settings.applyOutputs;
+    return {
+      onText: (report) => view.showLive(report.hop, report.text),
+      applyOutputs: (outputs, response, info) => {
+        if (response === undefined && info.kind === 'hop') view.outputsApplied();
+        return apply?.(outputs, response, info);
+      },
+    };
+  }
+
   /** Shows a hop, keeps it for a reload, and tells the host. */
   private hopDone(report: HopReport, view: ProgressView, message: string, agent: string | undefined): void {
     const { response } = report;
-    view.show(response.progress, response.should_continue ? 'running' : 'done', response.agent.id);
+    view.show(response.progress, response.should_continue ? 'running' : 'done', response.agent.id, report.hop);
     view.notify(rejectionNotices(report.applyResults, response.outputs, this.options.strings()));
     if (response.should_continue) {
       this.keep((saved) => ({
@@ -338,7 +355,9 @@ export class TurnController implements ReactiveController {
         // An empty answer would be an error bubble in deep-chat; the narration block already said it all. The answer is
         // model text: escaped html, never deep-chat's markdown (which makes javascript: links and loads images).
         await respond(answer.trim().length > 0 ? answerMessage(answer, agent.id) : []);
-        if (answer.trim().length > 0) this.options.announce(answer.trim());
+        // A streamed answer was read out as it came, a sentence at a time: only the rest is read now.
+        const unread = view.unannounced(answer);
+        if (unread.length > 0) this.options.announce(unread);
         this.saveEnded();
         this.host.dispatchEvent(
           canvasAiEvent('canvas-ai-turn-end', {

@@ -37,7 +37,9 @@ export function loseResponse(hop: number) {
     const body = await hopOf(request);
     if (body?.hop !== hop || lost) return undefined;
     lost = true;
-    await fetch(request.url, { method: 'POST', headers: request.headers, body: JSON.stringify(body) });
+    // Read to its end: a streamed answer's headers come before the server has run the hop.
+    const response = await fetch(request.url, { method: 'POST', headers: request.headers, body: JSON.stringify(body) });
+    await response.text();
     answered.resolve();
     return new Promise<never>(() => undefined);
   });

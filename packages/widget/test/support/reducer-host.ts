@@ -20,9 +20,15 @@ export function reducerHost(start: CanvasDocument) {
     applyOutputs: (outputs: HopResponse['outputs'], response: HopResponse | undefined, info?: ApplyInfo) => {
       const { document, results } = applyOutputsWithResults(host.document, outputs);
       host.document = document;
-      if (response) {
-        host.layoutAfterHop.set(afterHop(response.request_id, response.hop), structuredClone(document.layout));
-        host.resultsOfHop.set(afterHop(response.request_id, response.hop), results);
+      // A hop's outputs come with its response, or before it on a streamed hop (`response` undefined, `info.hop` set).
+      const hop = response
+        ? { requestId: response.request_id, hop: response.hop }
+        : info?.kind === 'hop'
+          ? info
+          : undefined;
+      if (hop?.hop !== undefined) {
+        host.layoutAfterHop.set(afterHop(hop.requestId, hop.hop), structuredClone(document.layout));
+        host.resultsOfHop.set(afterHop(hop.requestId, hop.hop), results);
       } else if (info) host.undos.push({ info, outputs, results });
       return results;
     },
