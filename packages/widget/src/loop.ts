@@ -35,5 +35,5 @@ export { TurnError, type TurnErrorKind, type TurnErrorOptions } from './turn-err
 // The steps of one hop, for a host that writes its own loop (and for the bench, which times them).
 export { type BuildHopRequestInput, buildHopRequest, type HostDocument } from './build-request.js';
 export { serializeHopRequest, type SerializedHopRequest } from './serialize-request.js';
-export { NDJSON_TYPE, readHopResponse } from './read-response.js';
+export { readHopResponse } from './read-response.js';
 export type { StreamHandlers } from './read-stream.js';

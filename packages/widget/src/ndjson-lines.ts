@@ -1,7 +1,8 @@
+import { StreamLineDecoder } from '@canvas-ai/protocol';
+
 /**
- * Splits a byte stream into its `\n`-terminated lines (NDJSON, the streamed hop of spec §6), linear in the bytes:
- * each chunk is decoded once and searched once from where the last line ended; a line that spans chunks is kept as
- * its pieces and joined once, when its newline comes. The buffer is never re-scanned.
+ * Reads a byte stream as its `\n`-terminated lines (NDJSON, the streamed hop of spec §6.1) with the protocol's
+ * framing (`StreamLineDecoder`: each chunk searched once, so linear in the bytes however they are cut).
  */
 
 /**
@@ -14,24 +15,16 @@ export async function* ndjsonLines(body: ReadableStream<Uint8Array>, signal?: Ab
   const reader = body.getReader();
   const cancel = (): void => void reader.cancel(signal?.reason).catch(() => undefined);
   signal?.addEventListener('abort', cancel, { once: true });
-  const decoder = new TextDecoder();
-  let pieces: string[] = [];
+  const text = new TextDecoder();
+  const lines = new StreamLineDecoder();
   let ended = false;
   try {
     for (;;) {
       if (signal?.aborted) return;
       const { done, value } = await reader.read();
-      const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
-      let start = 0;
-      for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
-        pieces.push(text.slice(start, end));
-        const line = pieces.length === 1 ? pieces[0]! : pieces.join('');
-        pieces = [];
-        start = end + 1;
-        const content = line.endsWith('\r') ? line.slice(0, -1) : line;
-        if (content.trim().length > 0) yield content;
+      for (const line of lines.push(done ? text.decode() : text.decode(value, { stream: true }))) {
+        yield line.endsWith('\r') ? line.slice(0, -1) : line;
       }
-      if (start < text.length) pieces.push(text.slice(start));
       if (done) {
         ended = true;
         return;

@@ -1,10 +1,7 @@
-import { HopErrorBody, type HopRequest, type HopResponse } from '@canvas-ai/protocol';
+import { HopErrorBody, NDJSON_MEDIA_TYPE, type HopRequest, type HopResponse } from '@canvas-ai/protocol';
 import { checkHopResponse, httpError } from './check-response.js';
 import { readHopStream, type StreamHandlers } from './read-stream.js';
 import { TurnError } from './turn-error.js';
-
-/** The media type of a streamed hop (spec §6, revision 1.4). */
-export const NDJSON_TYPE = 'application/x-ndjson';
 
 /**
  * Reads one hop's HTTP response into a validated {@link HopResponse}, or throws the {@link TurnError} that ends
@@ -31,7 +28,7 @@ export async function readHopResponse(
 
 /** Whether a Content-Type is NDJSON, parameters (`; charset=utf-8`) aside. */
 function isNdjson(contentType: string | null): boolean {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === NDJSON_TYPE;
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === NDJSON_MEDIA_TYPE;
 }
 
 /** `Retry-After` in milliseconds, when it is a number of seconds (spec §8.3: 409 `hop_in_progress` sends it). */

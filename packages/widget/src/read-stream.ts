@@ -1,18 +1,17 @@
 /**
- * Reads a streamed hop (spec §6, revision 1.4): NDJSON lines, each validated like a JSON response. The `outputs`
+ * Reads a streamed hop (spec §6.1, revision 1.4): NDJSON lines, each validated like a JSON response. The `outputs`
  * line (at most one, before any text) goes to `onOutputs` at once, `text` lines to `onText`, `keepalive` lines are
  * skipped, and the stream ends with one `response` line (the hop's response, as JSON would carry it) or one `error`
  * line (the error a JSON answer would have been). A stream that ends, or breaks, before either is a lost response: a
  * `network` error, which the retry rules send again (spec §8.2).
  */
-import type { HopRequest, HopResponse, ToolOutput } from '@canvas-ai/protocol';
+import { HopStreamLine, type HopRequest, type HopResponse, type ToolOutput } from '@canvas-ai/protocol';
 import * as z from 'zod';
 import { ndjsonLines } from './ndjson-lines.js';
 import { checkHopResponse, httpError, invalidAnswer } from './check-response.js';
-import { HopStreamLine } from './stream-line.js';
 import { TurnError } from './turn-error.js';
 
-/** What a streamed answer hands its reader before the response line (spec §6). */
+/** What a streamed answer hands its reader before the response line (spec §6.1). */
 export interface StreamHandlers {
   /** The `outputs` line: the outputs of the hop's executed calls. Awaited before the next line is read. */
   onOutputs?: ((outputs: ToolOutput[]) => void | Promise<void>) | undefined;
