@@ -9,6 +9,10 @@ const HOST_BUNDLE_LIMIT_BYTES = 40_000;
 /** The attack targets of bench/README.md: no request stalls the event loop longer, and /healthz answers within it. */
 const ATTACK_LIMIT_MS = 100;
 
+/** The prompt-cache targets of bench/README.md: the share reused, and the total below the earlier layout's 78.7k. */
+const PROMPT_CACHE_SHARE = 0.85;
+const PROMPT_CACHE_TOTAL_CHARS = 78_700;
+
 /** Judges this run's figures against the targets of bench/README.md; a group that did not run leaves its target unjudged. */
 export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResult[] {
   const c32 = results.server_hop?.rows.find((row) => row.concurrency === 32);
@@ -76,6 +80,22 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
       attack?.worst_healthz_ms,
       ATTACK_LIMIT_MS,
       'ms',
+      'at_most',
+    ),
+    target(
+      'prompt_cache_share',
+      "the cookie-shop turn's prompt characters that are a prefix of the previous call's prompt",
+      results.prompt_cache?.share,
+      PROMPT_CACHE_SHARE,
+      '× prompt',
+      'at_least',
+    ),
+    target(
+      'prompt_cache_total_chars',
+      "the cookie-shop turn's prompt characters, every model call's summed",
+      results.prompt_cache?.total_chars,
+      PROMPT_CACHE_TOTAL_CHARS,
+      'chars',
       'at_most',
     ),
   ];

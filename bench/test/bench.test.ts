@@ -142,6 +142,8 @@ describe('pnpm bench at the tiny size', () => {
           'widget_host_bundle_esbuild_gzip',
           'attack_single_stall_ms',
           'attack_healthz_ms',
+          'prompt_cache_share',
+          'prompt_cache_total_chars',
         ],
       );
       // The tiny size measures neither concurrency 32 nor 10,000 components: those targets stay unjudged.
@@ -149,8 +151,25 @@ describe('pnpm bench at the tiny size', () => {
       assert.equal(results.targets[1]!.met, null);
       assert.equal(typeof results.targets[2]!.met, 'boolean');
       assert.equal(results.targets[3]!.met, null, 'change detection is judged at 10,000 components only');
-      assert.equal(results.targets.at(-2)!.met, null, 'the attack targets are judged at the full size only');
-      assert.equal(results.targets.at(-1)!.met, null);
+      assert.equal(results.targets.at(-4)!.met, null, 'the attack targets are judged at the full size only');
+      assert.equal(results.targets.at(-3)!.met, null);
+
+      const cache = results.prompt_cache!;
+      assert.equal(cache.scenario, 'cookie-shop');
+      assert.deepEqual(
+        cache.calls.map((call) => call.call),
+        [1, 2, 3, 4, 5, 6, 7],
+        'one model call per decision of the cookie-shop turn',
+      );
+      for (const call of cache.calls) {
+        assert.ok(call.prefix_chars > 0 && call.prefix_chars <= call.prompt_chars, `call ${call.call}`);
+      }
+      assert.equal(
+        cache.total_chars,
+        cache.calls.reduce((sum, call) => sum + call.prompt_chars, 0),
+      );
+      assert.ok(cache.share_cold < cache.share && cache.share < 1);
+      assert.equal(typeof results.targets.at(-2)!.met, 'boolean', 'the prompt-cache targets are judged at any size');
 
       for (const heading of [
         'Server hop overhead',
@@ -160,6 +179,7 @@ describe('pnpm bench at the tiny size', () => {
         'Attack bodies',
         'Widget bundles',
         'Widget client per hop',
+        'Prompt cache',
         'Targets',
       ]) {
         assert.match(stdout, new RegExp(heading), `the table has its "${heading}" section`);
