@@ -5,14 +5,16 @@ import type {
   CanvasDocument,
   HopRequest,
   HopResponse,
+  Props,
   ToolOutput,
 } from '@canvas-ai/protocol';
-import { errorMessage } from '@canvas-ai/protocol';
+import { errorMessage, walkLayout } from '@canvas-ai/protocol';
 import {
   answerResponse,
   collectPlacedUuids,
   continuingResponse,
   diffDocument,
+  type DocumentChange,
   digestDocument,
   executeToolCalls,
   PropsPrints,
@@ -27,7 +29,8 @@ import {
 import { buildSystemPrompt } from './agents/system-prompt.js';
 import { uniqueCallIds } from './call-ids.js';
 import type { ModelReply } from './providers/model-provider.js';
-import { overwritesPersonEdit, personChangesNotice } from './person-changes-notice.js';
+import { pageNotice } from './page-notice.js';
+import { overwritesPersonEdit, personChangesNotice, type PersonChangesNotice } from './person-changes-notice.js';
 import { redactUrlsIn } from './redact.js';
 import { rejectionNotice } from './rejection-notice.js';
 import type { ServerDeps } from './server-deps.js';
@@ -41,6 +44,7 @@ import {
   type FinishedTurn,
   type HeldEnding,
   type ModelMessage,
+  type PageTold,
   type TurnSoFar,
 } from './turn-state.js';
 
@@ -79,6 +83,10 @@ interface ParkedCallsStep {
   executed: Array<{ name: string; ok: boolean }>;
   /** How many of the person's changes the model was told about (spec §16.1). */
   personChanges: number;
+  /** The notice about them, if any. */
+  personNotice?: PersonChangesNotice | undefined;
+  /** What the model knows of the selection and host data once this hop's page notice is appended. */
+  told?: PageTold | undefined;
   /** Milliseconds spent finding them and fingerprinting the next expected page, for the log. */
   detectionMs: number;
 }
@@ -156,14 +164,12 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
   let reply: ModelReply | undefined;
   try {
     const ending = heldEndingNow(run);
-    // Built first when a decision follows: it stringifies the page's props once into the hop's cache, which the
-    // change detection then reads instead of stringifying them itself.
     const decides = !ending && run.turn.decisions < run.agent.max_hops;
-    // Other requests are served before the prompt of a large page is built: one request never holds the server.
-    if (decides) await run.deps.pause();
-    const system = decides ? systemPrompt(run) : undefined;
     const step = await runParkedCalls(run);
-    reply = system === undefined ? undefined : await decideOnce(run, step, system);
+    // Other requests are served before the page of a large request is described: one request never holds the server.
+    if (decides) await run.deps.pause();
+    if (decides) tellPage(run, step);
+    reply = decides ? await decideOnce(run, step, systemPrompt(run)) : undefined;
     const { response, record, ttlMs } = ending ? endWith(run, step, ending) : nextTurn(run, step, reply);
     await persist(run, record, ttlMs);
     logHop(run, step, response, Date.now() - started);
@@ -233,8 +239,8 @@ async function runParkedCalls({
     step.placedUuids.push(...collectPlacedUuids(step.outputs, deps.catalog));
   }
   // After the tool results, never between a reply's calls and their results (providers refuse that order).
-  const personNotice = personChangesNotice(changes);
-  if (personNotice) step.messages.push({ role: 'notice', text: personNotice });
+  step.personNotice = personChangesNotice(changes, propsLookup(changes, document));
+  if (step.personNotice) step.messages.push({ role: 'notice', text: step.personNotice.text });
   const notice = rejectionNotice(request, step.messages, turn.held);
   if (notice) step.messages.push({ role: 'notice', text: notice });
   return step;
@@ -253,14 +259,36 @@ function heldEndingNow({ request, turn, agent }: HopRun): HeldEnding | undefined
   return held;
 }
 
-/** The system prompt of this hop's decision: built from the page this request carries. */
-function systemPrompt({ deps, request, agent, prints, tools }: HopRun): string {
+/**
+ * The props of the components the person added, from the request's page, for their notice (the fingerprint keeps
+ * no props). Looked up only when they added some: one walk of the page.
+ */
+function propsLookup(changes: readonly DocumentChange[], document: CanvasDocument) {
+  if (!changes.some((change) => change.kind === 'added')) return undefined;
+  const props = new Map<string, Props>();
+  walkLayout(document.layout, (node) => {
+    props.set(node.uuid, node.props);
+  });
+  return (uuid: string) => props.get(uuid);
+}
+
+/**
+ * Appends what the model must hear of the page before its decision, after the tool results and notices: the whole
+ * page on its first decision, then only what changed that nothing else told (page-notice.ts). Messages already sent
+ * are never rewritten, so each call's prompt starts with the previous one's (a provider's prompt cache reuses it).
+ */
+function tellPage({ request, turn, prints }: HopRun, step: ParkedCallsStep): void {
+  const notice = pageNotice({ context: request.context, prints, told: turn.told, person: step.personNotice });
+  for (const text of notice.texts) step.messages.push({ role: 'notice', text });
+  step.told = notice.told;
+}
+
+/** The system prompt of the turn: the same on every call (no page in it), so a provider's prompt cache reuses it. */
+function systemPrompt({ deps, agent, tools }: HopRun): string {
   return buildSystemPrompt({
-    prints,
     agent,
     tools: Object.keys(tools),
     catalog: deps.catalog,
-    context: request.context,
     pageFields: deps.config.page_fields,
     docs: deps.docs,
   });
@@ -343,6 +371,7 @@ function nextTurn(run: HopRun, step: ParkedCallsStep, reply?: ModelReply): NextT
     placed_uuids: step.placedUuids,
     ...(turn.declared_outputs ? { declared_outputs: turn.declared_outputs } : {}),
     expected: expectedDigest(run, step),
+    ...((step.told ?? turn.told) ? { told: step.told ?? turn.told } : {}),
     ...(ending ? { held: ending } : {}),
     response: storedResponse(response),
   };
