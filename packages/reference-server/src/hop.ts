@@ -29,7 +29,7 @@ import {
 import { buildSystemPrompt } from './agents/system-prompt.js';
 import { uniqueCallIds } from './call-ids.js';
 import type { ModelReply } from './providers/model-provider.js';
-import { pageNotice } from './page-notice.js';
+import { forgetEarlierPages, pageNotice } from './page-notice.js';
 import { overwritesPersonEdit, personChangesNotice, type PersonChangesNotice } from './person-changes-notice.js';
 import { redactUrlsIn } from './redact.js';
 import { rejectionNotice } from './rejection-notice.js';
@@ -165,9 +165,9 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
   try {
     const ending = heldEndingNow(run);
     const decides = !ending && run.turn.decisions < run.agent.max_hops;
-    const step = await runParkedCalls(run);
-    // Other requests are served before the page of a large request is described: one request never holds the server.
+    // Other requests are served before a large page is compared and described: one request never holds the server.
     if (decides) await run.deps.pause();
+    const step = await runParkedCalls(run);
     if (decides) tellPage(run, step);
     reply = decides ? await decideOnce(run, step, systemPrompt(run)) : undefined;
     const { response, record, ttlMs } = ending ? endWith(run, step, ending) : nextTurn(run, step, reply);
@@ -279,6 +279,7 @@ function propsLookup(changes: readonly DocumentChange[], document: CanvasDocumen
  */
 function tellPage({ request, turn, prints }: HopRun, step: ParkedCallsStep): void {
   const notice = pageNotice({ context: request.context, prints, told: turn.told, person: step.personNotice });
+  if (notice.whole) forgetEarlierPages(step.messages);
   for (const text of notice.texts) step.messages.push({ role: 'notice', text });
   step.told = notice.told;
 }

@@ -2,7 +2,17 @@ import type { HopContext } from '@canvas-ai/protocol';
 import type { PropsPrints } from '@canvas-ai/protocol/server';
 import { describeExtra, describePage, describeSelection } from './agents/page-description.js';
 import type { PersonChangesNotice } from './person-changes-notice.js';
-import type { PageTold } from './turn-state.js';
+import type { ModelMessage, PageTold } from './turn-state.js';
+
+/** How a notice that shows the whole page begins. */
+const WHOLE_PAGE = '# The page now';
+
+/**
+ * The most whole pages the conversation holds, the one about to be appended included. A person who changes much of
+ * the page before every hop would otherwise make every call carry one more copy of it; past the bound the earlier
+ * copies are left out (a rewrite: the prompt cache misses from the first of them on, once in that many re-sends).
+ */
+const MAX_WHOLE_PAGES = 2;
 
 /** What the model is told of the page before one decision, and what it knows of it afterwards. */
 export interface PageNotice {
@@ -38,7 +48,7 @@ export function pageNotice({ context, prints, told, person }: PageNoticeInput): 
   const extra = describeExtra(context.extra);
   const now: PageTold = { selected: context.selected_component ?? null, extra: fingerprint(extra ?? '') };
   const whole = (again: boolean, page = describePage(context, prints)): PageNotice => ({
-    texts: [`# The page now${again ? ' (shown whole again: it replaces what you knew of it)' : ''}\n\n${page}`],
+    texts: [`${WHOLE_PAGE}${again ? ' (shown whole again: it replaces what you knew of it)' : ''}\n\n${page}`],
     told: now,
     whole: true,
   });
@@ -52,6 +62,17 @@ export function pageNotice({ context, prints, told, person }: PageNoticeInput): 
   const page = describePage(context, prints);
   if (delta.length + (person?.text.length ?? 0) > page.length) return whole(true, page);
   return { texts: delta ? [delta] : [], told: now, whole: false };
+}
+
+/** Before a whole page is appended: leaves out the earlier ones if the conversation would hold too many. */
+export function forgetEarlierPages(messages: ModelMessage[]): void {
+  const pages = messages.flatMap((message, index) =>
+    message.role === 'notice' && message.text.startsWith(WHOLE_PAGE) ? [index] : [],
+  );
+  if (pages.length < MAX_WHOLE_PAGES) return;
+  for (const index of pages) {
+    messages[index] = { role: 'notice', text: 'An earlier view of the page, left out: the page shown below replaces it.' };
+  }
 }
 
 /** A short fingerprint of a text: its length and two 32-bit FNV-1a hashes (one collision in 2^64). */

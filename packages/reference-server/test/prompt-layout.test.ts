@@ -242,6 +242,35 @@ describe('what changed between two calls', () => {
     assert.ok(texts[1]!.includes(long), 'the page has it whole');
   });
 
+  it('keeps at most two whole pages in the conversation when the person changes much of the page before every hop', async () => {
+    const look = (id: string) => ({
+      text: 'Looking.',
+      toolCalls: [{ id, name: 'get_component_details', arguments: '{"component_ids":["sdc.demo.text"]}' }],
+    });
+    const model = new RecordingProvider(
+      new ListProvider([look('l1'), look('l2'), look('l3'), look('l4'), { text: 'Done.', toolCalls: [] }]),
+    );
+    const server = await startTestServer({ provider: model });
+    servers.push(server);
+    const session = await openSession(server);
+    const id = `pasting-${crypto.randomUUID()}`;
+    const layout = structuredClone(COOKIE_SHOP);
+    await session.hop(firstHop(id, 'Tidy up', { agent: 'page_builder', context: { current_layout: layout } }));
+    for (let hop = 2; hop <= 5; hop += 1) {
+      for (let index = 1; index <= 25; index += 1)
+        layout.regions.content!.components.push({ uuid: `p${hop}-${index}`, component: 'sdc.demo.text', props: {} });
+      const reply = await session.hop(laterHop(id, hop, layout, { agent: 'page_builder' }));
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    }
+    const wholePages = model.requests.map((request) => notices(request).filter((text) => WHOLE_PAGE.test(text)).length);
+    assert.deepEqual(wholePages, [1, 2, 1, 2, 1], 'a page re-sent past two leaves the earlier ones out');
+    const last = notices(model.requests.at(-1)!);
+    assert.equal(last.filter((text) => text.startsWith('An earlier view of the page, left out')).length, 4);
+    assert.match(last.at(-1)!, /p5-25 sdc\.demo\.text/, 'the newest page is whole');
+    const [second, third] = [model.requests[1]!, model.requests[2]!];
+    assert.deepEqual(third.messages.slice(0, 1), second.messages.slice(0, 1), 'what precedes the pages is kept');
+  });
+
   it('shows the whole page to a turn stored before the page left the system prompt', async () => {
     const { server, session, id, secondCall } = await lookingModel();
     servers.push(server);
