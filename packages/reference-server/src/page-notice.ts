@@ -71,7 +71,10 @@ export function forgetEarlierPages(messages: ModelMessage[]): void {
   );
   if (pages.length < MAX_WHOLE_PAGES) return;
   for (const index of pages) {
-    messages[index] = { role: 'notice', text: 'An earlier view of the page, left out: the page shown below replaces it.' };
+    messages[index] = {
+      role: 'notice',
+      text: 'An earlier view of the page, left out: the page shown below replaces it.',
+    };
   }
 }
 
