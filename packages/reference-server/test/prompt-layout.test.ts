@@ -2,7 +2,7 @@
 // the page, a conversation that only grows, the page shown whole once and then only what changed.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Layout } from '@canvas-ai/protocol';
+import type { JsonValue, Layout } from '@canvas-ai/protocol';
 import { driveScenario, type Scenario } from '@canvas-ai/protocol/scenario';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import type { ModelMessage } from '../src/turn-state.js';
@@ -152,7 +152,7 @@ async function lookingModel() {
 }
 
 /** The cookie-shop page with the hero's props replaced. */
-function withHero(props: Record<string, unknown>): Layout {
+function withHero(props: Record<string, JsonValue>): Layout {
   const layout = structuredClone(COOKIE_SHOP);
   layout.regions.content!.components[0]!.props = { ...layout.regions.content!.components[0]!.props, ...props };
   return layout;
