@@ -164,6 +164,13 @@ describe('pnpm bench at the tiny size', () => {
       for (const call of cache.calls) {
         assert.ok(call.prefix_chars > 0 && call.prefix_chars <= call.prompt_chars, `call ${call.call}`);
       }
+      for (const [index, call] of cache.calls.slice(1).entries()) {
+        assert.equal(
+          call.prefix_chars,
+          cache.calls[index]!.prompt_chars,
+          `call ${call.call} starts with the whole of call ${call.call - 1}'s prompt, as the provider sent them`,
+        );
+      }
       assert.equal(
         cache.total_chars,
         cache.calls.reduce((sum, call) => sum + call.prompt_chars, 0),
