@@ -6,7 +6,7 @@ import { helpText, parseCliOptions, UsageError } from './cli-options.js';
 import { loadConfig } from './config.js';
 import { jsonLineLogger } from './log.js';
 import { allowedHostsFor, startServer, staticDirectory } from './node.js';
-import { openAiProviderFromEnv } from './providers/from-env.js';
+import { anthropicProviderFromEnv, openAiProviderFromEnv } from './providers/from-env.js';
 import type { ModelProvider } from './providers/model-provider.js';
 import { ScriptedProvider } from './providers/scripted.js';
 import { redactUrl } from './redact.js';
@@ -34,7 +34,11 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       scenariosDir: options.scenarios,
     });
     const provider: ModelProvider =
-      options.provider === 'openai' ? openAiProviderFromEnv(env) : new ScriptedProvider(config.scenarios);
+      options.provider === 'openai'
+        ? openAiProviderFromEnv(env)
+        : options.provider === 'anthropic'
+          ? anthropicProviderFromEnv(env)
+          : new ScriptedProvider(config.scenarios);
     // Several instances share turns only through Redis (and only with one CANVAS_AI_SECRET, so tokens carry over).
     if (options.store !== 'memory') {
       redis = await RedisTurnStore.connect(options.store, { log });
@@ -81,7 +85,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     });
     const scripted =
       provider.name === 'scripted'
-        ? ` (scripted: ${config.scenarios.length} scenarios; --provider openai for a real model)`
+        ? ` (scripted: ${config.scenarios.length} scenarios; --provider openai or anthropic for a real model)`
         : '';
     const store = redis ? `; turns in ${redactUrl(options.store)}` : '';
     console.error(`canvas-ai-server listening on ${server.url}${scripted}${store}`);

@@ -9,6 +9,7 @@ import { HopError } from '@canvas-ai/protocol/server';
 import { redactUrl, redactUrlsIn } from '../redact.js';
 import type { ModelMessage, StoredToolCall } from '../turn-state.js';
 import type { ModelProvider, ModelReply, ModelRequest } from './model-provider.js';
+import { causeOf, firstLine, MODEL_UNAVAILABLE as UNAVAILABLE } from './provider-failure.js';
 import { toolParameters } from './tool-schemas.js';
 
 /** Where and how to reach an OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM, LM Studio …). */
@@ -118,21 +119,6 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     }
     return unavailable(`The model call to ${where} failed: ${firstLine(errorMessage(error))}`);
   }
-}
-
-/** What the user is told of any failed model call (the code `provider_error` comes with it). */
-const UNAVAILABLE =
-  'The model is unavailable right now, so this turn stopped. Try again in a minute; if it keeps failing, the ' +
-  "server's log says why.";
-
-/** The low-level cause of a connection error (ECONNREFUSED, a TLS failure), for the log. */
-function causeOf(error: unknown): string {
-  const cause = (error as { cause?: unknown } | undefined)?.cause;
-  return cause === undefined ? '' : ` (${firstLine(errorMessage(cause))})`;
-}
-
-function firstLine(text: string): string {
-  return text.split('\n')[0]!.slice(0, 300);
 }
 
 /** One provider-neutral message in the Chat Completions wire format. */
