@@ -13,6 +13,8 @@ export const TargetResult = z.object({
     'attack_healthz_ms',
     'live_first_row_ratio',
     'live_first_narration_ratio',
+    'prompt_cache_share',
+    'prompt_cache_total_chars',
   ]),
   description: z.string(),
   /** The measured value, in `unit`. */
@@ -213,6 +215,29 @@ export const ChangeDetectionResults = z.object({
   ),
 });
 
+/** Prompt cache: per model call of one turn, its prompt and the part of it that repeats the previous call's. */
+export const PromptCacheResults = z.object({
+  scenario: z.string(),
+  /** Whether the provider asked for streamed replies (the endpoint answers either way). */
+  streamed: z.boolean(),
+  calls: z.array(
+    z.object({
+      call: z.int(),
+      /** The tool definitions and the messages as sent, in characters. */
+      prompt_chars: z.int(),
+      /** How many of them are a prefix of the previous call's prompt (what a prompt cache reuses). */
+      prefix_chars: z.int(),
+      share: z.number(),
+    }),
+  ),
+  total_chars: z.int(),
+  prefix_chars: z.int(),
+  /** prefix_chars ÷ total_chars; call 1 is compared with the call of an earlier turn of the same agent. */
+  share: z.number(),
+  /** The same with call 1 counted as reusing nothing (no earlier turn): at most (n-1)/n for n calls. */
+  share_cold: z.number(),
+});
+
 /** bench/results.json */
 export const BenchResults = z.object({
   schema: z.literal(1),
@@ -227,6 +252,7 @@ export const BenchResults = z.object({
   attack_stall: AttackStallResults.optional(),
   live_model: LiveModelResults.optional(),
   widget: WidgetResults.optional(),
+  prompt_cache: PromptCacheResults.optional(),
   targets: z.array(TargetResult),
 });
 export type BenchResults = z.infer<typeof BenchResults>;
@@ -237,6 +263,7 @@ export type AttackStallResults = z.infer<typeof AttackStallResults>;
 export type LiveModelResults = z.infer<typeof LiveModelResults>;
 export type WidgetResults = z.infer<typeof WidgetResults>;
 export type ChangeDetectionResults = z.infer<typeof ChangeDetectionResults>;
+export type PromptCacheResults = z.infer<typeof PromptCacheResults>;
 export type BundleSize = z.infer<typeof BundleSize>;
 export type HostBundleSize = z.infer<typeof HostBundleSize>;
 export type LoadFigures = z.infer<typeof LoadFigures>;

@@ -1,5 +1,5 @@
 // pnpm bench: runs every benchmark group, prints the table and writes bench/results.json.
-// Usage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only server-hop,layout-scaling,change-detection,state-growth,attack-stall,live-model,widget]
+// Usage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only server-hop,layout-scaling,change-detection,state-growth,attack-stall,live-model,widget,prompt-cache]
 // The only place that touches the process (argv, exit code). Exit codes: 0 ran, 1 a benchmark failed, 2 usage.
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -14,6 +14,7 @@ import { benchLayoutScaling } from './layout-scaling.js';
 import { benchLiveModel } from './live-model.js';
 import { PROFILES, type BenchProfile } from './profiles.js';
 import { BenchResults } from './results.js';
+import { benchPromptCache } from './prompt-cache.js';
 import { benchServerHop } from './server-hop.js';
 import { BENCH_DIR } from './shared/child-server.js';
 import { round } from './shared/stats.js';
@@ -32,6 +33,7 @@ export const GROUPS = [
   'attack-stall',
   'live-model',
   'widget',
+  'prompt-cache',
 ] as const;
 type Group = (typeof GROUPS)[number];
 
@@ -67,6 +69,7 @@ export async function runBench(
     const hostBundles = await benchHostBundles(log);
     partial.widget = { bundles, host_bundles: hostBundles, client: await benchWidgetClient(profile.widget, log) };
   }
+  if (groups.includes('prompt-cache')) partial.prompt_cache = await benchPromptCache(log);
   partial.duration_s = round((performance.now() - started) / 1000, 1);
   // Checked against its own schema before anyone reads it.
   return BenchResults.parse({ ...partial, targets: judgeTargets(partial) });

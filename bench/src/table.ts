@@ -24,7 +24,8 @@ export function formatTable(
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
 /** A target's figure with its unit: bytes as B, milliseconds as ms, ratios as ×. */
-const withUnit = (value: number, unit: string) => `${value}${unit === 'bytes' ? ' B' : unit === 'ms' ? ' ms' : '×'}`;
+const withUnit = (value: number, unit: string) =>
+  `${value}${unit === 'bytes' ? ' B' : unit === 'ms' ? ' ms' : unit === 'chars' ? ' chars' : '×'}`;
 const x = (ratio: number) => `${ratio}×`;
 
 /** The whole report `pnpm bench` prints: one table per group, then the targets. */
@@ -207,6 +208,20 @@ export function formatResults(results: BenchResults): string {
             row.floor_ms,
             x(row.ratio),
           ]),
+        ),
+    );
+  }
+  const cache = results.prompt_cache;
+  if (cache) {
+    const pct = (share: number) => `${round(share * 100, 1)}%`;
+    sections.push(
+      `Prompt cache: the ${cache.scenario} turn through the OpenAI-compatible provider (${cache.streamed ? 'streamed' : 'not streamed'}); ` +
+        `per model call, the prompt (tools + messages as sent) and the part that is a prefix of the previous call's ` +
+        `(call 1: of an earlier turn's, another page and question). ${cache.total_chars.toLocaleString('en-US')} ` +
+        `characters in all, ${pct(cache.share)} reused (${pct(cache.share_cold)} counting call 1 as reusing nothing).\n` +
+        formatTable(
+          ['call', 'prompt chars', 'prefix of previous', 'share'],
+          cache.calls.map((call) => [call.call, call.prompt_chars, call.prefix_chars, pct(call.share)]),
         ),
     );
   }

@@ -13,6 +13,9 @@ const ATTACK_LIMIT_MS = 100;
  * the first narration character within 1.2 × the model's first word. */
 const LIVE_FIRST_ROW_LIMIT = 1.1;
 const LIVE_FIRST_NARRATION_LIMIT = 1.2;
+/** The prompt-cache targets of bench/README.md: the share reused, and the total below the earlier layout's 78.7k. */
+const PROMPT_CACHE_SHARE = 0.85;
+const PROMPT_CACHE_TOTAL_CHARS = 78_700;
 
 /** Judges this run's figures against the targets of bench/README.md; a group that did not run leaves its target unjudged. */
 export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResult[] {
@@ -100,6 +103,22 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
       streamed?.first_narration_ratio,
       LIVE_FIRST_NARRATION_LIMIT,
       '× first token',
+      'at_most',
+    ),
+    target(
+      'prompt_cache_share',
+      "the cookie-shop turn's prompt characters that are a prefix of the previous call's prompt",
+      results.prompt_cache?.share,
+      PROMPT_CACHE_SHARE,
+      '× prompt',
+      'at_least',
+    ),
+    target(
+      'prompt_cache_total_chars',
+      "the cookie-shop turn's prompt characters, every model call's summed",
+      results.prompt_cache?.total_chars,
+      PROMPT_CACHE_TOTAL_CHARS,
+      'chars',
       'at_most',
     ),
   ];

@@ -144,6 +144,8 @@ describe('pnpm bench at the tiny size', () => {
           'attack_healthz_ms',
           'live_first_row_ratio',
           'live_first_narration_ratio',
+          'prompt_cache_share',
+          'prompt_cache_total_chars',
         ],
       );
       // The tiny size measures neither concurrency 32 nor 10,000 components: those targets stay unjudged.
@@ -171,6 +173,30 @@ describe('pnpm bench at the tiny size', () => {
         assert.ok(mode.first_narration_ms > 0 && mode.first_token_ms > 0, `${mode.mode}: narration came`);
       }
 
+      const cache = results.prompt_cache!;
+      assert.equal(cache.scenario, 'cookie-shop');
+      assert.deepEqual(
+        cache.calls.map((call) => call.call),
+        [1, 2, 3, 4, 5, 6, 7],
+        'one model call per decision of the cookie-shop turn',
+      );
+      for (const call of cache.calls) {
+        assert.ok(call.prefix_chars > 0 && call.prefix_chars <= call.prompt_chars, `call ${call.call}`);
+      }
+      for (const [index, call] of cache.calls.slice(1).entries()) {
+        assert.equal(
+          call.prefix_chars,
+          cache.calls[index]!.prompt_chars,
+          `call ${call.call} starts with the whole of call ${call.call - 1}'s prompt, as the provider sent them`,
+        );
+      }
+      assert.equal(
+        cache.total_chars,
+        cache.calls.reduce((sum, call) => sum + call.prompt_chars, 0),
+      );
+      assert.ok(cache.share_cold < cache.share && cache.share < 1);
+      assert.equal(typeof judged('prompt_cache_share'), 'boolean', 'the prompt-cache targets are judged at any size');
+
       for (const heading of [
         'Server hop overhead',
         'Layout scaling',
@@ -180,6 +206,7 @@ describe('pnpm bench at the tiny size', () => {
         'Live model',
         'Widget bundles',
         'Widget client per hop',
+        'Prompt cache',
         'Targets',
       ]) {
         assert.match(stdout, new RegExp(heading), `the table has its "${heading}" section`);

@@ -2,11 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { countComponents, findDuplicateUuid, Layout } from '@canvas-ai/protocol';
 import { parseHopRequestJson } from '@canvas-ai/protocol/server';
+import { measurePrefixes, promptText } from '../src/prompt-cache.js';
 import { formatTable } from '../src/table.js';
 import { judgeTargets } from '../src/targets.js';
 import { loadBenchScenario, turnBodies } from '../src/shared/bench-turn.js';
 import { ANCHOR_UUID, benchLayout } from '../src/shared/layout.js';
+import { type RecordedRequest, startRecordingModel } from '../src/shared/recording-model.js';
 import { median, percentile } from '../src/shared/stats.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: a decoded JSON body, read field by field
+type JsonBody = any;
 
 describe('bench layouts', () => {
   for (const size of [1, 2, 5, 10, 101, 1_000]) {
@@ -89,8 +94,33 @@ describe('the report', () => {
     });
     assert.deepEqual(
       targets.map((target) => target.met),
-      [null, null, true, null, null, false, null, null],
+      [null, null, true, null, null, false, null, null, null, null],
     );
+  });
+
+  it('judges the prompt-cache targets on the share reused and the total', () => {
+    const base = {
+      schema: 1 as const,
+      generated_at: '',
+      size: 'tiny' as const,
+      machine: { node: '24', platform: 'linux', cpus: 2, cpu_model: 'cpu' },
+      duration_s: 1,
+    };
+    const cache = (share: number, total: number) => ({
+      scenario: 'cookie-shop',
+      streamed: false,
+      calls: [],
+      total_chars: total,
+      prefix_chars: 0,
+      share,
+      share_cold: 0,
+    });
+    const judged = (share: number, total: number) =>
+      judgeTargets({ ...base, prompt_cache: cache(share, total) })
+        .filter((target) => target.id.startsWith('prompt_cache'))
+        .map((target) => target.met);
+    assert.deepEqual(judged(0.85, 78_700), [true, true]);
+    assert.deepEqual(judged(0.849, 78_701), [false, false]);
   });
 
   it('judges the attack targets at the full size only, on the worst row', () => {
@@ -111,7 +141,7 @@ describe('the report', () => {
     };
     const full = judgeTargets({ ...base, size: 'full', attack_stall: attack(1) });
     assert.deepEqual(
-      full.slice(-2).map((target) => [target.id, target.value, target.met]),
+      full.filter((target) => target.id.startsWith('attack')).map((target) => [target.id, target.value, target.met]),
       [
         ['attack_single_stall_ms', 99, true],
         ['attack_healthz_ms', 101, false],
@@ -119,8 +149,92 @@ describe('the report', () => {
     );
     const tiny = judgeTargets({ ...base, size: 'tiny', attack_stall: attack(1 / 64) });
     assert.deepEqual(
-      tiny.slice(-2).map((target) => target.met),
+      tiny.filter((target) => target.id.startsWith('attack')).map((target) => target.met),
       [null, null],
+    );
+  });
+});
+
+describe('the recording Chat Completions endpoint', () => {
+  const reply = {
+    text: 'Adding a hero below the first row, then a footer.',
+    tool_calls: [{ id: 'call_1', name: 'place_components', arguments: '{"reference_uuid": "{{placed.1}}"}' }],
+  };
+  const ask = (url: string, body: object) =>
+    fetch(`${url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], ...body }),
+    });
+
+  it('answers one JSON completion without stream, the placed uuids resolved, and records the body', async () => {
+    const model = await startRecordingModel([reply], () => ['uuid-a']);
+    try {
+      const completion = (await (await ask(model.baseURL, {})).json()) as JsonBody;
+      const message = completion.choices[0].message;
+      assert.equal(message.content, reply.text);
+      assert.deepEqual(message.tool_calls, [
+        {
+          id: 'call_1',
+          type: 'function',
+          function: { name: 'place_components', arguments: '{"reference_uuid": "uuid-a"}' },
+        },
+      ]);
+      assert.equal(model.requests.length, 1);
+      assert.deepEqual(model.requests[0]!.body.messages, [{ role: 'user', content: 'hi' }]);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('answers server-sent chunks for stream: true that add up to the same reply, then [DONE]', async () => {
+    const model = await startRecordingModel([reply], () => ['uuid-a']);
+    try {
+      const response = await ask(model.baseURL, { stream: true });
+      assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/);
+      const events = (await response.text()).split('\n\n').filter(Boolean);
+      assert.equal(events.at(-1), 'data: [DONE]');
+      const chunks = events.slice(0, -1).map((event) => JSON.parse(event.replace(/^data: /, '')) as JsonBody);
+      const deltas = chunks.flatMap((chunk) => chunk.choices.map((choice: JsonBody) => choice.delta));
+      assert.ok(chunks.filter((chunk) => chunk.choices.length > 0 && chunk.choices[0].delta.content).length > 1);
+      assert.equal(deltas.map((delta) => delta.content ?? '').join(''), reply.text);
+      assert.deepEqual(
+        deltas.flatMap((delta) => delta.tool_calls ?? []).map((call: JsonBody) => call.function.arguments),
+        ['{"reference_uuid": "uuid-a"}'],
+      );
+      assert.equal(chunks.at(-2)!.choices[0].finish_reason, 'tool_calls');
+    } finally {
+      await model.close();
+    }
+  });
+});
+
+describe('prompt prefixes', () => {
+  const request = (tools: unknown[], ...contents: string[]): RecordedRequest => {
+    const body = { tools, messages: contents.map((content) => ({ role: 'user', content })) };
+    return { text: JSON.stringify(body), body };
+  };
+
+  it('counts per call the characters shared with the previous call, the first call against the earlier turn', () => {
+    const earlier = request([], 'system', 'another question');
+    const first = request([], 'system', 'build');
+    const second = request([], 'system', 'build', 'result');
+    const third = request([], 'system', 'build, changed', 'result');
+    const measured = measurePrefixes([earlier, first, second, third]);
+    const [p0, p1, p2, p3] = [earlier, first, second, third].map(promptText);
+    assert.deepEqual(
+      measured.calls.map((call) => call.prompt_chars),
+      [p1!.length, p2!.length, p3!.length],
+    );
+    assert.equal(measured.calls[0]!.prefix_chars, p0!.indexOf('another'));
+    assert.equal(measured.calls[1]!.prefix_chars, p1!.length, 'an appended message keeps the whole previous prompt');
+    assert.equal(measured.calls[2]!.prefix_chars, p2!.indexOf('build') + 'build'.length);
+    assert.equal(measured.total_chars, p1!.length + p2!.length + p3!.length);
+    const reused = measured.calls.reduce((sum, call) => sum + call.prefix_chars, 0);
+    assert.equal(measured.share, Math.round((reused / measured.total_chars) * 1000) / 1000);
+    assert.equal(
+      measured.share_cold,
+      Math.round(((reused - measured.calls[0]!.prefix_chars) / measured.total_chars) * 1000) / 1000,
     );
   });
 });

@@ -24,8 +24,7 @@ describe('remove_components', () => {
     assert.ok(result.startsWith('Removed 2 components:\n'), result);
     assert.ok(result.includes('- grid-1 (sdc.demo.grid), #1 in columns-1/right, with the 2 components inside it'));
     assert.ok(result.includes('- footer-1 (sdc.demo.footer), #2 in content'));
-    assert.ok(result.includes('Layout after this removal:'));
-    assert.ok(!result.includes('card-1 sdc.demo.card'), 'the layout after it has no card');
+    assert.ok(!result.includes('card-1'), 'the rest of the page is not repeated: the model was shown it');
   });
 
   it('leaves out a component inside another one it removes, and says it goes with it', async () => {

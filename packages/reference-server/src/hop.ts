@@ -6,14 +6,16 @@ import type {
   HopRequest,
   HopResponse,
   HopUsage,
+  Props,
   ToolOutput,
 } from '@canvas-ai/protocol';
-import { errorMessage } from '@canvas-ai/protocol';
+import { errorMessage, walkLayout } from '@canvas-ai/protocol';
 import {
   answerResponse,
   collectPlacedUuids,
   continuingResponse,
   diffDocument,
+  type DocumentChange,
   digestDocument,
   executeToolCalls,
   PropsPrints,
@@ -30,7 +32,8 @@ import { buildSystemPrompt } from './agents/system-prompt.js';
 import { uniqueCallIds } from './call-ids.js';
 import { type HopEvents, NO_HOP_EVENTS } from './hop-events.js';
 import type { ModelReply } from './providers/model-provider.js';
-import { overwritesPersonEdit, personChangesNotice } from './person-changes-notice.js';
+import { forgetEarlierPages, pageNotice } from './page-notice.js';
+import { overwritesPersonEdit, personChangesNotice, type PersonChangesNotice } from './person-changes-notice.js';
 import { redactUrlsIn } from './redact.js';
 import { rejectionNotice } from './rejection-notice.js';
 import type { ServerDeps } from './server-deps.js';
@@ -46,6 +49,7 @@ import {
   type FinishedTurn,
   type HeldEnding,
   type ModelMessage,
+  type PageTold,
   type TurnSoFar,
 } from './turn-state.js';
 
@@ -86,6 +90,10 @@ interface ParkedCallsStep {
   executed: Array<{ name: string; ok: boolean }>;
   /** How many of the person's changes the model was told about (spec §16.1). */
   personChanges: number;
+  /** The notice about them, if any. */
+  personNotice?: PersonChangesNotice | undefined;
+  /** What the model knows of the selection and host data once this hop's page notice is appended. */
+  told?: PageTold | undefined;
   /** Milliseconds spent finding them and fingerprinting the next expected page, for the log. */
   detectionMs: number;
 }
@@ -176,15 +184,13 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
   let reply: ModelReply | undefined;
   try {
     const ending = heldEndingNow(run);
-    // Built first when a decision follows: it stringifies the page's props once into the hop's cache, which the
-    // change detection then reads instead of stringifying them itself.
     const decides = !ending && run.turn.decisions < run.agent.max_hops;
-    // Other requests are served before the prompt of a large page is built: one request never holds the server.
+    // Other requests are served before a large page is compared and described: one request never holds the server.
     if (decides) await run.deps.pause();
-    const system = decides ? systemPrompt(run) : undefined;
     const step = await runParkedCalls(run);
     if (step.outputs.length > 0) run.events.outputs(step.outputs);
-    reply = system === undefined ? undefined : await decideOnce(run, step, system);
+    if (decides) tellPage(run, step);
+    reply = decides ? await decideOnce(run, step, systemPrompt(run)) : undefined;
     const usage = hopUsage(run.turn.usage, reply?.usage);
     const { response, record, ttlMs } = ending ? endWith(run, step, ending, usage) : nextTurn(run, step, usage, reply);
     await persist(run, record, ttlMs);
@@ -255,8 +261,8 @@ async function runParkedCalls({
     step.placedUuids.push(...collectPlacedUuids(step.outputs, deps.catalog));
   }
   // After the tool results, never between a reply's calls and their results (providers refuse that order).
-  const personNotice = personChangesNotice(changes);
-  if (personNotice) step.messages.push({ role: 'notice', text: personNotice });
+  step.personNotice = personChangesNotice(changes, propsLookup(changes, document));
+  if (step.personNotice) step.messages.push({ role: 'notice', text: step.personNotice.text });
   const notice = rejectionNotice(request, step.messages, turn.held);
   if (notice) step.messages.push({ role: 'notice', text: notice });
   return step;
@@ -275,14 +281,37 @@ function heldEndingNow({ request, turn, agent }: HopRun): HeldEnding | undefined
   return held;
 }
 
-/** The system prompt of this hop's decision: built from the page this request carries. */
-function systemPrompt({ deps, request, agent, prints, tools }: HopRun): string {
+/**
+ * The props of the components the person added, from the request's page, for their notice (the fingerprint keeps
+ * no props). Looked up only when they added some: one walk of the page.
+ */
+function propsLookup(changes: readonly DocumentChange[], document: CanvasDocument) {
+  if (!changes.some((change) => change.kind === 'added')) return undefined;
+  const props = new Map<string, Props>();
+  walkLayout(document.layout, (node) => {
+    props.set(node.uuid, node.props);
+  });
+  return (uuid: string) => props.get(uuid);
+}
+
+/**
+ * Appends what the model must hear of the page before its decision, after the tool results and notices: the whole
+ * page on its first decision, then only what changed that nothing else told (page-notice.ts). Messages already sent
+ * are never rewritten, so each call's prompt starts with the previous one's (a provider's prompt cache reuses it).
+ */
+function tellPage({ request, turn, prints }: HopRun, step: ParkedCallsStep): void {
+  const notice = pageNotice({ context: request.context, prints, told: turn.told, person: step.personNotice });
+  if (notice.whole) forgetEarlierPages(step.messages);
+  for (const text of notice.texts) step.messages.push({ role: 'notice', text });
+  step.told = notice.told;
+}
+
+/** The system prompt of the turn: the same on every call (no page in it), so a provider's prompt cache reuses it. */
+function systemPrompt({ deps, agent, tools }: HopRun): string {
   return buildSystemPrompt({
-    prints,
     agent,
     tools: Object.keys(tools),
     catalog: deps.catalog,
-    context: request.context,
     pageFields: deps.config.page_fields,
     docs: deps.docs,
   });
@@ -366,6 +395,7 @@ function nextTurn(run: HopRun, step: ParkedCallsStep, usage: HopUsage | undefine
     placed_uuids: step.placedUuids,
     ...(turn.declared_outputs ? { declared_outputs: turn.declared_outputs } : {}),
     expected: expectedDigest(run, step),
+    ...((step.told ?? turn.told) ? { told: step.told ?? turn.told } : {}),
     ...(ending ? { held: ending } : {}),
     ...(usage ? { usage: usage.turn } : {}),
     response: storedResponse(response),

@@ -1,4 +1,4 @@
-import type { JsonValue, ToolOutput } from '@canvas-ai/protocol';
+import type { JsonValue, Props, ToolOutput } from '@canvas-ai/protocol';
 import type { DocumentChange, KnownValue, Place } from '@canvas-ai/protocol/server';
 
 /** At most this many changes are listed; the rest are counted (spec §16.1: the report is bounded). */
@@ -6,37 +6,67 @@ const MAX_LISTED_CHANGES = 20;
 /** A value in the report is cut at this many characters. */
 const MAX_VALUE_CHARS = 120;
 
-/**
- * What the model is told about the person's own edits since its last decision (spec §16.1), or undefined when there
- * were none. It says they are the person's, so the model neither takes credit for them nor undoes them.
- */
-export function personChangesNotice(changes: readonly DocumentChange[]): string | undefined {
-  if (changes.length === 0) return undefined;
-  const lines = changes.slice(0, MAX_LISTED_CHANGES).map((change) => `- ${describe(change)}`);
-  if (changes.length > MAX_LISTED_CHANGES) lines.push(`- … and ${changes.length - MAX_LISTED_CHANGES} more changes`);
-  return (
-    'While you worked, the person edited the page themselves. These are their changes, not yours; the layout in ' +
-    'your instructions already shows them. Keep them: do not undo or overwrite them unless the person asks you to, ' +
-    `and do not refer to components they removed:\n${lines.join('\n')}`
-  );
+/** The notice about the person's edits, and whether it tells all of them whole (nothing counted or cut). */
+export interface PersonChangesNotice {
+  text: string;
+  /** False when changes were only counted or a value the model needs was cut: then it needs the whole page. */
+  complete: boolean;
 }
 
-function describe(change: DocumentChange): string {
+/**
+ * What the model is told about the person's own edits since its last decision (spec §16.1), or undefined when there
+ * were none. It says they are the person's, so the model neither takes credit for them nor undoes them. For a
+ * component they added, `propsOf` gives its props from the request's page (the fingerprint does not keep them).
+ */
+export function personChangesNotice(
+  changes: readonly DocumentChange[],
+  propsOf: (uuid: string) => Props | undefined = () => undefined,
+): PersonChangesNotice | undefined {
+  if (changes.length === 0) return undefined;
+  const told = { complete: changes.length <= MAX_LISTED_CHANGES };
+  const lines = changes.slice(0, MAX_LISTED_CHANGES).map((change) => `- ${describe(change, propsOf, told)}`);
+  if (changes.length > MAX_LISTED_CHANGES) lines.push(`- … and ${changes.length - MAX_LISTED_CHANGES} more changes`);
+  return {
+    text:
+      'While you worked, the person edited the page themselves. These are their changes, not yours. Keep them: do ' +
+      'not undo or overwrite them unless the person asks you to, and do not refer to components they removed:\n' +
+      lines.join('\n'),
+    complete: told.complete,
+  };
+}
+
+function describe(
+  change: DocumentChange,
+  propsOf: (uuid: string) => Props | undefined,
+  told: { complete: boolean },
+): string {
+  // The model knows the page from what it was told: a value it is told now must be whole, or it needs the page.
+  const now = (json: JsonValue) => {
+    const text = quote(json);
+    if (text.endsWith('…')) told.complete = false;
+    return text;
+  };
+  const props = (values: Record<string, JsonValue>) =>
+    Object.entries(values)
+      .map(([name, json]) => `${name}: ${now(json)}`)
+      .join(', ');
   switch (change.kind) {
     case 'removed':
       return `removed ${change.uuid} (${change.component}), which was ${place(change.where)}`;
-    case 'added':
-      return `added ${change.uuid} (${change.component}) ${place(change.where)}`;
+    case 'added': {
+      const added = propsOf(change.uuid);
+      if (added === undefined) told.complete = false;
+      const values = added && Object.keys(added).length > 0 ? ` with ${props(added)}` : '';
+      return `added ${change.uuid} (${change.component}) ${place(change.where)}${values}`;
+    }
     case 'moved':
       return `moved ${change.uuid} (${change.component}) from ${place(change.from)} to ${place(change.to)}`;
     case 'prop':
-      return `${change.uuid} (${change.component}) ${change.prop}: ${value(change.before)} → ${value(change.after)}`;
+      return `${change.uuid} (${change.component}) ${change.prop}: ${value(change.before)} → ${change.after.set && change.after.value !== undefined ? now(change.after.value) : value(change.after)}`;
     case 'props':
-      return `${change.uuid} (${change.component}) props changed; now ${Object.entries(change.now)
-        .map(([name, json]) => `${name}: ${quote(json)}`)
-        .join(', ')}`;
+      return `${change.uuid} (${change.component}) props changed; now ${props(change.now)}`;
     case 'page':
-      return `page field ${change.field}: ${value(change.before)} → ${value(change.after)}`;
+      return `page field ${change.field}: ${value(change.before)} → ${change.after.set && change.after.value !== undefined ? now(change.after.value) : value(change.after)}`;
   }
 }
 
@@ -106,7 +136,7 @@ export function overwritesPersonEdit(
         case 'moved':
           return `${change.uuid}, which they moved to ${place(change.to)}`;
         default:
-          return describe(change);
+          return describe(change, () => undefined, { complete: true });
       }
     });
     return (

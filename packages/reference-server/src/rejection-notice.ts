@@ -24,7 +24,7 @@ export function rejectionNotice(
   const lines = rejected.map((result) => `- ${result.call_id} (${toolOf(result.call_id)}): ${why(result)}`);
   const notice =
     'The editor could not apply these outputs, so the page does NOT contain those changes ' +
-    `(the layout in your instructions shows the page as it is):\n${lines.join('\n')}`;
+    `(what the results of those calls said is not on the page):\n${lines.join('\n')}`;
   if (held?.kind !== 'answer') return notice;
   return (
     `${notice}\nYou had already answered the person (${quote(held.text)}), but that answer was not shown to them ` +

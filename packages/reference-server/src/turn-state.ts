@@ -24,7 +24,7 @@ export type StoredAttachment = z.infer<typeof StoredAttachment>;
 
 /**
  * One entry of the model's conversation, provider-neutral. `notice` is what the server tells the model on the
- * editor's behalf (a rejected output); providers send it as a user message.
+ * editor's behalf (the page, the person's edits, a rejected output); providers send it as a user message.
  */
 export const ModelMessage = z.discriminatedUnion('role', [
   z.object({ role: z.literal('user'), text: z.string(), attachments: z.array(StoredAttachment).default([]) }),
@@ -33,6 +33,13 @@ export const ModelMessage = z.discriminatedUnion('role', [
   z.object({ role: z.literal('notice'), text: z.string() }),
 ]);
 export type ModelMessage = z.infer<typeof ModelMessage>;
+
+/**
+ * What the model was last told of the parts of the page no tool result reports: the selected component, and a
+ * fingerprint of the host's extra data as the page showed it (page-notice.ts).
+ */
+export const PageTold = z.object({ selected: z.string().nullable(), extra: z.string() });
+export type PageTold = z.infer<typeof PageTold>;
 
 /**
  * How the turn ends once the host has reported on the last outputs (spec §2 step 5): with the model's answer,
@@ -82,6 +89,11 @@ export const ActiveTurn = z.object({
    * What differs in the next request is the person's doing (spec §16.1). Absent in turns stored before it existed.
    */
   expected: z.custom<DocumentDigest>(isDocumentDigest, 'a document digest').optional(),
+  /**
+   * What the model was last told of the selection and the host's data. Absent until the model was shown the page,
+   * and in turns stored before the page left the system prompt: their next decision is shown the whole page.
+   */
+  told: PageTold.optional(),
   /**
    * The tokens of every model call of the turn so far (spec §6.2), once one of them reported usage. Absent in turns
    * stored before it existed, and while the model reported nothing.

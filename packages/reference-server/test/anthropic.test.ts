@@ -88,7 +88,8 @@ function playScenario(scenario: Scenario): FakeAnthropicBehaviour[] {
       for (const block of Array.isArray(message.content) ? message.content : []) {
         if (block.type !== 'tool_result' || !String(block.content).startsWith('Placed ')) continue;
         const assigned = String(block.content).split('\n\n')[0]!;
-        for (const match of assigned.matchAll(/^\s*- [\w.]+: ([0-9a-f-]{36}) \(in /gm)) placed.push(match[1]!);
+        for (const match of assigned.matchAll(/^\s*- [\w.]+: ([0-9a-f-]{36}) \((?:(?:above|below) \S+ )?in /gm))
+          placed.push(match[1]!);
       }
     }
     const words = reply.text.split(/(?<= )/);

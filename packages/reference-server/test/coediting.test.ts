@@ -20,13 +20,15 @@ import { RecordingProvider } from './support/providers.js';
 const fixtures = await sharedFixtures();
 const scenario = (id: string): Scenario => fixtures.scenarios.find((candidate) => candidate.id === id)!;
 
-/** The notices the model was sent before decision `decision` of the last turn played. */
+/** The notices the model was sent before decision `decision` of the last turn played, after the previous decision. */
 function noticesBefore(model: RecordingProvider, userMessage: string, decision: number): string[] {
   const request = model.requests.findLast(
     (candidate) => candidate.turn.userMessage === userMessage && candidate.turn.decision === decision,
   );
   assert.ok(request, `decision ${decision} was made`);
+  const since = request.messages.findLastIndex((message) => message.role === 'assistant') + 1;
   return request.messages
+    .slice(since)
     .filter((message): message is Extract<ModelMessage, { role: 'notice' }> => message.role === 'notice')
     .map((message) => message.text);
 }

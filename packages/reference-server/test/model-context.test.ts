@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { applyOutputs, HopResponse, LIMITS, type Layout } from '@canvas-ai/protocol';
 import { outputLimitMessage } from '@canvas-ai/protocol/server';
-import { PROMPT_PROPS_MAX_VALUES, PROMPT_STRING_MAX_CHARS } from '../src/agents/system-prompt.js';
+import { PROMPT_PROPS_MAX_VALUES, PROMPT_STRING_MAX_CHARS } from '../src/agents/page-description.js';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import {
   firstHop,
@@ -46,11 +46,12 @@ describe('what the model is told', () => {
     const firstTexts = first!.messages.map((message) => ('text' in message ? message.text : ''));
     assert.equal(
       first!.messages.length,
-      fixtures.agents.history_limit + 1,
-      'history_limit earlier messages, then the user message',
+      fixtures.agents.history_limit + 2,
+      'history_limit earlier messages, then the user message, then the page',
     );
     assert.equal(firstTexts[0], 'old 10');
-    assert.equal(firstTexts.at(-1), COOKIE_SHOP);
+    assert.equal(firstTexts.at(-2), COOKIE_SHOP);
+    assert.match(firstTexts.at(-1)!, /^# The page now/);
     const userMessages = second!.messages.filter((message) => message.role === 'user' && message.text === COOKIE_SHOP);
     assert.equal(userMessages.length, 1, 'the user message is not duplicated on hop 2');
     assert.deepEqual(
@@ -73,7 +74,7 @@ describe('what the model is told', () => {
     assert.ok(toolMessage.role === 'tool' && toolMessage.content.includes(uuid), 'the result names the assigned uuid');
   });
 
-  it('writes page values and host data as JSON, cutting a string no model reads whole, and summarizes huge props', async () => {
+  it('writes the page’s values and host data as JSON, cutting a string no model reads whole, and summarizes huge props', async () => {
     const session = await openSession(server);
     const start = model.requests.length;
     const long = 'L'.repeat(PROMPT_STRING_MAX_CHARS + 500);
@@ -98,7 +99,10 @@ describe('what the model is told', () => {
       }),
     );
     assert.equal(reply.status, 200);
-    const system = model.requests[start]!.system;
+    const told = model.requests[start]!.messages.at(-1)!;
+    const system = told.role === 'notice' ? told.text : '';
+    assert.match(system, /^# The page now/, 'the page, told after the user message');
+    assert.doesNotMatch(model.requests[start]!.system, /PAGE-T|SMALL-PROPS/, 'not in the system prompt');
     assert.match(system, /"title": "PAGE-T"/, 'page values as JSON');
     assert.match(system, /"n": \[\n\s+1,\n\s+2\n\s+\]/, 'host data as indented JSON');
     assert.ok(system.includes(`${'L'.repeat(PROMPT_STRING_MAX_CHARS)}… (500 more characters not shown)`));
@@ -108,7 +112,7 @@ describe('what the model is told', () => {
     assert.doesNotMatch(system, /HUGE-PROPS/);
   });
 
-  it('applies the context of every hop to the prompt, and stores of it only the fingerprint of the expected document', async () => {
+  it('tells the model what changed in the context of each hop, and stores of it only what the model was told and fingerprints', async () => {
     const session = await openSession(server);
     const id = `context-${crypto.randomUUID()}`;
     const start = model.requests.length;
@@ -133,32 +137,44 @@ describe('what the model is told', () => {
       }),
     );
     assert.equal(hop2.status, 200);
-    const [one, two] = model.requests.slice(start).map((request) => request.system);
-    assert.match(one!, /EXTRA-ONE/);
-    assert.match(one!, /sdc\.demo\.hero \(Hero\)/, 'the catalog is in the prompt');
-    assert.doesNotMatch(two!, /EXTRA-ONE/, 'the previous hop’s context is not carried over');
-    assert.match(two!, /host-made-1 sdc\.demo\.text/);
-    assert.ok(two!.includes(typed), 'the long prop value is in the prompt');
-    assert.match(two!, /PAGE-TWO/);
-    assert.match(two!, /Selected component: host-made-1/);
+    const [one, two] = model.requests.slice(start);
+    const noticesOf = (request: typeof one) =>
+      request!.messages.flatMap((message) => (message.role === 'notice' ? [message.text] : []));
+    assert.match(noticesOf(one).join('\n'), /EXTRA-ONE/);
+    assert.match(one!.system, /sdc\.demo\.hero \(Hero\)/, 'the catalog is in the prompt');
+    assert.equal(two!.system, one!.system, 'the system prompt holds no context');
+    // Hop 2 is told what changed: the person's component and title; and, this page being shorter than that, the
+    // page again, with the new selection and without the previous hop's host data.
+    const told = noticesOf(two).slice(noticesOf(one).length);
+    assert.equal(told.length, 2, JSON.stringify(told));
+    assert.match(told[0]!, /added host-made-1 \(sdc\.demo\.text\) #1 in header with body: "Typed by the user/);
+    assert.match(told[0]!, /page field title: \(not set\) → "PAGE-TWO"/);
+    assert.match(told[1]!, /^# The page now \(shown whole again/);
+    assert.match(told[1]!, /Selected component: host-made-1/);
+    assert.doesNotMatch(told[1]!, /EXTRA-ONE|From the editor/, 'the previous hop’s host data is gone');
     const sessionId = session.id;
     const record: JsonBody = await server.store.get(`${sessionId}:${id}`);
     assert.equal(record?.kind, 'active', 'the turn is stored');
     const stored = JSON.stringify(record);
-    assert.ok(!stored.includes('EXTRA-ONE'), 'no `extra` in the stored state');
-    assert.ok(!stored.includes(typed), 'the layout is not copied: a long prop value is only fingerprinted');
     assert.ok(!stored.includes('current_layout') && !stored.includes('selected_component'), 'no context copied');
-    // The fingerprint (spec §16.1) keeps short prop values and page values as they are, and the transcript keeps
-    // what the model was told of the person's changes (here: the title they set): only there may the value appear.
+    // Beside the transcript (what the model was told, sent again on every call), the turn keeps of the page only
+    // the fingerprint (spec §16.1), which keeps short values as they are, hashes long ones, and what the model
+    // was last told of the selection and host data (a fingerprint too).
     const { expected, messages, ...rest } = record;
     assert.ok(expected, 'the turn keeps the fingerprint of the document the next hop should carry');
     assert.ok(expected.uuids.includes('host-made-1'), 'the fingerprint covers the component of the long value');
-    assert.ok(!JSON.stringify(rest).includes('PAGE-TWO'), 'the page value is not copied beside the transcript');
+    assert.ok(!JSON.stringify(expected).includes(typed), 'a long prop value is only fingerprinted');
+    for (const value of ['PAGE-TWO', 'EXTRA-ONE', typed])
+      assert.ok(!JSON.stringify(rest).includes(value), `${value} is not copied beside the transcript`);
+    assert.deepEqual(rest.told?.selected, 'host-made-1');
     const mentions = (messages as JsonBody[]).filter((message) => JSON.stringify(message).includes('PAGE-TWO'));
-    assert.equal(mentions.length, 1, 'one message of the transcript names the page value');
-    assert.equal(mentions[0].role, 'notice');
+    // Only where the model was told it: the person notice, then the page.
+    assert.deepEqual(
+      mentions.map((message) => message.role),
+      ['notice', 'notice'],
+    );
     assert.match(mentions[0].text, /^While you worked, the person edited the page themselves\./);
-    assert.match(mentions[0].text, /page field title: \(not set\) → "PAGE-TWO"/);
+    assert.match(mentions[1].text, /^# The page now/);
   });
 
   it('tells the model about outputs the browser rejected before its next decision', async () => {
@@ -174,12 +190,14 @@ describe('what the model is told', () => {
       }),
     );
     const third = model.requests[start + 2]!;
-    const notice = third.messages.find((message) => message.role === 'notice');
+    const notice = third.messages.findLast((message) => message.role === 'notice');
     assert.ok(notice && notice.role === 'notice');
     assert.match(notice.text, /call_1 \(place_components\): The editor is read-only right now\./);
     assert.ok(
-      !model.requests[start + 1]!.messages.some((message) => message.role === 'notice'),
-      'no notice when all was applied',
+      !model.requests[start + 1]!.messages.some(
+        (message) => message.role === 'notice' && message.text.includes('could not apply'),
+      ),
+      'no rejection notice when all was applied',
     );
   });
 

@@ -97,7 +97,11 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
     assert.equal(fake.requests[0].headers.authorization, 'Bearer sk-test');
     assert.equal(first.messages[0].role, 'system');
     assert.match(first.messages[0].content, /sdc\.demo\.hero \(Hero\)/);
-    assert.deepEqual(first.messages.slice(1), [{ role: 'user', content: 'Add a hero' }]);
+    assert.deepEqual(first.messages.slice(1, 2), [{ role: 'user', content: 'Add a hero' }]);
+    assert.equal(first.messages[2].role, 'user', 'the page, as an editor notice after the person’s message');
+    assert.match(first.messages[2].content, /^\[Editor notice\] # The page now\n\nLayout \(uuid component_id\):/);
+    assert.equal(first.messages.length, 3);
+    assert.deepEqual(second.messages.slice(0, 3), first.messages, 'the second call starts with the first');
     assert.deepEqual(
       first.tools.map((tool: JsonBody) => tool.function.name),
       ['get_component_details', 'place_components', 'edit_components', 'set_page_value'],
@@ -107,12 +111,12 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
     assert.equal(place.function.parameters.type, 'object');
     assert.ok(place.function.parameters.properties.operations, 'parameters come from the zod input schema');
 
-    const assistant = second.messages[2];
+    const assistant = second.messages[3];
     assert.equal(assistant.role, 'assistant');
     assert.deepEqual(assistant.tool_calls, [
       { id: 'call_abc', type: 'function', function: { name: 'place_components', arguments: HERO_ARGS } },
     ]);
-    const tool = second.messages[3];
+    const tool = second.messages[4];
     assert.equal(tool.role, 'tool');
     assert.equal(tool.tool_call_id, 'call_abc');
     assert.ok(tool.content.includes(uuid), 'the tool result tells the model the uuid the server assigned');

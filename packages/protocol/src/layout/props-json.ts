@@ -8,7 +8,7 @@ interface Printed {
 /**
  * `JSON.stringify` and a hash of props objects, each computed once per object for as long as this cache lives. A
  * hop keeps one: its request's props objects are parsed once and never changed (the reducer copies what it
- * changes), so one stringify serves every reader of the hop, the system prompt and the change detection, and the
+ * changes), so one stringify serves every reader of the hop, the page told to the model and the change detection, and the
  * document with the hop's outputs applied (which shares every untouched props object) is fingerprinted from the
  * same entries. A plain Map dropped with the hop, not a WeakMap: ten thousand ephemerons cost the collector more than
  * the stringify they save.

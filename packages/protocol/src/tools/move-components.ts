@@ -4,7 +4,6 @@ import { locate, subtreeUuids } from '../layout/tree-edit.js';
 import { parseTarget } from '../wire/layout.js';
 import type { MoveComponentsOutput, MoveOperation } from '../wire/outputs.js';
 import { plural, throwProblems } from './format.js';
-import { layoutAfter } from './layout-after.js';
 import { checkPlacement, unknownUuidMessage } from './layout-checks.js';
 import { ToolInputError, type ToolDefinition } from './tool-definition.js';
 import { MoveComponentsInput } from './tool-inputs.js';
@@ -65,12 +64,7 @@ export const moveComponentsTool: ToolDefinition<MoveComponentsInput> = {
     const moved = operations.reduce((count, operation) => count + operation.uuids.length, 0);
     return {
       output,
-      result: [
-        `Moved ${plural(moved, 'component')} (their uuids stay the same):`,
-        ...lines,
-        '',
-        ...layoutAfter('this move', document),
-      ].join('\n'),
+      result: [`Moved ${plural(moved, 'component')} (their uuids stay the same):`, ...lines].join('\n'),
     };
   },
 };

@@ -9,14 +9,13 @@ import { plural, throwProblems } from './format.js';
 import { checkPlacement } from './layout-checks.js';
 import { ToolInputError, type ToolContext, type ToolDefinition } from './tool-definition.js';
 import { PlaceComponentsInput } from './tool-inputs.js';
-import { uuidTree, uuidTreeAround } from './uuid-tree.js';
 
 const NAME = 'place_components';
 
 /**
  * `place_components` (spec §12): places new components from the catalog. Every operation is checked against the catalog
  * and against the layout as the earlier operations of the same call leave it; the call is all or nothing. The server
- * assigns every uuid; the result tells the model each one and the predicted layout.
+ * assigns every uuid; the result tells the model each one and where it went.
  */
 export const placeComponentsTool: ToolDefinition<PlaceComponentsInput> = {
   name: NAME,
@@ -73,7 +72,7 @@ export const placeComponentsTool: ToolDefinition<PlaceComponentsInput> = {
     }
 
     const output: PlaceComponentsOutput = { type: NAME, call_id: context.callId, operations };
-    return { output, result: describePlacement(operations, document) };
+    return { output, result: describePlacement(operations) };
   },
 };
 
@@ -113,39 +112,26 @@ function applyOne(document: CanvasDocument, operation: PlaceOperation, callId: s
 }
 
 /**
- * Up to this many components the result repeats the whole predicted layout; above it, only the part each placement
- * changed. The system prompt already carries the whole page every hop, and a 10,000-component tree in every result
- * made the stored turn grow by ~600 KB per placement (pnpm bench) — and a model's context with it.
+ * The result for the model: where each operation placed its components and every assigned uuid, in placed order.
+ * Not the layout after it: the model was shown the page and hears of every change since, so a copy of the tree in
+ * every result only made each prompt longer than the previous call's (bench/README.md, "Prompt cache").
  */
-export const WHOLE_TREE_MAX_COMPONENTS = 200;
-
-/** The result for the model: every assigned uuid in placed order, then the predicted layout tree. */
-function describePlacement(operations: readonly PlaceOperation[], document: CanvasDocument): string {
+function describePlacement(operations: readonly PlaceOperation[]): string {
   const lines: string[] = [];
   let count = 0;
-  const visit = (node: ComponentNode, depth: number, container: string): void => {
+  const visit = (node: ComponentNode, depth: number, container: string, where: string): void => {
     count += 1;
-    lines.push(`${'  '.repeat(depth)}- ${node.component}: ${node.uuid} (in ${container})`);
+    lines.push(`${'  '.repeat(depth)}- ${node.component}: ${node.uuid} (${where}${container})`);
     for (const [slot, children] of Object.entries(node.slots ?? {})) {
-      for (const child of children) visit(child, depth + 1, `${node.uuid}/${slot}`);
+      for (const child of children) visit(child, depth + 1, `${node.uuid}/${slot}`, 'in ');
     }
   };
-  for (const operation of operations) for (const node of operation.components) visit(node, 0, operation.target);
+  for (const operation of operations) {
+    const where = operation.placement === 'inside' ? 'in ' : `${operation.placement} ${operation.reference_uuid} in `;
+    for (const node of operation.components) visit(node, 0, operation.target, where);
+  }
   return [
     `Placed ${plural(count, 'component')}. Uuids assigned (use them as reference_uuid, or in targets like "<uuid>/<slot>"):`,
     ...lines,
-    '',
-    ...predictedTree(operations, document),
   ].join('\n');
-}
-
-function predictedTree(operations: readonly PlaceOperation[], document: CanvasDocument): string[] {
-  const total = countComponents(document.layout);
-  if (total <= WHOLE_TREE_MAX_COMPONENTS) return ['Layout after this placement:', uuidTree(document.layout)];
-  const placed = new Set(operations.flatMap((operation) => operation.components.map((node) => node.uuid)));
-  const targets = [...new Set(operations.map((operation) => operation.target))];
-  return [
-    `Layout after this placement, around what you placed (the page has ${total} components; your instructions show all of them):`,
-    ...targets.map((target) => uuidTreeAround(document.layout, target, placed)),
-  ];
 }

@@ -1,4 +1,3 @@
-import { applyOutputs } from '../layout/apply-outputs.js';
 import { locate, subtreeUuids } from '../layout/tree-edit.js';
 import type { ComponentNode } from '../wire/layout.js';
 import type { RemoveComponentsOutput } from '../wire/outputs.js';
@@ -6,7 +5,6 @@ import { plural, throwProblems } from './format.js';
 import { unknownUuidMessage } from './layout-checks.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { RemoveComponentsInput } from './tool-inputs.js';
-import { layoutAfter } from './layout-after.js';
 
 const NAME = 'remove_components';
 
@@ -54,15 +52,9 @@ export const removeComponentsTool: ToolDefinition<RemoveComponentsInput> = {
       return `- ${uuid} (${node.component}), #${index + 1} in ${target}${along}`;
     });
     for (const [uuid, outer] of inner) lines.push(`- ${uuid} went with ${outer}, which holds it`);
-    const after = applyOutputs(context.document, [output]);
     return {
       output,
-      result: [
-        `Removed ${plural(uuids.length, 'component')}:`,
-        ...lines,
-        '',
-        ...layoutAfter('this removal', after),
-      ].join('\n'),
+      result: [`Removed ${plural(uuids.length, 'component')}:`, ...lines].join('\n'),
     };
   },
 };

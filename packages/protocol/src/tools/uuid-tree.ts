@@ -1,4 +1,3 @@
-import { resolveTargetList } from '../layout/layout-tree.js';
 import type { ComponentNode, Layout } from '../wire/layout.js';
 
 /**
@@ -21,31 +20,6 @@ export function uuidTree(layout: Layout): string {
     writeNodes(lines, components, 1);
   }
   return lines.length === 0 ? '(the layout has no regions)' : lines.join('\n');
-}
-
-/** How many siblings {@link uuidTreeAround} shows on each side of what was placed. */
-const AROUND_SIBLINGS = 3;
-
-/**
- * The part of the layout a placement changed, for pages too large to repeat whole in every tool result: the target
- * list (`region <id>` or `slot <uuid>/<slot>`), the placed components with their slot children, and up to
- * {@link AROUND_SIBLINGS} neighbours on each side as one line each, the rest counted. Same line format as
- * {@link uuidTree}.
- */
-export function uuidTreeAround(layout: Layout, target: string, placedUuids: ReadonlySet<string>): string {
-  const list = resolveTargetList(layout, target);
-  const placedAt = list.flatMap((node, index) => (placedUuids.has(node.uuid) ? [index] : []));
-  const first = Math.max(0, (placedAt[0] ?? 0) - AROUND_SIBLINGS);
-  const last = Math.min(list.length - 1, (placedAt.at(-1) ?? list.length - 1) + AROUND_SIBLINGS);
-  const lines = [target.includes('/') ? `slot ${target}` : `region ${target}`];
-  if (first > 0) lines.push(`  … ${first} earlier component${first === 1 ? '' : 's'}`);
-  for (const node of list.slice(first, last + 1)) {
-    if (placedUuids.has(node.uuid)) writeNodes(lines, [node], 1);
-    else lines.push(`  ${node.uuid} ${node.component}`);
-  }
-  const after = list.length - 1 - last;
-  if (after > 0) lines.push(`  … ${after} later component${after === 1 ? '' : 's'}`);
-  return lines.join('\n');
 }
 
 function writeNodes(lines: string[], nodes: readonly ComponentNode[], depth: number): void {

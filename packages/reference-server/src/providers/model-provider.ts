@@ -11,7 +11,7 @@ export interface ModelRequest {
   agentId: string;
   /** The configured main agent (a scenario without `agent` belongs to it). */
   mainAgent: string;
-  /** The system prompt of this hop (agent prompt, catalog, the page as sent in this hop, docs). */
+  /** The agent's system prompt (agent prompt, catalog, docs): the same on every call; the page comes in `messages`. */
   system: string;
   /** The turn's conversation so far, oldest first, ending with this hop's tool results and notices. */
   messages: readonly ModelMessage[];

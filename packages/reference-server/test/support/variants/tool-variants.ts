@@ -187,10 +187,12 @@ function alphabetical(messages: readonly ModelMessage[]): string[] {
   for (const message of messages) {
     if (message.role !== 'tool' || message.name !== 'place_components' || !message.content.startsWith('Placed '))
       continue;
-    const placed = [...message.content.matchAll(/^\s*- [^:]+: (\S+) \(in (\S+)\)$/gm)].map(([, uuid, container]) => ({
-      uuid: uuid!,
-      container: container!,
-    }));
+    const placed = [...message.content.matchAll(/^\s*- [^:]+: (\S+) \((?:(?:above|below) \S+ )?in (\S+)\)$/gm)].map(
+      ([, uuid, container]) => ({
+        uuid: uuid!,
+        container: container!,
+      }),
+    );
     const children = (parent: string) =>
       placed
         .filter((node) => node.container.startsWith(`${parent}/`))
