@@ -333,20 +333,18 @@ function executeInDecisionHop(app: CanvasAiApp): CanvasAiApp {
   const ahead = new Set<string>();
   const renumbered = async (response: Response, hop: number): Promise<Response> =>
     response.status === 200 ? withJson(response, { ...((await response.json()) as Json), hop }) : response;
-  return {
-    async fetch(request) {
-      const body = isHopPost(request) ? await jsonBody(request) : undefined;
-      if (!body || typeof body.request_id !== 'string' || typeof body.hop !== 'number') return app.fetch(request);
-      const hop = body.hop;
-      if (ahead.has(body.request_id))
-        return renumbered(await app.fetch(withBody(request, { ...body, hop: hop + 1 })), hop);
-      const decided = await app.fetch(request);
-      if (hop !== 1 || decided.status !== 200 || !((await decided.clone().json()) as Json).should_continue)
-        return decided;
-      ahead.add(body.request_id);
-      return renumbered(await app.fetch(withBody(request, { ...body, hop: 2 })), 1);
-    },
-  };
+  // Through wrap(): it reads and rewrites JSON answers, so a request for a stream is served as JSON.
+  return wrap(app, async (request, next) => {
+    const body = isHopPost(request) ? await jsonBody(request) : undefined;
+    if (!body || typeof body.request_id !== 'string' || typeof body.hop !== 'number') return next(request);
+    const hop = body.hop;
+    if (ahead.has(body.request_id)) return renumbered(await next(withBody(request, { ...body, hop: hop + 1 })), hop);
+    const decided = await next(request);
+    if (hop !== 1 || decided.status !== 200 || !((await decided.clone().json()) as Json).should_continue)
+      return decided;
+    ahead.add(body.request_id);
+    return renumbered(await next(withBody(request, { ...body, hop: 2 })), 1);
+  });
 }
 
 /**
@@ -355,27 +353,26 @@ function executeInDecisionHop(app: CanvasAiApp): CanvasAiApp {
  * itself (the page with the outputs applied, all reported applied) and folding its final response into this one.
  */
 function endWithLastOutputs(app: CanvasAiApp): CanvasAiApp {
-  return {
-    async fetch(request) {
-      const body = isHopPost(request) ? await jsonBody(request) : undefined;
-      const response = await app.fetch(request);
-      if (!body || response.status !== 200) return response;
-      const answer = (await response.clone().json()) as Json;
-      const outputs = answer.outputs as ToolOutput[];
-      if (!answer.should_continue || outputs.length === 0) return response;
-      const context = body.context as { current_layout: Layout; page?: PageValues };
-      const applied = applyOutputsWithResults({ layout: context.current_layout, page: context.page ?? {} }, outputs);
-      const next = {
-        ...body,
-        hop: (body.hop as number) + 1,
-        context: { ...context, current_layout: applied.document.layout, page: applied.document.page },
-        apply_results: applied.results,
-      };
-      const ahead = (await (await app.fetch(withBody(request, next))).json()) as Json;
-      if (ahead.should_continue !== false || ahead.finish_reason !== 'answer') return response;
-      return withJson(response, { ...ahead, hop: body.hop, outputs });
-    },
-  };
+  // Through wrap(): it reads and rewrites JSON answers, so a request for a stream is served as JSON.
+  return wrap(app, async (request, next) => {
+    const body = isHopPost(request) ? await jsonBody(request) : undefined;
+    const response = await next(request);
+    if (!body || response.status !== 200) return response;
+    const answer = (await response.clone().json()) as Json;
+    const outputs = answer.outputs as ToolOutput[];
+    if (!answer.should_continue || outputs.length === 0) return response;
+    const context = body.context as { current_layout: Layout; page?: PageValues };
+    const applied = applyOutputsWithResults({ layout: context.current_layout, page: context.page ?? {} }, outputs);
+    const following = {
+      ...body,
+      hop: (body.hop as number) + 1,
+      context: { ...context, current_layout: applied.document.layout, page: applied.document.page },
+      apply_results: applied.results,
+    };
+    const ahead = (await (await next(withBody(request, following))).json()) as Json;
+    if (ahead.should_continue !== false || ahead.finish_reason !== 'answer') return response;
+    return withJson(response, { ...ahead, hop: body.hop, outputs });
+  });
 }
 
 /** A server without a response cache: a hop it already answered is run again from the state before it. */
