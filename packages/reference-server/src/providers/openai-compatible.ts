@@ -28,6 +28,8 @@ export interface OpenAiCompatibleOptions {
 
 /** Bytes one streamed reply may take (a model's answer is a few kilobytes; the stream's framing adds some). */
 const MAX_REPLY_BYTES = 16 * 1024 * 1024;
+/** Bytes of an error answer read for the log (an error page may be large; its first line is what matters). */
+const MAX_ERROR_BYTES = 64 * 1024;
 /** The first wait before retrying a refused try without `Retry-After`; it doubles, up to `maxRetryWaitMs`. */
 const FIRST_BACKOFF_MS = 500;
 
@@ -147,7 +149,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   async #read(response: Response, assembler: ReplyAssembler): Promise<void> {
     if (!response.body) throw new ReplyError('The model endpoint answered with no body.');
     if (/json/i.test(response.headers.get('content-type') ?? '')) {
-      assembler.addCompletion(parseJson(await response.text()));
+      assembler.addCompletion(parseJson(await readLimited(response, MAX_REPLY_BYTES)));
       return;
     }
     for await (const data of sseData(response.body, MAX_REPLY_BYTES)) {
@@ -161,11 +163,12 @@ export class OpenAiCompatibleProvider implements ModelProvider {
 
   /** An HTTP error answer: whether to retry it, and what the log says. */
   async #refused(response: Response): Promise<Failure> {
-    const text = await response.text().catch(() => '');
+    const text = await readLimited(response, MAX_ERROR_BYTES).catch(() => '');
     const message = upstreamMessage(text);
     const status = response.status;
     if (status === 400 || status === 422) {
-      const field = (['stream_options', 'parallel_tool_calls'] as const).find((name) => message.includes(name));
+      // Mistral's refusal names the field in `loc`, deep in its body: the whole (bounded) text is searched.
+      const field = (['stream_options', 'parallel_tool_calls'] as const).find((name) => text.includes(name));
       if (field && !this.#omit.has(field)) return { detail: message, resendWithout: field };
     }
     const hint =
@@ -245,6 +248,21 @@ function upstreamMessage(text: string): string {
     // not JSON: the text itself
   }
   return firstLine(message) || '(no message)';
+}
+
+/** A body's text, up to `maxBytes` (the rest is not read). */
+async function readLimited(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (let read = await reader.read(); !read.done && bytes < maxBytes; read = await reader.read()) {
+    bytes += read.value.byteLength;
+    text += decoder.decode(read.value, { stream: true });
+  }
+  await reader.cancel().catch(() => undefined);
+  return text;
 }
 
 function parseJson(text: string): WireObject {

@@ -31,6 +31,8 @@ export type FakeBehaviour =
   | FakeReply
   | FakeStream
   | { status: number; message: string; headers?: Record<string, string> }
+  /** An answer body as it is (JSON), e.g. a whole completion from a server that ignores `stream`, or an error body. */
+  | { status?: number; json: unknown }
   | { hang: true };
 
 /** One request the fake received. */
@@ -70,6 +72,11 @@ export async function startFakeChatCompletions(queue: FakeBehaviour[]) {
       if ('message' in behaviour) {
         res.writeHead(behaviour.status, { 'content-type': 'application/json', ...behaviour.headers });
         res.end(JSON.stringify({ error: { message: behaviour.message, type: 'server_error', code: null } }));
+        return;
+      }
+      if ('json' in behaviour) {
+        res.writeHead(behaviour.status ?? 200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(behaviour.json));
         return;
       }
       if ('chunks' in behaviour) {
