@@ -31,12 +31,12 @@ export interface ModelRequest {
   /**
    * Called with each piece of the model's narration as it arrives, in order; the pieces joined are `ModelReply.text`.
    * A provider that does not stream may call it once with the whole text, or never. The hop forwards the pieces to a
-   * client that asked for a stream (spec §6.1); it never changes what is stored.
+   * client that asked for a stream; it never changes what is stored.
    */
   onText?: ((delta: string) => void) | undefined;
 }
 
-/** Token counts of one model call as the provider reported them (spec §6.2); 0 where it reported none. */
+/** Token counts of one model call as the provider reported them; 0 where it reported none. */
 export interface ModelUsage {
   /** Prompt tokens, cached ones included. */
   input_tokens: number;
