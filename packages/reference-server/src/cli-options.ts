@@ -335,11 +335,27 @@ export function helpText(): string {
     'canvas-ai-server — the Canvas AI reference agent server (one model decision per request)',
     '',
     'Usage: canvas-ai-server [options]',
+    '       canvas-ai-server check-model [options]   whether the configured model is usable (exit 0 yes, 1 no)',
     '',
     'Options:',
     ...flags,
     '',
     'Environment:',
     ...env,
+  ].join('\n');
+}
+
+/** The `check-model --help` text: what it checks, and that it takes the server's own flags and variables. */
+export function checkModelHelpText(): string {
+  return [
+    'canvas-ai-server check-model — is the configured model usable by this server?',
+    '',
+    'Usage: canvas-ai-server check-model --provider openai   (with the CANVAS_AI_OPENAI_* variables)',
+    '',
+    'Sends one tool-calling request and a streamed request twice through the configured provider and says, one line',
+    'each: tool calls work; one call at a time is honoured; streaming works; cached tokens are reported; the latency',
+    'of each. Takes the same flags and variables as the server (canvas-ai-server --help); the others are ignored.',
+    '',
+    'Exit codes: 0 usable, 1 not usable (the line marked FAIL says why), 2 usage.',
   ].join('\n');
 }
