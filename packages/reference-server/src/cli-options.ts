@@ -142,7 +142,8 @@ const CLI_ENV = {
     'OpenAI-compatible base URL ending in /v1 (Ollama: http://127.0.0.1:11434/v1). Default: OpenAI.',
   CANVAS_AI_OPENAI_API_KEY: 'API key (local servers accept any value).',
   CANVAS_AI_OPENAI_MODEL: 'Model name, e.g. gpt-4o-mini or llama3.1 (required with --provider openai).',
-  CANVAS_AI_OPENAI_TIMEOUT_MS: 'Milliseconds one model call may take (default 120000).',
+  CANVAS_AI_OPENAI_TIMEOUT_MS:
+    'Milliseconds one try of a model call may take, to its last streamed chunk (default 120000).',
   CANVAS_AI_SECRET:
     'HMAC secret of session cookies and CSRF tokens, at least 16 characters (default: random per start).',
   CANVAS_AI_CSRF: 'Set to "off" to skip CSRF checks, only behind your own CSRF protection (the origin check stays).',
