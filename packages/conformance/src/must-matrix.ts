@@ -191,6 +191,19 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'cors',
     checks: ['cors.unlisted-origin'],
   },
+  // spec §4.7 Trace context (revision 1.4)
+  {
+    section: '4.7',
+    says: 'A server MUST NOT refuse a request for its `traceparent` or `tracestate`',
+    group: 'trace-context',
+    checks: ['trace.malformed-ignored'],
+  },
+  {
+    section: '4.7',
+    says: 'A server that answers preflights',
+    group: 'cors',
+    reason: CONFIGURED_ORIGINS,
+  },
   // spec §5 The hop request
   {
     section: '5',
@@ -242,6 +255,14 @@ export const MUST_MATRIX: readonly MustRow[] = [
   },
   // spec §6 The hop response
   { section: '6', says: 'A client MUST apply them in order', group: 'client', reason: REDUCER },
+  // spec §6.2 Usage (revision 1.4)
+  {
+    section: '6.2',
+    says: 'The `turn` counts of a response MUST be the sums of the `hop` counts',
+    group: 'usage',
+    checks: ['invariants.usage-sums'],
+  },
+  { section: '6.2', says: 'a client MUST NOT require it', group: 'client', reason: WIDGET },
   // spec §7 Errors
   { section: '7', says: 'Clients MUST branch on `error.code`', group: 'client', reason: WIDGET },
   {

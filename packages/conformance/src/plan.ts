@@ -15,6 +15,7 @@ import { schemaChecks } from './checks/schemas.js';
 import { statusChecks } from './checks/status.js';
 import { scriptedChecks } from './checks/scripted.js';
 import { toolChecks } from './checks/tools.js';
+import { traceContextChecks } from './checks/trace-context.js';
 import { turnRuleChecks } from './checks/turn-rules.js';
 import { validationChecks } from './checks/validation.js';
 
@@ -36,6 +37,7 @@ export function planChecks(level: ConformanceLevel, inputs: PlanInputs): Conform
     ...attachmentChecks,
     ...csrfChecks,
     ...corsChecks,
+    ...traceContextChecks,
     ...invariantChecks,
     ...replayChecks,
     ...turnRuleChecks,

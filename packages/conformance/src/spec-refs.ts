@@ -18,6 +18,7 @@ export const SPEC_SECTIONS = {
     anchor: '45-hosts-origins-and-response-headers',
   },
   crossOrigin: { number: '4.6', title: 'Clients on another origin', anchor: '46-clients-on-another-origin' },
+  traceContext: { number: '4.7', title: 'Trace context', anchor: '47-trace-context' },
   request: { number: '5', title: 'The hop request', anchor: '5-the-hop-request' },
   capabilities: {
     number: '5.1',
@@ -25,6 +26,7 @@ export const SPEC_SECTIONS = {
     anchor: '51-capabilities-the-outputs-a-client-applies',
   },
   response: { number: '6', title: 'The hop response', anchor: '6-the-hop-response' },
+  usage: { number: '6.2', title: 'Usage', anchor: '62-usage' },
   errors: { number: '7', title: 'Errors', anchor: '7-errors' },
   tolerance: { number: '7.1', title: 'Tolerance', anchor: '71-tolerance' },
   turnState: {

@@ -169,6 +169,57 @@ describe('the prompt-turn invariants', () => {
     assert.match(results[0]!.why, /ends with the final answer "Done\."/);
   });
 
+  const tokens = (input: number, output: number, cached = 0) => ({
+    input_tokens: input,
+    output_tokens: output,
+    cached_input_tokens: cached,
+  });
+
+  it('passes usage-sums when each turn count is the sum of the hops so far, a hop without a model call counting 0', async () => {
+    const results = await check(
+      playing([
+        going('One.', { usage: { hop: tokens(100, 10, 40), turn: tokens(100, 10, 40) } }),
+        going('One.', { usage: { hop: tokens(0, 0), turn: tokens(100, 10, 40) } }),
+        { progress: 'One.', message: 'Done.', usage: { hop: tokens(150, 5, 100), turn: tokens(250, 15, 140) } },
+      ]),
+      ['invariants.usage-sums'],
+    );
+    assert.equal(results[0]!.status, 'pass', results[0]!.why);
+    assert.equal(results[0]!.why, "3 of 3 hop(s) carry usage, each turn count the sum of the hops'");
+  });
+
+  it('passes usage-sums, saying so, when no response carries usage (it is optional)', async () => {
+    const results = await check(playing([going('One.'), { progress: 'One.', message: 'Done.' }]), [
+      'invariants.usage-sums',
+    ]);
+    assert.equal(results[0]!.status, 'pass');
+    assert.match(results[0]!.why, /no response of the 2 hop\(s\) carries usage/);
+  });
+
+  it('fails usage-sums when a turn count goes down (the turn reports only its latest hop)', async () => {
+    const results = await check(
+      playing([
+        going('One.', { usage: { hop: tokens(300, 10), turn: tokens(300, 10) } }),
+        { progress: 'One.', message: 'Done.', usage: { hop: tokens(200, 5), turn: tokens(200, 5) } },
+      ]),
+      ['invariants.usage-sums'],
+    );
+    assert.equal(results[0]!.status, 'fail');
+    assert.match(
+      results[0]!.why,
+      /hop 2: usage\.turn\.input_tokens is 200, but the hops' input_tokens so far sum to 500/,
+    );
+  });
+
+  it('ends the turn as a problem when usage breaks the schema (cached tokens above input)', async () => {
+    const results = await check(
+      playing([{ progress: '', message: 'Done.', usage: { hop: tokens(10, 1, 20), turn: tokens(10, 1, 20) } }]),
+      ['invariants.usage-sums'],
+    );
+    assert.equal(results[0]!.status, 'fail');
+    assert.match(results[0]!.why, /usage\.hop\.cached_input_tokens/);
+  });
+
   it('fails first-hop-no-outputs when hop 1 already returns an output', async () => {
     const output = { type: 'set_page_value', call_id: 'c1', field: 'title', value: 'Hi' };
     const results = await check(playing([{ outputs: [output], progress: '', message: 'Done.' }]), [
@@ -273,6 +324,30 @@ describe('CSRF and the session cookie', () => {
   it('skips the CSRF checks when no token endpoint is given', async () => {
     const results = await check(guarded, ['csrf']);
     assert.ok(results.every((result) => result.status === 'skip' && result.why.startsWith('no --token-endpoint')));
+  });
+});
+
+describe('the trace context check', () => {
+  /** A server whose door refuses the kit's agent, and, when `strict`, any traceparent it does not like. */
+  const door =
+    (strict: boolean) =>
+    (request: FakeRequest): FakeResponse => {
+      const traceparent = request.headers.traceparent;
+      if (strict && traceparent !== undefined && !String(traceparent).startsWith('00-4bf9'))
+        return { status: 400, body: errorBody('invalid_request') };
+      return { status: 400, body: errorBody('unknown_agent', { error: { code: 'unknown_agent', field: 'agent' } }) };
+    };
+
+  it('passes when every traceparent, well-formed or not, gets the answer the hop gets without one', async () => {
+    const [result] = await check(door(false), ['trace.malformed-ignored']);
+    assert.equal(result!.status, 'pass', result!.why);
+    assert.match(result!.why, /6 traceparent values, each answered as without one \(400 unknown_agent/);
+  });
+
+  it('fails when a malformed traceparent is refused', async () => {
+    const [result] = await check(door(true), ['trace.malformed-ignored']);
+    assert.equal(result!.status, 'fail');
+    assert.match(result!.why, /with a traceparent of garbage: 400 invalid_request/);
   });
 });
 

@@ -47,6 +47,8 @@ export {
   FinishReason,
   HealthResponse,
   HopResponse,
+  HopUsage,
+  TokenCounts,
   TokenResponse,
   TurnStatusResponse,
 } from './wire/hop-response.js';

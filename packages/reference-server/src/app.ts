@@ -18,6 +18,7 @@ import { cancelTurn } from './cancel.js';
 import { BodyBudget } from './body-budget.js';
 import { CsrfTokens } from './csrf.js';
 import { runHop } from './hop.js';
+import { inHopSpan, inSpan } from './tracing.js';
 import { turnStatus } from './turn-status.js';
 import { encodeAttachments } from './turn-seed.js';
 import { type AllowedHosts, isAllowedHost, isAllowedOrigin, LOOPBACK_HOSTS } from './origins.js';
@@ -267,17 +268,23 @@ export function createApp(options: AppOptions): CanvasAiApp {
     return c.json({ token: await csrf.tokenFor(id), header: CSRF_HEADER } satisfies TokenResponse);
   });
 
+  // One span per hop, continuing the trace of the request's traceparent (spec §4.7); the API's no-op without an SDK.
+  app.use('/api/hop', (c, next) =>
+    c.req.method === 'POST' ? inHopSpan(c.req.raw, () => next().then(() => c.res.status)) : next(),
+  );
   app.post('/api/hop', async (c) => {
     const sessionId = await session(c);
     const lease = bodyBudget.lease();
     try {
-      const { request, attachments, bytes } = await readHopRequest(c.req.raw, {
-        maxBodyBytes,
-        maxJsonBodyBytes,
-        pause: turnstile.pass,
-        bodyTimeoutMs,
-        allowance: lease,
-      });
+      const { request, attachments, bytes } = await inSpan('canvas_ai.door', () =>
+        readHopRequest(c.req.raw, {
+          maxBodyBytes,
+          maxJsonBodyBytes,
+          pause: turnstile.pass,
+          bodyTimeoutMs,
+          allowance: lease,
+        }),
+      );
       // A small request's steps are small: they need not wait their turn.
       const pause = bytes <= SMALL_BODY_BYTES ? noPause : turnstile.pass;
       await encodeAttachments(attachments, pause);

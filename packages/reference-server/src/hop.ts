@@ -5,6 +5,7 @@ import type {
   CanvasDocument,
   HopRequest,
   HopResponse,
+  HopUsage,
   ToolOutput,
 } from '@canvas-ai/protocol';
 import { errorMessage } from '@canvas-ai/protocol';
@@ -34,6 +35,8 @@ import type { ServerDeps } from './server-deps.js';
 import { guardStore, LockLostError, type TurnLock, turnKey } from './store/turn-store.js';
 import { admitStoredHop, isCancelled } from './turn-gate.js';
 import { seedTurn } from './turn-seed.js';
+import { describeHopSpan, inSpan, tracedDecision, tracedTools } from './tracing.js';
+import { hopUsage } from './usage.js';
 import {
   storedResponse,
   turnTexts,
@@ -102,10 +105,15 @@ export async function runHop(deps: ServerDeps, input: HopInput): Promise<HopResp
   const agentId = request.agent ?? deps.config.main_agent;
   const agent = offeredAgent(deps.config, agentId, request.request_id);
   const key = turnKey(input.sessionId, request.request_id);
+  describeHopSpan({ requestId: request.request_id, hop: request.hop, agent: agentId });
 
-  const lock = await guardStore(() => deps.store.lock(key, deps.ttl.lockMs), request.request_id);
+  const lock = await inSpan('canvas_ai.store.lock', () =>
+    guardStore(() => deps.store.lock(key, deps.ttl.lockMs), request.request_id),
+  );
   try {
-    const admission = await admitStoredHop(deps.store, key, request, agentId, lock);
+    const admission = await inSpan('canvas_ai.store.load', () =>
+      admitStoredHop(deps.store, key, request, agentId, lock),
+    );
     if (admission.kind === 'replay') {
       deps.log({ event: 'hop_replayed', request_id: request.request_id, hop: request.hop, agent: agentId });
       return admission.response;
@@ -164,7 +172,8 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
     const system = decides ? systemPrompt(run) : undefined;
     const step = await runParkedCalls(run);
     reply = system === undefined ? undefined : await decideOnce(run, step, system);
-    const { response, record, ttlMs } = ending ? endWith(run, step, ending) : nextTurn(run, step, reply);
+    const usage = hopUsage(run.turn.usage, reply?.usage);
+    const { response, record, ttlMs } = ending ? endWith(run, step, ending, usage) : nextTurn(run, step, usage, reply);
     await persist(run, record, ttlMs);
     logHop(run, step, response, Date.now() - started);
     return response;
@@ -215,7 +224,7 @@ async function runParkedCalls({
   step.detectionMs = performance.now() - detectionStarted;
   if (turn.parked.length > 0) {
     const execution = await executeToolCalls(turn.parked, {
-      tools,
+      tools: tracedTools(tools),
       declaredOutputs: turn.declared_outputs,
       toolSettings: agent.tool_settings,
       catalog: deps.catalog,
@@ -285,7 +294,7 @@ async function decideOnce(run: HopRun, step: ParkedCallsStep, system: string): P
   try {
     // No abort signal from the client's connection: a hop whose response is lost still completes and is stored,
     // so the client's retry of the same hop gets it instead of a failed turn.
-    const reply = await deps.provider.decide({
+    const reply = await tracedDecision(deps.provider, {
       agentId,
       mainAgent: deps.config.main_agent,
       system,
@@ -315,7 +324,7 @@ async function decideOnce(run: HopRun, step: ParkedCallsStep, system: string): P
  * the turn carries none, so the host reports on every output before the answer (spec §2 step 7 and spec §16.3). Otherwise
  * it continues with the outputs and holds its ending back for the next hop.
  */
-function nextTurn(run: HopRun, step: ParkedCallsStep, reply?: ModelReply): NextTurn {
+function nextTurn(run: HopRun, step: ParkedCallsStep, usage: HopUsage | undefined, reply?: ModelReply): NextTurn {
   const { deps, request, agentId, turn } = run;
   const texts = turnTexts(turn);
   const messages = [...step.messages];
@@ -325,12 +334,12 @@ function nextTurn(run: HopRun, step: ParkedCallsStep, reply?: ModelReply): NextT
       : reply.toolCalls.length === 0
         ? { kind: 'answer', text: reply.text }
         : undefined;
-  if (ending && step.outputs.length === 0) return endWith(run, step, ending);
+  if (ending && step.outputs.length === 0) return endWith(run, step, ending, usage);
   if (reply && !ending) {
     texts.push(reply.text);
     messages.push({ role: 'assistant', text: reply.text, tool_calls: reply.toolCalls });
   }
-  const response = continuingResponse(responseHead(run, step), texts);
+  const response = continuingResponse(responseHead(run, step, usage), texts);
   const record: ActiveTurn = {
     kind: 'active',
     agent: agentId,
@@ -344,15 +353,16 @@ function nextTurn(run: HopRun, step: ParkedCallsStep, reply?: ModelReply): NextT
     ...(turn.declared_outputs ? { declared_outputs: turn.declared_outputs } : {}),
     expected: expectedDigest(run, step),
     ...(ending ? { held: ending } : {}),
+    ...(usage ? { usage: usage.turn } : {}),
     response: storedResponse(response),
   };
   return { response, record, ttlMs: deps.ttl.turnMs };
 }
 
 /** Ends the turn: the answer (the model's text joins the narration only now) or the max_hops message. */
-function endWith(run: HopRun, step: ParkedCallsStep, ending: HeldEnding): NextTurn {
+function endWith(run: HopRun, step: ParkedCallsStep, ending: HeldEnding, usage: HopUsage | undefined): NextTurn {
   const { deps, request, agentId, agent, turn } = run;
-  const head = responseHead(run, step);
+  const head = responseHead(run, step, usage);
   const response =
     ending.kind === 'answer'
       ? answerResponse(head, [...turnTexts(turn), ending.text])
@@ -381,12 +391,17 @@ function agentsComponents(step: ParkedCallsStep): Set<string> {
   return uuids;
 }
 
-function responseHead({ request, agentId, agent }: HopRun, step: ParkedCallsStep): HopResponseHead {
+function responseHead(
+  { request, agentId, agent }: HopRun,
+  step: ParkedCallsStep,
+  usage: HopUsage | undefined,
+): HopResponseHead {
   return {
     requestId: request.request_id,
     hop: request.hop,
     agent: { id: agentId, label: agent.label },
     outputs: step.outputs,
+    usage,
   };
 }
 
@@ -405,7 +420,7 @@ async function persist(
   // Fenced by the lock: if it expired while this hop ran, another run of the hop may own the turn now, and this one
   // must not overwrite it (spec §8).
   try {
-    await deps.store.set(key, record, ttlMs, { fence: lock });
+    await inSpan('canvas_ai.store.save', () => deps.store.set(key, record, ttlMs, { fence: lock }));
   } catch (error) {
     if (error instanceof LockLostError) throw lockLost(requestId);
     throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', {
@@ -446,7 +461,21 @@ function logHop({ deps, request, agentId }: HopRun, step: ParkedCallsStep, respo
     duration_ms: durationMs,
     should_continue: response.should_continue,
     ...(response.should_continue ? {} : { finish_reason: response.finish_reason }),
+    ...usageFields(response),
   });
+}
+
+/** The hop's and the turn's token counts as flat log fields (spec §6.2), when the model reported usage. */
+function usageFields({ usage }: HopResponse): Record<string, number> {
+  if (!usage) return {};
+  return {
+    input_tokens: usage.hop.input_tokens,
+    output_tokens: usage.hop.output_tokens,
+    cached_input_tokens: usage.hop.cached_input_tokens,
+    turn_input_tokens: usage.turn.input_tokens,
+    turn_output_tokens: usage.turn.output_tokens,
+    turn_cached_input_tokens: usage.turn.cached_input_tokens,
+  };
 }
 
 /**

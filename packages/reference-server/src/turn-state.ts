@@ -1,5 +1,12 @@
 import * as z from 'zod';
-import { AgentId, ATTACHMENT_MEDIA_TYPES, CallId, ContinuingHopResponse, FinalHopResponse } from '@canvas-ai/protocol';
+import {
+  AgentId,
+  ATTACHMENT_MEDIA_TYPES,
+  CallId,
+  ContinuingHopResponse,
+  FinalHopResponse,
+  TokenCounts,
+} from '@canvas-ai/protocol';
 import { type DocumentDigest, isDocumentDigest, joinNarration } from '@canvas-ai/protocol/server';
 
 /** A tool call as the model sent it; parked until the next hop executes it (spec §2). */
@@ -75,6 +82,11 @@ export const ActiveTurn = z.object({
    * What differs in the next request is the person's doing (spec §16.1). Absent in turns stored before it existed.
    */
   expected: z.custom<DocumentDigest>(isDocumentDigest, 'a document digest').optional(),
+  /**
+   * The tokens of every model call of the turn so far (spec §6.2), once one of them reported usage. Absent in turns
+   * stored before it existed, and while the model reported nothing.
+   */
+  usage: TokenCounts.optional(),
   /** Set when the turn only waits for the host's report on this hop's outputs before it ends. */
   held: HeldEnding.optional(),
   /**

@@ -2,7 +2,14 @@
  * The DOM events `<canvas-ai-chat>` dispatches for its host page. All bubble and are composed, so a host listens
  * on the element or anywhere above it, even across shadow roots.
  */
-import type { ApplyResult, FinalHopResponse, HopResponse, ToolOutput } from '@canvas-ai/protocol';
+import type {
+  ApplyResult,
+  FinalHopResponse,
+  HopResponse,
+  HopUsage,
+  TokenCounts,
+  ToolOutput,
+} from '@canvas-ai/protocol';
 import type { TurnError } from './turn-error.js';
 
 /** `canvas-ai-turn-start`: the user sent a message and its turn begins. */
@@ -27,6 +34,8 @@ export interface HopDetail {
   applyResults: ApplyResult[] | undefined;
   /** The outputs that undo what this hop applied, in the order to apply them (spec §17). */
   inverse: ToolOutput[];
+  /** The tokens of this hop's model call and of the turn so far, when the server reports them (spec §6.2). */
+  usage: HopUsage | undefined;
 }
 
 /** `canvas-ai-turn-end`: the turn is over: answered, stopped, or failed. */
@@ -46,6 +55,11 @@ export interface TurnEndDetail {
    * records them as one step. Each carries `replaces`, so applying them later keeps what the person changed since.
    */
   inverse: ToolOutput[];
+  /**
+   * The tokens of the turn's model calls, as the last response the chat received counted them (spec §6.2); undefined
+   * when the server reports none. A stopped or failed turn may have cost more: a hop whose response never came.
+   */
+  usage: TokenCounts | undefined;
 }
 
 /** `canvas-ai-undo`: a turn was taken back, from the Undo button (`undo`) or Stop and revert (`revert`). */

@@ -140,6 +140,60 @@ describe('<canvas-ai-chat> turns', () => {
     expect(bubbles(element).at(-1)!.textContent!.trim()).to.equal('Done: one hero.');
   });
 
+  it('hands the host what each hop and the whole turn cost when the server reports usage, and undefined when not', async () => {
+    const tokens = (input: number, output: number, cached: number) => ({
+      input_tokens: input,
+      output_tokens: output,
+      cached_input_tokens: cached,
+    });
+    const first = { hop: tokens(1000, 40, 0), turn: tokens(1000, 40, 0) };
+    const second = { hop: tokens(1300, 25, 900), turn: tokens(2300, 65, 900) };
+    const server = hopServer([
+      continuing({ progress: 'Placing a hero.', usage: first }),
+      final({ progress: 'Placing a hero.', message: 'Done.', usage: second }),
+    ]);
+    await useHandlers(...server.handlers);
+    const element = await mountChat({ getLayout: () => ({ layout: { regions: { content: { components: [] } } } }) });
+    const hops = collect(element, 'canvas-ai-hop');
+
+    const end = await sendAndWait(element, 'Add a hero');
+
+    expect(hops.map((event) => event.detail.usage)).to.deep.equal([first, second]);
+    expect(end.detail.usage).to.deep.equal(tokens(2300, 65, 900));
+
+    const quiet = hopServer([final({ message: 'Hi.' })]);
+    await useHandlers(...quiet.handlers);
+    const plain = await sendAndWait(element, 'Hello');
+    expect(plain.detail.status).to.equal('done');
+    expect(plain.detail.usage).to.equal(undefined);
+    expect(hops.at(-1)!.detail.usage).to.equal(undefined);
+  });
+
+  it('sends a traceparent of one trace per turn on every hop once the trace attribute is set, and none before', async () => {
+    const turn = () => [
+      continuing({ progress: 'Placing a hero.' }),
+      final({ progress: 'Placing a hero.', message: 'Done.' }),
+    ];
+    const server = hopServer([...turn()]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+    const element = await mountChat({ getLayout: () => ({ layout: { regions: { content: { components: [] } } } }) });
+
+    expect((await sendAndWait(element, 'Add a hero')).detail.status).to.equal('done');
+    expect(record.posts().map((post) => post.headers.get('traceparent'))).to.deep.equal([null, null]);
+
+    element.setAttribute('trace', '');
+    record.requests.length = 0;
+    await useHandlers(record.handler, ...hopServer([...turn()]).handlers);
+    expect((await sendAndWait(element, 'Add another')).detail.status).to.equal('done');
+    const traceIds = record
+      .posts()
+      .map((post) => /^00-([0-9a-f]{32})-[0-9a-f]{16}-01$/.exec(post.headers.get('traceparent') ?? '')?.[1]);
+    expect(traceIds).to.have.length(2);
+    expect(traceIds[0]).to.be.a('string');
+    expect(traceIds[1]).to.equal(traceIds[0]);
+  });
+
   it('gets its CSRF token from token-endpoint and sends it with every hop', async () => {
     const fixtures = await loadFixtures();
     const qa = await scenario('qa-one-hop');

@@ -153,6 +153,49 @@ describe('the hop loop (without the element)', () => {
       expect(entry.headers.get('x-csrf-token')).to.equal('token-123');
   });
 
+  it('with trace on, sends one trace id per turn in a traceparent on every request, a new parent id each time', async () => {
+    let failures = 0;
+    const flaky = http.post('*/api/hop', async ({ request }) => {
+      const body = (await request.clone().json()) as { hop: number };
+      if (body.hop === 2 && failures === 0) {
+        failures += 1;
+        return HttpResponse.error();
+      }
+      return undefined;
+    });
+    const record = recorder();
+    const turns = [
+      hopServer([continuing({}), final({ message: 'one' })]),
+      hopServer([continuing({}), final({ message: 'two' })]),
+    ];
+    const parsed = () =>
+      record.posts().map((post) => /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(post.headers.get('traceparent') ?? ''));
+
+    await useHandlers(record.handler, flaky, ...turns[0]!.handlers);
+    expect((await runTurn(baseOptions({ trace: true, retryDelays: [1] }))).status).to.equal('done');
+    const first = parsed();
+    expect(first, 'hop 1, hop 2 failed once, hop 2 again').to.have.length(3);
+    expect(first.every((match) => match !== null)).to.equal(true);
+    expect(new Set(first.map((match) => match![1])).size, 'one trace id for the turn').to.equal(1);
+    expect(new Set(first.map((match) => match![2])).size, 'a new parent id per request').to.equal(3);
+
+    record.requests.length = 0;
+    await useHandlers(record.handler, ...turns[1]!.handlers);
+    expect((await runTurn(baseOptions({ trace: true }))).status).to.equal('done');
+    const second = parsed();
+    expect(second.map((match) => match![1])).to.deep.equal([second[0]![1], second[0]![1]]);
+    expect(second[0]![1], 'each turn its own trace').not.to.equal(first[0]![1]);
+  });
+
+  it('sends no traceparent unless trace is on', async () => {
+    const server = hopServer([continuing({}), final({ message: 'ok' })]);
+    const record = recorder();
+    await useHandlers(record.handler, ...server.handlers);
+    expect((await runTurn(baseOptions())).status).to.equal('done');
+    expect(record.posts()).to.have.length(2);
+    expect(record.posts().map((post) => post.headers.get('traceparent'))).to.deep.equal([null, null]);
+  });
+
   it('retries a hop whose fetch rejected once, after a wait, with the same hop number and body', async () => {
     let failures = 0;
     const server = hopServer([continuing({ progress: 'a' }), final({ message: 'ok' })]);

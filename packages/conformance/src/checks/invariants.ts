@@ -101,16 +101,61 @@ export const invariantChecks: ConformanceCheck[] = [
     },
     run: (context) => onResponses(context, (responses) => applyProblems(EMPTY_DOCUMENT, responses)),
   }),
+  defineCheck({
+    id: 'invariants.usage-sums',
+    level: 1,
+    title: "When a response carries usage, its turn counts are the sums of the turn's hop counts so far.",
+    spec: {
+      section: 'usage',
+      must: 'The `turn` counts of a response MUST be the sums of the `hop` counts of this response and of every earlier response of the turn (0 for a response without `usage`), so they never decrease within a turn.',
+    },
+    // The counts themselves (integers ≥ 0, cached at most input) are the HopResponse schema's, which every hop of
+    // the turn is read with: a malformed `usage` ends the turn before this check as a problem of the turn.
+    run: (context) =>
+      onResponses(
+        context,
+        (responses) => usageProblems(responses),
+        (responses) => usagePassWhy(responses),
+      ),
+  }),
 ];
 
 async function onResponses(
   context: CheckContext,
   judge: (responses: HopResponse[], turn: PromptTurn) => string[],
+  passWhy: (responses: HopResponse[]) => string = (responses) => `checked ${responses.length} hop(s)`,
 ): Promise<CheckVerdict> {
   const turn = await context.promptTurn();
   const responses = turn.hops.flatMap((hop) => (hop.response ? [hop.response] : []));
   if (responses.length === 0) return fail(`no valid hop response to judge: ${turn.problem ?? 'nothing was answered'}`);
-  return verdict(judge(responses, turn), `checked ${responses.length} hop(s)`);
+  return verdict(judge(responses, turn), passWhy(responses));
+}
+
+const TOKEN_FIELDS = ['input_tokens', 'output_tokens', 'cached_input_tokens'] as const;
+
+/** Responses whose `usage.turn` is not the sum of the turn's `usage.hop` counts so far (spec §6.2). */
+function usageProblems(responses: readonly HopResponse[]): string[] {
+  const problems: string[] = [];
+  const sums = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
+  for (const response of responses) {
+    const usage = response.usage;
+    if (!usage) continue;
+    for (const field of TOKEN_FIELDS) {
+      sums[field] += usage.hop[field];
+      if (usage.turn[field] !== sums[field])
+        problems.push(
+          `hop ${response.hop}: usage.turn.${field} is ${usage.turn[field]}, but the hops' ${field} so far sum to ${sums[field]}`,
+        );
+    }
+  }
+  return problems;
+}
+
+/** What the usage check saw when it passed: no usage at all is a pass too (the field is optional). */
+function usagePassWhy(responses: readonly HopResponse[]): string {
+  const carrying = responses.filter((response) => response.usage).length;
+  if (carrying === 0) return `no response of the ${responses.length} hop(s) carries usage (optional, spec §6.2)`;
+  return `${carrying} of ${responses.length} hop(s) carry usage, each turn count the sum of the hops'`;
 }
 
 /** The last response, when it ends the turn with outputs (spec §16.3). */

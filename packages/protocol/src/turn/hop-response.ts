@@ -1,5 +1,5 @@
 import { finalNarration, joinNarration, maxHopsMessage } from '../narration/narration.js';
-import type { AgentRef, ContinuingHopResponse, FinalHopResponse } from '../wire/hop-response.js';
+import type { AgentRef, ContinuingHopResponse, FinalHopResponse, HopUsage } from '../wire/hop-response.js';
 import { PROTOCOL_VERSION } from '../wire/ids.js';
 import type { ToolOutput } from '../wire/outputs.js';
 
@@ -10,6 +10,8 @@ export interface HopResponseHead {
   agent: AgentRef;
   /** The outputs of the calls executed in this hop, in call order. */
   outputs: ToolOutput[];
+  /** What the hop's model call and the turn so far cost, when the model reported it (spec §6.2). */
+  usage?: HopUsage | undefined;
 }
 
 function head(of: HopResponseHead): Omit<ContinuingHopResponse, 'should_continue' | 'progress'> {
@@ -20,6 +22,8 @@ function head(of: HopResponseHead): Omit<ContinuingHopResponse, 'should_continue
     hop: of.hop,
     agent: of.agent,
     outputs: of.outputs,
+    // Absent, not undefined, when the model reported nothing: a stored response and its replay keep the same keys.
+    ...(of.usage ? { usage: of.usage } : {}),
   };
 }
 

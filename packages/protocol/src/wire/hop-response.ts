@@ -11,6 +11,27 @@ export type AgentRef = z.infer<typeof AgentRef>;
 export const FinishReason = z.enum(['answer', 'max_hops']).meta({ id: 'FinishReason' });
 export type FinishReason = z.infer<typeof FinishReason>;
 
+/** Token counts of model calls (spec §6.2): `input_tokens` includes the cached ones, so those are at most it. */
+export const TokenCounts = z
+  .object({
+    input_tokens: z.int().min(0),
+    output_tokens: z.int().min(0),
+    cached_input_tokens: z.int().min(0),
+  })
+  .refine((counts) => counts.cached_input_tokens <= counts.input_tokens, {
+    message: 'cached_input_tokens is at most input_tokens (the cached tokens are counted in input_tokens)',
+    path: ['cached_input_tokens'],
+  })
+  .meta({ id: 'TokenCounts' });
+export type TokenCounts = z.infer<typeof TokenCounts>;
+
+/**
+ * What a hop's model call and the whole turn so far cost (revision 1.4, spec §6.2): `hop` is all 0 for a hop without
+ * a model call, `turn` is the sum of every hop's. Optional: a server whose model reports nothing sends none.
+ */
+export const HopUsage = z.object({ hop: TokenCounts, turn: TokenCounts }).meta({ id: 'HopUsage' });
+export type HopUsage = z.infer<typeof HopUsage>;
+
 const hopResponseFields = {
   status: z.literal(true),
   protocol: ProtocolField,
@@ -21,6 +42,8 @@ const hopResponseFields = {
   outputs: z.array(ToolOutput),
   /** The whole turn's narration so far, paragraphs separated by a blank line; never the final answer. */
   progress: z.string(),
+  /** The tokens of this hop's model call and of the turn so far, when the model reports them (spec §6.2). */
+  usage: HopUsage.optional(),
 };
 
 /** A hop after which the turn goes on: the client applies the outputs and sends hop + 1. */

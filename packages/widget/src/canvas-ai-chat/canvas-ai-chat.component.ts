@@ -51,8 +51,8 @@ export interface SendMessageOptions {
  * @summary An embeddable chat that lets an agent edit the page through the host's own store.
  *
  * @event canvas-ai-turn-start - A message was sent and its turn begins. `detail`: `{requestId, agent, message, attachments}`.
- * @event canvas-ai-hop - A hop's response arrived and its outputs were applied. `detail`: `{requestId, hop, response, applyResults}`.
- * @event canvas-ai-turn-end - The turn ended. `detail`: `{requestId, status: 'done' | 'stopped' | 'error', hops, response, error}`.
+ * @event canvas-ai-hop - A hop's response arrived and its outputs were applied. `detail`: `{requestId, hop, response, applyResults, inverse, usage}`.
+ * @event canvas-ai-turn-end - The turn ended. `detail`: `{requestId, status: 'done' | 'stopped' | 'error', hops, response, error, outputs, inverse, usage}`.
  * @event canvas-ai-error - A turn failed, or the agents config could not be loaded. `detail`: `{requestId, error}`.
  * @event canvas-ai-undo - A turn was taken back (Undo, or Stop and revert). `detail`: `{requestId, reason, status, results, notUndone}`.
  * @event canvas-ai-resume - After a reload, the chat took up the turn that was running. `detail`: `{requestId, outcome}`.
@@ -119,6 +119,12 @@ export class CanvasAiChat extends LitElement {
    * `include` for an agent server on another origin, so the session cookie goes along (spec §4.6).
    */
   @property() credentials: RequestCredentials = 'same-origin';
+
+  /**
+   * Sends a W3C `traceparent` with every hop, one trace id per turn (spec §4.7), so a server that traces shows each
+   * turn as one trace. Off by default; a server on another origin must grant the header in its preflight.
+   */
+  @property({ type: Boolean }) trace = false;
 
   /** Sent with every turn of this chat; default a random id per element. */
   @property({ attribute: 'conversation-id' }) conversationId: string | undefined;
@@ -403,6 +409,7 @@ export class CanvasAiChat extends LitElement {
     return {
       endpoint: this.endpoint,
       credentials: this.credentials,
+      trace: this.trace,
       conversationId: this.conversationId ?? this.defaultConversationId,
       maxHops: this.maxHops,
       retryDelays: this.retryDelays,

@@ -282,6 +282,7 @@ export class TurnController implements ReactiveController {
         response,
         applyResults: report.applyResults,
         inverse: report.inverse,
+        usage: response.usage,
       }),
     );
   }
@@ -328,7 +329,8 @@ export class TurnController implements ReactiveController {
     if (reverted) this.reverting = undefined;
     if (!reverted && changedPage(changes)) this.undoable = { changes, message };
     this.host.requestUpdate();
-    const ended = { requestId, hops, outputs: changes.outputs, inverse: changes.inverse };
+    const last = result.status === 'done' ? result.response : result.lastResponse;
+    const ended = { requestId, hops, outputs: changes.outputs, inverse: changes.inverse, usage: last?.usage?.turn };
     switch (result.status) {
       case 'done': {
         view.finish('done');

@@ -1,6 +1,6 @@
 // A tiny scripted hop server for the edge cases scenario fixtures cannot express (errors, XSS, slow hops).
 // The responses come from the protocol's own builders, the ones the reference server answers with.
-import type { HopRequest, ToolOutput } from '@canvas-ai/protocol';
+import type { HopRequest, HopUsage, ToolOutput } from '@canvas-ai/protocol';
 import { answerResponse, continuingResponse, HopError, type HopResponseHead } from '@canvas-ai/protocol/server';
 import { http, HttpResponse } from 'msw';
 
@@ -50,6 +50,8 @@ interface StepFields {
   progress?: string;
   outputs?: ToolOutput[];
   agent?: { id: string; label: string };
+  /** What the hop and the turn so far cost (spec §6.2); absent: the server reports none. */
+  usage?: HopUsage;
 }
 
 /** The response head the protocol's builders take: this hop of this turn. */
@@ -59,6 +61,7 @@ function headOf(body: HopRequest, fields: StepFields): HopResponseHead {
     hop: body.hop,
     agent: fields.agent ?? PAGE_BUILDER,
     outputs: fields.outputs ?? [],
+    usage: fields.usage,
   };
 }
 

@@ -30,6 +30,18 @@ const KNOWN_FIELDS = new Set([
 ]);
 
 export const DOOR_VARIANTS = {
+  'malformed-traceparent-refused': {
+    bug: 'a hop whose traceparent is not W3C trace context gets 400 invalid_request instead of being answered as without it',
+    group: 'trace-context',
+    caughtBy: 'trace.malformed-ignored',
+    build: (fixtures) =>
+      wrap(realApp(fixtures), (request, next) => {
+        const traceparent = request.headers.get('traceparent');
+        return traceparent !== null && !/^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/.test(traceparent)
+          ? Promise.resolve(errorAnswer(400, 'invalid_request', 'The traceparent header is malformed.'))
+          : next(request);
+      }),
+  },
   'known-path-404': {
     bug: 'a known path with another method gets 404 not_found instead of 405 with Allow',
     group: 'methods',

@@ -1,6 +1,7 @@
 // Planted bugs in the turn: parking, the turn rules of spec §8, replay, failures, cancel, what is left of a turn.
 import { applyOutputsWithResults, type Layout, type PageValues, type ToolOutput } from '@canvas-ai/protocol';
 import type { CanvasAiApp } from '../../../src/app.js';
+import type { ModelReply } from '../../../src/providers/model-provider.js';
 import { MemoryTurnStore } from '../../../src/store/memory.js';
 import {
   DeleteIgnoringStore,
@@ -9,9 +10,10 @@ import {
   jsonBody,
   type Json,
   LocklessStore,
-  type modelWrapper,
+  modelWrapper,
   realApp,
   RewindableStore,
+  rewriteHopResponses,
   servedTurn,
   tellTurn,
   withBody,
@@ -184,6 +186,23 @@ export const TURN_VARIANTS = {
         return next(withBody(request, agent === undefined ? rest : { ...rest, agent }));
       });
     },
+  },
+  'usage-counted-twice': {
+    bug: 'the turn total of usage adds the hop’s tokens twice (once into the stored sum, once more for the response)',
+    group: 'usage',
+    caughtBy: 'invariants.usage-sums',
+    build: (fixtures) =>
+      rewriteHopResponses(
+        realApp(fixtures, { model: (scripted) => modelWrapper(scripted, { reply: withUsage }) }),
+        (body) => {
+          const usage = body.usage as { hop: Record<string, number>; turn: Record<string, number> } | undefined;
+          if (!usage) return body;
+          const turn = Object.fromEntries(
+            Object.entries(usage.turn).map(([field, n]) => [field, n + usage.hop[field]!]),
+          );
+          return { ...body, usage: { ...usage, turn } };
+        },
+      ),
   },
   'replay-executes-again': {
     bug: 'a repeated hop is executed again from the state before it instead of answered from the stored response',
@@ -370,4 +389,10 @@ function reexecuteRepeatedHops(app: CanvasAiApp, store: RewindableStore): Canvas
       return response;
     },
   };
+}
+
+/** A model that reports usage, as a real one does (the scripted one reports none): more tokens each decision. */
+function withUsage(reply: ModelReply): ModelReply {
+  const input = 1000 + 10 * reply.text.length;
+  return { ...reply, usage: { input_tokens: input, output_tokens: 20, cached_input_tokens: Math.floor(input / 2) } };
 }
