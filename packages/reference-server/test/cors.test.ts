@@ -34,6 +34,8 @@ describe('CORS for a host page on another origin (spec §4.6)', () => {
     assert.equal(hop.headers.get('access-control-allow-methods'), 'POST');
     const allowed = (hop.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/,\s*/);
     assert.ok(allowed.includes('content-type') && allowed.includes('x-csrf-token'), allowed.join(','));
+    // A page that traces sends W3C trace context on every hop (spec §4.7).
+    assert.ok(allowed.includes('traceparent') && allowed.includes('tracestate'), allowed.join(','));
     assert.match(hop.headers.get('vary') ?? '', /origin/i);
     assert.ok(Number(hop.headers.get('access-control-max-age')) > 0);
 
