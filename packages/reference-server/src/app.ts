@@ -378,8 +378,10 @@ const LOCK_MARGIN_MS = 30_000;
 function checkLockOutlastsDecisions(provider: ModelProvider, lockMs: number): void {
   const decisionMs = provider.maxDecisionMs;
   if (decisionMs === undefined || decisionMs + LOCK_MARGIN_MS <= lockMs) return;
+  const timeoutSetting =
+    provider.name === 'anthropic' ? 'CANVAS_AI_ANTHROPIC_TIMEOUT_MS' : 'CANVAS_AI_OPENAI_TIMEOUT_MS';
   throw new ConfigError([
-    `CANVAS_AI_OPENAI_TIMEOUT_MS (createApp provider): one model decision may take ${decisionMs} ms with its retries, ` +
+    `${timeoutSetting} (createApp provider): one model decision may take ${decisionMs} ms with its retries, ` +
       `more than the turn lock's ${lockMs} ms allow (${LOCK_MARGIN_MS} ms are kept for the rest of the hop). ` +
       'Lower the timeout or the retries, or raise ttl.lockMs.',
   ]);

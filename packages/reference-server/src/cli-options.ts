@@ -32,7 +32,9 @@ const CLI_FLAGS = {
   provider: {
     type: 'string',
     value: 'NAME',
-    help: 'scripted (replays scenarios, no key, no network; the default) or openai. Default from CANVAS_AI_PROVIDER.',
+    help:
+      'scripted (replays scenarios, no key, no network; the default), openai (any OpenAI-compatible endpoint) or ' +
+      'anthropic. Default from CANVAS_AI_PROVIDER.',
   },
   static: {
     type: 'string',
@@ -137,13 +139,19 @@ const CLI_FLAGS = {
 /** The environment variables the server reads. */
 const CLI_ENV = {
   CANVAS_AI_PROVIDER:
-    'The provider when --provider is not given: scripted (default) or openai (so `npm start` can use a real model).',
+    'The provider when --provider is not given: scripted (default), openai or anthropic (so `npm start` can use a real model).',
   CANVAS_AI_OPENAI_BASE_URL:
     'OpenAI-compatible base URL ending in /v1 (Ollama: http://127.0.0.1:11434/v1). Default: OpenAI.',
   CANVAS_AI_OPENAI_API_KEY: 'API key (local servers accept any value).',
   CANVAS_AI_OPENAI_MODEL: 'Model name, e.g. gpt-4o-mini or llama3.1 (required with --provider openai).',
   CANVAS_AI_OPENAI_TIMEOUT_MS:
     'Milliseconds one try of a model call may take, to its last streamed chunk (default 120000).',
+  CANVAS_AI_ANTHROPIC_API_KEY: 'Anthropic API key (required with --provider anthropic).',
+  CANVAS_AI_ANTHROPIC_MODEL: 'Anthropic model name, e.g. claude-sonnet-4-5 (required with --provider anthropic).',
+  CANVAS_AI_ANTHROPIC_BASE_URL: 'Messages API base URL, without /v1 (default: https://api.anthropic.com).',
+  CANVAS_AI_ANTHROPIC_TIMEOUT_MS:
+    'Milliseconds one Anthropic call may take, its whole stream included (default 120000).',
+  CANVAS_AI_ANTHROPIC_MAX_TOKENS: 'The most tokens one Anthropic reply may have (default 8192).',
   CANVAS_AI_SECRET:
     'HMAC secret of session cookies and CSRF tokens, at least 16 characters (default: random per start).',
   CANVAS_AI_CSRF: 'Set to "off" to skip CSRF checks, only behind your own CSRF protection (the origin check stays).',
@@ -161,7 +169,7 @@ export interface CliOptions {
   agents?: string;
   catalog?: string;
   scenarios?: string;
-  provider: 'scripted' | 'openai';
+  provider: 'scripted' | 'openai' | 'anthropic';
   static?: string;
   /** `memory`, or the URL of a Redis shared by every instance (`redis://…`, `rediss://…` for TLS). */
   store: 'memory' | `redis://${string}` | `rediss://${string}`;
@@ -212,9 +220,9 @@ export function parseCliOptions(
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new UsageError(`--port must be a port number, not "${values.port}".`);
   const provider = (values.provider as string | undefined) ?? (env.CANVAS_AI_PROVIDER || 'scripted');
-  if (provider !== 'scripted' && provider !== 'openai') {
+  if (provider !== 'scripted' && provider !== 'openai' && provider !== 'anthropic') {
     const source = values.provider === undefined ? 'CANVAS_AI_PROVIDER' : '--provider';
-    throw new UsageError(`${source} must be scripted or openai, not "${provider}".`);
+    throw new UsageError(`${source} must be scripted, openai or anthropic, not "${provider}".`);
   }
   const store = values.store as string;
   if (store !== 'memory' && !isRedisUrl(store)) {

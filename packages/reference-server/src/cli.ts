@@ -8,7 +8,7 @@ import { type CliOptions, checkModelHelpText, helpText, parseCliOptions, UsageEr
 import { loadConfig } from './config.js';
 import { jsonLineLogger } from './log.js';
 import { allowedHostsFor, startServer, staticDirectory } from './node.js';
-import { openAiProviderFromEnv } from './providers/from-env.js';
+import { anthropicProviderFromEnv, openAiProviderFromEnv } from './providers/from-env.js';
 import type { ModelProvider } from './providers/model-provider.js';
 import { ScriptedProvider } from './providers/scripted.js';
 import { redactUrl } from './redact.js';
@@ -82,7 +82,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     });
     const scripted =
       provider.name === 'scripted'
-        ? ` (scripted: ${config.scenarios.length} scenarios; --provider openai for a real model)`
+        ? ` (scripted: ${config.scenarios.length} scenarios; --provider openai or anthropic for a real model)`
         : '';
     const store = redis ? `; turns in ${redactUrl(options.store)}` : '';
     console.error(`canvas-ai-server listening on ${server.url}${scripted}${store}`);
@@ -103,7 +103,9 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
 
 /** The real model `--provider` names, configured from the environment; undefined for the scripted one. */
 function realProvider(name: CliOptions['provider'], env: NodeJS.ProcessEnv): ModelProvider | undefined {
-  return name === 'openai' ? openAiProviderFromEnv(env) : undefined;
+  if (name === 'openai') return openAiProviderFromEnv(env);
+  if (name === 'anthropic') return anthropicProviderFromEnv(env);
+  return undefined;
 }
 
 /** `canvas-ai-server check-model`: the server's flags and variables, one verdict per line; exit 0 usable, 1 not. */
@@ -118,7 +120,7 @@ async function checkModelMain(argv: readonly string[], env: NodeJS.ProcessEnv): 
     provider = realProvider(options.provider, env);
     if (!provider) {
       throw new UsageError(
-        'check-model checks a real model: pass --provider openai (or set CANVAS_AI_PROVIDER) and its variables.',
+        'check-model checks a real model: pass --provider openai or anthropic (or set CANVAS_AI_PROVIDER) and its variables.',
       );
     }
   } catch (error) {

@@ -164,10 +164,10 @@ describe('the CLI options', () => {
       () => parseCliOptions(['--port', 'eighty']),
       (error: unknown) => error instanceof UsageError && /--port/.test(error.message),
     );
-    assert.throws(() => parseCliOptions(['--provider', 'magic']), /--provider must be scripted or openai/);
+    assert.throws(() => parseCliOptions(['--provider', 'magic']), /--provider must be scripted, openai or anthropic/);
     assert.throws(
       () => parseCliOptions([], { CANVAS_AI_PROVIDER: 'magic' }),
-      /CANVAS_AI_PROVIDER must be scripted or openai/,
+      /CANVAS_AI_PROVIDER must be scripted, openai or anthropic/,
     );
     assert.throws(() => parseCliOptions(['--colour']), UsageError);
   });

@@ -1,4 +1,5 @@
 import { ConfigError } from '../agents/config-error.js';
+import { AnthropicProvider } from './anthropic.js';
 import { OpenAiCompatibleProvider } from './openai-compatible.js';
 
 /** The environment of the real provider (names as in the README). */
@@ -35,4 +36,38 @@ export function openAiProviderFromEnv(env: ProviderEnv): OpenAiCompatibleProvide
   }
   if (problems.length > 0) throw new ConfigError(problems.map((problem) => `environment: ${problem}`));
   return new OpenAiCompatibleProvider({ model: model!, apiKey: apiKey!, baseURL, timeoutMs: timeout });
+}
+
+/** The environment of the Anthropic provider (names as in the README). */
+export type AnthropicEnv = Partial<
+  Record<
+    | 'CANVAS_AI_ANTHROPIC_BASE_URL'
+    | 'CANVAS_AI_ANTHROPIC_API_KEY'
+    | 'CANVAS_AI_ANTHROPIC_MODEL'
+    | 'CANVAS_AI_ANTHROPIC_TIMEOUT_MS'
+    | 'CANVAS_AI_ANTHROPIC_MAX_TOKENS',
+    string
+  >
+>;
+
+/** The Anthropic provider configured from environment variables; a missing or bad setting names the variable. */
+export function anthropicProviderFromEnv(env: AnthropicEnv): AnthropicProvider {
+  const problems: string[] = [];
+  const model = env.CANVAS_AI_ANTHROPIC_MODEL?.trim();
+  const apiKey = env.CANVAS_AI_ANTHROPIC_API_KEY?.trim();
+  const baseURL = env.CANVAS_AI_ANTHROPIC_BASE_URL?.trim() || undefined;
+  if (!model) problems.push('CANVAS_AI_ANTHROPIC_MODEL: not set. Set it to the model name, e.g. claude-sonnet-4-5.');
+  if (!apiKey) problems.push('CANVAS_AI_ANTHROPIC_API_KEY: not set. Set your Anthropic API key.');
+  const positive = (name: 'CANVAS_AI_ANTHROPIC_TIMEOUT_MS' | 'CANVAS_AI_ANTHROPIC_MAX_TOKENS', what: string) => {
+    const text = env[name]?.trim();
+    if (!text) return undefined;
+    const value = Number(text);
+    if (Number.isInteger(value) && value > 0) return value;
+    problems.push(`${name}: "${env[name]}" is not a positive number of ${what}.`);
+    return undefined;
+  };
+  const timeoutMs = positive('CANVAS_AI_ANTHROPIC_TIMEOUT_MS', 'milliseconds');
+  const maxTokens = positive('CANVAS_AI_ANTHROPIC_MAX_TOKENS', 'tokens');
+  if (problems.length > 0) throw new ConfigError(problems.map((problem) => `environment: ${problem}`));
+  return new AnthropicProvider({ model: model!, apiKey: apiKey!, baseURL, timeoutMs, maxTokens });
 }

@@ -4,6 +4,7 @@ import { redactUrl, redactUrlsIn } from '../redact.js';
 import { chatRequestBody, type OptionalField, type WireObject } from './chat-request.js';
 import { ReplyAssembler, ReplyError, sseData } from './chat-stream.js';
 import type { ModelProvider, ModelReply, ModelRequest } from './model-provider.js';
+import { causeOf, firstLine, MODEL_UNAVAILABLE as UNAVAILABLE } from './provider-failure.js';
 
 /** Where and how to reach an OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM, LM Studio …). */
 export interface OpenAiCompatibleOptions {
@@ -219,11 +220,6 @@ interface Failure {
   resendWithout?: OptionalField;
 }
 
-/** What the user is told of any failed model call (the code `provider_error` comes with it). */
-const UNAVAILABLE =
-  'The model is unavailable right now, so this turn stopped. Try again in a minute; if it keeps failing, the ' +
-  "server's log says why.";
-
 /** `Retry-After` (seconds or an HTTP date) or `retry-after-ms`, in milliseconds. */
 function retryAfterMs(headers: Headers): number | undefined {
   const ms = Number(headers.get('retry-after-ms'));
@@ -276,14 +272,4 @@ function parseJson(text: string): WireObject {
     throw new ReplyError('The model endpoint sent a chunk that is not a JSON object.');
   }
   return value as WireObject;
-}
-
-/** The low-level cause of a connection error (ECONNREFUSED, a TLS failure), for the log. */
-function causeOf(error: unknown): string {
-  const cause = (error as { cause?: unknown } | undefined)?.cause;
-  return cause === undefined ? '' : ` (${firstLine(errorMessage(cause))})`;
-}
-
-function firstLine(text: string): string {
-  return text.split('\n')[0]!.slice(0, 300);
 }
