@@ -151,7 +151,8 @@ const CLI_ENV = {
     'OpenAI-compatible base URL ending in /v1 (Ollama: http://127.0.0.1:11434/v1). Default: OpenAI.',
   CANVAS_AI_OPENAI_API_KEY: 'API key (local servers accept any value).',
   CANVAS_AI_OPENAI_MODEL: 'Model name, e.g. gpt-4o-mini or llama3.1 (required with --provider openai).',
-  CANVAS_AI_OPENAI_TIMEOUT_MS: 'Milliseconds one model call may take (default 120000).',
+  CANVAS_AI_OPENAI_TIMEOUT_MS:
+    'Milliseconds one try of a model call may take, to its last streamed chunk (default 120000).',
   CANVAS_AI_ANTHROPIC_API_KEY: 'Anthropic API key (required with --provider anthropic).',
   CANVAS_AI_ANTHROPIC_MODEL: 'Anthropic model name, e.g. claude-sonnet-4-5 (required with --provider anthropic).',
   CANVAS_AI_ANTHROPIC_BASE_URL: 'Messages API base URL, without /v1 (default: https://api.anthropic.com).',
@@ -353,11 +354,27 @@ export function helpText(): string {
     'canvas-ai-server — the Canvas AI reference agent server (one model decision per request)',
     '',
     'Usage: canvas-ai-server [options]',
+    '       canvas-ai-server check-model [options]   whether the configured model is usable (exit 0 yes, 1 no)',
     '',
     'Options:',
     ...flags,
     '',
     'Environment:',
     ...env,
+  ].join('\n');
+}
+
+/** The `check-model --help` text: what it checks, and that it takes the server's own flags and variables. */
+export function checkModelHelpText(): string {
+  return [
+    'canvas-ai-server check-model — is the configured model usable by this server?',
+    '',
+    'Usage: canvas-ai-server check-model --provider openai   (with the CANVAS_AI_OPENAI_* variables)',
+    '',
+    'Sends one tool-calling request and a streamed request twice through the configured provider and says, one line',
+    'each: tool calls work; one call at a time is honoured; streaming works; cached tokens are reported; the latency',
+    'of each. Takes the same flags and variables as the server (canvas-ai-server --help); the others are ignored.',
+    '',
+    'Exit codes: 0 usable, 1 not usable (the line marked FAIL says why), 2 usage.',
   ].join('\n');
 }

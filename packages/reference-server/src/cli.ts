@@ -1,8 +1,10 @@
 #!/usr/bin/env -S node --import tsx
 // canvas-ai-server: the only place (with node.ts) that touches the process. Exit codes: 0 ok, 1 failure, 2 usage.
 import { errorMessage } from '@canvas-ai/protocol';
+import { ConfigError } from './agents/config-error.js';
 import { createApp } from './app.js';
-import { helpText, parseCliOptions, UsageError } from './cli-options.js';
+import { checkModel } from './check-model.js';
+import { type CliOptions, checkModelHelpText, helpText, parseCliOptions, UsageError } from './cli-options.js';
 import { loadConfig } from './config.js';
 import { jsonLineLogger } from './log.js';
 import { allowedHostsFor, startServer, staticDirectory } from './node.js';
@@ -33,12 +35,9 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       catalogFile: options.catalog,
       scenariosDir: options.scenarios,
     });
-    const provider: ModelProvider =
-      options.provider === 'openai'
-        ? openAiProviderFromEnv(env)
-        : options.provider === 'anthropic'
-          ? anthropicProviderFromEnv(env)
-          : new ScriptedProvider(config.scenarios, { wordDelayMs: options.scriptedWordDelayMs });
+    const provider =
+      realProvider(options.provider, env) ??
+      new ScriptedProvider(config.scenarios, { wordDelayMs: options.scriptedWordDelayMs });
     // Several instances share turns only through Redis (and only with one CANVAS_AI_SECRET, so tokens carry over).
     if (options.store !== 'memory') {
       redis = await RedisTurnStore.connect(options.store, { log });
@@ -104,6 +103,39 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   }
 }
 
+/** The real model `--provider` names, configured from the environment; undefined for the scripted one. */
+function realProvider(name: CliOptions['provider'], env: NodeJS.ProcessEnv): ModelProvider | undefined {
+  if (name === 'openai') return openAiProviderFromEnv(env);
+  if (name === 'anthropic') return anthropicProviderFromEnv(env);
+  return undefined;
+}
+
+/** `canvas-ai-server check-model`: the server's flags and variables, one verdict per line; exit 0 usable, 1 not. */
+async function checkModelMain(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let provider: ModelProvider | undefined;
+  try {
+    const options = parseCliOptions(argv, env);
+    if (options.help) {
+      console.log(checkModelHelpText());
+      return 0;
+    }
+    provider = realProvider(options.provider, env);
+    if (!provider) {
+      throw new UsageError(
+        'check-model checks a real model: pass --provider openai or anthropic (or set CANVAS_AI_PROVIDER) and its variables.',
+      );
+    }
+  } catch (error) {
+    if (!(error instanceof UsageError || error instanceof ConfigError)) throw error;
+    console.error(`${error.message}\n\n${checkModelHelpText()}`);
+    return 2;
+  }
+  console.log(`check-model: the ${provider.name} provider`);
+  return (await checkModel(provider, { write: (line) => console.log(line) })) ? 0 : 1;
+}
+
 // `pnpm start -- --port 0` passes the `--` through; it separates nothing here.
-const args = process.argv.slice(2);
-process.exitCode = await main(args[0] === '--' ? args.slice(1) : args, process.env);
+const given = process.argv.slice(2);
+const args = given[0] === '--' ? given.slice(1) : given;
+process.exitCode =
+  args[0] === 'check-model' ? await checkModelMain(args.slice(1), process.env) : await main(args, process.env);

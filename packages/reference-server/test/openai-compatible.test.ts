@@ -94,7 +94,7 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
     assert.equal(fake.requests.length, 2, 'one model call per decision, none for the held answer');
     const [first, second] = fake.requests.map((request) => request.body);
     assert.equal(first.model, 'fake-model');
-    assert.equal(fake.requests[0].headers.authorization, 'Bearer sk-test');
+    assert.equal(fake.requests[0]!.headers.authorization, 'Bearer sk-test');
     assert.equal(first.messages[0].role, 'system');
     assert.match(first.messages[0].content, /sdc\.demo\.hero \(Hero\)/);
     assert.deepEqual(first.messages.slice(1, 2), [{ role: 'user', content: 'Add a hero' }]);
@@ -132,7 +132,7 @@ describe('the OpenAI-compatible provider against a local Chat Completions endpoi
     assert.equal(reply.body.should_continue, false);
     assert.equal(reply.body.message, 'Pick the Page builder with the wrench button.');
     assert.equal(reply.body.progress, '');
-    assert.equal(fake.requests[0].body.tools, undefined);
+    assert.equal(fake.requests[0]!.body.tools, undefined);
   });
 
   it('sends hop 1’s attachments as image_url data URLs on the user message, and keeps them for later hops', async () => {
