@@ -94,7 +94,7 @@ describe('the report', () => {
     });
     assert.deepEqual(
       targets.map((target) => target.met),
-      [null, null, true, null, null, false, null, null, null, null],
+      [null, null, true, null, null, false, null, null, null, null, null, null],
     );
   });
 
