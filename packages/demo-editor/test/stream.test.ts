@@ -39,14 +39,14 @@ async function watchPage(demo: DemoPage): Promise<void> {
     Object.assign(window, { __streamSeen: seen });
     const chat = document.querySelector('canvas-ai-chat')!.shadowRoot!.querySelector('deep-chat')!.shadowRoot!;
     const canvas = document.querySelector('#canvas')!;
-    const record = (): void => {
-      const narration = chat.querySelector('.canvas-ai-progress-text')?.textContent ?? '';
-      const rows = canvas.querySelectorAll('[data-region="content"] > .row').length;
-      const last = seen.at(-1);
-      if (!last || last.narration !== narration || last.rows !== rows) seen.push({ narration, rows });
-    };
+    // No named function in here: the test's TypeScript build would wrap it in a helper the page does not have.
     for (const root of [chat, canvas])
-      new MutationObserver(record).observe(root, { childList: true, subtree: true, characterData: true });
+      new MutationObserver(() => {
+        const narration = chat.querySelector('.canvas-ai-progress-text')?.textContent ?? '';
+        const rows = canvas.querySelectorAll('[data-region="content"] > .row').length;
+        const last = seen.at(-1);
+        if (!last || last.narration !== narration || last.rows !== rows) seen.push({ narration, rows });
+      }).observe(root, { childList: true, subtree: true, characterData: true });
   });
 }
 
