@@ -3,9 +3,18 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { parse } from 'yaml';
-import { applyOutputs, type CanvasDocument, type ComponentNode, Layout, type ToolOutput } from '../src/index.js';
-import { isDocumentDigest } from '../src/layout/document-digest.js';
+import {
+  applyOutputs,
+  type CanvasDocument,
+  type ComponentNode,
+  type JsonValue,
+  Layout,
+  type ToolOutput,
+  walkLayout,
+} from '../src/index.js';
+import { isDocumentDigest, matchesDigest } from '../src/layout/document-digest.js';
 import { diffDocument, digestChars, digestDocument } from '../src/server.js';
 
 const nested = Layout.parse(
@@ -185,5 +194,133 @@ describe('diffDocument', () => {
     assert.ok(digestChars(digestDocument(page)) < JSON.stringify(page).length / 4);
     assert.ok(isDocumentDigest(JSON.parse(JSON.stringify(digestDocument(page)))), 'it survives a store as JSON');
     assert.ok(!isDocumentDigest({ ...digestDocument(page), parents: [5] }), 'a damaged copy is recognised');
+  });
+});
+
+// Building the fingerprint and matching a page against it share one walk; these properties hold that rule for any
+// page: a document matches its own digest, and one changed prop, one moved or one removed component breaks the match.
+const propKey = fc.constantFrom('title', 'body', 'price', 'items', 'x');
+const props = fc.dictionary(propKey, fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JsonValue>, { maxKeys: 3 });
+type Shape = { component: string; props: Record<string, JsonValue>; slots?: Record<string, Shape[]> };
+const shapeAt = (depth: number): fc.Arbitrary<Shape> =>
+  fc.record(
+    {
+      component: fc.constantFrom('sdc.demo.card', 'sdc.demo.grid', 'sdc.demo.text'),
+      props,
+      slots:
+        depth === 0
+          ? fc.constant(undefined)
+          : fc.dictionary(
+              fc.constantFrom('items', 'content', 'aside'),
+              fc.array(shapeAt(depth - 1), { maxLength: 3 }),
+              { maxKeys: 2 },
+            ),
+    },
+    { requiredKeys: ['component', 'props'] },
+  ) as fc.Arbitrary<Shape>;
+/** Random documents: up to three regions of nested components, each with a uuid of its own, and page fields. */
+const documents = fc
+  .record({
+    regions: fc.dictionary(fc.constantFrom('header', 'content', 'footer'), fc.array(shapeAt(3), { maxLength: 4 }), {
+      maxKeys: 3,
+    }),
+    page: fc.dictionary(
+      fc.constantFrom('title', 'description'),
+      fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<JsonValue>,
+    ),
+  })
+  .map(({ regions, page }): CanvasDocument => {
+    let next = 0;
+    const withUuids = (shapes: Shape[]): ComponentNode[] =>
+      shapes.map(({ component, props, slots }) => {
+        next += 1;
+        return {
+          uuid: `c-${next}`,
+          component,
+          props,
+          ...(slots
+            ? { slots: Object.fromEntries(Object.entries(slots).map(([slot, list]) => [slot, withUuids(list)])) }
+            : {}),
+        };
+      });
+    const layout = {
+      regions: Object.fromEntries(
+        Object.entries(regions).map(([region, shapes]) => [region, { components: withUuids(shapes) }]),
+      ),
+    };
+    return { layout, page };
+  });
+
+/** Every component list of the document (regions and slots), in document order. */
+function listsOf(document: CanvasDocument): ComponentNode[][] {
+  const lists: ComponentNode[][] = [];
+  for (const region of Object.values(document.layout.regions)) lists.push(region.components);
+  walkLayout(document.layout, (node) => {
+    for (const list of Object.values(node.slots ?? {})) lists.push(list);
+  });
+  return lists;
+}
+
+/** The lists that hold a component, and the nth of those components (wrapping around). */
+function pick(document: CanvasDocument, nth: number): { list: ComponentNode[]; at: number } | undefined {
+  const places = listsOf(document).flatMap((list) => list.map((_, at) => ({ list, at })));
+  return places.length === 0 ? undefined : places[nth % places.length];
+}
+
+describe('matchesDigest', () => {
+  it('holds for any document against its own digest, and against a copy of it', () => {
+    fc.assert(
+      fc.property(documents, (document) => {
+        const digest = digestDocument(document);
+        assert.ok(matchesDigest(digest, document));
+        assert.ok(matchesDigest(JSON.parse(JSON.stringify(digest)), structuredClone(document)));
+      }),
+    );
+  });
+
+  it('fails when one prop of one component changed', () => {
+    fc.assert(
+      fc.property(documents, fc.nat(), propKey, (document, nth, key) => {
+        const digest = digestDocument(document);
+        const changed = structuredClone(document);
+        const place = pick(changed, nth);
+        fc.pre(place !== undefined);
+        const node = place!.list[place!.at]!;
+        node.props = { ...node.props, [key]: { was: node.props[key] ?? null } };
+        assert.ok(!matchesDigest(digest, changed));
+      }),
+    );
+  });
+
+  it('fails when one component moved to another list or position', () => {
+    fc.assert(
+      fc.property(documents, fc.nat(), fc.nat(), fc.nat(), (document, nth, toList, toPosition) => {
+        const digest = digestDocument(document);
+        const moved = structuredClone(document);
+        const place = pick(moved, nth);
+        fc.pre(place !== undefined);
+        const [node] = place!.list.splice(place!.at, 1);
+        // Lists inside the moved component are out of the tree now, so it cannot land inside itself.
+        const lists = listsOf(moved);
+        const target = lists[toList % lists.length]!;
+        const position = toPosition % (target.length + 1);
+        fc.pre(target !== place!.list || position !== place!.at);
+        target.splice(position, 0, node!);
+        assert.ok(!matchesDigest(digest, moved));
+      }),
+    );
+  });
+
+  it('fails when one component was removed', () => {
+    fc.assert(
+      fc.property(documents, fc.nat(), (document, nth) => {
+        const digest = digestDocument(document);
+        const removed = structuredClone(document);
+        const place = pick(removed, nth);
+        fc.pre(place !== undefined);
+        place!.list.splice(place!.at, 1);
+        assert.ok(!matchesDigest(digest, removed));
+      }),
+    );
   });
 });

@@ -2,6 +2,8 @@ import type { JsonValue } from '../wire/json.js';
 import type { ComponentNode } from '../wire/layout.js';
 import type { ToolOutput } from '../wire/outputs.js';
 import type { CanvasDocument } from './apply-outputs.js';
+import { runStepsNow } from '../door/pause.js';
+import { walkLayout } from './layout-tree.js';
 import { FNV_OFFSET, fnv, PropsPrints } from './props-json.js';
 
 /**
@@ -73,6 +75,11 @@ interface Entry {
 
 /** The digest of `document` (spec §16.1). */
 export function digestDocument(document: CanvasDocument, options: DigestOptions = {}): DocumentDigest {
+  return runStepsNow(digestSteps(document, options));
+}
+
+/** {@link digestDocument} as steps: it yields after each {@link STEP_CHARS} of props hashed (see {@link entrySteps}). */
+function* digestSteps(document: CanvasDocument, options: DigestOptions): Steps<DocumentDigest> {
   const digest: DocumentDigest = {
     uuids: [],
     parents: [],
@@ -94,30 +101,108 @@ export function digestDocument(document: CanvasDocument, options: DigestOptions 
     return index;
   };
   const keep = options.keepValuesOf;
-  const prints = options.prints ?? new PropsPrints();
-  let hash = FNV_OFFSET;
   const { uuids, parents, lists, components, hashes } = digest;
-  const visit = (nodes: readonly ComponentNode[], parent: number, list: number): void => {
-    for (const node of nodes) {
-      const index = uuids.push(node.uuid) - 1;
-      const component = intern(node.component);
-      const props = prints.hash(node.props);
+  const walked = yield* entrySteps(
+    document,
+    intern,
+    options.prints ?? new PropsPrints(),
+    (node, _index, parent, list, component, props) => {
+      uuids.push(node.uuid);
       parents.push(parent);
       lists.push(list);
       components.push(component);
       hashes.push(props);
-      // The uuids are compared as they are when the hashes agree (sameUuids), so they are not hashed here.
-      hash = mix(hash, parent, list, component, props);
       if (keep?.has(node.uuid)) digest.kept[node.uuid] = valuePrints(node.props);
-      const slots = node.slots;
-      if (slots) for (const slot in slots) visit(slots[slot]!, index, intern(slot));
-    }
-  };
-  for (const [region, { components }] of Object.entries(document.layout.regions)) visit(components, -1, intern(region));
-  digest.page = valuePrints(document.page);
-  for (const field of Object.keys(digest.page).sort()) hash = fnv(hashPart(digest.page[field])!, fnv(field, hash));
-  digest.hash = hash;
+      return true;
+    },
+  );
+  // intern knows every name, so the walk always runs to its end.
+  if (walked) {
+    digest.page = walked.page;
+    digest.hash = walked.hash;
+  }
   return digest;
+}
+
+/** A piece of work in synchronous steps, run by `runSteps` (between other requests) or `runStepsNow` (at once). */
+type Steps<T> = Generator<undefined, T, undefined>;
+
+/** Characters of props JSON one step of {@link entrySteps} stringifies and hashes before it yields. */
+const STEP_CHARS = 256 * 1024;
+
+/**
+ * What the walk hands its visitor per component: the node, its index in document order, its parent's index (-1: in a
+ * region), the name indexes of its list and component id, and the hash of its props' JSON. Numbers, not an object: no
+ * allocation per component.
+ */
+type VisitEntry = (
+  node: ComponentNode,
+  index: number,
+  parent: number,
+  list: number,
+  component: number,
+  props: number,
+) => boolean;
+
+/**
+ * The fingerprint's one walk, which building it and matching it both run so the two cannot drift: every component in
+ * document order (each before its slots, the slots in their order), folded into the hash with its numbers, then the
+ * page fields. `name` gives a region, slot or component name's index (undefined: a name the digest does not hold);
+ * `visit` sees each component before it is folded in (false: stop). Returns the hash and the page's prints, or
+ * undefined when `name` or `visit` stopped it. The uuids are compared as they are by the visitor that matches, so they
+ * are not hashed. Yields after every {@link STEP_CHARS} characters of props, so a map-heavy page is no single step.
+ */
+function* entrySteps(
+  document: CanvasDocument,
+  name: (name: string) => number | undefined,
+  prints: PropsPrints,
+  visit: VisitEntry,
+): Steps<{ hash: number; page: Record<string, string> } | undefined> {
+  let hash = FNV_OFFSET;
+  let index = 0;
+  let chars = 0;
+  // The lists being walked, innermost last; a list's name is looked up when the walk enters it, so names are met
+  // (and interned) in document order.
+  const stack: Array<{ nodes: readonly ComponentNode[]; at: number; parent: number; name: string; list: number }> = [];
+  for (const [region, { components }] of Object.entries(document.layout.regions)) {
+    stack.push({ nodes: components, at: 0, parent: -1, name: region, list: -1 });
+    while (stack.length > 0) {
+      const frame = stack.at(-1)!;
+      if (frame.list === -1) {
+        const list = name(frame.name);
+        if (list === undefined) return undefined;
+        frame.list = list;
+      }
+      const node = frame.nodes[frame.at];
+      if (node === undefined) {
+        stack.pop();
+        continue;
+      }
+      frame.at += 1;
+      const component = name(node.component);
+      if (component === undefined) return undefined;
+      const props = prints.hash(node.props);
+      if (!visit(node, index, frame.parent, frame.list, component, props)) return undefined;
+      hash = mix(hash, frame.parent, frame.list, component, props);
+      const slots = node.slots;
+      if (slots) {
+        // Pushed last slot first: the first slot is walked first.
+        const names = Object.keys(slots);
+        for (let slot = names.length - 1; slot >= 0; slot -= 1) {
+          stack.push({ nodes: slots[names[slot]!]!, at: 0, parent: index, name: names[slot]!, list: -1 });
+        }
+      }
+      index += 1;
+      chars += prints.json(node.props).length;
+      if (chars >= STEP_CHARS) {
+        chars = 0;
+        yield;
+      }
+    }
+  }
+  const page = valuePrints(document.page);
+  for (const field of Object.keys(page).sort()) hash = fnv(hashPart(page[field])!, fnv(field, hash));
+  return { hash, page };
 }
 
 /**
@@ -188,49 +273,28 @@ export function diffDocument(
 type Explained = ReturnType<typeof explainedByRejections>;
 
 /**
- * Whether `document` is the one `digest` fingerprints: its hash, computed as {@link digestDocument} does, and its
- * uuids in order, compared as they are. Builds no digest.
+ * Whether `document` is the one `digest` fingerprints: its hash, computed by the walk {@link digestDocument} runs,
+ * and its uuids in order, compared as they are. Builds no digest.
  */
-function matchesDigest(digest: DocumentDigest, document: CanvasDocument, prints: PropsPrints): boolean {
+export function matchesDigest(digest: DocumentDigest, document: CanvasDocument, prints = new PropsPrints()): boolean {
+  return runStepsNow(matchSteps(digest, document, prints));
+}
+
+/** {@link matchesDigest} as steps. */
+function* matchSteps(digest: DocumentDigest, document: CanvasDocument, prints: PropsPrints): Steps<boolean> {
   const names = new Map(digest.names.map((name, index) => [name, index]));
   const { uuids } = digest;
-  let hash = FNV_OFFSET;
   let count = 0;
-  let same = true;
-  const visit = (nodes: readonly ComponentNode[], parent: number, list: number): void => {
-    for (const node of nodes) {
-      if (!same) return;
-      const index = count;
-      count += 1;
-      const component = names.get(node.component);
-      if (uuids[index] !== node.uuid || component === undefined) {
-        same = false;
-        return;
-      }
-      hash = mix(hash, parent, list, component, prints.hash(node.props));
-      const slots = node.slots;
-      if (slots) {
-        for (const slot in slots) {
-          const slotIndex = names.get(slot);
-          if (slotIndex === undefined) {
-            same = false;
-            return;
-          }
-          visit(slots[slot]!, index, slotIndex);
-        }
-      }
-    }
-  };
-  for (const [region, { components }] of Object.entries(document.layout.regions)) {
-    const regionIndex = names.get(region);
-    if (regionIndex === undefined) return false;
-    visit(components, -1, regionIndex);
-    if (!same) return false;
-  }
-  if (count !== uuids.length) return false;
-  const page = valuePrints(document.page);
-  for (const field of Object.keys(page).sort()) hash = fnv(hashPart(page[field])!, fnv(field, hash));
-  return hash === digest.hash;
+  const walked = yield* entrySteps(
+    document,
+    (name) => names.get(name),
+    prints,
+    (node, index) => {
+      count = index + 1;
+      return uuids[index] === node.uuid;
+    },
+  );
+  return walked !== undefined && count === uuids.length && walked.hash === digest.hash;
 }
 
 /** Whether both digests hold the same components in the same places: then only props or page values changed. */
@@ -403,13 +467,7 @@ function entriesOf(digest: DocumentDigest): Entry[] {
 
 function nodesByUuid(document: CanvasDocument): Map<string, ComponentNode> {
   const nodes = new Map<string, ComponentNode>();
-  const visit = (list: readonly ComponentNode[]): void => {
-    for (const node of list) {
-      nodes.set(node.uuid, node);
-      for (const children of Object.values(node.slots ?? {})) visit(children);
-    }
-  };
-  for (const region of Object.values(document.layout.regions)) visit(region.components);
+  walkLayout(document.layout, (node) => nodes.set(node.uuid, node));
   return nodes;
 }
 
@@ -485,13 +543,9 @@ function explainedByRejections(outputs: readonly ToolOutput[]) {
   const moved = new Set<string>();
   for (const output of outputs) {
     if (output.type === 'place_components') {
-      const collect = (nodes: readonly ComponentNode[]): void => {
-        for (const node of nodes) {
-          uuids.add(node.uuid);
-          for (const children of Object.values(node.slots ?? {})) collect(children);
-        }
-      };
-      for (const operation of output.operations) collect(operation.components);
+      for (const { components } of output.operations) {
+        walkLayout({ regions: { placed: { components } } }, (node) => uuids.add(node.uuid));
+      }
     } else if (output.type === 'edit_components') {
       for (const [uuid, updates] of Object.entries(output.component_updates)) {
         edited.add(uuid);
