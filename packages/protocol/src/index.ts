@@ -92,10 +92,8 @@ export {
 } from './layout/layout-tree.js';
 export {
   type AppliedOutputs,
-  applyOutput,
   applyOutputs,
   applyOutputsWithResults,
-  applyOutputWithInverse,
   type CanvasDocument,
 } from './layout/apply-outputs.js';
 export { layoutProblem } from './layout/layout-problem.js';

@@ -5,7 +5,6 @@ import { parse } from 'yaml';
 import {
   Layout,
   LayoutError,
-  applyOutput,
   applyOutputs,
   applyOutputsWithResults,
   findComponent,
@@ -272,7 +271,8 @@ describe('applyOutputs: impossible operations raise a typed error and change not
     ));
   it('names the failing call', () => {
     assert.throws(
-      () => applyOutput(doc(), place({ target: 'nowhere', placement: 'inside', components: [text('a')] }, 'call-42')),
+      () =>
+        applyOutputs(doc(), [place({ target: 'nowhere', placement: 'inside', components: [text('a')] }, 'call-42')]),
       (error: unknown) => error instanceof LayoutError && error.callId === 'call-42' && /nowhere/.test(error.message),
     );
   });

@@ -8,7 +8,6 @@ import {
   ToolOutput,
   applyOutputs,
   applyOutputsWithResults,
-  applyOutputWithInverse,
   findComponent,
   walkLayout,
   type CanvasDocument,
@@ -162,9 +161,9 @@ describe('the inverse of each output type', () => {
       call_id: 'call-7',
       component_updates: { 'hero-1': { heading: 'Hello' } },
     };
-    const once = applyOutputWithInverse(doc(), output);
-    const back = applyOutputWithInverse(once.document, once.inverse);
-    const again = applyOutputWithInverse(back.document, back.inverse);
+    const once = applyOutputsWithResults(doc(), [output]);
+    const back = applyOutputsWithResults(once.document, once.inverse);
+    const again = applyOutputsWithResults(back.document, back.inverse);
     assert.deepEqual(again.document, once.document);
   });
 

@@ -1,3 +1,4 @@
+import type { JsonValue } from '../wire/json.js';
 import type { ComponentNode, Layout, PageValues, Placement, Props } from '../wire/layout.js';
 import type {
   ApplyResult,
@@ -30,7 +31,7 @@ export interface CanvasDocument {
  * an impossible operation throws a {@link LayoutError} and no output of the list is applied.
  */
 export function applyOutputs(document: CanvasDocument, outputs: readonly ToolOutput[]): CanvasDocument {
-  return outputs.reduce((current, output) => applyOne(current, output, false).document, document);
+  return outputs.reduce((current, output) => applyOne(current, output).document, document);
 }
 
 /** What {@link applyOutputsWithResults} returns. */
@@ -57,9 +58,9 @@ export function applyOutputsWithResults(document: CanvasDocument, outputs: reado
   let current = document;
   for (const output of outputs) {
     try {
-      const applied = applyOne(current, output, true);
+      const applied = applyOne(current, output);
       current = applied.document;
-      inverse.unshift(applied.inverse!);
+      inverse.unshift(applied.inverse());
       results.push({ call_id: output.call_id, status: 'applied' });
     } catch (error) {
       if (!(error instanceof LayoutError)) throw error;
@@ -74,65 +75,59 @@ export function applyOutputsWithResults(document: CanvasDocument, outputs: reado
 }
 
 /**
- * Applies one output; throws a {@link LayoutError} and changes nothing when it is impossible, or when it would
- * overwrite a value the person changed since the server read it (`replaces`, spec §16.2: code `conflict`).
+ * One output applied, and the output that takes it back (spec §17.1), built only when called: a server applying its
+ * own outputs never asks for it. The documents are never changed (path copying), so the call may come later.
  */
-export function applyOutput(document: CanvasDocument, output: ToolOutput): CanvasDocument {
-  return applyOne(document, output, false).document;
+interface Applied {
+  document: CanvasDocument;
+  inverse: () => ToolOutput;
 }
 
 /**
- * Applies one output and returns, beside the new document, the output that takes it back (spec §17.1): applied to the
- * new document it gives `document` again. Throws like {@link applyOutput}.
+ * Applies one output; throws a {@link LayoutError} and changes nothing when it is impossible, or when it would
+ * overwrite a value the person changed since the server read it (`replaces`, spec §16.2: code `conflict`).
  */
-export function applyOutputWithInverse(
-  document: CanvasDocument,
-  output: ToolOutput,
-): { document: CanvasDocument; inverse: ToolOutput } {
-  const applied = applyOne(document, output, true);
-  return { document: applied.document, inverse: applied.inverse! };
-}
-
-interface Applied {
-  document: CanvasDocument;
-  /** Built only when asked for: a server applying its own outputs has no use for it. */
-  inverse: ToolOutput | undefined;
-}
-
-function applyOne(document: CanvasDocument, output: ToolOutput, withInverse: boolean): Applied {
+function applyOne(document: CanvasDocument, output: ToolOutput): Applied {
   const conflicts = findConflicts(output, currentValuesOf(document));
   if (conflicts.length > 0) {
     throw new LayoutError('conflict', conflictReason(conflicts), output.call_id, conflicts);
   }
   switch (output.type) {
     case 'place_components':
-      return placeComponents(document, output, withInverse);
+      return placeComponents(document, output);
     case 'edit_components':
-      return editComponents(document, output, withInverse);
+      return editComponents(document, output);
     case 'set_page_value':
-      return setPageValue(document, output, withInverse);
+      return setPageValue(document, output);
     case 'remove_components':
-      return removeComponents(document, output, withInverse);
+      return removeComponents(document, output);
     case 'move_components':
-      return moveComponents(document, output, withInverse);
+      return moveComponents(document, output);
   }
 }
 
-function placeComponents(document: CanvasDocument, output: PlaceComponentsOutput, withInverse: boolean): Applied {
+function placeComponents(document: CanvasDocument, output: PlaceComponentsOutput): Applied {
   const after = output.operations.reduce(
     (current, operation) => placeOne(current, operation, output.call_id),
     document,
   );
-  if (!withInverse) return { document: after, inverse: undefined };
-  // A component placed into the slot of one placed by this same output goes with it: only the outer ones are named.
-  const placed = output.operations.flatMap((operation) => operation.components.map((node) => node.uuid));
-  const inner = new Set(placed.flatMap((uuid) => subtreeUuids(findComponent(after.layout, uuid)!).slice(1)));
-  const outer = placed.filter((uuid) => !inner.has(uuid)).reverse();
-  const inverse: RemoveComponentsOutput = {
-    type: 'remove_components',
-    call_id: output.call_id,
-    uuids: outer,
-    replaces: Object.fromEntries(outer.map((uuid) => [uuid, structuredClone(findComponent(after.layout, uuid)!)])),
+  const inverse = (): RemoveComponentsOutput => {
+    // A component placed into the slot of one placed by this same output goes with it: only the outer ones are named.
+    const placed = new Map<string, ComponentNode>();
+    for (const operation of output.operations) {
+      for (const { uuid } of operation.components) {
+        const node = findComponent(after.layout, uuid);
+        if (node) placed.set(uuid, node);
+      }
+    }
+    const inner = new Set([...placed.values()].flatMap((node) => subtreeUuids(node).slice(1)));
+    const outer = [...placed].filter(([uuid]) => !inner.has(uuid)).reverse();
+    return {
+      type: 'remove_components',
+      call_id: output.call_id,
+      uuids: outer.map(([uuid]) => uuid),
+      replaces: Object.fromEntries(outer.map(([uuid, node]) => [uuid, structuredClone(node)])),
+    };
   };
   return { document: after, inverse };
 }
@@ -172,60 +167,60 @@ function insertionIndex(
   return operation.placement === 'above' ? reference : reference + 1;
 }
 
-function editComponents(document: CanvasDocument, output: EditComponentsOutput, withInverse: boolean): Applied {
-  const undo: Record<string, Props> = {};
-  const redo: Record<string, Props> = {};
-  const unsetBack: Record<string, string[]> = {};
+function editComponents(document: CanvasDocument, output: EditComponentsOutput): Applied {
+  // Per edited component, its props before and after and the names the output set or unset: what the inverse needs.
+  const edited: Array<{ uuid: string; before: Props; after: Props; names: string[] }> = [];
   let layout = document.layout;
   for (const [uuid, props] of Object.entries(output.component_updates)) {
     const found = locate(layout, uuid);
     if (!found) throw new LayoutError('unknown_uuid', `no component "${uuid}" to edit`, output.call_id);
     const node = found.node;
-    const unset = Object.hasOwn(output.unset ?? {}, uuid) ? output.unset![uuid]! : [];
+    const unset = (output.unset && Object.hasOwn(output.unset, uuid) ? output.unset[uuid] : undefined) ?? [];
     const nextProps: Props = { ...node.props, ...structuredClone(props) };
     for (const prop of unset) delete nextProps[prop];
-    if (withInverse) {
-      const names = [...new Set([...Object.keys(props), ...unset])];
-      undo[uuid] = Object.fromEntries(
-        names.map((name) => [name, Object.hasOwn(node.props, name) ? structuredClone(node.props[name]!) : null]),
-      );
-      redo[uuid] = Object.fromEntries(
-        names.map((name) => [name, Object.hasOwn(nextProps, name) ? structuredClone(nextProps[name]!) : null]),
-      );
-      const wasUnset = names.filter((name) => !Object.hasOwn(node.props, name));
-      if (wasUnset.length > 0) unsetBack[uuid] = wasUnset;
-    }
+    edited.push({ uuid, before: node.props, after: nextProps, names: [...new Set([...Object.keys(props), ...unset])] });
     layout = replaceAt(layout, found.path, { ...node, props: nextProps }) as Layout;
   }
-  const after = { ...document, layout };
-  if (!withInverse) return { document: after, inverse: undefined };
-  const inverse: EditComponentsOutput = {
-    type: 'edit_components',
-    call_id: output.call_id,
-    component_updates: undo,
-    replaces: redo,
+  const inverse = (): EditComponentsOutput => {
+    const undo: Record<string, Props> = {};
+    const redo: Record<string, Props> = {};
+    const unsetBack: Record<string, string[]> = {};
+    for (const { uuid, before, after, names } of edited) {
+      undo[uuid] = Object.fromEntries(names.map((name) => [name, propOrNull(before, name)]));
+      redo[uuid] = Object.fromEntries(names.map((name) => [name, propOrNull(after, name)]));
+      const wasUnset = names.filter((name) => !Object.hasOwn(before, name));
+      if (wasUnset.length > 0) unsetBack[uuid] = wasUnset;
+    }
+    return {
+      type: 'edit_components',
+      call_id: output.call_id,
+      component_updates: undo,
+      replaces: redo,
+      ...(Object.keys(unsetBack).length > 0 ? { unset: unsetBack } : {}),
+    };
   };
-  if (Object.keys(unsetBack).length > 0) inverse.unset = unsetBack;
-  return { document: after, inverse };
+  return { document: { ...document, layout }, inverse };
 }
 
-function setPageValue(document: CanvasDocument, output: SetPageValueOutput, withInverse: boolean): Applied {
+/** A copy of the prop's value, or null when it is not set (an inverse's way to say "unset"). */
+function propOrNull(props: Props, name: string): JsonValue {
+  const value = Object.hasOwn(props, name) ? props[name] : undefined;
+  return value === undefined ? null : structuredClone(value);
+}
+
+function setPageValue(document: CanvasDocument, output: SetPageValueOutput): Applied {
   const page = { ...document.page };
-  const had = Object.hasOwn(document.page, output.field);
-  const before = had ? document.page[output.field]! : null;
   if (output.unset) delete page[output.field];
   else page[output.field] = structuredClone(output.value);
-  const after = { ...document, page };
-  if (!withInverse) return { document: after, inverse: undefined };
-  const inverse: SetPageValueOutput = {
+  const inverse = (): SetPageValueOutput => ({
     type: 'set_page_value',
     call_id: output.call_id,
     field: output.field,
-    value: structuredClone(before),
+    value: propOrNull(document.page, output.field),
     replaces: output.unset ? null : structuredClone(output.value),
-  };
-  if (!had) inverse.unset = true;
-  return { document: after, inverse };
+    ...(Object.hasOwn(document.page, output.field) ? {} : { unset: true }),
+  });
+  return { document: { ...document, page }, inverse };
 }
 
 /** Where a component was taken from, and how to put it back there: next to the neighbour it had. */
@@ -256,7 +251,7 @@ function takeOut(layout: Layout, uuid: string, callId: string): { layout: Layout
   return { layout: withList(layout, found.listPath, rest), taken };
 }
 
-function removeComponents(document: CanvasDocument, output: RemoveComponentsOutput, withInverse: boolean): Applied {
+function removeComponents(document: CanvasDocument, output: RemoveComponentsOutput): Applied {
   let layout = document.layout;
   const taken: TakenFrom[] = [];
   for (const uuid of output.uuids) {
@@ -264,48 +259,49 @@ function removeComponents(document: CanvasDocument, output: RemoveComponentsOutp
     layout = step.layout;
     taken.push(step.taken);
   }
-  const after = { ...document, layout };
-  if (!withInverse) return { document: after, inverse: undefined };
   // Put back in the reverse order: each one then finds its neighbour as it was when it was taken out.
-  const inverse: PlaceComponentsOutput = {
+  const inverse = (): PlaceComponentsOutput => ({
     type: 'place_components',
     call_id: output.call_id,
-    operations: taken.reverse().map(({ node, target, placement, reference_uuid }) => ({
+    operations: taken.toReversed().map(({ node, target, placement, reference_uuid }) => ({
       target,
       placement,
       ...(reference_uuid === undefined ? {} : { reference_uuid }),
       components: [structuredClone(node)],
     })) as PlaceComponentsOutput['operations'],
-  };
-  return { document: after, inverse };
+  });
+  return { document: { ...document, layout }, inverse };
 }
 
-function moveComponents(document: CanvasDocument, output: MoveComponentsOutput, withInverse: boolean): Applied {
+function moveComponents(document: CanvasDocument, output: MoveComponentsOutput): Applied {
   let layout = document.layout;
-  const undo: MoveOperation[] = [];
+  // Per operation, where its components were taken from: the moves back, last operation and component first.
+  const taken: TakenFrom[][] = [];
   for (const operation of output.operations) {
     const step = moveOne(layout, operation, output.call_id);
     layout = step.layout;
-    undo.unshift(
-      ...step.taken.reverse().map(({ uuid, target, placement, reference_uuid }) => ({
+    taken.push(step.taken);
+  }
+  const inverse = (): MoveComponentsOutput => {
+    const undo: MoveOperation[] = taken.toReversed().flatMap((step) =>
+      step.toReversed().map(({ uuid, target, placement, reference_uuid }) => ({
         uuids: [uuid],
         target,
         placement,
         ...(reference_uuid === undefined ? {} : { reference_uuid }),
       })),
     );
-  }
-  const after = { ...document, layout };
-  if (!withInverse) return { document: after, inverse: undefined };
-  const moved = [...new Set(output.operations.flatMap((operation) => operation.uuids))];
-  const inverse: MoveComponentsOutput = {
-    type: 'move_components',
-    call_id: output.call_id,
-    operations: undo,
     // A move back is safe only while each component is still where this output left it.
-    replaces: Object.fromEntries(moved.map((uuid) => [uuid, locate(layout, uuid)!.target])),
+    const replaces: Record<string, string> = {};
+    for (const operation of output.operations) {
+      for (const uuid of operation.uuids) {
+        const found = locate(layout, uuid);
+        if (found) replaces[uuid] = found.target;
+      }
+    }
+    return { type: 'move_components', call_id: output.call_id, operations: undo, replaces };
   };
-  return { document: after, inverse };
+  return { document: { ...document, layout }, inverse };
 }
 
 /**
