@@ -193,6 +193,36 @@ describe('readHopRequest holds the bounds before it spends the work', () => {
   });
 });
 
+describe('G8: numbers too large for a double are refused at the door, however short', () => {
+  const withSize = (literal: string) =>
+    `{"protocol":"canvas-ai/1","request_id":"bounds-1","hop":1,"messages":[{"role":"user","text":"Hi"}],` +
+    `"context":{"current_layout":{"regions":{"content":{"components":[{"uuid":"t1","component":"sdc.demo.text",` +
+    `"props":{"size":${literal}}}]}}}}}`;
+  const refusal = async (literal: string) => {
+    const error = await readHopRequest(jsonRequest(withSize(literal))).then(
+      () => assert.fail(`${literal} was accepted`),
+      (rejected: unknown) => rejected as { code?: string; field?: string; message?: string },
+    );
+    return { code: error.code, field: error.field, message: error.message };
+  };
+
+  it('refuses 1e999 and -1e999 in a layout prop with the error of an over-long literal', async () => {
+    const long = await refusal(`1${'0'.repeat(400)}`);
+    assert.equal(long.code, 'invalid_request');
+    assert.equal(long.field, 'context.current_layout.regions.content.components.0.props.size');
+    for (const literal of ['1e999', '-1e999', '1E400', '-2e+309'])
+      assert.deepEqual(await refusal(literal), long, literal);
+  });
+
+  it('still takes exponents that fit, and true, false and null, on the fast path', async () => {
+    for (const literal of ['1e300', '-1e-999', '2E+3', 'true', 'false', 'null']) {
+      const { request } = await readHopRequest(jsonRequest(withSize(literal)));
+      const [node] = request.context.current_layout.regions.content?.components ?? [];
+      assert.deepEqual(node?.props.size, JSON.parse(literal), literal);
+    }
+  });
+});
+
 describe('readHopRequest: a multipart body is bounded before it is split', () => {
   const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0]);
   const multipart = (body: string, boundary = 'XyZ') =>

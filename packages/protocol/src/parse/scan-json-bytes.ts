@@ -161,7 +161,7 @@ class ByteScanner {
       const problem = this.#countValue();
       if (problem) return problem;
       const end = endOfLiteral(bytes, at + 1);
-      if (!this.#report.nonFiniteNumber && end - at > 15 && overflows(bytes, at, end))
+      if (!this.#report.nonFiniteNumber && mayOverflow(bytes, at, end) && overflows(bytes, at, end))
         this.#report.nonFiniteNumber = true;
       at = end;
     }
@@ -314,6 +314,16 @@ function isForbiddenKey(bytes: Uint8Array, start: number, end: number): boolean 
 }
 
 /** Whether the literal between `start` and `end` is a number too large for a double (`1e400`, 400 digits). */
+/**
+ * Whether a literal can be a number too large for a double: one of more than 15 bytes, or one with an exponent at
+ * any length (`1e999` is five bytes).
+ */
+function mayOverflow(bytes: Uint8Array, start: number, end: number): boolean {
+  if (end - start > 15) return true;
+  for (let at = start + 1; at < end; at += 1) if ((bytes[at]! | 0x20) === 0x65) return true;
+  return false;
+}
+
 function overflows(bytes: Uint8Array, start: number, end: number): boolean {
   const first = bytes[start]!;
   if (first !== 0x2d && (first < 0x30 || first > 0x39)) return false;
