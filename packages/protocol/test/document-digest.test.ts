@@ -15,7 +15,13 @@ import {
   walkLayout,
 } from '../src/index.js';
 import { isDocumentDigest, matchesDigest } from '../src/layout/document-digest.js';
-import { diffDocument, digestChars, digestDocument } from '../src/server.js';
+import {
+  diffDocument,
+  diffDocumentStepwise,
+  digestChars,
+  digestDocument,
+  digestDocumentStepwise,
+} from '../src/server.js';
 
 const nested = Layout.parse(
   parse(readFileSync(new URL('../../../fixtures/layouts/nested.yaml', import.meta.url), 'utf8')),
@@ -322,5 +328,59 @@ describe('matchesDigest', () => {
         assert.ok(!matchesDigest(digest, removed));
       }),
     );
+  });
+});
+
+// Security review 2, G3: hashing every prop value of a page with 100,000 map keys was one long step of the event loop.
+describe('G3: the change detection of a map-heavy page runs in steps', () => {
+  /** `components` components whose props each hold one map of `keys` keys (the attack's shape, scaled down). */
+  const mapHeavy = (components: number, keys: number, value = 'v'.repeat(40)): CanvasDocument => ({
+    layout: {
+      regions: {
+        content: {
+          components: Array.from({ length: components }, (_, index) => ({
+            uuid: `m-${index}`,
+            component: 'sdc.demo.text',
+            props: {
+              map: Object.fromEntries(Array.from({ length: keys }, (_, key) => [`key-${key}`, `${value} ${key}`])),
+            },
+          })),
+        },
+      },
+    },
+    page: {},
+  });
+  const counting = () => {
+    const counter = {
+      pauses: 0,
+      pause: async () => {
+        counter.pauses += 1;
+      },
+    };
+    return counter;
+  };
+
+  it('builds the digest of a page of about 2 MB in several steps, the same digest as at once', async () => {
+    const page = mapHeavy(300, 128);
+    const counter = counting();
+    const digest = await digestDocumentStepwise(page, {}, counter.pause);
+    assert.deepEqual(digest, digestDocument(page));
+    assert.ok(counter.pauses > 4, `${counter.pauses} steps`);
+    const small = counting();
+    await digestDocumentStepwise(doc(), {}, small.pause);
+    assert.equal(small.pauses, 1, 'a small page is one step');
+  });
+
+  it('compares a changed map-heavy page in several steps, with the same changes as at once', async () => {
+    const expected = digestDocument(mapHeavy(300, 128));
+    const changed = mapHeavy(300, 128, 'w'.repeat(40));
+    const counter = counting();
+    const changes = await diffDocumentStepwise(expected, changed, { pause: counter.pause });
+    assert.deepEqual(changes, diffDocument(expected, changed));
+    assert.equal(changes.length, 300);
+    assert.ok(counter.pauses > 8, `${counter.pauses} steps: the match walk and the new digest`);
+    const same = counting();
+    assert.deepEqual(await diffDocumentStepwise(expected, mapHeavy(300, 128), { pause: same.pause }), []);
+    assert.ok(same.pauses > 4, `${same.pauses} steps for the unchanged page`);
   });
 });

@@ -193,6 +193,37 @@ describe('readHopRequest holds the bounds before it spends the work', () => {
   });
 });
 
+describe('G3: a layout that misses the fast path is checked node by node, in steps', () => {
+  /** 6,000 components of 19 values each; `odd`: one unknown key on the last node, so the fast path cannot take it. */
+  const page = (odd: boolean) => {
+    const components = Array.from({ length: 6_000 }, (_, index) => ({
+      uuid: `n-${index}`,
+      component: 'sdc.demo.card',
+      props: Object.fromEntries(Array.from({ length: 18 }, (_, prop) => [`p${prop}`, prop])),
+    }));
+    if (odd) Object.assign(components.at(-1)!, { label: 'host data' });
+    return JSON.stringify({ ...hop1(), context: { current_layout: { regions: { content: { components } } } } });
+  };
+  const steps = async (body: string) => {
+    let pauses = 0;
+    const pause = async () => {
+      pauses += 1;
+    };
+    const { request } = await readHopRequest(jsonRequest(body), { pause });
+    return { pauses, request };
+  };
+
+  it('takes many more steps than the fast path for the same page, and strips the unknown key as the schema does', async () => {
+    const plain = await steps(page(false));
+    const odd = await steps(page(true));
+    assert.ok(odd.pauses >= plain.pauses + 4, `${odd.pauses} steps, ${plain.pauses} on the fast path`);
+    const last = odd.request.context.current_layout.regions.content?.components.at(-1);
+    assert.equal(last?.uuid, 'n-5999');
+    assert.equal(last !== undefined && 'label' in last, false);
+    assert.deepEqual(odd.request, plain.request);
+  });
+});
+
 describe('G8: numbers too large for a double are refused at the door, however short', () => {
   const withSize = (literal: string) =>
     `{"protocol":"canvas-ai/1","request_id":"bounds-1","hop":1,"messages":[{"role":"user","text":"Hi"}],` +

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { Layout, type ComponentNode } from '../src/index.js';
+import { HopRequest, Layout, type ComponentNode } from '../src/index.js';
+import { toErrorIssues } from '../src/parse/zod-issues.js';
 import { parseHopRequest } from '../src/server.js';
 import { isPlainLayout } from '../src/layout/plain-layout.js';
 
@@ -189,4 +190,35 @@ describe('parseHopRequest with a layout the fast path vouches for', () => {
     assert.ok(result.success);
     assert.equal('label' in result.data.context.current_layout.regions.content!.components[1]!, false);
   });
+});
+
+// Security review 2, G3: a layout the fast path leaves is checked node by node in steps; the result is the schema's.
+describe('parseHopRequest with a layout the fast path leaves: node by node, the schema’s result', () => {
+  const request = (layout: unknown, extra: Record<string, unknown> = {}) => ({
+    protocol: 'canvas-ai/1',
+    request_id: 'turn-1',
+    hop: 2,
+    context: { current_layout: layout, page: { title: 'T' } },
+    ...extra,
+  });
+
+  for (const variant of variants) {
+    it(`gives what the schema gives for ${variant.name}, alone and beside errors before and after the layout`, () => {
+      for (const extra of [{}, { hop: 0 }, { apply_results: 'x' }, { hop: 0, apply_results: 'x' }]) {
+        const layout = richLayout();
+        variant.change(layout);
+        const input = request(layout, extra);
+        const schema = HopRequest.safeParse(input);
+        const result = parseHopRequest(input);
+        assert.equal(result.success, schema.success, JSON.stringify(extra));
+        if (result.success && schema.success) assert.deepEqual(result.data, schema.data);
+        // A forbidden key is refused by the scan before any schema runs (an error without issues).
+        const scanned =
+          !result.success && result.error.issues === undefined && /not allowed/.test(result.error.message);
+        if (!result.success && !schema.success && !scanned) {
+          assert.deepEqual(result.error.issues, toErrorIssues(schema.error), JSON.stringify(extra));
+        }
+      }
+    });
+  }
 });

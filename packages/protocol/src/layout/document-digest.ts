@@ -2,7 +2,7 @@ import type { JsonValue } from '../wire/json.js';
 import type { ComponentNode } from '../wire/layout.js';
 import type { ToolOutput } from '../wire/outputs.js';
 import type { CanvasDocument } from './apply-outputs.js';
-import { runStepsNow } from '../door/pause.js';
+import { type Pause, runSteps, runStepsNow } from '../door/pause.js';
 import { walkLayout } from './layout-tree.js';
 import { FNV_OFFSET, fnv, PropsPrints } from './props-json.js';
 
@@ -76,6 +76,18 @@ interface Entry {
 /** The digest of `document` (spec §16.1). */
 export function digestDocument(document: CanvasDocument, options: DigestOptions = {}): DocumentDigest {
   return runStepsNow(digestSteps(document, options));
+}
+
+/**
+ * {@link digestDocument} with `pause` awaited between its steps, so a page of many or large props is many short
+ * steps with other requests served between them, not one long one (bench/README.md, the attack group).
+ */
+export function digestDocumentStepwise(
+  document: CanvasDocument,
+  options: DigestOptions,
+  pause: Pause,
+): Promise<DocumentDigest> {
+  return runSteps(digestSteps(document, options), pause);
 }
 
 /** {@link digestDocument} as steps: it yields after each {@link STEP_CHARS} of props hashed (see {@link entrySteps}). */
@@ -217,10 +229,42 @@ export function diffDocument(
   rejected: readonly ToolOutput[] = [],
   prints?: PropsPrints,
 ): DocumentChange[] {
-  const cache = prints ?? new PropsPrints();
+  return runStepsNow(diffSteps(expected, actual, rejected, prints ?? new PropsPrints()));
+}
+
+/** {@link diffDocument} with `pause` awaited between its steps (see {@link digestDocumentStepwise}). */
+export function diffDocumentStepwise(
+  expected: DocumentDigest,
+  actual: CanvasDocument,
+  {
+    rejected = [],
+    prints = new PropsPrints(),
+    pause,
+  }: { rejected?: readonly ToolOutput[]; prints?: PropsPrints; pause: Pause },
+): Promise<DocumentChange[]> {
+  return runSteps(diffSteps(expected, actual, rejected, prints), pause);
+}
+
+/** {@link diffDocument} as steps: the walks that hash props yield; comparing the two digests is one step. */
+function* diffSteps(
+  expected: DocumentDigest,
+  actual: CanvasDocument,
+  rejected: readonly ToolOutput[],
+  prints: PropsPrints,
+): Steps<DocumentChange[]> {
   // The common case, the page exactly as predicted, is one walk that builds nothing.
-  if (matchesDigest(expected, actual, cache)) return [];
-  const now = digestDocument(actual, { keepValuesOf: new Set(Object.keys(expected.kept)), prints: cache });
+  if (yield* matchSteps(expected, actual, prints)) return [];
+  const now = yield* digestSteps(actual, { keepValuesOf: new Set(Object.keys(expected.kept)), prints });
+  return changesBetween(expected, now, actual, rejected);
+}
+
+/** What changed between two digests, the second of `actual`. */
+function changesBetween(
+  expected: DocumentDigest,
+  now: DocumentDigest,
+  actual: CanvasDocument,
+  rejected: readonly ToolOutput[],
+): DocumentChange[] {
   const explained = explainedByRejections(rejected);
   if (sameStructure(expected, now)) return propChanges(expected, now, actual, explained);
   const before = entriesOf(expected);

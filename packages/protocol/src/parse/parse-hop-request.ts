@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { countComponents, findDuplicateUuid } from '../layout/layout-tree.js';
 import { errorMessage, HopError } from '../wire/errors.js';
 import { HopRequest } from '../wire/hop-request.js';
@@ -6,6 +7,7 @@ import { PROTOCOL_VERSION, RequestId } from '../wire/ids.js';
 import { LIMITS } from '../wire/limits.js';
 import { runStepsNow } from '../door/pause.js';
 import { isPlainLayout } from '../layout/plain-layout.js';
+import { layoutSteps } from './layout-steps.js';
 import { type ByteScanReport, scanJsonBytesSteps } from './scan-json-bytes.js';
 import { describeScanProblem, type JsonScanLimits, scanJson } from './scan-json.js';
 import { fieldName, isAbsent, toErrorIssues } from './zod-issues.js';
@@ -81,7 +83,8 @@ function* parseSteps(input: unknown, scanned?: ByteScanReport): Generator<undefi
   // Values decoded from scanned bytes with no overflowing number are all JSON: the layout's walk skips them.
   const jsonValuesChecked = scanned !== undefined && !scanned.nonFiniteNumber;
   const parsed =
-    parseWithPlainLayout(input as Record<string, unknown>, jsonValuesChecked) ?? HopRequest.safeParse(input);
+    parseWithPlainLayout(input as Record<string, unknown>, jsonValuesChecked) ??
+    (yield* parseNodeByNode(input as Record<string, unknown>, jsonValuesChecked));
   if (!parsed.success) {
     const first = parsed.error.issues[0]!;
     const field = fieldName(first.path);
@@ -142,6 +145,50 @@ function parseWithPlainLayout(
   if (!parsed.success) return undefined;
   parsed.data.context.current_layout = layout;
   return parsed;
+}
+
+type SchemaResult = ReturnType<typeof HopRequest.safeParse>;
+
+/** The fields the schema checks before `context`: their issues come before the layout's (see {@link merged}). */
+const BEFORE_CONTEXT: ReadonlySet<PropertyKey> = new Set([
+  'protocol',
+  'request_id',
+  'hop',
+  'messages',
+  'agent',
+  'conversation_id',
+]);
+
+/**
+ * The schema's result for a request whose layout missed the fast path (one unknown key is enough): the rest of the
+ * request through the schema with an empty layout in its place, and the layout node by node in steps
+ * ({@link layoutSteps}), so half a million values are not one step of the event loop (security review 2, G3). What
+ * `HopRequest.safeParse(input)` returns: the same data, or its issues in its order.
+ */
+function* parseNodeByNode(
+  input: Record<string, unknown>,
+  jsonValuesChecked: boolean,
+): Generator<undefined, SchemaResult, undefined> {
+  const context = input.context;
+  // Without a context object there is no layout to walk: the schema answers at once.
+  if (typeof context !== 'object' || context === null || Array.isArray(context)) return HopRequest.safeParse(input);
+  const rest = HopRequest.safeParse({ ...input, context: { ...context, current_layout: EMPTY_LAYOUT } });
+  yield;
+  const layout = yield* layoutSteps((context as Record<string, unknown>).current_layout, jsonValuesChecked);
+  if (layout.success) {
+    if (rest.success) rest.data.context.current_layout = layout.data;
+    return rest;
+  }
+  const layoutIssues = layout.issues.map((issue) => ({ ...issue, path: ['context', 'current_layout', ...issue.path] }));
+  const issues = merged(rest.success ? [] : rest.error.issues, layoutIssues);
+  return { success: false, error: new z.ZodError(issues) as z.ZodError<HopRequest> };
+}
+
+/** The rest's issues and the layout's, in the schema's order: the fields before `context` first, then the layout. */
+function merged(rest: z.core.$ZodIssue[], layout: z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const before = rest.filter((issue) => BEFORE_CONTEXT.has(issue.path[0]!));
+  const after = rest.filter((issue) => !BEFORE_CONTEXT.has(issue.path[0]!));
+  return [...before, ...layout, ...after];
 }
 
 /** Parses a JSON text body: malformed JSON is `invalid_json`, everything else as {@link parseHopRequest}. */
