@@ -2,7 +2,7 @@ import type { JsonValue } from '../wire/json.js';
 import type { ComponentNode } from '../wire/layout.js';
 import type { ToolOutput } from '../wire/outputs.js';
 import type { CanvasDocument } from './apply-outputs.js';
-import { type Pause, runSteps, runStepsNow } from '../door/pause.js';
+import { type Pause, runSteps, runStepsNow } from '../steps/steps.js';
 import { walkLayout } from './layout-tree.js';
 import { FNV_OFFSET, fnv, PropsPrints } from './props-json.js';
 
