@@ -2,13 +2,14 @@ import type { AgentDefinition, CanvasDocument, HopRequest, ToolOutput } from '@c
 import type { PropsPrints, ToolDefinition } from '@canvas-ai/protocol/server';
 import type { HopEvents } from './hop-events.js';
 import type { ServerDeps } from './server-deps.js';
+import type { TurnKey } from './store/keys.js';
 import type { TurnLock } from './store/turn-store.js';
 import type { ModelMessage, PageTold, TurnSoFar } from './turn-state.js';
 
 /** One admitted hop: the request, the turn it continues (seeded on hop 1), and where that turn is stored. */
 export interface HopRun {
   deps: ServerDeps;
-  key: string;
+  key: TurnKey;
   /** The turn's lock, held for the whole hop: every save is fenced by it (spec §8). */
   lock: TurnLock;
   request: HopRequest;

@@ -21,7 +21,8 @@ import { detectPersonChanges, fingerprintNext, type PersonChanges } from './pers
 import { redactUrlsIn } from './redact.js';
 import { rejectionNotice } from './rejection-notice.js';
 import type { ServerDeps } from './server-deps.js';
-import { guardStore, LockLostError, turnKey } from './store/turn-store.js';
+import { turnKey } from './store/keys.js';
+import { guardStore, LockLostError } from './store/turn-store.js';
 import { admitStoredHop, isCancelled } from './turn-gate.js';
 import { seedTurn } from './turn-seed.js';
 import { describeHopSpan, inSpan, tracedDecision, tracedTools } from './tracing.js';
