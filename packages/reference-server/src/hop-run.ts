@@ -3,7 +3,8 @@ import type { PropsPrints, ToolDefinition } from '@canvas-ai/protocol/server';
 import type { HopEvents } from './hop-events.js';
 import type { ServerDeps } from './server-deps.js';
 import type { TurnLock } from './store/turn-store.js';
-import type { ModelMessage, PageTold, TurnSoFar } from './turn-state.js';
+import type { ModelMessage } from './providers/model-provider.js';
+import type { PageTold, TurnSoFar } from './turn-state.js';
 
 /** One admitted hop: the request, the turn it continues (seeded on hop 1), and where that turn is stored. */
 export interface HopRun {
