@@ -30,7 +30,6 @@ export const ModelMessage = z.discriminatedUnion('role', [
 ]);
 export type ModelMessage = z.infer<typeof ModelMessage>;
 
-
 /**
  * One model decision to make (spec/hop-protocol.md §2, step 4): everything a provider needs, nothing it must remember.
  * It carries no abort signal on purpose: a decision runs to its end even when the client's connection is gone, so
