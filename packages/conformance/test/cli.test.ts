@@ -8,9 +8,9 @@ import {
   KIT_FIXTURES_DIR,
   main,
   parseConformanceArgs,
-  UsageError,
   type CliIo,
 } from '../src/index.js';
+import { UsageError } from '@canvas-ai/protocol/node';
 import { startFakeServer } from './support/fake-server.js';
 
 /** A CLI io that keeps what is written. */

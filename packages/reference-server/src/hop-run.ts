@@ -4,7 +4,8 @@ import type { HopEvents } from './hop-events.js';
 import type { ServerDeps } from './server-deps.js';
 import type { TurnKey } from './store/keys.js';
 import type { TurnLock } from './store/turn-store.js';
-import type { ModelMessage, PageTold, TurnSoFar } from './turn-state.js';
+import type { ModelMessage } from './providers/model-provider.js';
+import type { PageTold, TurnSoFar } from './turn-state.js';
 
 /** One admitted hop: the request, the turn it continues (seeded on hop 1), and where that turn is stored. */
 export interface HopRun {
