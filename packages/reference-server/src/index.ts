@@ -13,7 +13,7 @@ export type {
   StoredAttachment,
   StoredToolCall,
 } from './providers/model-provider.js';
-export { ScriptedProvider, type ScriptedProviderOptions, REAL_MODEL_HELP } from './providers/scripted.js';
+export { ScriptedProvider, type ScriptedProviderOptions } from './providers/scripted.js';
 export { OpenAiCompatibleProvider, type OpenAiCompatibleOptions } from './providers/openai-compatible.js';
 export { openAiProviderFromEnv, type ProviderEnv } from './providers/from-env.js';
 export {
