@@ -1,5 +1,5 @@
 import { ContextProvider } from '@lit/context';
-import { REQUIRED_OUTPUT_TYPES, type AgentsResponse } from '@canvas-ai/protocol';
+import { errorMessage, REQUIRED_OUTPUT_TYPES, type AgentsResponse } from '@canvas-ai/protocol';
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { property, query, state } from 'lit/decorators.js';
 import { canvasAiEvent } from '../events.js';
@@ -408,7 +408,8 @@ export class CanvasAiChat extends LitElement {
       const agents = await fetchAgents(url, this.credentials);
       if (url === this.agentsEndpoint) this.loadedAgents = agents;
     } catch (error) {
-      this.dispatchEvent(canvasAiEvent('canvas-ai-error', { requestId: undefined, error: error as Error }));
+      const failure = error instanceof Error ? error : new Error(errorMessage(error), { cause: error });
+      this.dispatchEvent(canvasAiEvent('canvas-ai-error', { requestId: undefined, error: failure }));
     }
   }
 

@@ -43,7 +43,7 @@ export const TRANSCRIPT_MAX_CHARS = LIMITS.maxJsonBodyBytes / 8;
 export const ERROR_ROLE = 'canvas-ai-error';
 
 /** An error as a deep-chat message: escaped html with its code (never deep-chat's own error, which is markdown). */
-export function errorMessage(text: string, code?: string): { html: string; role: string } {
+export function errorBubble(text: string, code?: string): { html: string; role: string } {
   return { html: statusBubbleHtml(text, code), role: ERROR_ROLE };
 }
 

@@ -14,7 +14,7 @@ import type { ChatStrings } from './strings.js';
 import {
   answerMessage,
   attachedFiles,
-  errorMessage,
+  errorBubble,
   noteMessage,
   storableMessages,
   transcriptOf,
@@ -146,7 +146,7 @@ export class TurnController implements ReactiveController {
     // deep-chat blocks a second submit while a request runs; a programmatic one, or one during a resumed turn, must
     // not start a second turn.
     if (this.turn || this.undoing) {
-      void signals.onResponse(errorMessage(this.options.strings().busy));
+      void signals.onResponse(errorBubble(this.options.strings().busy));
       return;
     }
     void this.run(body, signals);
@@ -389,7 +389,7 @@ export class TurnController implements ReactiveController {
         view.finish('failed', { progress: result.error.body?.progress });
         // Escaped html with its code: the text (the server's or an upstream's by default) is never markdown.
         const text = this.options.strings().turnError(result.error);
-        await respond(errorMessage(text, result.error.code));
+        await respond(errorBubble(text, result.error.code));
         this.options.announce(text);
         this.saveEnded();
         this.options.onFailed(result.error);
