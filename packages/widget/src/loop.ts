@@ -29,7 +29,7 @@ export {
   type TurnStanding,
   turnStanding,
 } from './resume.js';
-export { ChatStorage, type ChatStorageArea, SavedChat, SavedTurn, sessionArea } from './turn-storage.js';
+export { ChatStorage, type ChatStorageArea, SavedChat, SavedMessage, SavedTurn, sessionArea } from './turn-storage.js';
 // The conversation's state (one turn at a time, undo, revert, resume, what is kept), for a host with its own UI.
 export {
   ChatSession,

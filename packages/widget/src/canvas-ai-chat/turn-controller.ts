@@ -7,7 +7,6 @@ import type { TurnError } from '../turn-error.js';
 import type { ChatStorage, SavedChat } from '../turn-storage.js';
 import { undoNote, type UndoResult } from '../undo.js';
 import type { DeepChatInstance, Signals } from './deep-chat-types.js';
-import { noteHtml } from './narration.js';
 import { rejectionNotices, undoNotices } from './notices.js';
 import { ProgressView } from './progress-view.js';
 import type { ChatStrings } from './strings.js';
@@ -54,6 +53,8 @@ type Respond = (content: Parameters<Signals['onResponse']>[0]) => Promise<void>;
  */
 export class TurnController implements ReactiveController {
   private readonly session: ChatSession;
+  /** The narration blocks shown, which deep-chat holds as html updated in place: kept from their own state. */
+  private readonly views: ProgressView[] = [];
 
   /** `host` gets the controller's updates and dispatches its events; `options` is all it asks of the host. */
   constructor(
@@ -66,7 +67,9 @@ export class TurnController implements ReactiveController {
       storage: options.storage,
       messages: () => {
         const chat = options.chat();
-        return chat ? storableMessages(chat.getMessages()) : undefined;
+        if (!chat) return undefined;
+        const blocks = new Map(this.views.flatMap((view) => (view.kept ? [[view.kept.index, view.kept.message]] : [])));
+        return storableMessages(chat.getMessages(), (index) => blocks.get(index));
       },
       onChange: () => host.requestUpdate(),
       onTurnStart: ({ turn, agent, message, attachments, resumed }) =>
@@ -156,12 +159,14 @@ export class TurnController implements ReactiveController {
 
   /** One turn's narration block, in the picked agent's role until a response names the agent. */
   private progressView(chat: DeepChatInstance, agent: string | undefined): ProgressView {
-    return new ProgressView(
+    const view = new ProgressView(
       chat,
       agent ?? this.options.mainAgentId() ?? 'ai',
       this.options.strings(),
       this.options.announce,
     );
+    this.views.push(view);
+    return view;
   }
 
   /** How the session's turn shows in deep-chat: hops and streamed text in the block, its end through `respond`. */
@@ -255,8 +260,7 @@ export class TurnController implements ReactiveController {
   private showUndo(result: UndoResult): void {
     const chat = this.options.chat();
     const { summary, notices } = undoNotices(result, this.options.strings());
-    if (chat && result.status !== 'nothing')
-      chat.addMessage(noteMessage(noteHtml(`↶ ${summary}`, notices), undoNote(result)));
+    if (chat && result.status !== 'nothing') chat.addMessage(noteMessage(`↶ ${summary}`, notices, undoNote(result)));
     for (const text of [summary, ...notices]) this.options.announce(text);
     this.host.dispatchEvent(
       canvasAiEvent('canvas-ai-undo', {
@@ -277,8 +281,5 @@ export class TurnController implements ReactiveController {
 function stopNote(changed: boolean, notRun: string | undefined, strings: ChatStrings): ReturnType<typeof noteMessage> {
   const kept = changed ? ' What it had changed so far stays on the page.' : ' It had not changed the page.';
   const step = notRun === undefined ? '' : ` The step it announced last did not run: “${notRun}”`;
-  return noteMessage(
-    noteHtml(`■ ${strings.youStopped}`, []),
-    `(I stopped your last turn before it finished.${kept}${step})`,
-  );
+  return noteMessage(`■ ${strings.youStopped}`, [], `(I stopped your last turn before it finished.${kept}${step})`);
 }

@@ -120,6 +120,43 @@ function sessionOf(
 
 const message = { messages: [{ role: 'user' as const, text: 'Name the page' }] };
 
+describe('ChatStorage', () => {
+  it('G6: reads a version 1 record as text only: text and answers kept, html-only messages dropped', () => {
+    const area = memoryArea();
+    area.setItem(
+      'chat',
+      JSON.stringify({
+        version: 1,
+        conversationId: 'c',
+        messages: [
+          { role: 'user', text: 'Name the page' },
+          { role: 'page_builder', html: '<div>Done.</div>', custom: { canvasAiAnswer: 'Done.' } },
+          { role: 'user', html: '<img src=x onerror=alert(1)>' },
+          { role: 'page_builder', html: '<div class="canvas-ai-progress">…</div>' },
+          { role: 'user', html: '<b>x</b>', text: 'both' },
+        ],
+      }),
+    );
+
+    assert.deepEqual(new ChatStorage('chat', area).load(), {
+      version: 2,
+      conversationId: 'c',
+      messages: [
+        { role: 'user', text: 'Name the page' },
+        { role: 'page_builder', text: 'Done.', kind: 'answer' },
+      ],
+    });
+  });
+
+  it('G6: drops a version 2 record that carries html (it does not follow the schema)', () => {
+    const area = memoryArea();
+    area.setItem('chat', JSON.stringify({ version: 2, messages: [{ role: 'user', html: '<img src=x>' }] }));
+
+    assert.equal(new ChatStorage('chat', area).load(), undefined);
+    assert.equal(area.items.size, 0, 'and forgets it');
+  });
+});
+
 describe('ChatSession', () => {
   it('runs one turn at a time: a second message while a turn runs is refused and sends nothing', async () => {
     const hold = gate();
@@ -290,7 +327,7 @@ describe('ChatSession', () => {
     const log: string[] = [];
     const { session, storage } = sessionOf(server, reducerStore(log), log);
     storage.update(() => ({
-      version: 1,
+      version: 2,
       messages: [{ role: 'user', text: 'Name the page' }],
       running: {
         requestId: 'gone-turn',
