@@ -1,7 +1,7 @@
 /**
  * The keys the server writes into its turn store, built and parsed here only (spec/hop-protocol.md §8): a turn
- * (`<escaped session>:<request_id>`), its cancel marker (`<turn key>/cancelled`) and a session's quota ledger
- * (`quota/<escaped session>`). A turn key has a type of its own, so no caller passes a ledger or marker key where a
+ * (`<escaped session>:<request_id>`), its cancel marker (`<turn key>/cancelled`) and the quota ledgers of a
+ * session (`quota/<escaped session>`) and of a client address (`quota-address/<escaped bucket>`). A turn key has a type of its own, so no caller passes a ledger or marker key where a
  * turn is meant, and the quota ledger reads a key with {@link parseTurnKey} instead of cutting strings.
  */
 
@@ -42,4 +42,9 @@ export function cancelMarkerKey(key: TurnKey): string {
 /** The key of a session's quota ledger (what it holds in the store, `QuotaStore`). */
 export function ledgerKey(sessionId: string): string {
   return `quota/${encodeURIComponent(sessionId)}`;
+}
+
+/** The key of a client address's quota ledger (what its sessions hold; `bucket` from `addressBucket`). */
+export function addressLedgerKey(bucket: string): string {
+  return `quota-address/${encodeURIComponent(bucket)}`;
 }
