@@ -1,5 +1,3 @@
-import { isIP } from 'node:net';
-
 /**
  * The bucket a client address is counted in by every per-address limit (spec §8.8): the connection limit of
  * `startServer` and the quotas of `createApp`. An IPv4 address is its own bucket, and so is an IPv4-mapped IPv6
@@ -10,10 +8,8 @@ import { isIP } from 'node:net';
 export function addressBucket(address: string): string {
   // A zone index (`fe80::1%eth0`) names the interface, not the client.
   const bare = address.trim().toLowerCase().replace(/%.*$/, '');
-  const version = isIP(bare);
-  if (version === 4) return bare;
-  if (version !== 6) return bare;
   const groups = ipv6Groups(bare);
+  if (!groups) return bare;
   if (isIpv4Mapped(groups)) return ipv4Of(groups);
   return `${groups
     .slice(0, 4)
@@ -39,18 +35,26 @@ export function clientAddress(
     .at(-1)
     ?.trim()
     .replace(/^\[(.*)\](?::\d+)?$/, '$1');
-  return last && isIP(last.replace(/%.*$/, '')) ? last : socketAddress;
+  const bare = last?.replace(/%.*$/, '');
+  return last && bare && (IPV4.test(bare) || ipv6Groups(bare)) ? last : socketAddress;
 }
 
-/** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a trailing dotted IPv4 split in two). */
-function ipv6Groups(address: string): number[] {
-  let text = address;
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+/** A dotted IPv4 address, each part 0–255 without leading zeros. */
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/**
+ * The eight 16-bit groups of an IPv6 address, or undefined when it is not one. The URL parser (in every runtime, so
+ * the app needs no `node:net`) checks it and writes it in its canonical form: lowercase, hexadecimal only.
+ */
+function ipv6Groups(address: string): number[] | undefined {
+  if (!address.includes(':')) return undefined;
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
   }
-  const [head = '', tail] = text.split('::') as [string, string | undefined];
+  const [head = '', tail] = canonical.split('::') as [string, string | undefined];
   const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16)));
   const front = parse(head);
   if (tail === undefined) return front;
