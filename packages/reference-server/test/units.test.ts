@@ -8,7 +8,7 @@ import { helpText, parseCliOptions, UsageError } from '../src/cli-options.js';
 import { CsrfTokens } from '../src/csrf.js';
 import { Sessions } from '../src/session.js';
 import { Signer } from '../src/signer.js';
-import { cancelMarkerKey, ledgerKey, parseTurnKey, turnKey } from '../src/store/keys.js';
+import { addressLedgerKey, cancelMarkerKey, ledgerKey, parseTurnKey, turnKey } from '../src/store/keys.js';
 import { Turnstile } from '../src/turnstile.js';
 
 describe('CSRF tokens', () => {
@@ -305,6 +305,8 @@ describe('store keys', () => {
     assert.equal(turnKey('a:b', 't1'), 'a%3Ab:t1');
     assert.equal(cancelMarkerKey(turnKey('s', 't1')), 's:t1/cancelled');
     assert.equal(ledgerKey('s'), 'quota/s');
+    assert.equal(addressLedgerKey('2001:db8::/64'), 'quota/address/2001%3Adb8%3A%3A%2F64');
+    assert.notEqual(addressLedgerKey('x'), ledgerKey('address'));
   });
 });
 

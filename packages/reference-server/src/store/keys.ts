@@ -1,7 +1,8 @@
 /**
  * The keys the server writes into its turn store, built and parsed here only (spec/hop-protocol.md §8): a turn
  * (`<escaped session>:<request_id>`), its cancel marker (`<turn key>/cancelled`) and the quota ledgers of a
- * session (`quota/<escaped session>`) and of a client address (`quota-address/<escaped bucket>`). A turn key has a type of its own, so no caller passes a ledger or marker key where a
+ * session (`quota/<escaped session>`) and of a client address (`quota/address/<escaped bucket>`: an escaped
+ * session id has no `/`, so no session's ledger key looks like it). A turn key has a type of its own, so no caller passes a ledger or marker key where a
  * turn is meant, and the quota ledger reads a key with {@link parseTurnKey} instead of cutting strings.
  */
 
@@ -46,5 +47,5 @@ export function ledgerKey(sessionId: string): string {
 
 /** The key of a client address's quota ledger (what its sessions hold; `bucket` from `addressBucket`). */
 export function addressLedgerKey(bucket: string): string {
-  return `quota-address/${encodeURIComponent(bucket)}`;
+  return `quota/address/${encodeURIComponent(bucket)}`;
 }
