@@ -1,9 +1,10 @@
 /**
  * The keys the server writes into its turn store, built and parsed here only (spec/hop-protocol.md §8): a turn
- * (`<escaped session>:<request_id>`), its cancel marker (`<turn key>/cancelled`) and the quota ledgers of a
- * session (`quota/<escaped session>`) and of a client address (`quota/address/<escaped bucket>`: an escaped
- * session id has no `/`, so no session's ledger key looks like it). A turn key has a type of its own, so no caller passes a ledger or marker key where a
- * turn is meant, and the quota ledger reads a key with {@link parseTurnKey} instead of cutting strings.
+ * (`<escaped session>:<request_id>`), its cancel marker (`<turn key>/cancelled`) and the quota ledgers of a session
+ * (`quota/<escaped session>`) and of a client address (`quota/address/<escaped bucket>`; an escaped session id has
+ * no `/`, so no session's ledger key looks like it). A turn key has a type of its own, so no caller passes a ledger
+ * or marker key where a turn is meant, and the quota ledger reads a key with {@link parseTurnKey} instead of cutting
+ * strings.
  */
 
 /** The store key of one turn of one session: only {@link turnKey} makes one. */
