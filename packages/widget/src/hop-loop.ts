@@ -6,6 +6,7 @@
  */
 import {
   CSRF_HEADER,
+  errorMessage,
   MAX_TURN_REQUESTS,
   type ApplyResult,
   type ChatMessage,
@@ -242,27 +243,21 @@ export function runTurn(options: TurnOptions): Promise<TurnResult> {
   return startTurn(options).result;
 }
 
-/**
- * Where a turn stands. Each phase is entered once, in this order, `stopping` only when a stop comes first:
- * - `running`: hops are being sent;
- * - `stopping`: {@link TurnRun.stop} was called (or the signal aborted) while running: nothing is sent any more but
- *   the cancel, and every await point of the run unwinds with a {@link StoppedSignal};
- * - `ended`: {@link TurnRun.run} returned its result; a stop after it does nothing.
- */
-type Phase = 'running' | 'stopping' | 'ended';
-
 /** One turn: its state, and the steps of a hop as methods. Not exported: {@link startTurn} is the API. */
 class TurnRun {
   readonly requestId: string;
-  private phase: Phase = 'running';
+  /** {@link TurnRun.run} returned its result: a stop after it does nothing. */
+  private ended = false;
   /**
    * The server may hold this turn: a hop was POSTed (whether it arrived, failed or was aborted is unknown), so a turn
    * that ends without its answer must send the DELETE (spec §8.5). Before the first POST there is nothing to cancel.
    */
   private posted = false;
-  /** The hop in flight; a stop aborts it. */
-  private inFlight: AbortController | undefined;
-  /** Aborted by a stop, with a {@link StoppedSignal}: ends a wait between retries at once, and records the stop. */
+  /**
+   * Aborted by a stop, with a {@link StoppedSignal} as its reason: the one stop of the turn. It aborts the hop's fetch
+   * and its body read, ends a wait between retries at once, and from then on nothing is sent but the cancel and
+   * nothing is applied; every await point of the run unwinds with its reason.
+   */
   private readonly stopSignal = new AbortController();
   /** Hops started so far (the one under way included). */
   private hops = 0;
@@ -299,9 +294,7 @@ class TurnRun {
 
   /** Stops a running turn: aborts the hop in flight and any wait, then cancels on the server. */
   readonly stop = (): void => {
-    if (this.phase !== 'running') return;
-    this.phase = 'stopping';
-    this.inFlight?.abort();
+    if (this.ended || this.stopped) return;
     this.stopSignal.abort(new StoppedSignal());
     this.cancelOnServer();
   };
@@ -310,17 +303,19 @@ class TurnRun {
   async run(): Promise<TurnResult> {
     const { requestId } = this;
     try {
-      while (this.phase === 'running') {
+      while (!this.stopped) {
         const response = await this.nextHop();
         if (!response?.should_continue) break;
       }
     } catch (error) {
-      if (error instanceof StoppedSignal || this.phase === 'stopping') return this.stoppedResult();
+      if (this.stopped) return this.stoppedResult();
       // A turn that ends without its answer is abandoned: tell the server so it drops the turn's state. It runs once:
-      // a stop cannot come before (that is the branch above) nor after (the phase is `ended` from here on).
+      // a stop cannot come before (that is the branch above) nor after (the run is `ended` from here on).
       this.cancelOnServer();
       const turnError =
-        error instanceof TurnError ? error : new TurnError('host', messageOf(error), { hop: this.hops, cause: error });
+        error instanceof TurnError
+          ? error
+          : new TurnError('host', errorMessage(error), { hop: this.hops, cause: error });
       return {
         status: 'error',
         requestId,
@@ -330,7 +325,7 @@ class TurnRun {
         changes: this.changes,
       };
     } finally {
-      this.phase = 'ended';
+      this.ended = true;
     }
     const last = this.lastResponse;
     if (last && !last.should_continue)
@@ -348,7 +343,7 @@ class TurnRun {
     const hop = this.hops;
     this.checkHopBudget(hop);
     const document = checkHostDocument(await this.callHost('getLayout', hop, () => options.getLayout()), hop);
-    if (this.phase !== 'running') return undefined;
+    if (this.stopped) return undefined;
     const request = buildHopRequest({
       requestId: this.requestId,
       hop,
@@ -361,11 +356,12 @@ class TurnRun {
     });
     const applied = new HopOutputs(hop);
     const apply = async (outputs: ToolOutput[], response: HopResponse | undefined): Promise<void> => {
+      // After a stop nothing more is applied (a revert takes back only what was).
+      this.stopSignal.signal.throwIfAborted();
       if (applied.done) {
         applied.check(outputs);
         return;
       }
-      this.throwIfStopped();
       const returned = await this.callHost('applyOutputs', hop, () =>
         options.applyOutputs?.(outputs, response, { requestId: this.requestId, kind: 'hop', hop }),
       );
@@ -381,6 +377,8 @@ class TurnRun {
       applied.record(outputs, recorded.inverse);
     };
     const response = await this.sendHop(request, hop === 1 ? (options.attachments ?? []) : [], apply);
+    // A response read to its end just as the stop came is not the turn's: it is neither applied nor reported.
+    this.stopSignal.signal.throwIfAborted();
     this.lastResponse = response;
     await apply(response.outputs, response);
     options.onHop?.({
@@ -421,61 +419,53 @@ class TurnRun {
     });
   }
 
-  /** One POST of a hop; a rejected fetch becomes a `network` TurnError, any other failure is readHopResponse's. */
+  /**
+   * One POST of a hop; a rejected fetch becomes a `network` TurnError, any other failure is readHopResponse's. The stop
+   * signal aborts the fetch and the body read; {@link withRetries} then rejects with its reason, whatever was thrown.
+   */
   private async postOnce(
     request: HopRequest,
     serialized: SerializedHopRequest,
     { tries, refreshToken }: SendTry,
     apply: ApplyHopOutputs,
   ): Promise<HopResponse> {
-    const controller = new AbortController();
-    this.inFlight = controller;
+    const { signal } = this.stopSignal;
+    const init: RequestInit = {
+      method: 'POST',
+      body: serialized.body,
+      headers: {
+        ...serialized.headers,
+        ...this.traceHeaders(),
+        ...(await this.csrfHeaders(request.hop, refreshToken)),
+      },
+      credentials: this.options.credentials ?? 'same-origin',
+      signal,
+    };
+    // A stop while the token was fetched: this hop is never posted.
+    signal.throwIfAborted();
+    this.posted = true;
+    let response: Response;
     try {
-      const init: RequestInit = {
-        method: 'POST',
-        body: serialized.body,
-        headers: {
-          ...serialized.headers,
-          ...this.traceHeaders(),
-          ...(await this.csrfHeaders(request.hop, refreshToken)),
-        },
-        credentials: this.options.credentials ?? 'same-origin',
-        signal: controller.signal,
-      };
-      this.throwIfStopped();
-      this.posted = true;
-      let response: Response;
-      try {
-        response = await this.fetchImpl(this.options.endpoint, init);
-      } catch (error) {
-        this.throwIfStopped();
-        const tried = tries > 1 ? `, tried ${tries} times` : '';
-        throw new TurnError(
-          'network',
-          `The server could not be reached (hop ${request.hop}${tried}): ${messageOf(error)}`,
-          { hop: request.hop, cause: error },
-        );
-      }
-      // This try's text: a hop sent again after a lost response starts its text again.
-      let text = '';
-      const { onText } = this.options;
-      const hopResponse = await readHopResponse(response, request, {
-        signal: controller.signal,
-        onOutputs: (outputs) => apply(outputs, undefined),
-        onText: (delta) => {
-          this.throwIfStopped();
-          text += delta;
-          onText?.({ requestId: this.requestId, hop: request.hop, delta, text });
-        },
-      });
-      this.throwIfStopped();
-      return hopResponse;
+      response = await this.fetchImpl(this.options.endpoint, init);
     } catch (error) {
-      this.throwIfStopped();
-      throw error;
-    } finally {
-      this.inFlight = undefined;
+      const tried = tries > 1 ? `, tried ${tries} times` : '';
+      throw new TurnError(
+        'network',
+        `The server could not be reached (hop ${request.hop}${tried}): ${errorMessage(error)}`,
+        { hop: request.hop, cause: error },
+      );
     }
+    // This try's text: a hop sent again after a lost response starts its text again.
+    let text = '';
+    const { onText } = this.options;
+    return readHopResponse(response, request, {
+      signal,
+      onOutputs: (outputs) => apply(outputs, undefined),
+      onText: (delta) => {
+        text += delta;
+        onText?.({ requestId: this.requestId, hop: request.hop, delta, text });
+      },
+    });
   }
 
   /** A new `traceparent` of the turn's trace for one request, when tracing is on (spec §4.7). */
@@ -491,7 +481,7 @@ class TurnRun {
     try {
       token = typeof source === 'string' ? source : await source({ refresh });
     } catch (error) {
-      throw new TurnError('token', `Could not get a CSRF token: ${messageOf(error)}`, { hop, cause: error });
+      throw new TurnError('token', `Could not get a CSRF token: ${errorMessage(error)}`, { hop, cause: error });
     }
     return token ? { [CSRF_HEADER]: token } : {};
   }
@@ -524,15 +514,11 @@ class TurnRun {
     try {
       return await call();
     } catch (error) {
-      throw new TurnError('host', `The page's ${name} failed on hop ${hop}: ${messageOf(error)}`, {
+      throw new TurnError('host', `The page's ${name} failed on hop ${hop}: ${errorMessage(error)}`, {
         hop,
         cause: error,
       });
     }
-  }
-
-  private throwIfStopped(): void {
-    if (this.phase === 'stopping') throw new StoppedSignal();
   }
 
   private stoppedResult(): TurnResult {
@@ -594,9 +580,5 @@ function sameJson(a: unknown, b: unknown): boolean {
   return keys.every((key) => Object.hasOwn(right, key) && sameJson(left[key], right[key]));
 }
 
-/** Thrown inside the loop once the turn is stopped, so every await point unwinds the same way. */
+/** The stop signal's reason: every await point of a stopped run unwinds with it. */
 class StoppedSignal extends Error {}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

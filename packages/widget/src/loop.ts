@@ -29,7 +29,17 @@ export {
   type TurnStanding,
   turnStanding,
 } from './resume.js';
-export { ChatStorage, type ChatStorageArea, SavedChat, SavedTurn, sessionArea } from './turn-storage.js';
+export { ChatStorage, type ChatStorageArea, SavedChat, SavedMessage, SavedTurn, sessionArea } from './turn-storage.js';
+// The conversation's state (one turn at a time, undo, revert, resume, what is kept), for a host with its own UI.
+export {
+  ChatSession,
+  type ChatSessionOptions,
+  type SendInput,
+  type TurnEnd,
+  type TurnSettings,
+  type TurnStart,
+  type TurnView,
+} from './chat-session.js';
 export { DEFAULT_RETRY_DELAYS, type RetryReason, type RetryWait } from './retry.js';
 export { TurnError, type TurnErrorKind, type TurnErrorOptions } from './turn-error.js';
 // The steps of one hop, for a host that writes its own loop (and for the bench, which times them).

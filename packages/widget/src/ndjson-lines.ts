@@ -23,6 +23,8 @@ export async function* ndjsonLines(body: ReadableStream<Uint8Array>, signal?: Ab
       if (signal?.aborted) return;
       const { done, value } = await reader.read();
       for (const line of lines.push(done ? text.decode() : text.decode(value, { stream: true }))) {
+        // A chunk may hold several lines: none after an abort is handed over.
+        if (signal?.aborted) return;
         yield line.endsWith('\r') ? line.slice(0, -1) : line;
       }
       if (done) {

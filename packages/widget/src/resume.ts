@@ -3,7 +3,7 @@
  * (`GET <endpoint>/<request_id>`, spec §8.6), then resume it with the document as it is now, show the final answer
  * that was missed, or close it. Framework-free, like the loop.
  */
-import { TurnStatusResponse, type ApplyResult, type FinalHopResponse } from '@canvas-ai/protocol';
+import { errorMessage, TurnStatusResponse, type ApplyResult, type FinalHopResponse } from '@canvas-ai/protocol';
 import { startTurn, type Turn, type TurnOptions } from './hop-loop.js';
 import type { TurnChanges } from './turn-changes.js';
 
@@ -58,7 +58,7 @@ export async function turnStanding(requestId: string, options: StandingOptions):
       credentials: options.credentials ?? 'same-origin',
     });
   } catch (error) {
-    return { state: 'unknown', why: `the server could not be reached: ${(error as Error).message}` };
+    return { state: 'unknown', why: `the server could not be reached: ${errorMessage(error)}` };
   }
   if (response.status === 404 || response.status === 410) return { state: 'gone', status: response.status };
   // A revision 1.1 server has no such endpoint (405): the next hop itself will say where the turn stands.

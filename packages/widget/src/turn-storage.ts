@@ -2,6 +2,9 @@
  * What a chat keeps across a page reload (spec §18), in `sessionStorage`: the same tab, gone with it, never shared with
  * another session. The conversation's messages, the running turn (enough to resume it), and the last turn that changed
  * the page (to undo it). Read back through zod: a stale or tampered entry is dropped, never trusted. Framework-free.
+ *
+ * Any script of the origin can write `sessionStorage`, and it survives reloads: what is kept is text only, never
+ * markup, and a chat shows it again with its own escaping, like everything else from outside (security review 2, G6).
  */
 import * as z from 'zod';
 import { ApplyResult, RequestId, ToolOutput } from '@canvas-ai/protocol';
@@ -30,16 +33,73 @@ export const SavedTurn = z.object({
 });
 export type SavedTurn = z.infer<typeof SavedTurn>;
 
-/** Everything one chat keeps. `messages` are the chat's own (the element keeps deep-chat's text and html messages). */
+/**
+ * One message of the conversation as kept: its role and text, and how it was shown, as text. Never html: a chat
+ * rebuilds each message's markup from these with its own escaping.
+ */
+export const SavedMessage = z.object({
+  role: z.string(),
+  /** What the person typed, the answer, a note's transcript line, an error's text, or a turn's narration. */
+  text: z.string(),
+  /** How it was shown; absent: a plain message (the person's, or one the host gave). */
+  kind: z.enum(['answer', 'note', 'error', 'narration']).optional(),
+  /** A note's summary line, as shown (its `text` is what the model reads). */
+  shown: z.string().optional(),
+  /** The notices shown under a note or a narration block. */
+  notices: z.array(z.string()).optional(),
+  /** An error's code. */
+  code: z.string().optional(),
+  /** Where a narration block's turn stood when it was kept. */
+  status: z.enum(['running', 'done', 'stopped', 'failed']).optional(),
+});
+export type SavedMessage = z.infer<typeof SavedMessage>;
+
+/** The last turn that changed the page, as stored. */
+const StoredUndoable = z.object({ changes: StoredChanges, message: z.string() });
+
+/** Everything one chat keeps (version 2: messages as text only). */
 export const SavedChat = z.object({
+  version: z.literal(2),
+  conversationId: z.string().optional(),
+  messages: z.array(SavedMessage).default([]),
+  running: SavedTurn.optional(),
+  /** The last turn that changed the page, until it is undone or another turn starts. */
+  undoable: StoredUndoable.optional(),
+});
+export type SavedChat = z.infer<typeof SavedChat>;
+
+/**
+ * What a chat of version 1 kept: deep-chat's own messages, `html` included. Read once more as version 2: a text
+ * message keeps its role and text, an answer or a note its text; any other message (html only) is dropped, never
+ * shown as markup.
+ */
+const SavedChatV1 = z.object({
   version: z.literal(1),
   conversationId: z.string().optional(),
   messages: z.array(z.record(z.string(), z.unknown())).default([]),
   running: SavedTurn.optional(),
-  /** The last turn that changed the page, until it is undone or another turn starts. */
-  undoable: z.object({ changes: StoredChanges, message: z.string() }).optional(),
+  undoable: StoredUndoable.optional(),
 });
-export type SavedChat = z.infer<typeof SavedChat>;
+
+/** A version 1 record as version 2: every message that was text stays text, the rest is dropped. */
+function fromVersion1(saved: z.infer<typeof SavedChatV1>): SavedChat {
+  const messages = saved.messages.flatMap((message): SavedMessage[] => {
+    const role = typeof message.role === 'string' ? message.role : undefined;
+    const custom = (typeof message.custom === 'object' && message.custom !== null ? message.custom : {}) as Record<
+      string,
+      unknown
+    >;
+    if (role === undefined) return [];
+    if (typeof custom.canvasAiAnswer === 'string') return [{ role, text: custom.canvasAiAnswer, kind: 'answer' }];
+    if (typeof custom.canvasAiNote === 'string') return [{ role, text: custom.canvasAiNote, kind: 'note' }];
+    if (typeof message.text === 'string' && message.html === undefined) return [{ role, text: message.text }];
+    return [];
+  });
+  return { ...saved, version: 2, messages };
+}
+
+/** A kept record of either version, as version 2. */
+const StoredChat = z.union([SavedChat, SavedChatV1.transform(fromVersion1)]);
 
 /** The part of the Web Storage API the chat uses (a test or a host may hand in its own). */
 export type ChatStorageArea = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
@@ -65,7 +125,7 @@ export class ChatStorage {
     try {
       const text = this.area?.getItem(this.key);
       if (!text) return undefined;
-      const parsed = SavedChat.safeParse(JSON.parse(text));
+      const parsed = StoredChat.safeParse(JSON.parse(text));
       if (parsed.success) return parsed.data;
       this.area?.removeItem(this.key);
     } catch {
@@ -76,7 +136,7 @@ export class ChatStorage {
 
   /** Changes what is kept: `change` gets the current record (or an empty one) and returns the new one. */
   update(change: (saved: SavedChat) => SavedChat): void {
-    const next = change(this.load() ?? { version: 1, messages: [] });
+    const next = change(this.load() ?? { version: 2, messages: [] });
     try {
       this.area?.setItem(this.key, JSON.stringify(next));
     } catch {

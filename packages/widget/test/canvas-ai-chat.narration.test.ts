@@ -50,7 +50,10 @@ describe('narration', () => {
     const element = await mountChat({ getLayout: emptyPage });
 
     await sendAndWait(element, 'Hi');
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await waitUntil(
+      () => progressBlocks(element)[0]?.querySelector('.canvas-ai-progress-text'),
+      'the narration block was not shown',
+    );
 
     const block = progressBlocks(element)[0]!;
     const text = block.querySelector('.canvas-ai-progress-text')!;
@@ -73,7 +76,10 @@ describe('narration', () => {
     const element = await mountChat({ getLayout: emptyPage });
 
     const end = await sendAndWait(element, 'Hi');
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await waitUntil(
+      () => bubbles(element).some((bubble) => bubble.textContent!.includes('javascript:alert(1)')),
+      'the answer was not shown',
+    );
 
     expect(end.detail.status).to.equal('done');
     // Any image that was created has made its request once it settled (decode rejects for a failed load).
@@ -114,7 +120,7 @@ describe('narration', () => {
     const element = await mountChat({ getLayout: emptyPage });
 
     const end = await sendAndWait(element, 'Please build me a page');
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await waitUntil(() => errorBubbles(element).length > 0, 'the error was not shown');
 
     expect(end.detail.status).to.equal('error');
     await Promise.all(
@@ -275,6 +281,8 @@ describe('narration', () => {
     await sendAndWait(element, 'Tell me a lot');
     const scroller = chatRoot(element).querySelector<HTMLElement>('#messages')!;
     expect(scroller.scrollHeight).to.be.greaterThan(scroller.clientHeight);
+    const blockText = () => progressBlocks(element).at(-1)?.textContent ?? '';
+    const atBottom = () => scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop <= 8;
 
     const gated = (index: number, progress: string) => async (body: HopRequest) => {
       await gates[index]!.promise;
@@ -290,13 +298,18 @@ describe('narration', () => {
     const hops = collect(element, 'canvas-ai-hop');
     const ended = sendAndWait(element, 'Go on');
     await waitUntil(() => hops.length === 1 && server.received.length === 2, 'hop 1 did not arrive');
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await waitUntil(() => blockText().includes('first step'), 'hop 1 narration was not shown');
+    await waitUntil(() => atBottom(), 'a reader at the bottom was not pinned after hop 1');
 
     // The reader scrolls up, then hop 2's narration grows the block: they stay where they are.
     scroller.scrollTop = 0;
     gates[0]!.resolve();
     await waitUntil(() => hops.length === 2, 'hop 2 did not arrive');
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    // The view puts the reader back once deep-chat has laid the change out (a deferred step): waited for, not timed.
+    await waitUntil(
+      () => blockText().includes('Line 20 of') && scroller.scrollTop === 0,
+      'hop 2 narration was not shown, or the reader was moved',
+    );
     expect(scroller.scrollTop).to.equal(0);
 
     // Back at the bottom: hop 3 grows the block again (an update, not a new message) and they stay pinned.
@@ -304,7 +317,10 @@ describe('narration', () => {
     const heightBefore = scroller.scrollHeight;
     gates[1]!.resolve();
     await waitUntil(() => hops.length === 3, 'hop 3 did not arrive');
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await waitUntil(
+      () => blockText().includes('Line 40 of') && atBottom(),
+      'hop 3 narration was not shown, or the reader was not kept at the bottom',
+    );
     expect(scroller.scrollHeight).to.be.greaterThan(heightBefore);
     expect(scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop).to.be.at.most(8);
 

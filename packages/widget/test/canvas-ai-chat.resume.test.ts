@@ -6,7 +6,16 @@ import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import { expect, waitUntil } from '@open-wc/testing';
 import type { CanvasAiChat } from '../src/canvas-ai-chat/canvas-ai-chat.component.js';
 import { ChatStorage } from '../src/loop.js';
-import { bubbles, collect, mountChat, pickAgent, progressBlocks, unmountAll } from './support/chat.js';
+import {
+  bubbles,
+  chatRoot,
+  collect,
+  mountChat,
+  pickAgent,
+  progressBlocks,
+  sendAndWait,
+  unmountAll,
+} from './support/chat.js';
 import { loadFixtures, scenario } from './support/fixtures.js';
 import { loseResponse } from './support/hold.js';
 import { recorder } from './support/recorder.js';
@@ -52,9 +61,34 @@ async function reloadedAt(lost: number) {
 const answersOf = (element: CanvasAiChat, text: string) =>
   bubbles(element).filter((bubble) => bubble.textContent!.trim() === text);
 
+declare global {
+  interface Window {
+    __canvasAiKeptXss?: number;
+  }
+}
+
+/** What a kept conversation made the page do: elements created in the chat, requests for its pixels, handlers run. */
+async function sideEffects(element: CanvasAiChat, record: ReturnType<typeof recorder>) {
+  // Any image that was created has made its request once it settled (decode rejects for a failed load).
+  await Promise.all(
+    [...chatRoot(element).querySelectorAll('img')].map((image) => image.decode().catch(() => undefined)),
+  );
+  return {
+    created: [...chatRoot(element).querySelectorAll('a, img, script, iframe')].map((node) => node.outerHTML),
+    requested: [
+      ...record.requests.map((entry) => entry.path),
+      ...performance
+        .getEntriesByType('resource')
+        .map((entry) => entry.name)
+        .filter((name) => name.includes('pixel')),
+    ],
+    ran: window.__canvasAiKeptXss,
+  };
+}
+
 describe('<canvas-ai-chat> after a reload', () => {
-  afterEach(() => {
-    unmountAll();
+  afterEach(async () => {
+    await unmountAll(document.querySelectorAll('body > div canvas-ai-chat'));
     for (const extra of document.querySelectorAll('body > div')) extra.remove();
   });
 
@@ -93,7 +127,7 @@ describe('<canvas-ai-chat> after a reload', () => {
     const record = recorder();
     await useHandlers(record.handler, ...createMockHandlers(fixtures));
     new ChatStorage(KEY).update(() => ({
-      version: 1,
+      version: 2,
       messages: [{ role: 'user', text: 'Build a page' }],
       running: {
         requestId: `gone-${crypto.randomUUID()}`,
@@ -120,6 +154,71 @@ describe('<canvas-ai-chat> after a reload', () => {
     expect(record.posts()).to.have.length(0);
     expect(element.running).to.equal(false);
     expect(new ChatStorage(KEY).load()?.running).to.equal(undefined);
+  });
+
+  it('G6: shows a kept version 1 record as text: its <img onerror> html is dropped, a markdown javascript: link stays text', async () => {
+    delete window.__canvasAiKeptXss;
+    const record = recorder();
+    await useHandlers(record.handler, ...createMockHandlers(await loadFixtures()));
+    const markdown = '[link](javascript:window.__canvasAiKeptXss=2) ![i](/api/pixel-md-storedtext)';
+    // What any script of the origin can write before the page loads (security review 2, G6), in the old format.
+    sessionStorage.setItem(
+      KEY,
+      JSON.stringify({
+        version: 1,
+        messages: [
+          {
+            role: 'user',
+            html: '<img id="inj-storedhtml" src="/api/pixel-storedhtml" onerror="window.__canvasAiKeptXss=1">',
+          },
+          { role: 'ai', text: markdown },
+        ],
+      }),
+    );
+    const element = await mountChat({ storageKey: KEY, getLayout: () => ({ layout: { regions: {} } }) });
+    await waitUntil(() => bubbles(element).some((bubble) => bubble.textContent!.includes('javascript:')), 'not shown');
+
+    const { created, requested, ran } = await sideEffects(element, record);
+    expect(created, 'elements created').to.deep.equal([]);
+    expect(requested, 'requested').to.deep.equal([]);
+    expect(ran, 'a handler ran').to.equal(undefined);
+    expect(chatRoot(element).querySelector('#inj-storedhtml')).to.equal(null);
+    expect(bubbles(element).map((bubble) => bubble.textContent!.trim())).to.deep.equal([markdown]);
+  });
+
+  it('G6: rebuilds every kept message with its own escaping, whatever its text holds, and sends it as text', async () => {
+    delete window.__canvasAiKeptXss;
+    const record = recorder();
+    await useHandlers(record.handler, ...createMockHandlers(await loadFixtures()));
+    const markup = '<img src="/api/pixel-kept" onerror="window.__canvasAiKeptXss=3"> <b>bold</b>';
+    const markdown = '[link](javascript:window.__canvasAiKeptXss=4) ![i](/api/pixel-kept-md)';
+    new ChatStorage(KEY).update(() => ({
+      version: 2,
+      messages: [
+        { role: 'user', text: markup },
+        { role: 'qa', text: markdown, kind: 'answer' },
+        { role: 'qa', text: markup, kind: 'narration', status: 'done', notices: [markdown] },
+        { role: 'user', text: markdown, kind: 'note', shown: markup },
+        { role: 'canvas-ai-error', text: markup, kind: 'error', code: markdown },
+      ],
+    }));
+    const element = await mountChat({ storageKey: KEY, getLayout: () => ({ layout: { regions: {} } }) });
+    await waitUntil(() => bubbles(element).length >= 5, 'the kept messages were not shown');
+
+    const { created, requested, ran } = await sideEffects(element, record);
+    expect(created, 'elements created').to.deep.equal([]);
+    expect(requested, 'requested').to.deep.equal([]);
+    expect(ran, 'a handler ran').to.equal(undefined);
+    expect(bubbles(element)[0]!.textContent!.trim()).to.equal(markup);
+    expect(bubbles(element)[1]!.textContent!.trim()).to.equal(markdown);
+    // The next turn's transcript carries them as the text they are.
+    await sendAndWait(element, 'Hello');
+    expect(record.posts()[0]!.body.messages).to.deep.equal([
+      { role: 'user', text: markup },
+      { role: 'assistant', text: markdown },
+      { role: 'user', text: markdown },
+      { role: 'user', text: 'Hello' },
+    ]);
   });
 
   it('keeps nothing with no-persist', async () => {

@@ -21,21 +21,30 @@ import { recorder } from './support/recorder.js';
 import { afterHop, reducerHost } from './support/reducer-host.js';
 import { useHandlers } from './support/worker.js';
 
+/**
+ * A chat over a reducer host on the empty page, against the reference server's mock with a recorder, its agents
+ * config loaded; and the scenario `name`.
+ */
+async function scenarioChat(name: Parameters<typeof scenario>[0]) {
+  const fixtures = await loadFixtures();
+  const script = await scenario(name);
+  const record = recorder();
+  await useHandlers(record.handler, ...createMockHandlers(fixtures));
+  const host = reducerHost({ layout: fixtures.layouts['layouts/empty.yaml']!, page: {} });
+  const element = await mountChat({
+    agentsEndpoint: '/api/agents',
+    getLayout: host.getLayout,
+    applyOutputs: host.applyOutputs,
+  });
+  await waitUntil(() => element.shadowRoot!.querySelector('canvas-ai-tool-picker'), 'the agents config did not load');
+  return { fixtures, script, record, host, element };
+}
+
 describe('<canvas-ai-chat> turns', () => {
   afterEach(unmountAll);
 
   it('renders a one-hop answer once, with the agent that answered and no progress block left spinning', async () => {
-    const fixtures = await loadFixtures();
-    const qa = await scenario('qa-one-hop');
-    const record = recorder();
-    await useHandlers(record.handler, ...createMockHandlers(fixtures));
-    const host = reducerHost({ layout: fixtures.layouts['layouts/empty.yaml']!, page: {} });
-    const element = await mountChat({
-      agentsEndpoint: '/api/agents',
-      getLayout: host.getLayout,
-      applyOutputs: host.applyOutputs,
-    });
-    await waitUntil(() => element.shadowRoot!.querySelector('canvas-ai-tool-picker'), 'the agents config did not load');
+    const { fixtures, script: qa, record, element } = await scenarioChat('qa-one-hop');
 
     const end = await sendAndWait(element, qa.user_message);
 
@@ -55,17 +64,7 @@ describe('<canvas-ai-chat> turns', () => {
   });
 
   it('runs a multi-hop turn: each hop carries the layout applyOutputs made from the previous outputs', async () => {
-    const fixtures = await loadFixtures();
-    const cookieShop = await scenario('cookie-shop');
-    const record = recorder();
-    await useHandlers(record.handler, ...createMockHandlers(fixtures));
-    const host = reducerHost({ layout: fixtures.layouts['layouts/empty.yaml']!, page: {} });
-    const element = await mountChat({
-      agentsEndpoint: '/api/agents',
-      getLayout: host.getLayout,
-      applyOutputs: host.applyOutputs,
-    });
-    await waitUntil(() => element.shadowRoot!.querySelector('canvas-ai-tool-picker'), 'the agents config did not load');
+    const { script: cookieShop, record, host, element } = await scenarioChat('cookie-shop');
     const hopEvents = collect(element, 'canvas-ai-hop');
     const starts = collect(element, 'canvas-ai-turn-start');
     await pickAgent(element, 'page_builder');

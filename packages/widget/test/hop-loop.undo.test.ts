@@ -24,17 +24,26 @@ async function cookieShopTurn(
   return { fixtures, shop, record, host, start };
 }
 
+/** Starts the cookie-shop turn with the page builder against `host`; `options` are added to (or override) the loop's. */
+function startShopTurn(
+  shop: Awaited<ReturnType<typeof scenario>>,
+  host: ReturnType<typeof reducerHost>,
+  options: Partial<Parameters<typeof startTurn>[0]> = {},
+) {
+  return startTurn({
+    endpoint: '/api/hop',
+    agent: 'page_builder',
+    messages: [{ role: 'user', text: shop.user_message }],
+    getLayout: host.getLayout,
+    applyOutputs: host.applyOutputs,
+    ...options,
+  });
+}
+
 describe('undo with the loop alone', () => {
   it('records what a turn changed and takes it back whole: the empty page and no page values', async () => {
     const { shop, record, host, start } = await cookieShopTurn();
-    const result = await startTurn({
-      endpoint: '/api/hop',
-      agent: 'page_builder',
-      messages: [{ role: 'user', text: shop.user_message }],
-      getLayout: host.getLayout,
-      applyOutputs: host.applyOutputs,
-      outputTypes: ALL,
-    }).result;
+    const result = await startShopTurn(shop, host, { outputTypes: ALL }).result;
     expect(result.status).to.equal('done');
     expect(result.changes.outputs.map((output) => output.call_id)).to.deep.equal(
       shop.hops.flatMap((hop) => hop.outputs.map((output) => output.call_id)),
@@ -59,27 +68,14 @@ describe('undo with the loop alone', () => {
 
   it('declares nothing by default (a host that applies the v1 three), and the turn works', async () => {
     const { shop, record, host } = await cookieShopTurn();
-    const result = await startTurn({
-      endpoint: '/api/hop',
-      agent: 'page_builder',
-      messages: [{ role: 'user', text: shop.user_message }],
-      getLayout: host.getLayout,
-      applyOutputs: host.applyOutputs,
-    }).result;
+    const result = await startShopTurn(shop, host).result;
     expect(result.status).to.equal('done');
     expect(record.posts()[0]!.body).not.to.have.property('capabilities');
   });
 
   it("keeps the person's later edit and says what it could not take back", async () => {
     const { shop, host } = await cookieShopTurn();
-    const result = await startTurn({
-      endpoint: '/api/hop',
-      agent: 'page_builder',
-      messages: [{ role: 'user', text: shop.user_message }],
-      getLayout: host.getLayout,
-      applyOutputs: host.applyOutputs,
-      outputTypes: ALL,
-    }).result;
+    const result = await startShopTurn(shop, host, { outputTypes: ALL }).result;
     const hero = host.document.layout.regions.content!.components[0]!;
     host.document = applyOutputs(host.document, [
       { type: 'edit_components', call_id: 'person', component_updates: { [hero.uuid]: { heading: 'Mine' } } },
@@ -100,15 +96,7 @@ describe('undo with the loop alone', () => {
   it('stop and revert: stops while a hop is held, never applies it, and leaves the page as it was', async () => {
     const held = holdHop(4);
     const { shop, record, host, start } = await cookieShopTurn({ before: [held.handler] });
-    const turn = startTurn({
-      endpoint: '/api/hop',
-      agent: 'page_builder',
-      messages: [{ role: 'user', text: shop.user_message }],
-      getLayout: host.getLayout,
-      applyOutputs: host.applyOutputs,
-      outputTypes: ALL,
-      retryDelays: [],
-    });
+    const turn = startShopTurn(shop, host, { outputTypes: ALL, retryDelays: [] });
     await held.arrived;
     expect(host.document.layout.regions.content!.components, 'hops 2 and 3 placed two rows').to.have.length(2);
     const reverting = turn.revert();

@@ -43,6 +43,7 @@ describe('the @canvas-ai/widget/loop entry', () => {
     const { modules, ui } = await uiInBundle('src/loop.ts');
 
     assert.ok(modules.includes('src/hop-loop.ts'), 'the loop itself is in the bundle');
+    assert.ok(modules.includes('src/chat-session.ts'), 'and the chat session over it');
     assert.ok(
       modules.some((path) => path.includes('protocol/src/wire/')),
       'so are the protocol wire schemas it validates with',

@@ -1,5 +1,5 @@
 import { ContextProvider } from '@lit/context';
-import { REQUIRED_OUTPUT_TYPES, type AgentsResponse } from '@canvas-ai/protocol';
+import { errorMessage, REQUIRED_OUTPUT_TYPES, type AgentsResponse } from '@canvas-ai/protocol';
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { property, query, state } from 'lit/decorators.js';
 import { canvasAiEvent } from '../events.js';
@@ -9,8 +9,9 @@ import { ChatStorage, type SavedChat } from '../turn-storage.js';
 import type { UndoResult } from '../undo.js';
 import { agentsContext, pickContext, type ToolPick } from './agents-context.js';
 import { canvasAiChatStyles } from './canvas-ai-chat.styles.js';
-import type { ChatOptions, DeepChatElement } from './chat-types.js';
+import type { ChatMessageContent, ChatOptions, DeepChatElement } from './chat-types.js';
 import { deepChatConfig, namesFor } from './deep-chat-theme.js';
+import { shownMessages } from './transcript.js';
 import { chatStrings, DEFAULT_STRINGS, type ChatStrings } from './strings.js';
 import type { DeepChatInstance } from './deep-chat-types.js';
 import { fetchAgents, TokenCache } from './server-config.js';
@@ -363,7 +364,8 @@ export class CanvasAiChat extends LitElement {
   /** The host's deep-chat options, with the kept messages as deep-chat's history when there are any. */
   private restoredOptions(saved: SavedChat | undefined): ChatOptions | undefined {
     if (!saved || saved.messages.length === 0) return this.chatOptions;
-    return { ...this.chatOptions, history: saved.messages as NonNullable<ChatOptions['history']> };
+    // Rebuilt with the chat's own escaping: never the kept records as they are (security review 2, G6).
+    return { ...this.chatOptions, history: shownMessages(saved.messages, this.text) as ChatMessageContent[] };
   }
 
   /**
@@ -408,7 +410,8 @@ export class CanvasAiChat extends LitElement {
       const agents = await fetchAgents(url, this.credentials);
       if (url === this.agentsEndpoint) this.loadedAgents = agents;
     } catch (error) {
-      this.dispatchEvent(canvasAiEvent('canvas-ai-error', { requestId: undefined, error: error as Error }));
+      const failure = error instanceof Error ? error : new Error(errorMessage(error), { cause: error });
+      this.dispatchEvent(canvasAiEvent('canvas-ai-error', { requestId: undefined, error: failure }));
     }
   }
 

@@ -1,3 +1,4 @@
+import type { SavedMessage } from '../turn-storage.js';
 import type { DeepChatInstance } from './deep-chat-types.js';
 import { lastParagraph, progressBlockHtml, type ProgressStatus } from './narration.js';
 import type { ChatStrings } from './strings.js';
@@ -54,6 +55,16 @@ export class ProgressView {
   /** Whether the block was added. */
   get shown(): boolean {
     return this.index !== undefined;
+  }
+
+  /** The block as kept for a reload, as text (security review 2, G6), and where deep-chat shows it; undefined: not shown. */
+  get kept(): { index: number; message: SavedMessage } | undefined {
+    if (this.index === undefined) return undefined;
+    const notices = this.notices.length > 0 ? { notices: [...this.notices] } : {};
+    return {
+      index: this.index,
+      message: { role: this.role, text: this.progress, kind: 'narration', status: this.status, ...notices },
+    };
   }
 
   /** The narration shown, and the notices: what a reloaded page shows again (spec §18). */

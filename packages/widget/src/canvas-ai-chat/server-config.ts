@@ -1,4 +1,4 @@
-import { AgentsResponse, TokenResponse } from '@canvas-ai/protocol';
+import { AgentsResponse, errorMessage, TokenResponse } from '@canvas-ai/protocol';
 
 /**
  * The CSRF token from `token-endpoint` (`GET /api/token`), fetched once and shared by every hop and cancel.
@@ -36,7 +36,7 @@ export async function fetchAgents(
   try {
     return await fetchJson(url, AgentsResponse, credentials);
   } catch (error) {
-    throw new Error(`Could not load the agents config: ${(error as Error).message}`, { cause: error });
+    throw new Error(`Could not load the agents config: ${errorMessage(error)}`, { cause: error });
   }
 }
 

@@ -1,28 +1,108 @@
 import { LIMITS, type ChatMessage } from '@canvas-ai/protocol';
+import type { SavedMessage } from '../turn-storage.js';
 import type { MessageContent } from './deep-chat-types.js';
-import { answerHtml, statusBubbleHtml } from './narration.js';
+import { answerHtml, escapeNarration, noteHtml, progressBlockHtml, statusBubbleHtml } from './narration.js';
+import type { ChatStrings } from './strings.js';
 
 /** Where an answer message keeps its plain text (deep-chat keeps a message's `custom` as it was given). */
 interface AnswerCustom {
   canvasAiAnswer: string;
 }
 
-/** Where a note of the person's own doing (an undo, spec §17.4) keeps the text the model reads. */
+/**
+ * Where a note of the person's own doing (an undo, spec §17.4) keeps the text the model reads, and what it shows
+ * (its summary line and notices), so it is kept as text for a reload.
+ */
 interface NoteCustom {
   canvasAiNote: string;
+  canvasAiNoteShown: { summary: string; notices: string[] };
+}
+
+/** Where an error bubble keeps its text and code, for a reload. */
+interface ErrorCustom {
+  canvasAiError: { text: string; code?: string | undefined };
+}
+
+/** Where a message the chat showed again after a reload keeps what it was kept as. */
+interface KeptCustom {
+  canvasAiKept: SavedMessage;
 }
 
 /**
- * A note of what the person did, as a deep-chat message in the person's role: the escaped `html` they read, and in
- * `custom` the plain text the next turn's transcript gives the model as a `user` message.
+ * A note of what the person did, as a deep-chat message in the person's role: `summary` and `notices` as the escaped
+ * `html` they read, and in `custom` the plain text the next turn's transcript gives the model as a `user` message.
  */
-export function noteMessage(html: string, transcriptText: string): { html: string; role: 'user'; custom: NoteCustom } {
-  return { html, role: 'user', custom: { canvasAiNote: transcriptText } };
+export function noteMessage(
+  summary: string,
+  notices: readonly string[],
+  transcriptText: string,
+): { html: string; role: 'user'; custom: NoteCustom } {
+  return {
+    html: noteHtml(summary, notices),
+    role: 'user',
+    custom: { canvasAiNote: transcriptText, canvasAiNoteShown: { summary, notices: [...notices] } },
+  };
 }
 
-/** The chat's messages as a reloaded page restores them: text and html, never files (they can be large). */
-export function storableMessages(messages: readonly MessageContent[]): Array<Record<string, unknown>> {
-  return messages.map(({ files: _files, ...message }) => ({ ...message }));
+/**
+ * The chat's messages as kept for a reload: text only (security review 2, G6), never html nor files. `shown` gives
+ * what a message index holds when the chat knows it better than deep-chat does (a narration block, updated in place).
+ * A message that is html only and not the chat's own is not kept.
+ */
+export function storableMessages(
+  messages: readonly MessageContent[],
+  shown: (index: number) => SavedMessage | undefined = () => undefined,
+): SavedMessage[] {
+  return messages.flatMap((message, index): SavedMessage[] => {
+    const known = shown(index);
+    if (known) return [known];
+    const role = message.role ?? 'ai';
+    const custom = customOf(message);
+    const kept = custom.canvasAiKept as SavedMessage | undefined;
+    if (kept) return [kept];
+    const answer = answerText(message);
+    if (answer !== undefined) return [{ role, text: answer, kind: 'answer' }];
+    const note = noteText(message);
+    if (note !== undefined) {
+      const { summary, notices } = (custom as Partial<NoteCustom>).canvasAiNoteShown ?? { summary: note, notices: [] };
+      return [{ role, text: note, kind: 'note', shown: summary, ...(notices.length > 0 ? { notices } : {}) }];
+    }
+    const error = (custom as Partial<ErrorCustom>).canvasAiError;
+    if (error) return [{ role, text: error.text, kind: 'error', ...(error.code ? { code: error.code } : {}) }];
+    if (message.html === undefined && (message.text !== undefined || role === 'user'))
+      return [{ role, text: message.text ?? '' }];
+    return [];
+  });
+}
+
+/**
+ * What a reloaded chat shows of its kept messages: each rebuilt as html with the chat's own escaping, whatever its
+ * text holds (markup or markdown stays text: nothing is created, loaded or run), with its text in `custom` for the
+ * next turn's transcript and for keeping it again.
+ */
+export function shownMessages(kept: readonly SavedMessage[], strings: ChatStrings): MessageContent[] {
+  return kept.map((message): MessageContent => {
+    const { role, text } = message;
+    switch (message.kind) {
+      case 'answer':
+        return answerMessage(text, role);
+      case 'note':
+        return noteMessage(message.shown ?? text, message.notices ?? [], text);
+      case 'error':
+        return errorBubble(text, message.code);
+      case 'narration': {
+        const html = progressBlockHtml(text, message.status ?? 'done', message.notices ?? [], strings);
+        return { role, html, custom: { canvasAiKept: message } satisfies KeptCustom };
+      }
+      default:
+        return { role, html: textHtml(text), custom: { canvasAiKept: message } satisfies KeptCustom };
+    }
+  });
+}
+
+/** A plain message shown again after a reload: its text escaped, nothing else (no markdown). */
+function textHtml(text: string): string {
+  return `<div class="canvas-ai-text" dir="auto">${escapeNarration(text)}</div>`;
 }
 
 /**
@@ -43,8 +123,8 @@ export const TRANSCRIPT_MAX_CHARS = LIMITS.maxJsonBodyBytes / 8;
 export const ERROR_ROLE = 'canvas-ai-error';
 
 /** An error as a deep-chat message: escaped html with its code (never deep-chat's own error, which is markdown). */
-export function errorMessage(text: string, code?: string): { html: string; role: string } {
-  return { html: statusBubbleHtml(text, code), role: ERROR_ROLE };
+export function errorBubble(text: string, code?: string): { html: string; role: string; custom: ErrorCustom } {
+  return { html: statusBubbleHtml(text, code), role: ERROR_ROLE, custom: { canvasAiError: { text, code } } };
 }
 
 /**
@@ -55,7 +135,10 @@ export function errorMessage(text: string, code?: string): { html: string; role:
 export function transcriptOf(messages: readonly MessageContent[]): ChatMessage[] {
   const transcript: ChatMessage[] = [];
   for (const message of messages) {
-    const text = (message.text ?? answerText(message) ?? noteText(message) ?? '').slice(0, LIMITS.messageChars);
+    const text = (message.text ?? answerText(message) ?? noteText(message) ?? keptText(message) ?? '').slice(
+      0,
+      LIMITS.messageChars,
+    );
     if (message.role === 'user') transcript.push({ role: 'user', text });
     else if (text.length > 0) transcript.push({ role: 'assistant', text });
   }
@@ -68,18 +151,26 @@ export function transcriptOf(messages: readonly MessageContent[]): ChatMessage[]
   return kept;
 }
 
-function answerText(message: MessageContent): string | undefined {
+/** A message's `custom`, or an empty record. */
+function customOf(message: MessageContent): Record<string, unknown> {
   const custom: unknown = message.custom;
-  if (typeof custom !== 'object' || custom === null) return undefined;
-  const text = (custom as Partial<AnswerCustom>).canvasAiAnswer;
+  return typeof custom === 'object' && custom !== null ? (custom as Record<string, unknown>) : {};
+}
+
+function answerText(message: MessageContent): string | undefined {
+  const text = (customOf(message) as Partial<AnswerCustom>).canvasAiAnswer;
   return typeof text === 'string' ? text : undefined;
 }
 
 function noteText(message: MessageContent): string | undefined {
-  const custom: unknown = message.custom;
-  if (typeof custom !== 'object' || custom === null) return undefined;
-  const text = (custom as Partial<NoteCustom>).canvasAiNote;
+  const text = (customOf(message) as Partial<NoteCustom>).canvasAiNote;
   return typeof text === 'string' ? text : undefined;
+}
+
+/** The text of a plain message shown again after a reload (a narration block's is never part of a transcript). */
+function keptText(message: MessageContent): string | undefined {
+  const kept = (customOf(message) as Partial<KeptCustom>).canvasAiKept;
+  return kept && kept.kind === undefined ? kept.text : undefined;
 }
 
 /** The files the user attached, from the body deep-chat hands its connect handler (FormData when there are files). */

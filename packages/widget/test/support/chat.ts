@@ -20,9 +20,20 @@ export async function mountChat(
   return element;
 }
 
-/** Removes every element mounted by {@link mountChat}, and what they kept in `sessionStorage` for a reload. */
-export function unmountAll(): void {
-  for (const element of mounted.splice(0)) element.remove();
+/**
+ * Removes every element mounted by {@link mountChat} (and `others`), and what they kept in `sessionStorage` for a
+ * reload. A removed element stops its turn, whose end is kept: that is waited for, so it cannot land in the next test.
+ */
+export async function unmountAll(others: Iterable<Element> = []): Promise<void> {
+  const elements = [...mounted.splice(0), ...others];
+  const ends = elements
+    .filter((element): element is CanvasAiChat => element instanceof HTMLElement && 'running' in element)
+    .filter((element) => element.running)
+    .map(
+      (element) => new Promise((resolve) => element.addEventListener('canvas-ai-turn-end', resolve, { once: true })),
+    );
+  for (const element of elements) element.remove();
+  await Promise.all(ends);
   sessionStorage.clear();
 }
 
