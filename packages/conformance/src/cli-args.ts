@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ConformanceLevel } from './check.js';
 import { errorMessage } from '@canvas-ai/protocol';
+import { UsageError } from '@canvas-ai/protocol/node';
 
 /** One command-line flag: its value's placeholder (none for a switch), default and help. */
 interface FlagSpec {
@@ -60,14 +61,6 @@ export interface CliOptions {
   timeoutMs: number;
   help: boolean;
   printFixtures: boolean;
-}
-
-/**
- * A command line the CLI cannot run: exit status 2, with the message and the help. The reference server's CLI has its
- * own, of the same shape: each CLI is self-contained, and neither package depends on the other for it.
- */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
 }
 
 /** Parses the arguments (a leading `--`, as `pnpm conformance -- …` passes it, is ignored); throws {@link UsageError}. */

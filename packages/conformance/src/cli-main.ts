@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
-import { FixtureError } from '@canvas-ai/protocol/node';
+import { FixtureError, UsageError } from '@canvas-ai/protocol/node';
 import type { ConformanceReport } from './check.js';
-import { conformanceHelp, parseConformanceArgs, UsageError, type CliOptions } from './cli-args.js';
+import { conformanceHelp, parseConformanceArgs, type CliOptions } from './cli-args.js';
 import { formatResultLine, formatSummary } from './reporter.js';
 import { KIT_FIXTURES_DIR } from './load-inputs.js';
 import { runConformance } from './run-conformance.js';

@@ -13,7 +13,7 @@ import {
 } from '@canvas-ai/protocol';
 import { HopError, isHopError, readHopRequest, type ToolDefinition } from '@canvas-ai/protocol/server';
 import { checkAgentTools } from './agents/check-agents.js';
-import { ConfigError } from './agents/config-error.js';
+import { ConfigError } from './config-error.js';
 import { cancelTurn } from './cancel.js';
 import { BodyBudget } from './body-budget.js';
 import { CsrfTokens } from './csrf.js';

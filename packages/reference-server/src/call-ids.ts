@@ -1,4 +1,4 @@
-import type { StoredToolCall } from './turn-state.js';
+import type { StoredToolCall } from './providers/model-provider.js';
 
 /** The longest call id (the protocol's `CallId`). */
 const MAX_CALL_ID = 200;

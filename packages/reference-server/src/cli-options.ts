@@ -1,4 +1,5 @@
 import { errorMessage } from '@canvas-ai/protocol';
+import { UsageError } from '@canvas-ai/protocol/node';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /**
@@ -241,14 +242,6 @@ export interface CliOptions {
   bodyTimeoutMs: number;
   maxBufferedBodyBytes: number;
   help: boolean;
-}
-
-/**
- * A command line the CLI cannot run: exit status 2, with the message and the help. The conformance CLI has its own,
- * of the same shape: each CLI is self-contained, and neither package depends on the other for it.
- */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
 }
 
 /** Parses the command line (flags win over `env`); throws a {@link UsageError} naming the bad flag. */

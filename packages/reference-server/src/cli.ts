@@ -1,10 +1,11 @@
 #!/usr/bin/env -S node --import tsx
 // canvas-ai-server: the only place (with node.ts) that touches the process. Exit codes: 0 ok, 1 failure, 2 usage.
 import { errorMessage } from '@canvas-ai/protocol';
-import { ConfigError } from './agents/config-error.js';
+import { ConfigError } from './config-error.js';
 import { createApp } from './app.js';
 import { checkModel } from './check-model.js';
-import { type CliOptions, checkModelHelpText, helpText, parseCliOptions, UsageError } from './cli-options.js';
+import { UsageError } from '@canvas-ai/protocol/node';
+import { type CliOptions, checkModelHelpText, helpText, parseCliOptions } from './cli-options.js';
 import { loadConfig } from './config.js';
 import { jsonLineLogger } from './log.js';
 import { allowedHostsFor, startServer, staticDirectory } from './node.js';

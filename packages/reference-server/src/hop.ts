@@ -1,58 +1,33 @@
-import type {
-  AgentDefinition,
-  AgentsConfig,
-  Attachment,
-  CanvasDocument,
-  HopRequest,
-  HopResponse,
-  HopUsage,
-  Props,
-  ToolOutput,
-} from '@canvas-ai/protocol';
-import { errorMessage, walkLayout } from '@canvas-ai/protocol';
+import type { AgentDefinition, AgentsConfig, Attachment, HopRequest, HopResponse, HopUsage } from '@canvas-ai/protocol';
+import { errorMessage } from '@canvas-ai/protocol';
 import {
-  answerResponse,
-  collectPlacedUuids,
-  continuingResponse,
-  diffDocument,
-  type DocumentChange,
-  digestDocument,
-  executeToolCalls,
-  PropsPrints,
   BUSY_RETRY_AFTER_SECONDS,
+  collectPlacedUuids,
+  executeToolCalls,
   HopError,
   isHopError,
   joinNarration,
-  maxHopsResponse,
   offeredTools,
-  type HopResponseHead,
-  type ToolDefinition,
+  PropsPrints,
 } from '@canvas-ai/protocol/server';
 import { buildSystemPrompt } from './agents/system-prompt.js';
 import { uniqueCallIds } from './call-ids.js';
 import { type HopEvents, NO_HOP_EVENTS } from './hop-events.js';
+import type { HopRun, ParkedCallsStep } from './hop-run.js';
+import { endWith, heldEndingNow, type NextTurn, nextTurn, type Outcome, outcomeOf } from './next-turn.js';
 import type { ModelReply } from './providers/model-provider.js';
 import { forgetEarlierPages, pageNotice } from './page-notice.js';
-import { overwritesPersonEdit, personChangesNotice, type PersonChangesNotice } from './person-changes-notice.js';
+import { detectPersonChanges, fingerprintNext, type PersonChanges } from './person-changes.js';
 import { redactUrlsIn } from './redact.js';
 import { rejectionNotice } from './rejection-notice.js';
 import type { ServerDeps } from './server-deps.js';
-import { type TurnKey, turnKey } from './store/keys.js';
-import { guardStore, LockLostError, type TurnLock } from './store/turn-store.js';
+import { turnKey } from './store/keys.js';
+import { guardStore, LockLostError } from './store/turn-store.js';
 import { admitStoredHop, isCancelled } from './turn-gate.js';
 import { seedTurn } from './turn-seed.js';
 import { describeHopSpan, inSpan, tracedDecision, tracedTools } from './tracing.js';
 import { hopUsage } from './usage.js';
-import {
-  storedResponse,
-  turnTexts,
-  type ActiveTurn,
-  type FinishedTurn,
-  type HeldEnding,
-  type ModelMessage,
-  type PageTold,
-  type TurnSoFar,
-} from './turn-state.js';
+import { turnTexts } from './turn-state.js';
 
 /** A hop request that passed the door, from one session. */
 export interface HopInput {
@@ -61,55 +36,12 @@ export interface HopInput {
   attachments: readonly Attachment[];
 }
 
-/** One admitted hop: the request, the turn it continues (seeded on hop 1), and where that turn is stored. */
-interface HopRun {
-  deps: ServerDeps;
-  key: TurnKey;
-  /** The turn's lock, held for the whole hop: every save is fenced by it (spec §8). */
-  lock: TurnLock;
-  request: HopRequest;
-  agentId: string;
-  agent: AgentDefinition;
-  turn: TurnSoFar;
-  /** The outputs of the turn's previous response (none on hop 1): what this request's `apply_results` report on. */
-  previousOutputs: readonly ToolOutput[];
-  /** This hop's props cache: the prompt and the change detection stringify each props object once. */
-  prints: PropsPrints;
-  /** The tools the model is offered this turn: the agent's, less those whose output the client did not declare. */
-  tools: Record<string, ToolDefinition>;
-  /** Where the outputs and the model's text go before the response, for a streamed answer (spec §6.1). */
-  events: HopEvents;
-}
-
-/** What running the parked calls left for the decision: the conversation so far and this hop's outputs. */
-interface ParkedCallsStep {
-  messages: ModelMessage[];
-  outputs: ToolOutput[];
-  /** The request's document with this hop's outputs applied: what the next request should carry. */
-  document: CanvasDocument;
-  placedUuids: string[];
-  executed: Array<{ name: string; ok: boolean }>;
-  /** How many of the person's changes the model was told about (spec §16.1). */
-  personChanges: number;
-  /** The notice about them, if any. */
-  personNotice?: PersonChangesNotice | undefined;
-  /** What the model knows of the selection and host data once this hop's page notice is appended. */
-  told?: PageTold | undefined;
-  /** Milliseconds spent finding them and fingerprinting the next expected page, for the log. */
-  detectionMs: number;
-}
-
-/** What a hop stores and answers. */
-interface NextTurn {
-  response: HopResponse;
-  record: ActiveTurn | FinishedTurn;
-  ttlMs: number;
-}
-
 /**
- * THE HOP (spec §2): lock the turn → load it (or, on hop 1, check the session's quota and seed it) → execute the calls parked in the previous hop
- * against the layout this request carries → tell the model about rejected outputs → one model decision (none past
- * `max_hops`) → save the turn when it goes on, keep only its final response when it ends → respond.
+ * THE HOP (spec §2): lock the turn → load it (or, on hop 1, check the session's quota and seed it) → find the
+ * person's changes since the last decision (spec §16.1) → execute the calls parked in the previous hop against the
+ * layout this request carries → tell the model about the person's changes and rejected outputs → one model decision
+ * (none past `max_hops`) → how the turn goes on (next-turn.ts) → save the turn when it goes on, keep only its final
+ * response when it ends → respond.
  * A repeated hop gets its stored response. Any failure while executing deletes the turn and keeps the narration,
  * except a store that cannot save the hop: then the previous hop's turn stays, so the hop may be sent again.
  * `events` hear of the hop once it passed the turn rules, and of its outputs and model text as they come.
@@ -143,11 +75,10 @@ export async function runHop(
     const previousOutputs = admission.turn?.response.outputs ?? [];
     // Decided by hop 1's capabilities, kept with the turn (spec §5.1): the same tools on every hop.
     const tools = offeredTools(deps.tools, agent.tools, turn.declared_outputs ?? []);
-    // Admission ran the turn rules, the first of which is the lock: past it, the lock is held.
     return await executeHop({
       deps,
       key,
-      lock: lock!,
+      lock: admission.lock,
       request,
       agentId,
       agent,
@@ -184,19 +115,27 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
   const started = Date.now();
   let reply: ModelReply | undefined;
   try {
-    const ending = heldEndingNow(run);
-    const decides = !ending && run.turn.decisions < run.agent.max_hops;
+    const held = heldEndingNow(run);
+    const decides = !held && run.turn.decisions < run.agent.max_hops;
     // Other requests are served before a large page is compared and described: one request never holds the server.
     if (decides) await run.deps.pause();
-    const step = await runParkedCalls(run);
+    const person = detectPersonChanges(run);
+    const step = await runParkedCalls(run, person);
     if (step.outputs.length > 0) run.events.outputs(step.outputs);
-    if (decides) tellPage(run, step);
+    if (decides) tellPage(run, step, person);
     reply = decides ? await decideOnce(run, step, systemPrompt(run)) : undefined;
     const usage = hopUsage(run.turn.usage, reply?.usage);
-    const { response, record, ttlMs } = ending ? endWith(run, step, ending, usage) : nextTurn(run, step, usage, reply);
-    await persist(run, record, ttlMs);
-    logHop(run, step, response, Date.now() - started);
-    return response;
+    const { next, digestMs } = turnAfter(run, step, outcomeOf(held, reply, step.outputs), {
+      decided: reply !== undefined,
+      usage,
+    });
+    await persist(run, next);
+    logHop(run, step, next.response, {
+      personChanges: person.changes.length,
+      changeDetectionMs: person.ms + digestMs,
+      durationMs: Date.now() - started,
+    });
+    return next.response;
   } catch (error) {
     const before = turnTexts(run.turn);
     const now = reply ? [...before, reply.text] : before;
@@ -205,43 +144,22 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
 }
 
 /**
- * Executes the calls parked in the previous hop against the layout the browser just sent (spec §2, step 2), then
- * adds the notice about outputs the browser could not apply, so the model hears of both before its next decision.
+ * Executes the calls parked in the previous hop against the layout the browser just sent (spec §2, step 2), an
+ * output that would overwrite the person's edits refused, then adds the notices about the person's changes and about
+ * outputs the browser could not apply, so the model hears of all of them before its next decision.
  */
-async function runParkedCalls({
-  deps,
-  request,
-  agent,
-  turn,
-  previousOutputs,
-  prints,
-  tools,
-}: HopRun): Promise<ParkedCallsStep> {
-  const document: CanvasDocument = { layout: request.context.current_layout, page: request.context.page };
+async function runParkedCalls(
+  { deps, request, agent, turn, tools }: HopRun,
+  person: PersonChanges,
+): Promise<ParkedCallsStep> {
+  const document = { layout: request.context.current_layout, page: request.context.page };
   const step: ParkedCallsStep = {
     messages: [...turn.messages],
     outputs: [],
     document,
     placedUuids: [...turn.placed_uuids],
     executed: [],
-    personChanges: 0,
-    detectionMs: 0,
   };
-  const detectionStarted = performance.now();
-  // Compared before the parked calls change anything: what differs from the prediction is the person's doing.
-  const rejectedCalls = new Set(
-    (request.apply_results ?? []).filter((result) => result.status === 'rejected').map((result) => result.call_id),
-  );
-  const changes = turn.expected
-    ? diffDocument(
-        turn.expected,
-        document,
-        previousOutputs.filter((output) => rejectedCalls.has(output.call_id)),
-        prints,
-      )
-    : [];
-  step.personChanges = changes.length;
-  step.detectionMs = performance.now() - detectionStarted;
   if (turn.parked.length > 0) {
     const execution = await executeToolCalls(turn.parked, {
       tools: tracedTools(tools),
@@ -251,7 +169,7 @@ async function runParkedCalls({
       document,
       pageFields: deps.config.page_fields,
       newUuid: deps.newUuid,
-      refuseOutput: overwritesPersonEdit(changes),
+      refuseOutput: person.refuseOutput,
     });
     step.outputs = execution.outputs;
     step.document = execution.document;
@@ -262,37 +180,10 @@ async function runParkedCalls({
     step.placedUuids.push(...collectPlacedUuids(step.outputs, deps.catalog));
   }
   // After the tool results, never between a reply's calls and their results (providers refuse that order).
-  step.personNotice = personChangesNotice(changes, propsLookup(changes, document));
-  if (step.personNotice) step.messages.push({ role: 'notice', text: step.personNotice.text });
+  if (person.notice) step.messages.push({ role: 'notice', text: person.notice.text });
   const notice = rejectionNotice(request, step.messages, turn.held);
   if (notice) step.messages.push({ role: 'notice', text: notice });
   return step;
-}
-
-/**
- * The ending a turn held back until the host reported on the last outputs (spec §2 step 5), if it applies now:
- * `max_hops` always (no decision is left), the answer only when no output was rejected (else the model decides
- * again, knowing what failed, so the answer never claims a change that is not on the page).
- */
-function heldEndingNow({ request, turn, agent }: HopRun): HeldEnding | undefined {
-  const held = turn.held;
-  if (!held) return undefined;
-  const rejected = (request.apply_results ?? []).some((result) => result.status === 'rejected');
-  if (held.kind === 'answer' && rejected) return turn.decisions >= agent.max_hops ? { kind: 'max_hops' } : undefined;
-  return held;
-}
-
-/**
- * The props of the components the person added, from the request's page, for their notice (the fingerprint keeps
- * no props). Looked up only when they added some: one walk of the page.
- */
-function propsLookup(changes: readonly DocumentChange[], document: CanvasDocument) {
-  if (!changes.some((change) => change.kind === 'added')) return undefined;
-  const props = new Map<string, Props>();
-  walkLayout(document.layout, (node) => {
-    props.set(node.uuid, node.props);
-  });
-  return (uuid: string) => props.get(uuid);
 }
 
 /**
@@ -300,8 +191,8 @@ function propsLookup(changes: readonly DocumentChange[], document: CanvasDocumen
  * page on its first decision, then only what changed that nothing else told (page-notice.ts). Messages already sent
  * are never rewritten, so each call's prompt starts with the previous one's (a provider's prompt cache reuses it).
  */
-function tellPage({ request, turn, prints }: HopRun, step: ParkedCallsStep): void {
-  const notice = pageNotice({ context: request.context, prints, told: turn.told, person: step.personNotice });
+function tellPage({ request, turn, prints }: HopRun, step: ParkedCallsStep, person: PersonChanges): void {
+  const notice = pageNotice({ context: request.context, prints, told: turn.told, person: person.notice });
   if (notice.whole) forgetEarlierPages(step.messages);
   for (const text of notice.texts) step.messages.push({ role: 'notice', text });
   step.told = notice.told;
@@ -363,91 +254,18 @@ async function decideOnce(run: HopRun, step: ParkedCallsStep, system: string): P
 }
 
 /**
- * The response and what to store for it (pure). A reply with tool calls continues the turn and parks them. A turn
- * that would end (an answer, or no decision left) ends now only when this hop has no outputs: a response that ends
- * the turn carries none, so the host reports on every output before the answer (spec §2 step 7 and spec §16.3). Otherwise
- * it continues with the outputs and holds its ending back for the next hop.
+ * The response and record the outcome leads to. A turn that goes on stores the fingerprint of the page its next
+ * request should carry; its time joins the hop's change detection time in the log.
  */
-function nextTurn(run: HopRun, step: ParkedCallsStep, usage: HopUsage | undefined, reply?: ModelReply): NextTurn {
-  const { deps, request, agentId, turn } = run;
-  const texts = turnTexts(turn);
-  const messages = [...step.messages];
-  const ending: HeldEnding | undefined =
-    reply === undefined
-      ? { kind: 'max_hops' }
-      : reply.toolCalls.length === 0
-        ? { kind: 'answer', text: reply.text }
-        : undefined;
-  if (ending && step.outputs.length === 0) return endWith(run, step, ending, usage);
-  if (reply && !ending) {
-    texts.push(reply.text);
-    messages.push({ role: 'assistant', text: reply.text, tool_calls: reply.toolCalls });
-  }
-  const response = continuingResponse(responseHead(run, step, usage), texts);
-  const record: ActiveTurn = {
-    kind: 'active',
-    agent: agentId,
-    user_message: turn.user_message,
-    hop: request.hop,
-    decisions: turn.decisions + (reply ? 1 : 0),
-    messages,
-    parked: ending ? [] : reply!.toolCalls,
-    narration_from: turn.narration_from,
-    placed_uuids: step.placedUuids,
-    ...(turn.declared_outputs ? { declared_outputs: turn.declared_outputs } : {}),
-    expected: expectedDigest(run, step),
-    ...((step.told ?? turn.told) ? { told: step.told ?? turn.told } : {}),
-    ...(ending ? { held: ending } : {}),
-    ...(usage ? { usage: usage.turn } : {}),
-    response: storedResponse(response),
-  };
-  return { response, record, ttlMs: deps.ttl.turnMs };
-}
-
-/** Ends the turn: the answer (the model's text joins the narration only now) or the max_hops message. */
-function endWith(run: HopRun, step: ParkedCallsStep, ending: HeldEnding, usage: HopUsage | undefined): NextTurn {
-  const { deps, request, agentId, agent, turn } = run;
-  const head = responseHead(run, step, usage);
-  const response =
-    ending.kind === 'answer'
-      ? answerResponse(head, [...turnTexts(turn), ending.text])
-      : maxHopsResponse(head, turnTexts(turn), agent.max_hops);
-  return {
-    response,
-    record: { kind: 'finished', agent: agentId, hop: request.hop, response },
-    ttlMs: deps.ttl.finishedMs,
-  };
-}
-
-/** The fingerprint of the document the next request should carry (spec §16.1), timed into the hop's log line. */
-function expectedDigest(run: HopRun, step: ParkedCallsStep) {
-  const started = performance.now();
-  const digest = digestDocument(step.document, { keepValuesOf: agentsComponents(step), prints: run.prints });
-  step.detectionMs += performance.now() - started;
-  return digest;
-}
-
-/** The components the agent placed this turn or edits in this hop: their short values are worth quoting back. */
-function agentsComponents(step: ParkedCallsStep): Set<string> {
-  const uuids = new Set(step.placedUuids);
-  for (const output of step.outputs) {
-    if (output.type === 'edit_components') for (const uuid of Object.keys(output.component_updates)) uuids.add(uuid);
-  }
-  return uuids;
-}
-
-function responseHead(
-  { request, agentId, agent }: HopRun,
+function turnAfter(
+  run: HopRun,
   step: ParkedCallsStep,
-  usage: HopUsage | undefined,
-): HopResponseHead {
-  return {
-    requestId: request.request_id,
-    hop: request.hop,
-    agent: { id: agentId, label: agent.label },
-    outputs: step.outputs,
-    usage,
-  };
+  outcome: Outcome,
+  hop: { decided: boolean; usage: HopUsage | undefined },
+): { next: NextTurn; digestMs: number } {
+  if (outcome.kind === 'ends') return { next: endWith(run, step, outcome.ending, hop.usage), digestMs: 0 };
+  const expected = fingerprintNext(run, step);
+  return { next: nextTurn(run, step, { outcome, ...hop, expected: expected.digest }), digestMs: expected.ms };
 }
 
 /**
@@ -455,24 +273,20 @@ function responseHead(
  * deleted and the hop answers 410. A cancel writes its marker before it deletes the turn, so whatever the
  * interleaving either it deletes after this write, or this read sees its marker: the cancel wins (spec §8.5).
  */
-async function persist(
-  { deps, key, lock, request }: HopRun,
-  record: ActiveTurn | FinishedTurn,
-  ttlMs: number,
-): Promise<void> {
+async function persist({ deps, key, lock, request }: HopRun, { record, ttlMs }: NextTurn): Promise<void> {
   const requestId = request.request_id;
   // One write of the whole record: if it fails the store still holds the previous hop's turn, never half of this one.
   // Fenced by the lock: if it expired while this hop ran, another run of the hop may own the turn now, and this one
   // must not overwrite it (spec §8).
-  try {
-    await inSpan('canvas_ai.store.save', () => deps.store.set(key, record, ttlMs, { fence: lock }));
-  } catch (error) {
-    if (error instanceof LockLostError) throw lockLost(requestId);
-    throw new HopError('store_unavailable', 'The turn store is unavailable; try again shortly.', {
+  await inSpan('canvas_ai.store.save', () =>
+    guardStore(
+      () =>
+        deps.store.set(key, record, ttlMs, { fence: lock }).catch((error: unknown) => {
+          throw error instanceof LockLostError ? lockLost(requestId) : error;
+        }),
       requestId,
-      cause: error,
-    });
-  }
+    ),
+  );
   if (await isCancelled(deps.store, key, requestId)) {
     await guardStore(() => deps.store.delete(key), requestId);
     throw new HopError('turn_not_found', 'This turn was cancelled while the hop ran; its result was dropped.', {
@@ -492,7 +306,12 @@ function lockLost(requestId: string): HopError {
 }
 
 /** The one log line of a hop that answered. */
-function logHop({ deps, request, agentId }: HopRun, step: ParkedCallsStep, response: HopResponse, durationMs: number) {
+function logHop(
+  { deps, request, agentId }: HopRun,
+  step: ParkedCallsStep,
+  response: HopResponse,
+  measured: { personChanges: number; changeDetectionMs: number; durationMs: number },
+) {
   deps.log({
     event: 'hop',
     request_id: request.request_id,
@@ -501,9 +320,11 @@ function logHop({ deps, request, agentId }: HopRun, step: ParkedCallsStep, respo
     tools: step.executed.map((call) => call.name),
     tool_errors: step.executed.filter((call) => !call.ok).length,
     outputs: step.outputs.length,
-    person_changes: step.personChanges,
-    change_detection_ms: Math.round(step.detectionMs * 100) / 100,
-    duration_ms: durationMs,
+    // How many of the person's changes the model was told about (spec §16.1), and the time spent finding them and
+    // fingerprinting the page the next request should carry.
+    person_changes: measured.personChanges,
+    change_detection_ms: Math.round(measured.changeDetectionMs * 100) / 100,
+    duration_ms: measured.durationMs,
     should_continue: response.should_continue,
     ...(response.should_continue ? {} : { finish_reason: response.finish_reason }),
     ...usageFields(response),

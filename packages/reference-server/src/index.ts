@@ -4,11 +4,18 @@ export type { TurnTtls } from './server-deps.js';
 export type { TurnStore, TurnLock } from './store/turn-store.js';
 export { MemoryTurnStore, type MemoryTurnStoreOptions } from './store/memory.js';
 export { RedisTurnStore, type RedisTurnStoreOptions } from './store/redis.js';
-export type { ModelProvider, ModelRequest, ModelReply, ModelUsage } from './providers/model-provider.js';
+export type {
+  ModelMessage,
+  ModelProvider,
+  ModelReply,
+  ModelRequest,
+  ModelUsage,
+  StoredAttachment,
+  StoredToolCall,
+} from './providers/model-provider.js';
 export { ScriptedProvider, type ScriptedProviderOptions } from './providers/scripted.js';
 export { OpenAiCompatibleProvider, type OpenAiCompatibleOptions } from './providers/openai-compatible.js';
 export { openAiProviderFromEnv, type ProviderEnv } from './providers/from-env.js';
-export type { ModelMessage, StoredToolCall, StoredAttachment } from './turn-state.js';
 export {
   createToolRegistry,
   ToolInputError,
@@ -16,7 +23,7 @@ export {
   type ToolDefinition,
   type ToolExecution,
 } from './tools/index.js';
-export { ConfigError } from './agents/config-error.js';
+export { ConfigError } from './config-error.js';
 export { loadConfig, type ConfigFiles, type LoadedConfig } from './config.js';
 export { type ConnectionLimits, startServer, staticDirectory, type RunningServer } from './node.js';
 export { jsonLineLogger, silentLogger, type Logger, type LogEntry } from './log.js';

@@ -1,8 +1,9 @@
 import type { HopContext } from '@canvas-ai/protocol';
 import type { PropsPrints } from '@canvas-ai/protocol/server';
 import { describeExtra, describePage, describeSelection } from './agents/page-description.js';
-import type { PersonChangesNotice } from './person-changes-notice.js';
-import type { ModelMessage, PageTold } from './turn-state.js';
+import type { PersonChangesNotice } from './person-changes.js';
+import type { ModelMessage } from './providers/model-provider.js';
+import type { PageTold } from './turn-state.js';
 
 /** How a notice that shows the whole page begins. */
 const WHOLE_PAGE = '# The page now';

@@ -1,5 +1,6 @@
 import type { ApplyResult, Conflict, HopRequest, JsonValue } from '@canvas-ai/protocol';
-import type { HeldEnding, ModelMessage } from './turn-state.js';
+import type { ModelMessage } from './providers/model-provider.js';
+import type { HeldEnding } from './turn-state.js';
 
 type ToolMessage = Extract<ModelMessage, { role: 'tool' }>;
 

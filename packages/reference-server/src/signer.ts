@@ -1,4 +1,4 @@
-import { ConfigError } from './agents/config-error.js';
+import { ConfigError } from './config-error.js';
 import { toBase64Url } from './base64.js';
 
 const encoder = new TextEncoder();

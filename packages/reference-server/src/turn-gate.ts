@@ -21,8 +21,13 @@ export async function loadTurn(store: TurnStore, key: TurnKey, requestId: string
   );
 }
 
-/** What to do with a hop, given what the store holds: replay a stored response, or run (with the turn to resume). */
-export type Admission = { kind: 'replay'; response: HopResponse } | { kind: 'run'; turn: ActiveTurn | undefined };
+/**
+ * What to do with a hop, given what the store holds: replay a stored response, or run it (with the turn to resume,
+ * none on hop 1) under the turn's lock, which admission required.
+ */
+export type Admission =
+  | { kind: 'replay'; response: HopResponse }
+  | { kind: 'run'; lock: TurnLock; turn: ActiveTurn | undefined };
 
 /** Whether the turn's cancel marker is in the store (a store that cannot answer is a 503). */
 export async function isCancelled(store: TurnStore, key: TurnKey, requestId: string): Promise<boolean> {
@@ -41,21 +46,20 @@ export async function admitStoredHop(
   agentId: string,
   lock: TurnLock | undefined,
 ): Promise<Admission> {
+  const rules = { requestId: request.request_id, hop: request.hop, agentId };
   // Without the lock the store is not even read: the first rule (busy) answers before any other.
-  const [record, cancelled] = lock
-    ? await Promise.all([loadTurn(store, key, request.request_id), isCancelled(store, key, request.request_id)])
-    : [undefined, false];
-  const decision = admitHop({
-    requestId: request.request_id,
-    hop: request.hop,
-    agentId,
-    busy: !lock,
-    cancelled,
-    turn: record && summary(record),
-  });
-  if (decision === 'replay')
-    return { kind: 'replay', response: record!.kind === 'active' ? replayResponse(record!) : record!.response };
-  return { kind: 'run', turn: decision === 'resume' ? (record as ActiveTurn) : undefined };
+  if (!lock) return admitHop({ ...rules, busy: true, cancelled: false, turn: undefined });
+  const [record, cancelled] = await Promise.all([
+    loadTurn(store, key, request.request_id),
+    isCancelled(store, key, request.request_id),
+  ]);
+  const decision = admitHop({ ...rules, busy: false, cancelled, turn: record && summary(record) });
+  // The rules start a turn only when none is stored, and only replay an ended one (or refuse the hop).
+  if (!record) return { kind: 'run', lock, turn: undefined };
+  if (record.kind === 'finished') return { kind: 'replay', response: record.response };
+  return decision === 'replay'
+    ? { kind: 'replay', response: replayResponse(record) }
+    : { kind: 'run', lock, turn: record };
 }
 
 function summary(record: TurnRecord): StoredTurnSummary {

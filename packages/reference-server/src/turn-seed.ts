@@ -1,6 +1,7 @@
 import { DECLARED_OUTPUT_TYPES, type AgentsConfig, type Attachment, type HopRequest } from '@canvas-ai/protocol';
 import { toBase64 } from './base64.js';
-import type { ModelMessage, TurnSoFar } from './turn-state.js';
+import type { ModelMessage } from './providers/model-provider.js';
+import type { TurnSoFar } from './turn-state.js';
 
 /** Attachments already encoded by {@link encodeAttachments}, so the hop does not encode them again in one go. */
 const encoded = new WeakMap<Attachment, string>();

@@ -1,38 +1,7 @@
 import * as z from 'zod';
-import {
-  AgentId,
-  ATTACHMENT_MEDIA_TYPES,
-  CallId,
-  ContinuingHopResponse,
-  FinalHopResponse,
-  TokenCounts,
-} from '@canvas-ai/protocol';
+import { AgentId, ContinuingHopResponse, FinalHopResponse, TokenCounts } from '@canvas-ai/protocol';
 import { type DocumentDigest, isDocumentDigest, joinNarration } from '@canvas-ai/protocol/server';
-
-/** A tool call as the model sent it; parked until the next hop executes it (spec §2). */
-export const StoredToolCall = z.object({ id: CallId, name: z.string(), arguments: z.string() });
-export type StoredToolCall = z.infer<typeof StoredToolCall>;
-
-/** An image attached to hop 1, kept in the turn so later (JSON-only) hops still show it to the model. */
-export const StoredAttachment = z.object({
-  name: z.string(),
-  media_type: z.enum(ATTACHMENT_MEDIA_TYPES),
-  /** The bytes, base64. */
-  data: z.string(),
-});
-export type StoredAttachment = z.infer<typeof StoredAttachment>;
-
-/**
- * One entry of the model's conversation, provider-neutral. `notice` is what the server tells the model on the
- * editor's behalf (the page, the person's edits, a rejected output); providers send it as a user message.
- */
-export const ModelMessage = z.discriminatedUnion('role', [
-  z.object({ role: z.literal('user'), text: z.string(), attachments: z.array(StoredAttachment).default([]) }),
-  z.object({ role: z.literal('assistant'), text: z.string(), tool_calls: z.array(StoredToolCall) }),
-  z.object({ role: z.literal('tool'), call_id: z.string(), name: z.string(), content: z.string() }),
-  z.object({ role: z.literal('notice'), text: z.string() }),
-]);
-export type ModelMessage = z.infer<typeof ModelMessage>;
+import { ModelMessage, StoredToolCall } from './providers/model-provider.js';
 
 /**
  * What the model was last told of the parts of the page no tool result reports: the selected component, and a

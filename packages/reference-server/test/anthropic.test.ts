@@ -3,14 +3,14 @@ import { after, describe, it } from 'node:test';
 import { HopResponse } from '@canvas-ai/protocol';
 import { builtinTools } from '@canvas-ai/protocol/server';
 import { driveScenario, type Scenario } from '@canvas-ai/protocol/scenario';
-import { ConfigError } from '../src/agents/config-error.js';
+import { ConfigError } from '../src/config-error.js';
 import { createApp } from '../src/app.js';
 import { silentLogger } from '../src/log.js';
 import { AnthropicProvider, type AnthropicOptions } from '../src/providers/anthropic.js';
 import { anthropicMessages } from '../src/providers/anthropic-messages.js';
 import { anthropicProviderFromEnv } from '../src/providers/from-env.js';
 import type { ModelRequest } from '../src/providers/model-provider.js';
-import type { ModelMessage } from '../src/turn-state.js';
+import type { ModelMessage } from '../src/providers/model-provider.js';
 import { startFakeAnthropic, type FakeAnthropicBehaviour, type FakeAnthropicStep } from './support/fake-anthropic.js';
 import {
   EMPTY_LAYOUT,

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { applyOutputs, type CanvasDocument, findComponent, HopResponse, type ToolOutput } from '@canvas-ai/protocol';
 import { driveScenario, type Scenario } from '@canvas-ai/protocol/scenario';
 import { ScriptedProvider } from '../src/providers/scripted.js';
-import type { ModelMessage } from '../src/turn-state.js';
+import type { ModelMessage } from '../src/providers/model-provider.js';
 import {
   firstHop,
   type JsonBody,

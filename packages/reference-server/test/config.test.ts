@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { createApp } from '../src/app.js';
-import { ConfigError } from '../src/agents/config-error.js';
+import { ConfigError } from '../src/config-error.js';
 import { loadProjectDocs } from '../src/agents/docs.js';
 import { FIXTURES_DIR, loadConfig } from '../src/config.js';
 import { ScriptedProvider } from '../src/providers/scripted.js';

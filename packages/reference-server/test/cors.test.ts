@@ -2,7 +2,7 @@
 // errors included, and a whole turn with credentials from a listed origin.
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'node:test';
-import { ConfigError } from '../src/agents/config-error.js';
+import { ConfigError } from '../src/config-error.js';
 import { EMPTY_LAYOUT, firstHop, laterHop, openSession, startTestServer, type TestServer } from './support/harness.js';
 
 const EDITOR = 'http://127.0.0.1:5173';

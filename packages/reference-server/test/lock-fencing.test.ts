@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { HopErrorBody, HopResponse } from '@canvas-ai/protocol';
 import { collectPlacedUuids } from '@canvas-ai/protocol/server';
-import { ConfigError } from '../src/agents/config-error.js';
+import { ConfigError } from '../src/config-error.js';
 import { createApp } from '../src/app.js';
 import { silentLogger } from '../src/log.js';
 import type { ModelProvider, ModelReply, ModelRequest } from '../src/providers/model-provider.js';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { after, describe, it } from 'node:test';
 import { applyOutputs, HopResponse } from '@canvas-ai/protocol';
 import { builtinTools } from '@canvas-ai/protocol/server';
-import { ConfigError } from '../src/agents/config-error.js';
+import { ConfigError } from '../src/config-error.js';
 import { FIXTURES_DIR } from '../src/config.js';
 import { openAiProviderFromEnv } from '../src/providers/from-env.js';
 import { OpenAiCompatibleProvider } from '../src/providers/openai-compatible.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { ConfigError } from '../src/agents/config-error.js';
+import { ConfigError } from '../src/config-error.js';
 import { RedisTurnStore } from '../src/store/redis.js';
 import { eventually } from './support/eventually.js';
 import { startRedisServer, type RedisServer } from './support/redis-server.js';

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { ConfigError } from '../src/agents/config-error.js';
+import { ConfigError } from '../src/config-error.js';
 import { addressBucket, clientAddress } from '../src/client-address.js';
 import { toBase64, toBase64Url } from '../src/base64.js';
-import { helpText, parseCliOptions, UsageError } from '../src/cli-options.js';
+import { UsageError } from '@canvas-ai/protocol/node';
+import { helpText, parseCliOptions } from '../src/cli-options.js';
 import { CsrfTokens } from '../src/csrf.js';
 import { Sessions } from '../src/session.js';
 import { Signer } from '../src/signer.js';

@@ -2,3 +2,4 @@
 export * from './read-yaml.js';
 export * from './load-fixtures.js';
 export * from './fixtures-module.js';
+export * from './usage-error.js';

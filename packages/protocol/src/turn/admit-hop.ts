@@ -44,6 +44,8 @@ export type HopAdmission = 'start' | 'replay' | 'resume';
  * turn (410 `turn_not_found`), agent (409 `agent_changed`), replay of the latest hop, ended turn (410), order
  * (409 `hop_out_of_order`). Throws the {@link HopError} of the first rule broken; a hop refused here changes nothing.
  */
+export function admitHop(input: HopAdmissionInput & { busy: true }): never;
+export function admitHop(input: HopAdmissionInput): HopAdmission;
 export function admitHop(input: HopAdmissionInput): HopAdmission {
   const { requestId, hop, agentId, turn } = input;
   if (input.busy) {

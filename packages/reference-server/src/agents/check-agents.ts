@@ -1,5 +1,5 @@
 import type { AgentsConfig } from '@canvas-ai/protocol';
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '../config-error.js';
 
 /**
  * The cross-checks of the agents config only the server can make: every tool an agent names exists, and every tool setting

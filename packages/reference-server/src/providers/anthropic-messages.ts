@@ -6,7 +6,7 @@ import type {
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import type { ToolDefinition } from '@canvas-ai/protocol/server';
-import type { ModelMessage } from '../turn-state.js';
+import type { ModelMessage } from './model-provider.js';
 import { toolParameters } from './tool-schemas.js';
 
 /**

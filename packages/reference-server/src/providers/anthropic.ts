@@ -3,7 +3,7 @@ import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthr
 import { errorMessage } from '@canvas-ai/protocol';
 import { HopError } from '@canvas-ai/protocol/server';
 import { redactUrl, redactUrlsIn } from '../redact.js';
-import type { StoredToolCall } from '../turn-state.js';
+import type { StoredToolCall } from './model-provider.js';
 import { anthropicMessages, anthropicSystem, anthropicTools } from './anthropic-messages.js';
 import type { ModelProvider, ModelReply, ModelRequest, ModelUsage } from './model-provider.js';
 import { causeOf, firstLine, MODEL_UNAVAILABLE } from './provider-failure.js';

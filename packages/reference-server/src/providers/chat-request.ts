@@ -1,4 +1,4 @@
-import type { ModelMessage } from '../turn-state.js';
+import type { ModelMessage } from './model-provider.js';
 import type { ModelRequest } from './model-provider.js';
 import { toolParameters } from './tool-schemas.js';
 

@@ -1,4 +1,4 @@
-import type { StoredToolCall } from '../turn-state.js';
+import type { StoredToolCall } from './model-provider.js';
 import type { WireObject } from './chat-request.js';
 import type { ModelReply, ModelUsage } from './model-provider.js';
 

@@ -1,4 +1,4 @@
-import { ConfigError } from '../agents/config-error.js';
+import { ConfigError } from '../config-error.js';
 import { AnthropicProvider } from './anthropic.js';
 import { OpenAiCompatibleProvider } from './openai-compatible.js';
 

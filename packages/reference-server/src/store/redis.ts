@@ -1,6 +1,6 @@
 import { errorMessage } from '@canvas-ai/protocol';
 import { Redis } from 'ioredis';
-import { ConfigError } from '../agents/config-error.js';
+import { ConfigError } from '../config-error.js';
 import type { Logger } from '../log.js';
 import { redactUrl } from '../redact.js';
 import { LockLostError, type SetOptions, type StoreUsage, type TurnLock, type TurnStore } from './turn-store.js';

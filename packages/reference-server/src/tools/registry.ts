@@ -1,6 +1,6 @@
 import { ToolName } from '@canvas-ai/protocol';
 import { builtinTools, type ToolDefinition } from '@canvas-ai/protocol/server';
-import { ConfigError } from '../agents/config-error.js';
+import { ConfigError } from '../config-error.js';
 
 /**
  * The tools this server offers: the protocol's built-in ones (spec/hop-protocol.md §12) plus any a backend team

@@ -3,7 +3,7 @@ import type { ComponentNode, Layout, PlaceComponentsOutput, ToolOutput } from '@
 import { joinNarration, NARRATION_SEPARATOR } from '@canvas-ai/protocol/server';
 import type { Fixtures } from '@canvas-ai/protocol/scenario';
 import { parseDocument, stringify } from 'yaml';
-import type { ModelMessage, StoredToolCall } from '../../../src/turn-state.js';
+import type { ModelMessage, StoredToolCall } from '../../../src/providers/model-provider.js';
 import { type Json, modelWrapper, realApp, rewriteHopResponses, rewriteToolYaml } from './seams.js';
 import type { BrokenVariant } from './variant.js';
 

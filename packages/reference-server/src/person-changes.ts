@@ -1,5 +1,89 @@
-import type { JsonValue, Props, ToolOutput } from '@canvas-ai/protocol';
-import type { DocumentChange, KnownValue, Place } from '@canvas-ai/protocol/server';
+/**
+ * The person's own edits since the model's last decision (spec §16.1), as one step of the hop: found by comparing the
+ * request's page with the fingerprint the previous hop expected, guarded against (a parked call may not overwrite
+ * them), told to the model, and the fingerprint the next request is compared with.
+ */
+import type { CanvasDocument, JsonValue, Props, ToolOutput } from '@canvas-ai/protocol';
+import { walkLayout } from '@canvas-ai/protocol';
+import {
+  type DocumentChange,
+  type DocumentDigest,
+  diffDocument,
+  digestDocument,
+  type KnownValue,
+  type Place,
+} from '@canvas-ai/protocol/server';
+import type { HopRun, ParkedCallsStep } from './hop-run.js';
+
+/** What the person changed since the model's last decision, and what follows from it for this hop. */
+export interface PersonChanges {
+  changes: readonly DocumentChange[];
+  /** Refuses a parked call's output that would overwrite one of their edits; undefined when none could. */
+  refuseOutput: ((output: ToolOutput) => string | undefined) | undefined;
+  /** What the model is told about them; undefined when there were none. */
+  notice: PersonChangesNotice | undefined;
+  /** Milliseconds spent finding and describing them, for the hop's log line. */
+  ms: number;
+}
+
+/**
+ * Compares the request's page with what the previous hop expected it to be: what differs is the person's doing.
+ * Runs before the parked calls change anything. An output the browser rejected is not expected on the page.
+ */
+export function detectPersonChanges({
+  request,
+  turn,
+  previousOutputs,
+  prints,
+}: Pick<HopRun, 'request' | 'turn' | 'previousOutputs' | 'prints'>): PersonChanges {
+  const started = performance.now();
+  const document: CanvasDocument = { layout: request.context.current_layout, page: request.context.page };
+  const rejectedCalls = new Set(
+    (request.apply_results ?? []).filter((result) => result.status === 'rejected').map((result) => result.call_id),
+  );
+  const changes = turn.expected
+    ? diffDocument(
+        turn.expected,
+        document,
+        previousOutputs.filter((output) => rejectedCalls.has(output.call_id)),
+        prints,
+      )
+    : [];
+  const notice = personChangesNotice(changes, propsLookup(changes, document));
+  return { changes, refuseOutput: overwritesPersonEdit(changes), notice, ms: performance.now() - started };
+}
+
+/** The fingerprint of the document the next request should carry (spec §16.1), and how long it took, for the log. */
+export function fingerprintNext(
+  { prints }: Pick<HopRun, 'prints'>,
+  step: Pick<ParkedCallsStep, 'document' | 'placedUuids' | 'outputs'>,
+): { digest: DocumentDigest; ms: number } {
+  const started = performance.now();
+  const digest = digestDocument(step.document, { keepValuesOf: agentsComponents(step), prints });
+  return { digest, ms: performance.now() - started };
+}
+
+/** The components the agent placed this turn or edits in this hop: their short values are worth quoting back. */
+function agentsComponents(step: Pick<ParkedCallsStep, 'placedUuids' | 'outputs'>): Set<string> {
+  const uuids = new Set(step.placedUuids);
+  for (const output of step.outputs) {
+    if (output.type === 'edit_components') for (const uuid of Object.keys(output.component_updates)) uuids.add(uuid);
+  }
+  return uuids;
+}
+
+/**
+ * The props of the components the person added, from the request's page, for their notice (the fingerprint keeps
+ * no props). Looked up only when they added some: one walk of the page.
+ */
+function propsLookup(changes: readonly DocumentChange[], document: CanvasDocument) {
+  if (!changes.some((change) => change.kind === 'added')) return undefined;
+  const props = new Map<string, Props>();
+  walkLayout(document.layout, (node) => {
+    props.set(node.uuid, node.props);
+  });
+  return (uuid: string) => props.get(uuid);
+}
 
 /** At most this many changes are listed; the rest are counted (spec §16.1: the report is bounded). */
 const MAX_LISTED_CHANGES = 20;
@@ -18,7 +102,7 @@ export interface PersonChangesNotice {
  * were none. It says they are the person's, so the model neither takes credit for them nor undoes them. For a
  * component they added, `propsOf` gives its props from the request's page (the fingerprint does not keep them).
  */
-export function personChangesNotice(
+function personChangesNotice(
   changes: readonly DocumentChange[],
   propsOf: (uuid: string) => Props | undefined = () => undefined,
 ): PersonChangesNotice | undefined {
@@ -90,7 +174,7 @@ function quote(json: JsonValue): string {
  * person changed since the model decided it is refused (its message goes to the model), so their edit is never
  * overwritten by a decision that did not know of it (spec §16.1). The model may decide the edit again, knowing.
  */
-export function overwritesPersonEdit(
+function overwritesPersonEdit(
   changes: readonly DocumentChange[],
 ): ((output: ToolOutput) => string | undefined) | undefined {
   const props = new Map<string, Extract<DocumentChange, { kind: 'prop' }>>();
