@@ -488,6 +488,13 @@ export const MUST_MATRIX: readonly MustRow[] = [
     reason:
       "the bounds are the deployment's, and observing one takes as many turns as it allows (the reference server: 32 per session) and knowing that number; the reference server's tests cover it (packages/reference-server/test/quotas.test.ts)",
   },
+  {
+    section: '8.8',
+    says: 'a server MUST bound the turn state it holds in all',
+    group: 'quotas',
+    reason:
+      "reaching the total, and seeing new turns refused while a turn held goes on, takes filling the server's store (the reference server: 512 MiB) with turns from several clients, far past what a conformance run may do to a server it is pointed at; the reference server's tests fill a small store on memory and on Redis and check that a parked turn of another address still answers its next hop (packages/reference-server/test/quotas.test.ts, G1)",
+  },
   // spec §9 Narration
   {
     section: '9',

@@ -88,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
           // limits are for the internet, not for a load run from one machine.
           const limits = [
             ...['--max-connections-per-ip', '0', '--max-connections', String(turns * 2 + 64)],
-            ...['--ip-sessions', '0'],
+            ...['--ip-sessions', '0', '--address-turns', '0', '--address-bytes', '0', '--reserved-connections', '0'],
           ];
           servers.push(
             await startServerProcess([...(url ? ['--store', url] : []), ...limits], { CANVAS_AI_SECRET: SECRET }),

@@ -31,7 +31,9 @@ import type { ModelProvider } from './providers/model-provider.js';
 import type { ServerDeps, TurnTtls } from './server-deps.js';
 import { Sessions } from './session.js';
 import { Signer } from './signer.js';
-import { QuotaStore, type SessionQuota, SessionMints } from './quota.js';
+import { addressBucket } from './client-address.js';
+import { type AddressQuota, QuotaStore, type SessionQuota } from './quota.js';
+import { SessionMints } from './session-mints.js';
 import { MemoryTurnStore } from './store/memory.js';
 import { guardStore, type TurnStore } from './store/turn-store.js';
 import { createToolRegistry } from './tools/registry.js';
@@ -48,8 +50,14 @@ export interface AppOptions {
   catalog: Catalog;
   /** The model: `ScriptedProvider`, `OpenAiCompatibleProvider` or your own. */
   provider: ModelProvider;
-  /** Where turns live between hops. Default: a bounded in-memory store. */
+  /** Where turns live between hops. Default: a bounded in-memory store (see `storeBytes`). */
   store?: TurnStore;
+  /**
+   * The total of the default memory store, in characters of stored JSON: past it no new turn starts (503
+   * `server_busy`), and nothing held is evicted. A store you pass has its own (`maxBytes` of `MemoryTurnStore` and
+   * `RedisTurnStore`). Default 512 MiB.
+   */
+  storeBytes?: number;
   /** Tools added to the built-in ones (see "Adding a tool" in the README). */
   tools?: readonly ToolDefinition[];
   /** The project's documentation for `include_docs` agents. Default: none. */
@@ -126,6 +134,12 @@ export interface AppOptions {
    */
   sessionQuota?: Partial<SessionQuota>;
   /**
+   * What the sessions of one client address (an IPv6 /64) may hold together (429 `quota_exceeded` for a new turn
+   * past it; 0 turns a bound off); needs the address (`startServer` passes it). Defaults: 64 turns running, 256 MiB
+   * of stored JSON.
+   */
+  addressQuota?: Partial<AddressQuota>;
+  /**
    * New sessions one client address may mint per 10 minutes (429 `quota_exceeded` past it), counted by each
    * process; needs the address (`startServer` passes it). Default 0: no limit (the CLI sets 120).
    */
@@ -161,12 +175,11 @@ export function createApp(options: AppOptions): CanvasAiApp {
   checkLockOutlastsDecisions(options.provider, ttl.lockMs);
   // Every request's steps take turns, so no request holds the event loop for more than one step (spec §13).
   const turnstile = new Turnstile();
-  const quotaStore = new QuotaStore(options.store ?? new MemoryTurnStore({ pause: turnstile.pass }), {
-    maxTurns: 32,
-    maxFinished: 32,
-    maxBytes: 64 * 1024 * 1024,
-    ...options.sessionQuota,
-  });
+  const quotaStore = new QuotaStore(
+    options.store ?? new MemoryTurnStore({ pause: turnstile.pass, maxBytes: options.storeBytes }),
+    { maxTurns: 32, maxFinished: 32, maxBytes: 64 * 1024 * 1024, ...options.sessionQuota },
+    { maxTurns: 64, maxBytes: 256 * 1024 * 1024, ...options.addressQuota },
+  );
   const mints = new SessionMints(options.maxSessionsPerIp ?? 0, 10 * 60_000);
   const deps: ServerDeps = {
     config: options.agents,
@@ -179,7 +192,8 @@ export function createApp(options: AppOptions): CanvasAiApp {
     logModelRequests: options.logModelRequests ?? false,
     newUuid: options.newUuid ?? (() => crypto.randomUUID()),
     pause: turnstile.pass,
-    // A new turn only if its session has room for it (spec §8.6), before any of its work is spent.
+    // A new turn only if the store, its session and its address have room for it (spec §8.8), before any of its
+    // work is spent; the address is the request's (see the hop route).
     admitNewTurn: (key, requestId) => guardStore(() => quotaStore.admit(key, ttl.lockMs, requestId), requestId),
     ttl,
   };
@@ -213,7 +227,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
     const id = await sessions.read(getCookie(c, sessions.cookieName));
     if (!csrfEnabled) {
       if (id) return id;
-      mints.take(c.env.clientAddress);
+      mints.take(bucketOf(c));
       const minted = await sessions.mint();
       c.header('Set-Cookie', minted.setCookie);
       return minted.id;
@@ -263,7 +277,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
       : await sessions.read(getCookie(c, sessions.cookieName));
     // Only a session this server signed is kept; any other cookie value (a planted one) gets a new session.
     if (!options.sessionId && !id) {
-      mints.take(c.env.clientAddress);
+      mints.take(bucketOf(c));
       const minted = await sessions.mint();
       id = minted.id;
       c.header('Set-Cookie', minted.setCookie);
@@ -279,6 +293,9 @@ export function createApp(options: AppOptions): CanvasAiApp {
   );
   app.post('/api/hop', async (c) => {
     const sessionId = await session(c);
+    const bucket = bucketOf(c);
+    const admitNewTurn: ServerDeps['admitNewTurn'] = (key, requestId) =>
+      guardStore(() => quotaStore.admit(key, ttl.lockMs, requestId, bucket), requestId);
     /** Reads the body, runs the hop and holds the body's share of the memory budget until the hop is done. */
     const hop = async (events: HopEvents) => {
       const lease = bodyBudget.lease();
@@ -295,7 +312,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
         // A small request's steps are small: they need not wait their turn.
         const pause = bytes <= SMALL_BODY_BYTES ? noPause : turnstile.pass;
         await encodeAttachments(attachments, pause);
-        const hopDeps = pause === noPause ? { ...deps, pause } : deps;
+        const hopDeps = { ...deps, admitNewTurn, ...(pause === noPause ? { pause } : {}) };
         const response = await runHop(hopDeps, { sessionId, request, attachments }, events);
         await pause();
         return response;
@@ -363,6 +380,12 @@ export function createApp(options: AppOptions): CanvasAiApp {
       return secured;
     },
   };
+}
+
+/** The bucket of the request's client address that per-address bounds count it in (spec §8.8), if known. */
+function bucketOf(c: Context<AppEnv>): string | undefined {
+  const address = c.env.clientAddress;
+  return address ? addressBucket(address) : undefined;
 }
 
 /** The `request_id` of the path, checked like the body's (an invalid one is 400 naming it). */

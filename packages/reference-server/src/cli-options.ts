@@ -99,6 +99,37 @@ const CLI_FLAGS = {
     env: 'CANVAS_AI_SESSION_ANSWERS',
     help: "Finished turns' answers one session keeps for a replay; its oldest are dropped past it (0: no limit).",
   },
+  'address-turns': {
+    type: 'string',
+    value: 'N',
+    default: '64',
+    env: 'CANVAS_AI_ADDRESS_TURNS',
+    help: 'Turns the sessions of one client address (an IPv6 /64) may run at once (429 past it; 0: no limit).',
+  },
+  'address-bytes': {
+    type: 'string',
+    value: 'SIZE',
+    default: '256MiB',
+    env: 'CANVAS_AI_ADDRESS_BYTES',
+    help: 'Stored turn data the sessions of one client address may hold together (429 for a new turn past it; 0: no limit).',
+  },
+  'store-bytes': {
+    type: 'string',
+    value: 'SIZE',
+    default: '512MiB',
+    env: 'CANVAS_AI_STORE_BYTES',
+    help:
+      'The turn store in all: stored JSON in memory, or the memory Redis reports using. Past it new turns get 503 ' +
+      'server_busy; nothing held is evicted.',
+  },
+  'client-address-header': {
+    type: 'string',
+    value: 'NAME',
+    env: 'CANVAS_AI_CLIENT_ADDRESS_HEADER',
+    help:
+      "Behind a reverse proxy only: the header it writes the client's address in (x-forwarded-for: its last entry). " +
+      'Default: none, the connection’s address.',
+  },
   'ip-sessions': {
     type: 'string',
     value: 'N',
@@ -119,6 +150,13 @@ const CLI_FLAGS = {
     default: '64',
     env: 'CANVAS_AI_MAX_CONNECTIONS_PER_IP',
     help: 'Connections open at once from one client address (0: no limit; behind a proxy, raise it or use 0).',
+  },
+  'reserved-connections': {
+    type: 'string',
+    value: 'N',
+    default: '64',
+    env: 'CANVAS_AI_RESERVED_CONNECTIONS',
+    help: 'The last connections of --max-connections, kept for clients holding fewer than 4 (at most a quarter).',
   },
   'headers-timeout': {
     type: 'string',
@@ -191,7 +229,13 @@ export interface CliOptions {
   sessionBytes: number;
   sessionAnswers: number;
   ipSessions: number;
+  addressTurns: number;
+  addressBytes: number;
+  storeBytes: number;
+  /** Undefined: the socket's address. */
+  clientAddressHeader: string | undefined;
   maxConnections: number;
+  reservedConnections: number;
   /** 0: no limit. */
   maxConnectionsPerIp: number;
   headersTimeoutMs: number;
@@ -255,13 +299,26 @@ export function parseCliOptions(
     sessionBytes: setting('session-bytes').text === '0' ? 0 : size(setting('session-bytes')),
     sessionAnswers: count(setting('session-answers'), 0),
     ipSessions: count(setting('ip-sessions'), 0),
+    addressTurns: count(setting('address-turns'), 0),
+    addressBytes: setting('address-bytes').text === '0' ? 0 : size(setting('address-bytes')),
+    storeBytes: size(setting('store-bytes')),
+    clientAddressHeader: headerName(setting('client-address-header')),
     maxConnections: count(setting('max-connections'), 1),
+    reservedConnections: count(setting('reserved-connections'), 0),
     maxConnectionsPerIp: count(setting('max-connections-per-ip'), 0),
     headersTimeoutMs: duration(setting('headers-timeout')),
     bodyTimeoutMs: duration(setting('body-timeout')),
     maxBufferedBodyBytes: size(setting('max-buffered')),
     help: values.help === true,
   };
+}
+
+/** An HTTP header name, lowercased; undefined when not given. */
+function headerName({ text, source }: { text: string; source: string }): string | undefined {
+  const name = text.trim().toLowerCase();
+  if (name === '') return undefined;
+  if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) throw new UsageError(`${source}: "${text}" is not a header name.`);
+  return name;
 }
 
 /** A comma-separated list of host names, `*` for any; undefined when not given. */

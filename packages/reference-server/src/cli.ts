@@ -41,7 +41,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       new ScriptedProvider(config.scenarios, { wordDelayMs: options.scriptedWordDelayMs });
     // Several instances share turns only through Redis (and only with one CANVAS_AI_SECRET, so tokens carry over).
     if (options.store !== 'memory') {
-      redis = await RedisTurnStore.connect(options.store, { log });
+      redis = await RedisTurnStore.connect(options.store, { log, maxBytes: options.storeBytes });
       if (!env.CANVAS_AI_SECRET) {
         console.error(
           'warning: --store redis without CANVAS_AI_SECRET: each instance signs CSRF tokens with its own random secret, so a token only works on the instance that issued it. Set the same CANVAS_AI_SECRET on every instance.',
@@ -71,6 +71,8 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
         maxBytes: options.sessionBytes,
         maxFinished: options.sessionAnswers,
       },
+      addressQuota: { maxTurns: options.addressTurns, maxBytes: options.addressBytes },
+      storeBytes: options.storeBytes,
       maxSessionsPerIp: options.ipSessions,
       maxBufferedBodyBytes: options.maxBufferedBodyBytes,
     });
@@ -79,6 +81,8 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       host: options.host,
       maxConnections: options.maxConnections,
       maxConnectionsPerIp: options.maxConnectionsPerIp,
+      reservedConnections: options.reservedConnections,
+      clientAddressHeader: options.clientAddressHeader,
       headersTimeoutMs: options.headersTimeoutMs,
       // Node's own limit on a whole request is a backstop: the app's body timeout answers first, with an error body.
       requestTimeoutMs: options.headersTimeoutMs + options.bodyTimeoutMs + 5_000,

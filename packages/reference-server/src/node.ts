@@ -6,6 +6,7 @@ import { serve, type HttpBindings } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import type { CanvasAiApp, StaticFiles } from './app.js';
+import { addressBucket, clientAddress } from './client-address.js';
 import { LOOPBACK_HOSTS } from './origins.js';
 
 /** A running Node HTTP server. */
@@ -18,14 +19,21 @@ export interface RunningServer {
 
 /**
  * What one client may hold of the Node server (spec §4.4): connections, and how long a request may take to arrive.
- * Behind a reverse proxy every client has the proxy's address: raise `maxConnectionsPerIp` there (or set 0),
- * and let the proxy limit each client.
+ * A client is its address's bucket (`addressBucket`: an IPv6 /64, an IPv4-mapped address as its IPv4). Behind a
+ * reverse proxy every connection comes from the proxy: raise `maxConnectionsPerIp` there (or set 0), and let the
+ * proxy limit each client.
  */
 export interface ConnectionLimits {
   /** Connections open at once; one more is closed on arrival. Default 512 (below the usual 1,024 open files). */
   maxConnections?: number;
-  /** Connections open at once from one client IP address; 0: no limit. Default 64. */
+  /** Connections open at once from one client address; 0: no limit. Default 64. */
   maxConnectionsPerIp?: number;
+  /**
+   * The last this many of `maxConnections` are kept for clients that hold fewer than
+   * {@link RESERVE_SHARE} connections (a health check, a new visitor): a few addresses holding slow bodies cannot
+   * take every connection. At most a quarter of `maxConnections`; 0: no reserve. Default 64.
+   */
+  reservedConnections?: number;
   /** The request line and headers must arrive within this many milliseconds, or Node answers 408. Default 10,000. */
   headersTimeoutMs?: number;
   /**
@@ -37,10 +45,24 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs?: number;
 }
 
+/** How the Node server learns a request's client address. */
+export interface ClientAddressOptions {
+  /**
+   * The request header a reverse proxy in front writes the client's address in (`x-forwarded-for`, `x-real-ip`);
+   * of a list, the last entry (the one that proxy added). Only behind such a proxy: anyone else can write the
+   * header. Default: none, the socket's address.
+   */
+  clientAddressHeader?: string;
+}
+
+/** A client holding fewer connections than this may use the reserve of {@link ConnectionLimits.reservedConnections}. */
+const RESERVE_SHARE = 4;
+
 /** The defaults of {@link ConnectionLimits} (the CLI's too). */
 const DEFAULT_CONNECTION_LIMITS: Required<ConnectionLimits> = {
   maxConnections: 512,
   maxConnectionsPerIp: 64,
+  reservedConnections: 64,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 75_000,
   keepAliveTimeoutMs: 5_000,
@@ -52,16 +74,19 @@ const DEFAULT_CONNECTION_LIMITS: Required<ConnectionLimits> = {
  */
 export function startServer(
   app: CanvasAiApp,
-  options: { port?: number; host?: string } & ConnectionLimits = {},
+  options: { port?: number; host?: string } & ConnectionLimits & ClientAddressOptions = {},
 ): Promise<RunningServer> {
-  const host = options.host ?? '127.0.0.1';
-  const limits = { ...DEFAULT_CONNECTION_LIMITS, ...definedOnly(options) };
+  const { port, host = '127.0.0.1', clientAddressHeader, ...given } = options;
+  const limits = { ...DEFAULT_CONNECTION_LIMITS, ...definedOnly(given) };
+  const header = clientAddressHeader?.trim().toLowerCase() || undefined;
   return new Promise((resolve, reject) => {
     const server = serve(
       {
         fetch: (request, env) =>
-          app.fetch(request, { clientAddress: (env as HttpBindings).incoming.socket.remoteAddress }),
-        port: options.port ?? 8787,
+          app.fetch(request, {
+            clientAddress: clientAddress((env as HttpBindings).incoming.socket.remoteAddress, request.headers, header),
+          }),
+        port: port ?? 8787,
         hostname: host,
         serverOptions: {
           headersTimeout: limits.headersTimeoutMs,
@@ -86,29 +111,39 @@ export function startServer(
       },
     );
     (server as { maxConnections?: number }).maxConnections = limits.maxConnections;
-    if (limits.maxConnectionsPerIp > 0) limitPerAddress(server, limits.maxConnectionsPerIp);
+    if (limits.maxConnectionsPerIp > 0 || limits.reservedConnections > 0) limitPerAddress(server, limits);
     server.once('error', reject);
   });
 }
 
-/** Closes a connection on arrival when its address already holds `max` open ones. */
+/**
+ * Closes a connection on arrival when its address's bucket already holds `maxConnectionsPerIp` open ones, or when
+ * only the reserve is left and the bucket already holds {@link RESERVE_SHARE}: the last connections go to clients
+ * that hold few (spec §4.4).
+ */
 function limitPerAddress(
   server: { on(event: 'connection', listener: (socket: Socket) => void): unknown },
-  max: number,
+  limits: Required<ConnectionLimits>,
 ) {
   const open = new Map<string, number>();
+  const reserve = Math.min(limits.reservedConnections, Math.floor(limits.maxConnections / 4));
+  let total = 0;
   server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress ?? '';
-    const count = (open.get(address) ?? 0) + 1;
-    if (count > max) {
+    const bucket = addressBucket(socket.remoteAddress ?? '');
+    const held = open.get(bucket) ?? 0;
+    const overShare = limits.maxConnectionsPerIp > 0 && held >= limits.maxConnectionsPerIp;
+    const inReserve = reserve > 0 && total >= limits.maxConnections - reserve && held >= RESERVE_SHARE;
+    if (overShare || inReserve) {
       socket.destroy();
       return;
     }
-    open.set(address, count);
+    open.set(bucket, held + 1);
+    total += 1;
     socket.once('close', () => {
-      const left = (open.get(address) ?? 1) - 1;
-      if (left > 0) open.set(address, left);
-      else open.delete(address);
+      total -= 1;
+      const left = (open.get(bucket) ?? 1) - 1;
+      if (left > 0) open.set(bucket, left);
+      else open.delete(bucket);
     });
   });
 }

@@ -33,9 +33,9 @@ async function serverWith(
   return server;
 }
 
-/** A raw socket to the server, with everything it receives and a promise of its close. */
-async function rawSocket(server: { port: number }) {
-  const socket: Socket = connect(server.port, '127.0.0.1');
+/** A raw socket to the server (from `localAddress`, a loopback address), with what it receives and its close. */
+async function rawSocket(server: { port: number }, localAddress = '127.0.0.1') {
+  const socket: Socket = connect({ port: server.port, host: '127.0.0.1', localAddress });
   let received = '';
   socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
@@ -106,6 +106,22 @@ describe('connections', () => {
     await held[0]!.closed;
     const reply = await fetch(`${server.url}/healthz`);
     assert.equal(reply.status, 200);
+    for (const raw of held) raw.socket.destroy();
+  });
+
+  it('G4: keeps the last connections for clients that hold few, so a health check is answered when one address holds the rest', async () => {
+    const server = await serverWith({}, { maxConnections: 16, reservedConnections: 4, maxConnectionsPerIp: 0 });
+    // Twelve slow bodies from one address (127.0.0.2, still loopback) take every connection but the reserve.
+    const held = [];
+    for (let index = 0; index < 12; index += 1) held.push(await rawSocket(server, '127.0.0.2'));
+    const extra = await rawSocket(server, '127.0.0.2');
+    extra.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await extra.closed;
+    assert.equal(extra.received(), '', 'the address that holds twelve gets no more');
+    const probe = await rawSocket(server, '127.0.0.3');
+    probe.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    await probe.closed;
+    assert.match(probe.received(), /^HTTP\/1\.1 200 /, 'another client is answered from the reserve');
     for (const raw of held) raw.socket.destroy();
   });
 

@@ -17,24 +17,30 @@ function withClock(options: { maxEntries?: number; maxBytes?: number } = {}) {
 turnStoreContract('MemoryTurnStore', () => withClock());
 
 describe('MemoryTurnStore bounds', () => {
-  it('evicts the least recently used turn when it holds maxEntries', async () => {
+  it('reports itself full at maxEntries, and evicts nothing it holds (G1)', async () => {
     const { store } = withClock({ maxEntries: 2 });
     await store.set('a', 1, 60_000);
+    assert.deepEqual(await store.usage(), { bytes: 1, full: false });
     await store.set('b', 2, 60_000);
-    await store.get('a');
+    assert.equal((await store.usage()).full, true);
     await store.set('c', 3, 60_000);
-    assert.equal(store.size, 2);
-    assert.equal(await store.get('b'), undefined, 'b was the least recently used');
-    assert.equal(await store.get('a'), 1);
-    assert.equal(await store.get('c'), 3);
+    assert.equal(store.size, 3, 'a write past the bound is not dropped, and drops nothing');
+    assert.deepEqual([await store.get('a'), await store.get('b'), await store.get('c')], [1, 2, 3]);
+    await store.delete('a');
+    await store.delete('b');
+    assert.equal((await store.usage()).full, false, 'room comes back as values go');
   });
 
-  it('evicts old turns when the stored JSON grows past maxBytes', async () => {
-    const { store } = withClock({ maxBytes: 100 });
+  it('reports itself full when the stored JSON reaches maxBytes, and evicts nothing it holds (G1)', async () => {
+    const { store, advance } = withClock({ maxBytes: 100 });
     await store.set('a', 'x'.repeat(60), 60_000);
-    await store.set('b', 'y'.repeat(60), 60_000);
-    assert.equal(await store.get('a'), undefined);
+    assert.deepEqual(await store.usage(), { bytes: 62, full: false });
+    await store.set('b', 'y'.repeat(60), 1_000);
+    assert.deepEqual(await store.usage(), { bytes: 124, full: true });
+    assert.equal(await store.get('a'), 'x'.repeat(60));
     assert.equal(await store.get('b'), 'y'.repeat(60));
+    await advance(2_000);
+    assert.deepEqual(await store.usage(), { bytes: 62, full: false }, 'an expired value frees its share');
   });
 
   it('sweeps expired turns when a new one is stored, so abandoned turns do not pile up', async () => {

@@ -1,13 +1,24 @@
-// What one session, and one client address, may hold of the turn store (spec §8.6), over real HTTP: a flood of turns
-// from one session is refused with 429 instead of evicting another session's turn; stored bytes (attachments) count;
-// a session's kept answers drop its own oldest; the ledger is shared by instances on Redis; new sessions per address.
+// What one session, one client address and everyone together may hold of the turn store (spec §8.8), over real
+// HTTP: a flood of turns from one session is refused with 429 instead of evicting another session's turn; stored bytes
+// (attachments) count; a session's kept answers drop its own oldest; the ledger is shared by instances on Redis; the
+// sessions of one address share its quota, and a full store refuses new turns with 503 (memory and Redis); new
+// sessions per address, IPv6 counted by /64.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, describe, it } from 'node:test';
 import { HopErrorBody, HopResponse } from '@canvas-ai/protocol';
+import { Redis } from 'ioredis';
 import { FIXTURES_DIR } from '../src/config.js';
 import { MemoryTurnStore } from '../src/store/memory.js';
-import { EMPTY_LAYOUT, firstHop, laterHop, openSession, startTestServer, type TestSession } from './support/harness.js';
+import {
+  EMPTY_LAYOUT,
+  firstHop,
+  laterHop,
+  openSession,
+  startTestServer,
+  type TestServer,
+  type TestSession,
+} from './support/harness.js';
 import { startCluster } from './support/instances.js';
 import { startRedisServer } from './support/redis-server.js';
 import { startServerProcess } from './support/server-process.js';
@@ -119,6 +130,134 @@ describe('a session that floods the store with turns', () => {
   });
 });
 
+/** Sends hop 1 of a turn with four 1 MiB photos (about 5.6 million characters of base64 once stored). */
+async function photoTurn(server: { hopUrl: string }, session: TestSession, id: string) {
+  const form = new FormData();
+  form.append('request', JSON.stringify({ ...firstHop(id, PHOTO), agent: 'page_builder' }));
+  const image = new Uint8Array(1024 * 1024);
+  image.set(png);
+  for (let index = 0; index < 4; index += 1) form.append('attachments', new Blob([image]), `p${index}.png`);
+  const reply = await fetch(server.hopUrl, { method: 'POST', headers: session.headers(), body: form });
+  const body = (await reply.json()) as unknown;
+  return { status: reply.status, retryAfter: reply.headers.get('retry-after'), body };
+}
+
+/** A server behind a (pretend) reverse proxy: the client's address is the last entry of `x-forwarded-for`. */
+const BEHIND_PROXY = { clientAddressHeader: 'x-forwarded-for' };
+const from = (address: string) => ({ 'x-forwarded-for': address });
+
+describe('the sessions of one client address, and the store in all (memory)', () => {
+  it('G1: ten sessions from one address cannot get a parked turn of another address evicted, the store full or not', async () => {
+    // A total of 24 MiB: five photo turns fill it.
+    const server = await startTestServer({ store: new MemoryTurnStore({ maxBytes: 24 * 1024 * 1024 }) }, BEHIND_PROXY);
+    try {
+      const victim = await openSession(server, from('192.0.2.10'));
+      const parked = `victim-${crypto.randomUUID()}`;
+      assert.equal((await victim.hop(firstHop(parked, HERO, BUILDER))).body.should_continue, true);
+
+      const replies: Awaited<ReturnType<typeof photoTurn>>[] = [];
+      for (let index = 0; index < 10; index += 1) {
+        const attacker = await openSession(server, from('198.51.100.7'));
+        for (let turn = 0; turn < 3; turn += 1)
+          replies.push(await photoTurn(server, attacker, `flood-${index}-${turn}`));
+      }
+      const accepted = replies.filter((reply) => reply.status === 200).length;
+      const full = replies.filter((reply) => reply.status === 503);
+      assert.equal(accepted, 5, 'turns start until the store is full');
+      assert.equal(full.length, 25, 'then every new turn is refused, whichever session sends it');
+      assert.equal(HopErrorBody.parse(full[0]!.body).error.code, 'server_busy');
+      assert.ok(Number(full[0]!.retryAfter) >= 1, `Retry-After ${full[0]!.retryAfter}`);
+
+      const next = await victim.hop(laterHop(parked, 2, EMPTY_LAYOUT, BUILDER));
+      assert.equal(next.status, 200, 'the victim’s parked turn is still there');
+      assert.equal(HopResponse.parse(next.body).outputs.length, 1);
+      const other = await openSession(server, from('203.0.113.5'));
+      assert.equal((await other.hop(firstHop('late', HERO, BUILDER))).status, 503, 'a new turn of anyone waits');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('G1: the sessions of one address share its byte quota, and another address still starts turns', async () => {
+    const server = await startTestServer({ addressQuota: { maxBytes: 12 * 1024 * 1024 } }, BEHIND_PROXY);
+    try {
+      const statuses: number[] = [];
+      let refusal: Awaited<ReturnType<typeof photoTurn>> | undefined;
+      for (let index = 0; index < 10; index += 1) {
+        const reply = await photoTurn(server, await openSession(server, from('198.51.100.7')), `spread-${index}`);
+        statuses.push(reply.status);
+        if (reply.status === 429) refusal ??= reply;
+      }
+      // 0, 5.6 and 11.2 million characters are under 12 MiB; 16.8 million are not.
+      assert.deepEqual(statuses, [200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
+      assert.equal(HopErrorBody.parse(refusal!.body).error.code, 'quota_exceeded');
+      assert.match(HopErrorBody.parse(refusal!.body).message, /client address/);
+      assert.ok(Number(refusal!.retryAfter) >= 1);
+      const other = await openSession(server, from('192.0.2.10'));
+      assert.equal((await photoTurn(server, other, 'other-1')).status, 200, 'another address has its own share');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('G1: the sessions of one address share its running turns, and a cancelled turn gives its slot back', async () => {
+    const server = await startTestServer({ addressQuota: { maxTurns: 3 } }, BEHIND_PROXY);
+    try {
+      const sessions: TestSession[] = [];
+      const statuses: number[] = [];
+      for (let index = 0; index < 5; index += 1) {
+        const session = await openSession(server, from('198.51.100.7'));
+        sessions.push(session);
+        statuses.push((await session.hop(firstHop(`run-${index}`, HERO, BUILDER))).status);
+      }
+      assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
+      assert.equal((await sessions[0]!.cancel('run-0')).body.cancelled, true);
+      assert.equal((await sessions[4]!.hop(firstHop('run-4', HERO, BUILDER))).status, 200, 'the slot came back');
+      const other = await openSession(server, from('192.0.2.10'));
+      assert.equal((await other.hop(firstHop('other', HERO, BUILDER))).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the store in all (Redis)', () => {
+  it('G1: a full Redis refuses new turns with 503 and Retry-After on every instance, and running turns go on', async () => {
+    const raw = new Redis(redis.url);
+    const usedNow = async () => Number(/^used_memory:(\d+)/m.exec(await raw.info('memory'))?.[1]);
+    // Room for about two photo turns above what Redis holds now.
+    const cluster = await startCluster(redis.url, 2, () => ({}), { maxBytes: (await usedNow()) + 12 * 1024 * 1024 });
+    try {
+      const [a, b] = cluster.instances as [TestServer, TestServer];
+      const victim = await openSession(a);
+      const parked = `victim-${crypto.randomUUID()}`;
+      assert.equal((await victim.hop(firstHop(parked, HERO, BUILDER))).body.should_continue, true);
+      const attacker = await openSession(a);
+      const replies: Awaited<ReturnType<typeof photoTurn>>[] = [];
+      for (let index = 0; index < 6; index += 1)
+        replies.push(await photoTurn(index % 2 === 0 ? a : b, attacker, `fill-${index}`));
+      const statuses = replies.map((reply) => reply.status);
+      const firstFull = statuses.indexOf(503);
+      assert.ok(firstFull >= 1, `some turns start before Redis is full (${statuses})`);
+      assert.ok(
+        statuses.slice(firstFull).every((status) => status === 503),
+        `then each new turn is refused, on both instances (${statuses})`,
+      );
+      assert.equal(HopErrorBody.parse(replies[firstFull]!.body).error.code, 'server_busy');
+      assert.ok(Number(replies[firstFull]!.retryAfter) >= 1);
+      const next = await fetch(b.hopUrl, {
+        method: 'POST',
+        headers: victim.headers({ 'content-type': 'application/json' }),
+        body: JSON.stringify(laterHop(parked, 2, EMPTY_LAYOUT, BUILDER)),
+      });
+      assert.equal(next.status, 200, 'the parked turn goes on at the total, on the other instance');
+    } finally {
+      await cluster.close();
+      await raw.quit();
+    }
+  });
+});
+
 describe('the session ledger across instances (Redis)', () => {
   it('is one ledger: a session at its share on one instance is refused on the other', async () => {
     const cluster = await startCluster(redis.url, 2, () => ({ sessionQuota: { maxTurns: 2 } }));
@@ -159,6 +298,43 @@ describe('new sessions from one address', () => {
       assert.equal((await sessions[2]!.hop(firstHop('ip-1', QUESTION))).status, 200);
     } finally {
       await cli.kill();
+    }
+  });
+});
+
+describe('the bucket of a client address', () => {
+  it('G4: IPv6 addresses of one /64 share a bucket; an IPv4-mapped address counts as its IPv4', async () => {
+    const server = await startTestServer({ maxSessionsPerIp: 2 }, BEHIND_PROXY);
+    try {
+      const mint = async (address: string) =>
+        (await fetch(`${server.url}/api/token`, { headers: from(address) })).status;
+      assert.deepEqual(
+        [await mint('2001:db8:1:2::a'), await mint('2001:db8:1:2:ffff::b'), await mint('2001:db8:1:2:0:0:0:c')],
+        [200, 200, 429],
+        'three addresses of one /64 are one client',
+      );
+      assert.equal(await mint('2001:db8:1:3::a'), 200, 'the next /64 is another client');
+      assert.deepEqual(
+        [await mint('192.0.2.7'), await mint('::ffff:192.0.2.7'), await mint('::ffff:c000:207')],
+        [200, 200, 429],
+        'an IPv4-mapped address, in either spelling, counts as its IPv4',
+      );
+      assert.equal(await mint('spoofed, 192.0.2.8'), 200, 'of a list, the entry the proxy added counts');
+      assert.equal(await mint('192.0.2.7, 192.0.2.8'), 200);
+      assert.equal(await mint('192.0.2.7, 192.0.2.8'), 429);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('G4: is the connection’s address unless a client-address header is named', async () => {
+    const server = await startTestServer({ maxSessionsPerIp: 2 });
+    try {
+      const mint = async (address: string) =>
+        (await fetch(`${server.url}/api/token`, { headers: from(address) })).status;
+      assert.deepEqual([await mint('192.0.2.1'), await mint('192.0.2.2'), await mint('192.0.2.3')], [200, 200, 429]);
+    } finally {
+      await server.close();
     }
   });
 });

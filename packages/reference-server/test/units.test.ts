@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../src/config-error.js';
+import { addressBucket, clientAddress } from '../src/client-address.js';
 import { toBase64, toBase64Url } from '../src/base64.js';
 import { UsageError } from '@canvas-ai/protocol/node';
 import { helpText, parseCliOptions } from '../src/cli-options.js';
 import { CsrfTokens } from '../src/csrf.js';
 import { Sessions } from '../src/session.js';
 import { Signer } from '../src/signer.js';
-import { cancelMarkerKey, ledgerKey, parseTurnKey, turnKey } from '../src/store/keys.js';
+import { addressLedgerKey, cancelMarkerKey, ledgerKey, parseTurnKey, turnKey } from '../src/store/keys.js';
 import { Turnstile } from '../src/turnstile.js';
 
 describe('CSRF tokens', () => {
@@ -108,13 +109,44 @@ describe('the CLI options', () => {
       sessionBytes: 64 * 1024 * 1024,
       sessionAnswers: 32,
       ipSessions: 120,
+      addressTurns: 64,
+      addressBytes: 256 * 1024 * 1024,
+      storeBytes: 512 * 1024 * 1024,
+      clientAddressHeader: undefined,
       maxConnections: 512,
       maxConnectionsPerIp: 64,
+      reservedConnections: 64,
       headersTimeoutMs: 10_000,
       bodyTimeoutMs: 60_000,
       maxBufferedBodyBytes: 256 * 1024 * 1024,
       help: false,
     });
+  });
+
+  it('read the address quotas, the store total and the client-address header from their flags, else their variables', () => {
+    const options = parseCliOptions(
+      ['--address-turns', '8', '--store-bytes', '1GiB', '--client-address-header', 'X-Real-IP'],
+      {
+        CANVAS_AI_ADDRESS_TURNS: '9',
+        CANVAS_AI_ADDRESS_BYTES: '32MiB',
+        CANVAS_AI_RESERVED_CONNECTIONS: '0',
+      },
+    );
+    assert.equal(options.addressTurns, 8);
+    assert.equal(options.addressBytes, 32 * 1024 * 1024);
+    assert.equal(options.storeBytes, 1024 * 1024 * 1024);
+    assert.equal(options.clientAddressHeader, 'x-real-ip');
+    assert.equal(options.reservedConnections, 0);
+    assert.equal(parseCliOptions(['--address-bytes', '0']).addressBytes, 0, '0: no limit');
+    assert.equal(
+      parseCliOptions([], { CANVAS_AI_CLIENT_ADDRESS_HEADER: 'x-forwarded-for' }).clientAddressHeader,
+      'x-forwarded-for',
+    );
+    assert.throws(
+      () => parseCliOptions(['--client-address-header', 'x forwarded']),
+      /--client-address-header: "x forwarded" is not a header name/,
+    );
+    assert.throws(() => parseCliOptions(['--store-bytes', '0']), /--store-bytes must be a size/);
   });
 
   it('read the scripted word delay from its flag, else its variable (the demo streams words)', () => {
@@ -274,5 +306,32 @@ describe('store keys', () => {
     assert.equal(turnKey('a:b', 't1'), 'a%3Ab:t1');
     assert.equal(cancelMarkerKey(turnKey('s', 't1')), 's:t1/cancelled');
     assert.equal(ledgerKey('s'), 'quota/s');
+    assert.equal(addressLedgerKey('2001:db8::/64'), 'quota/address/2001%3Adb8%3A%3A%2F64');
+    assert.notEqual(addressLedgerKey('x'), ledgerKey('address'));
+  });
+});
+
+describe('client addresses', () => {
+  it('G4: count an IPv6 address as its /64 and an IPv4-mapped address as its IPv4', () => {
+    assert.equal(addressBucket('2001:db8:1:2::a'), '2001:db8:1:2::/64');
+    assert.equal(addressBucket('2001:DB8:1:2:ffff:ffff:ffff:ffff'), '2001:db8:1:2::/64');
+    assert.equal(addressBucket('2001:0db8:0001:0002:0:0:0:1'), '2001:db8:1:2::/64');
+    assert.notEqual(addressBucket('2001:db8:1:3::a'), addressBucket('2001:db8:1:2::a'));
+    assert.equal(addressBucket('::'), '0:0:0:0::/64');
+    assert.equal(addressBucket('fe80::1%eth0'), 'fe80:0:0:0::/64');
+    assert.equal(addressBucket('::ffff:192.0.2.7'), '192.0.2.7');
+    assert.equal(addressBucket('::ffff:c000:207'), '192.0.2.7');
+    assert.equal(addressBucket('192.0.2.7'), '192.0.2.7');
+    assert.equal(addressBucket('not an address'), 'not an address');
+  });
+
+  it('G4: read the named header only, its last entry, and fall back to the socket when it holds no address', () => {
+    const headers = (value: string) => new Headers({ 'x-forwarded-for': value });
+    assert.equal(clientAddress('10.0.0.1', headers('192.0.2.7'), undefined), '10.0.0.1');
+    assert.equal(clientAddress('10.0.0.1', headers('192.0.2.7'), 'x-forwarded-for'), '192.0.2.7');
+    assert.equal(clientAddress('10.0.0.1', headers('198.51.100.1, 192.0.2.7'), 'x-forwarded-for'), '192.0.2.7');
+    assert.equal(clientAddress('10.0.0.1', headers('[2001:db8::1]:443'), 'x-forwarded-for'), '2001:db8::1');
+    assert.equal(clientAddress('10.0.0.1', headers('192.0.2.7, garbage'), 'x-forwarded-for'), '10.0.0.1');
+    assert.equal(clientAddress('10.0.0.1', new Headers(), 'x-forwarded-for'), '10.0.0.1');
   });
 });

@@ -134,8 +134,8 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   },
   server_busy: {
     when:
-      'The server holds as many request bodies in memory as it allows at once. Nothing changed; the client may ' +
-      'retry after `Retry-After` seconds.',
+      'The server holds as many request bodies in memory as it allows at once, or as much turn state as it allows ' +
+      'in all (a new turn). Nothing changed; the client may retry after `Retry-After` seconds.',
     operations: ['hop'],
   },
 };

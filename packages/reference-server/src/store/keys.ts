@@ -1,8 +1,10 @@
 /**
  * The keys the server writes into its turn store, built and parsed here only (spec/hop-protocol.md §8): a turn
- * (`<escaped session>:<request_id>`), its cancel marker (`<turn key>/cancelled`) and a session's quota ledger
- * (`quota/<escaped session>`). A turn key has a type of its own, so no caller passes a ledger or marker key where a
- * turn is meant, and the quota ledger reads a key with {@link parseTurnKey} instead of cutting strings.
+ * (`<escaped session>:<request_id>`), its cancel marker (`<turn key>/cancelled`) and the quota ledgers of a session
+ * (`quota/<escaped session>`) and of a client address (`quota/address/<escaped bucket>`; an escaped session id has
+ * no `/`, so no session's ledger key looks like it). A turn key has a type of its own, so no caller passes a ledger
+ * or marker key where a turn is meant, and the quota ledger reads a key with {@link parseTurnKey} instead of cutting
+ * strings.
  */
 
 /** The store key of one turn of one session: only {@link turnKey} makes one. */
@@ -42,4 +44,9 @@ export function cancelMarkerKey(key: TurnKey): string {
 /** The key of a session's quota ledger (what it holds in the store, `QuotaStore`). */
 export function ledgerKey(sessionId: string): string {
   return `quota/${encodeURIComponent(sessionId)}`;
+}
+
+/** The key of a client address's quota ledger (what its sessions hold; `bucket` from `addressBucket`). */
+export function addressLedgerKey(bucket: string): string {
+  return `quota/address/${encodeURIComponent(bucket)}`;
 }

@@ -1,11 +1,14 @@
 import { jsonLength } from './json-length.js';
-import { LockLostError, type SetOptions, type TurnLock, type TurnStore } from './turn-store.js';
+import { LockLostError, type SetOptions, type StoreUsage, type TurnLock, type TurnStore } from './turn-store.js';
 
 /** Bounds and clock of a {@link MemoryTurnStore}. */
 export interface MemoryTurnStoreOptions {
-  /** Most values kept at once; the least recently used one is evicted first. Default 10,000. */
+  /**
+   * Values held at once past which the store is full ({@link MemoryTurnStore.usage}): `createApp` starts no new turn
+   * then (503 `server_busy`). Nothing held is evicted for room. Default 10,000.
+   */
   maxEntries?: number;
-  /** Most characters of serialized JSON kept at once (attachments make turns large). Default 512 M. */
+  /** Characters of serialized JSON held at once past which the store is full (attachments make turns large). Default 512 Mi. */
   maxBytes?: number;
   /** The clock, in milliseconds; tests pass their own to expire entries without waiting. */
   now?: () => number;
@@ -20,7 +23,7 @@ export interface MemoryTurnStoreOptions {
 /** A value of more characters than this is large: reading or writing it waits for the store's `pause`. */
 const LARGE_VALUE_CHARS = 256 * 1024;
 
-/** How often a save sweeps out every expired turn; between sweeps a save costs O(1) (LRU eviction only). */
+/** How often a save sweeps out every expired turn; between sweeps a save costs O(1). */
 const SWEEP_INTERVAL_MS = 1_000;
 
 interface Entry {
@@ -29,9 +32,11 @@ interface Entry {
 }
 
 /**
- * The default turn store: one process's memory, bounded by entry count and bytes (LRU) and by TTL, so abandoned
- * turns cannot grow it without limit. Values are stored as JSON text, as a shared store would hold them, so no caller
- * ever aliases a stored object.
+ * The default turn store: one process's memory, emptied of expired values by TTL. Its bounds (entries, bytes) say
+ * when it is full; it never evicts a value that has not expired to make room (spec §8.8: evicting by recency would
+ * let one client's flood push out another client's running turn), so what it holds past a bound is only what turns
+ * already running add, while `createApp` refuses new ones. Values are stored as JSON text, as a shared store would
+ * hold them, so no caller ever aliases a stored object.
  */
 export class MemoryTurnStore implements TurnStore {
   readonly #entries = new Map<string, Entry>();
@@ -69,9 +74,6 @@ export class MemoryTurnStore implements TurnStore {
       this.#remove(key);
       return undefined;
     }
-    // Re-insert: a Map iterates in insertion order, so the first key is always the least recently used.
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
     return JSON.parse(entry.json) as unknown;
   }
 
@@ -85,11 +87,17 @@ export class MemoryTurnStore implements TurnStore {
     this.#remove(key);
     this.#entries.set(key, { json, expiresAt: this.#now() + ttlMs });
     this.#bytes += json.length;
-    this.#evict();
+    this.#sweep();
   }
 
   async delete(key: string): Promise<void> {
     this.#remove(key);
+  }
+
+  /** How much the store holds (expired values swept first), and whether it is at one of its bounds. */
+  async usage(): Promise<StoreUsage> {
+    this.#sweep();
+    return { bytes: this.#bytes, full: this.#entries.size >= this.#maxEntries || this.#bytes >= this.#maxBytes };
   }
 
   async lock(key: string, ttlMs: number): Promise<TurnLock | undefined> {
@@ -125,19 +133,14 @@ export class MemoryTurnStore implements TurnStore {
     this.#bytes -= entry.json.length;
   }
 
-  #evict(): void {
+  #sweep(): void {
     const now = this.#now();
-    // A full scan on every save made a store at its bound cost O(entries) per hop; once a second is enough, since
-    // get() never returns an expired value and the LRU order evicts the stalest turns first anyway.
-    if (now - this.#lastSweep >= SWEEP_INTERVAL_MS) {
-      this.#lastSweep = now;
-      for (const [key, entry] of this.#entries) {
-        if (entry.expiresAt <= now) this.#remove(key);
-      }
-    }
-    for (const key of this.#entries.keys()) {
-      if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
-      this.#remove(key);
+    // A full scan on every save would cost O(entries) per hop; once a second is enough, since get() never returns
+    // an expired value.
+    if (now - this.#lastSweep < SWEEP_INTERVAL_MS) return;
+    this.#lastSweep = now;
+    for (const [key, entry] of this.#entries) {
+      if (entry.expiresAt <= now) this.#remove(key);
     }
   }
 

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { ConfigError } from '../config-error.js';
 import type { Logger } from '../log.js';
 import { redactUrl } from '../redact.js';
-import { LockLostError, type SetOptions, type TurnLock, type TurnStore } from './turn-store.js';
+import { LockLostError, type SetOptions, type StoreUsage, type TurnLock, type TurnStore } from './turn-store.js';
 
 /** How a {@link RedisTurnStore} reaches Redis and names its keys. */
 export interface RedisTurnStoreOptions {
@@ -15,6 +15,12 @@ export interface RedisTurnStoreOptions {
   connectTimeoutMs?: number;
   /** Where losing and regaining Redis is logged (once per outage, not once per reconnect attempt). */
   log?: Logger;
+  /**
+   * Bytes of memory Redis may use (its `used_memory`, the whole Redis) before the store is full: no new turn starts
+   * then (503 `server_busy`), on any instance, while turns already running go on. Keep Redis's own `maxmemory` above
+   * it, with `noeviction`, so Redis never drops a turn itself. Default 512 MiB.
+   */
+  maxBytes?: number;
 }
 
 // Deletes the lock only if it still holds this holder's token: a holder whose lock expired and was taken over by
@@ -45,6 +51,7 @@ interface WithReleaseLock {
 export class RedisTurnStore implements TurnStore {
   readonly #client: Redis & WithReleaseLock;
   readonly #prefix: string;
+  readonly #maxBytes: number;
   /** The lock key and token of each lock this store handed out (a fenced write checks them). */
   readonly #holders = new WeakMap<TurnLock, { lockKey: string; token: string }>();
   #state: 'connecting' | 'up' | 'down' | 'closed' = 'connecting';
@@ -56,6 +63,7 @@ export class RedisTurnStore implements TurnStore {
     client.defineCommand('canvasAiLockHeld', { numberOfKeys: 1, lua: LOCK_HELD });
     this.#client = client as Redis & WithReleaseLock;
     this.#prefix = options.prefix ?? 'canvas-ai:';
+    this.#maxBytes = options.maxBytes ?? 512 * 1024 * 1024;
     const where = { store: 'redis', url: redactUrl(url, 'the Redis URL given') };
     // Without an 'error' listener ioredis prints every failed reconnect attempt; the outage is logged once instead.
     client.on('error', (error: Error) => (this.#lastError = error));
@@ -151,6 +159,17 @@ export class RedisTurnStore implements TurnStore {
     };
     this.#holders.set(lock, { lockKey, token });
     return lock;
+  }
+
+  /**
+   * Redis's own count of the memory it uses: kept by Redis with the data, so every instance reads the same total, and
+   * expired turns leave it as Redis reclaims them. One `INFO memory`, which Redis answers without walking its keys.
+   */
+  async usage(): Promise<StoreUsage> {
+    const info = await this.#client.info('memory');
+    const bytes = Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? Number.NaN);
+    if (!Number.isFinite(bytes)) throw new Error('Redis INFO memory did not report used_memory');
+    return { bytes, full: bytes >= this.#maxBytes };
   }
 
   /** Closes the connection (waits for replies in flight when Redis is reachable). */

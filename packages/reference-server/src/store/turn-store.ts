@@ -48,6 +48,19 @@ export interface TurnStore {
    * Resolves undefined when another holder has it: the caller answers 409 `hop_in_progress`.
    */
   lock(key: string, ttlMs: number): Promise<TurnLock | undefined>;
+  /**
+   * How much the store holds and whether it is full (spec §8.8), shared by every instance that uses it: while it is
+   * full no new turn starts (503 `server_busy`), and turns already running go on. A store without it has no total.
+   */
+  usage?(): Promise<StoreUsage>;
+}
+
+/** What {@link TurnStore.usage} reports. */
+export interface StoreUsage {
+  /** What it holds, in the store's own measure (characters of JSON in memory, bytes of memory in Redis). */
+  bytes: number;
+  /** At its total: new turns are refused until turns end or expire. */
+  full: boolean;
 }
 
 /**

@@ -30,7 +30,10 @@ export interface TestServer extends RunningServer {
 }
 
 /** Starts the real HTTP server; options override the defaults (scripted provider, memory store, fixtures). */
-export async function startTestServer(overrides: Partial<AppOptions> = {}): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Partial<AppOptions> = {},
+  serverOptions: Parameters<typeof startServer>[1] = {},
+): Promise<TestServer> {
   const loaded = await sharedFixtures();
   const logs: LogEntry[] = [];
   const store = new MemoryTurnStore();
@@ -42,7 +45,7 @@ export async function startTestServer(overrides: Partial<AppOptions> = {}): Prom
     log: (entry) => logs.push(entry),
     ...overrides,
   });
-  const server = await startServer(app, { port: 0, host: '127.0.0.1' });
+  const server = await startServer(app, { ...serverOptions, port: 0, host: '127.0.0.1' });
   return { ...server, hopUrl: `${server.url}/api/hop`, logs, store, fixtures: loaded };
 }
 
@@ -59,12 +62,15 @@ export interface TestSession {
   cancel(requestId: string): Promise<{ status: number; body: JsonBody }>;
 }
 
-/** Opens a session against a running server, as the widget does before its first hop. */
-export async function openSession(server: { url: string }): Promise<TestSession> {
-  const response = await fetch(`${server.url}/api/token`);
+/**
+ * Opens a session against a running server, as the widget does before its first hop; `sent` goes with every request
+ * of the session (e.g. the `x-forwarded-for` of a proxy in front).
+ */
+export async function openSession(server: { url: string }, sent: Record<string, string> = {}): Promise<TestSession> {
+  const response = await fetch(`${server.url}/api/token`, { headers: sent });
   const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0]!;
   const { token } = (await response.json()) as { token: string };
-  const headers = (extra: Record<string, string> = {}) => ({ cookie, 'x-csrf-token': token, ...extra });
+  const headers = (extra: Record<string, string> = {}) => ({ ...sent, cookie, 'x-csrf-token': token, ...extra });
   return {
     cookie,
     id: cookie.split('=')[1]?.split('.')[0] ?? '',

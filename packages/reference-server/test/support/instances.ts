@@ -27,7 +27,7 @@ export async function startCluster(
   redisUrl: string,
   count = 2,
   overrides: (index: number) => Partial<AppOptions> = () => ({}),
-  storeOptions: { commandTimeoutMs?: number } = {},
+  storeOptions: { commandTimeoutMs?: number; maxBytes?: number } = {},
 ): Promise<Cluster> {
   const prefix = `cluster-${crypto.randomUUID()}:`;
   const stores: RedisTurnStore[] = [];
