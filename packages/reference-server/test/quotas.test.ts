@@ -224,7 +224,7 @@ describe('the sessions of one client address, and the store in all (memory)', ()
 describe('the store in all (Redis)', () => {
   it('G1: a full Redis refuses new turns with 503 and Retry-After on every instance, and running turns go on', async () => {
     const raw = new Redis(redis.url);
-    const usedNow = async () => Number(/^used_memory:(\d+)/m.exec(await raw.info('memory'))?.[1]);
+    const usedNow = async () => Number(/^used_memory_dataset:(\d+)/m.exec(await raw.info('memory'))?.[1]);
     // Room for about two photo turns above what Redis holds now.
     const cluster = await startCluster(redis.url, 2, () => ({}), { maxBytes: (await usedNow()) + 12 * 1024 * 1024 });
     try {

@@ -16,7 +16,7 @@ export interface RedisTurnStoreOptions {
   /** Where losing and regaining Redis is logged (once per outage, not once per reconnect attempt). */
   log?: Logger;
   /**
-   * Bytes of memory Redis may use (its `used_memory`, the whole Redis) before the store is full: no new turn starts
+   * Bytes of data Redis may hold (its `used_memory_dataset`, the whole Redis) before the store is full: no new turn starts
    * then (503 `server_busy`), on any instance, while turns already running go on. Keep Redis's own `maxmemory` above
    * it, with `noeviction`, so Redis never drops a turn itself. Default 512 MiB.
    */
@@ -162,13 +162,15 @@ export class RedisTurnStore implements TurnStore {
   }
 
   /**
-   * Redis's own count of the memory it uses: kept by Redis with the data, so every instance reads the same total, and
+   * Redis's own count of the memory its data uses: kept by Redis with the data, so every instance reads the same total, and
    * expired turns leave it as Redis reclaims them. One `INFO memory`, which Redis answers without walking its keys.
    */
   async usage(): Promise<StoreUsage> {
     const info = await this.#client.info('memory');
-    const bytes = Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? Number.NaN);
-    if (!Number.isFinite(bytes)) throw new Error('Redis INFO memory did not report used_memory');
+    // The dataset, not `used_memory`: that one also counts the buffers of requests in flight (a 5 MB turn being
+    // written), so it jumps up and down with traffic and a full store would seem to empty between two writes.
+    const bytes = Number(/^used_memory_dataset:(\d+)/m.exec(info)?.[1] ?? Number.NaN);
+    if (!Number.isFinite(bytes)) throw new Error('Redis INFO memory did not report used_memory_dataset');
     return { bytes, full: bytes >= this.#maxBytes };
   }
 
