@@ -48,6 +48,8 @@ export {
   SetPageValueInput,
 } from './tools/tool-inputs.js';
 export { type BuiltinToolName, builtinTools, offeredTools } from './tools/builtin-tools.js';
+export { suggestionWork } from './tools/suggest.js';
+export { UUID_SUGGESTION_LIMITS } from './tools/uuid-suggestions.js';
 export {
   defaultParallelMessage,
   type ExecuteToolCallsOptions,
