@@ -1,5 +1,5 @@
 /**
- * Which agent server `?agent-server=` may point the demo at (shared/reviews/security-review-2.md, G7): a link must
+ * Which agent server `?agent-server=` may point the demo at (the second security review, G7): a link must
  * not send the person's messages and page to a server of someone else's choosing. Accepted: this page's own origin,
  * or an origin on the allow-list the build is given in `VITE_AGENT_SERVERS` (comma-separated origins, e.g.
  * `https://agents.example.com,http://127.0.0.1:8787`; an entry may end in `:*` for any port of that host). Anything

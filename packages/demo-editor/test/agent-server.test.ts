@@ -1,5 +1,5 @@
 // `?agent-server=` takes only this page's origin or one on the build's allow-list
-// (shared/reviews/security-review-2.md, G7); the page-level check is in cross-origin.test.ts.
+// (the second security review, G7); the page-level check is in cross-origin.test.ts.
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { allowedAgentServer } from '../src/agent-server.js';

@@ -1,4 +1,4 @@
-// The "did you mean" search for an unknown uuid is bounded in work (shared/reviews/security-review-2.md, G2): the
+// The "did you mean" search for an unknown uuid is bounded in work (the second security review, G2): the
 // shapes of the review, with the work counted in edit distances and table cells (never timed).
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';

@@ -17,6 +17,21 @@ function withClock(options: { maxEntries?: number; maxBytes?: number } = {}) {
 turnStoreContract('MemoryTurnStore', () => withClock());
 
 describe('MemoryTurnStore bounds', () => {
+  it('reads a large value back when it waits its turn (a pause): once, not forever', async () => {
+    let pauses = 0;
+    const store = new MemoryTurnStore({
+      pause: async () => {
+        pauses += 1;
+        if (pauses > 10) throw new Error('the store waited again and again for the same value');
+        await new Promise((resolve) => setImmediate(resolve));
+      },
+    });
+    const large = { layout: 'x'.repeat(300 * 1024) };
+    await store.set('large', large, 60_000);
+    assert.deepEqual(await store.get('large'), large);
+    assert.equal(pauses, 2, 'one pause to write it, one to read it');
+  });
+
   it('evicts the least recently used turn when it holds maxEntries', async () => {
     const { store } = withClock({ maxEntries: 2 });
     await store.set('a', 1, 60_000);

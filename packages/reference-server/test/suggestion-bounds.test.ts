@@ -1,4 +1,4 @@
-// The "did you mean" search for unknown uuids over real HTTP, in the shapes of shared/reviews/security-review-2.md
+// The "did you mean" search for unknown uuids over real HTTP, in the shapes of the second security review
 // (G2): its work is counted (edit distances), never timed.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

@@ -1,8 +1,8 @@
 /**
  * How much work the "did you mean" searches have done in this process: edit distances computed and the table cells
  * they filled. Only ever added to; tests and the bench read it before and after a step to check that the search is
- * bounded by counting, never by timing (the search once compared an unknown uuid with every uuid of the page,
- * shared/reviews/security-review-2.md, G2).
+ * bounded by counting, never by timing (the search once compared an unknown uuid with every uuid of the page: the
+ * second security review, G2).
  */
 export const suggestionWork = { distances: 0, cells: 0 };
 

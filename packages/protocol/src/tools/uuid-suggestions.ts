@@ -5,7 +5,7 @@ import { closestOf, MAX_SUGGESTION_EDITS, matchScore } from './suggest.js';
 /**
  * Bounds of the "did you mean" search for an unknown uuid. Both the page (up to 20,000 components) and the unknown
  * uuids (any number, from the model's arguments) come from outside, and comparing each with each was a product of
- * the two (shared/reviews/security-review-2.md, G2). Each search is one pass of cheap prefix, middle and suffix
+ * the two (the second security review, G2). Each search is one pass of cheap prefix, middle and suffix
  * comparisons over the page's uuids and a capped number of edit distances, and a hop makes at most `perHop` searches.
  */
 export const UUID_SUGGESTION_LIMITS = {

@@ -58,13 +58,14 @@ export class MemoryTurnStore implements TurnStore {
   }
 
   async get(key: string): Promise<unknown> {
+    const found = this.#entries.get(key);
+    if (!found) return undefined;
+    // Reading a large turn (attachments) takes a while: then it waits its turn, as a shared store answers later. Once:
+    // waiting again for the same large entry never ended (every hop after a large hop 1 hung).
+    if (this.#pause && found.json.length > LARGE_VALUE_CHARS) await this.#pause();
+    // Read again after the wait: the entry may have changed or gone meanwhile.
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
-    // Reading a large turn (attachments) takes a while: then it waits its turn, as a shared store answers later.
-    if (this.#pause && entry.json.length > LARGE_VALUE_CHARS) {
-      await this.#pause();
-      return this.get(key);
-    }
     if (entry.expiresAt <= this.#now()) {
       this.#remove(key);
       return undefined;
