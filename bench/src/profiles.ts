@@ -29,6 +29,14 @@ export interface BenchProfile {
     concurrent: number;
     /** The pause between two /healthz requests. */
     probeEveryMs: number;
+    /** Whether another process keeps one core busy meanwhile. */
+    busyCore: boolean;
+  };
+  costGrowth: {
+    /** The shapes' base size as a share of the full run's (cost-shapes.ts). */
+    scale: number;
+    /** Turns per shape and size; the figure is their median. */
+    repetitions: number;
   };
   liveModel: {
     /** L: how long each model decision takes. */
@@ -54,7 +62,8 @@ export const PROFILES: Record<BenchProfile['name'], BenchProfile> = {
     layoutScaling: { sizes: [10, 100, 1_000, 10_000], repetitions: 5, minRepetitionMs: 400 },
     stateGrowth: { sizes: [10, 10_000] },
     changeDetection: { sizes: [10, 10_000], repetitions: 5 },
-    attackStall: { scale: 1, repetitions: 3, concurrent: 8, probeEveryMs: 5 },
+    attackStall: { scale: 1, repetitions: 3, concurrent: 8, probeEveryMs: 5, busyCore: true },
+    costGrowth: { scale: 1, repetitions: 3 },
     liveModel: { latencyMs: 400, firstTokenMs: 100, repetitions: 3 },
     widget: { clientSizes: [1_000, 10_000], repetitions: 5, minRepetitionMs: 400 },
   },
@@ -64,7 +73,8 @@ export const PROFILES: Record<BenchProfile['name'], BenchProfile> = {
     layoutScaling: { sizes: [10, 100], repetitions: 2, minRepetitionMs: 20 },
     stateGrowth: { sizes: [10] },
     changeDetection: { sizes: [10, 100], repetitions: 2 },
-    attackStall: { scale: 1 / 64, repetitions: 1, concurrent: 2, probeEveryMs: 5 },
+    attackStall: { scale: 1 / 64, repetitions: 1, concurrent: 2, probeEveryMs: 5, busyCore: true },
+    costGrowth: { scale: 1 / 16, repetitions: 1 },
     liveModel: { latencyMs: 60, firstTokenMs: 15, repetitions: 1 },
     widget: { clientSizes: [100], repetitions: 2, minRepetitionMs: 20 },
   },

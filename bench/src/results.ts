@@ -11,6 +11,7 @@ export const TargetResult = z.object({
     'change_detection_10000_share',
     'attack_single_stall_ms',
     'attack_healthz_ms',
+    'cost_growth_4x',
     'live_first_row_ratio',
     'live_first_narration_ratio',
     'prompt_cache_share',
@@ -106,11 +107,15 @@ export const AttackStallResults = z.object({
   probe_every_ms: z.number(),
   /** The bodies' size as a share of the limits. */
   scale: z.number(),
+  /** Whether another process kept one core busy meanwhile. */
+  busy_core: z.boolean(),
   rows: z.array(
     z.object({
       name: z.string(),
       description: z.string(),
       bytes: z.int(),
+      /** Copies in flight at once for the concurrent figures. */
+      concurrent: z.int(),
       /** The HTTP status of a single send. */
       status: z.int(),
       /** The distinct statuses of the concurrent sends. */
@@ -126,6 +131,33 @@ export const AttackStallResults = z.object({
   ),
   worst_stall_ms: z.number(),
   worst_healthz_ms: z.number(),
+});
+
+/** Cost growth: the server's CPU time for each request and model-reply shape at 1× and 4× its size. */
+export const CostGrowthResults = z.object({
+  repetitions: z.int(),
+  /** The shapes' base size as a share of the full run's. */
+  scale: z.number(),
+  /** What the CPU time is (the server process's own count). */
+  cpu_source: z.string(),
+  rows: z.array(
+    z.object({
+      name: z.string(),
+      kind: z.enum(['request', 'reply']),
+      description: z.string(),
+      /** The hops of the turn whose server CPU time is counted. */
+      measured_hops: z.array(z.int()),
+      /** Bytes of the measured hops' requests at 1× and 4×. */
+      request_bytes_1x: z.int(),
+      request_bytes_4x: z.int(),
+      /** Server CPU time over the measured hops (ms, median of the repetitions). */
+      cpu_ms_1x: z.number(),
+      cpu_ms_4x: z.number(),
+      /** cpu_ms_4x ÷ cpu_ms_1x: at most about 4 when the work is linear in what the request and the reply carry. */
+      growth: z.number(),
+    }),
+  ),
+  worst_growth: z.number(),
 });
 
 /** The live model: one turn through the real loop and server behind a model of fixed latency, JSON against streamed. */
@@ -250,6 +282,7 @@ export const BenchResults = z.object({
   change_detection: ChangeDetectionResults.optional(),
   state_growth: StateGrowthResults.optional(),
   attack_stall: AttackStallResults.optional(),
+  cost_growth: CostGrowthResults.optional(),
   live_model: LiveModelResults.optional(),
   widget: WidgetResults.optional(),
   prompt_cache: PromptCacheResults.optional(),
@@ -260,6 +293,7 @@ export type ServerHopResults = z.infer<typeof ServerHopResults>;
 export type LayoutScalingResults = z.infer<typeof LayoutScalingResults>;
 export type StateGrowthResults = z.infer<typeof StateGrowthResults>;
 export type AttackStallResults = z.infer<typeof AttackStallResults>;
+export type CostGrowthResults = z.infer<typeof CostGrowthResults>;
 export type LiveModelResults = z.infer<typeof LiveModelResults>;
 export type WidgetResults = z.infer<typeof WidgetResults>;
 export type ChangeDetectionResults = z.infer<typeof ChangeDetectionResults>;

@@ -1,5 +1,5 @@
 // pnpm bench: runs every benchmark group, prints the table and writes bench/results.json.
-// Usage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only server-hop,layout-scaling,change-detection,state-growth,attack-stall,live-model,widget,prompt-cache]
+// Usage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only server-hop,layout-scaling,change-detection,state-growth,attack-stall,cost-growth,live-model,widget,prompt-cache]
 // The only place that touches the process (argv, exit code). Exit codes: 0 ran, 1 a benchmark failed, 2 usage.
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchChangeDetection } from './change-detection.js';
 import { benchAttackStall } from './attack-stall.js';
+import { benchCostGrowth } from './cost-growth.js';
 import { benchHostBundles } from './host-bundles.js';
 import { errorMessage } from '@canvas-ai/protocol';
 import { benchLayoutScaling } from './layout-scaling.js';
@@ -31,6 +32,7 @@ export const GROUPS = [
   'change-detection',
   'state-growth',
   'attack-stall',
+  'cost-growth',
   'live-model',
   'widget',
   'prompt-cache',
@@ -63,6 +65,7 @@ export async function runBench(
     partial.change_detection = await benchChangeDetection(profile.changeDetection, log);
   if (groups.includes('state-growth')) partial.state_growth = await benchStateGrowth(profile.stateGrowth, log);
   if (groups.includes('attack-stall')) partial.attack_stall = await benchAttackStall(profile.attackStall, log);
+  if (groups.includes('cost-growth')) partial.cost_growth = await benchCostGrowth(profile.costGrowth, log);
   if (groups.includes('live-model')) partial.live_model = await benchLiveModel(profile.liveModel, log);
   if (groups.includes('widget')) {
     const bundles = await benchWidgetBundles(log);

@@ -117,23 +117,37 @@ export function formatResults(results: BenchResults): string {
         ),
     );
   }
+  const cost = results.cost_growth;
+  if (cost) {
+    sections.push(
+      `Cost growth: the server's CPU time (${cost.cpu_source}) for each request and model-reply shape at 1× and 4× ` +
+        `its size, median of ${cost.repetitions} (sizes at ${cost.scale === 1 ? 'the full run' : `${cost.scale} × the full run`}). ` +
+        `Worst growth ${cost.worst_growth}× for 4× the input (target at most 5×).\n` +
+        formatTable(
+          ['shape', 'kind', 'hops', 'request 1×', 'request 4×', 'cpu 1×', 'cpu 4×', 'growth'],
+          cost.rows.map((row) => [
+            row.name,
+            row.kind,
+            row.measured_hops.join('+'),
+            kb(row.request_bytes_1x),
+            kb(row.request_bytes_4x),
+            `${row.cpu_ms_1x} ms`,
+            `${row.cpu_ms_4x} ms`,
+            `${row.growth}×${row.growth > 5 ? ' (missed)' : ''}`,
+          ]),
+        ),
+    );
+  }
   const attack = results.attack_stall;
   if (attack) {
     sections.push(
       `Attack bodies: the server's longest event-loop stall while it answers one body (worst of ${attack.repetitions}), ` +
-        `then ${attack.concurrent} at once with /healthz asked every ${attack.probe_every_ms} ms ` +
-        `(bodies at ${attack.scale === 1 ? 'the limits' : `${attack.scale} × the limits`}). ` +
+        `then ${attack.concurrent} at once (n: the review's cases four) with /healthz asked every ${attack.probe_every_ms} ms ` +
+        `(bodies at ${attack.scale === 1 ? 'the limits' : `${attack.scale} × the limits`}` +
+        `${attack.busy_core ? '; another process keeps one core busy' : ''}). ` +
         `Worst stall ${attack.worst_stall_ms} ms, slowest /healthz ${attack.worst_healthz_ms} ms.\n` +
         formatTable(
-          [
-            'body',
-            'size',
-            'status',
-            'stall',
-            `${attack.concurrent}× stall`,
-            `${attack.concurrent}× /healthz max`,
-            'probes',
-          ],
+          ['body', 'size', 'status', 'stall', 'n', 'n× stall', 'n× /healthz max', 'probes'],
           attack.rows.map((row) => [
             row.name,
             mb(row.bytes),
@@ -141,6 +155,7 @@ export function formatResults(results: BenchResults): string {
               ? `${row.status} (${row.concurrent_statuses.join('/')})`
               : row.status,
             `${row.stall_ms} ms`,
+            row.concurrent,
             `${row.concurrent_stall_ms} ms`,
             `${row.healthz_max_ms} ms`,
             row.healthz_probes,

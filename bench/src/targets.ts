@@ -9,6 +9,9 @@ const HOST_BUNDLE_LIMIT_BYTES = 40_000;
 /** The attack targets of bench/README.md: no request stalls the event loop longer, and /healthz answers within it. */
 const ATTACK_LIMIT_MS = 100;
 
+/** The cost-growth target of bench/README.md: no shape's server CPU time grows more than this for 4× its size. */
+const COST_GROWTH_LIMIT = 5;
+
 /** The live-model targets of bench/README.md: with the streamed hop, the first row within 1.1 L of the send, and
  * the first narration character within 1.2 × the model's first word. */
 const LIVE_FIRST_ROW_LIMIT = 1.1;
@@ -25,6 +28,8 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
   const detection = results.change_detection?.rows.find((row) => row.components === 10_000);
   // Judged at the full size only: the tiny run's bodies are a sixty-fourth of the limits.
   const attack = results.attack_stall?.scale === 1 ? results.attack_stall : undefined;
+  // Judged at the full size only: at the tiny size a hop's fixed work hides how the rest grows.
+  const cost = results.cost_growth?.scale === 1 ? results.cost_growth : undefined;
   // Judged at the full size only: the tiny run's latency is too short for ratios to L to mean anything.
   const live = results.size === 'full' ? results.live_model : undefined;
   const streamed = live?.modes.find((mode) => mode.mode === 'stream');
@@ -87,6 +92,14 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
       attack?.worst_healthz_ms,
       ATTACK_LIMIT_MS,
       'ms',
+      'at_most',
+    ),
+    target(
+      'cost_growth_4x',
+      "the server's CPU time for a request or model-reply shape at 4× its size ÷ at 1×, the worst shape",
+      cost?.worst_growth,
+      COST_GROWTH_LIMIT,
+      '× (for 4× input)',
       'at_most',
     ),
     target(

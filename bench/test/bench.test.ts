@@ -83,7 +83,16 @@ describe('pnpm bench at the tiny size', () => {
           'multipart-parts',
           'multipart-header-lines',
           'multipart-search',
+          'g3-map-keys',
+          'g3-not-plain',
+          'g2-remove-selected',
         ],
+      );
+      assert.equal(attack.busy_core, tiny.attackStall.busyCore);
+      assert.deepEqual(
+        attack.rows.filter((row) => row.concurrent === 4).map((row) => row.name),
+        ['g3-map-keys', 'g3-not-plain', 'g2-remove-selected'],
+        "the review's cases run four at once",
       );
       const statusOf = Object.fromEntries(attack.rows.map((row) => [row.name, row.status]));
       // Refused at the door, or valid and answered: never a server failure.
@@ -97,8 +106,10 @@ describe('pnpm bench at the tiny size', () => {
           statusOf['layout-objects'],
           statusOf['layout-components'],
           statusOf['multipart-attachments'],
+          statusOf['g3-map-keys'],
+          statusOf['g2-remove-selected'],
         ],
-        [200, 200, 200, 200],
+        [200, 200, 200, 200, 200, 200],
       );
       for (const row of attack.rows) {
         assert.ok(row.healthz_probes > 0, `${row.name}: /healthz was asked while it ran`);
@@ -142,6 +153,7 @@ describe('pnpm bench at the tiny size', () => {
           'widget_host_bundle_esbuild_gzip',
           'attack_single_stall_ms',
           'attack_healthz_ms',
+          'cost_growth_4x',
           'live_first_row_ratio',
           'live_first_narration_ratio',
           'prompt_cache_share',
@@ -156,6 +168,29 @@ describe('pnpm bench at the tiny size', () => {
       const judged = (id: string) => results.targets.find((target) => target.id === id)!.met;
       assert.equal(judged('attack_single_stall_ms'), null, 'the attack targets are judged at the full size only');
       assert.equal(judged('attack_healthz_ms'), null);
+      assert.equal(judged('cost_growth_4x'), null, 'the cost growth is judged at the full size only');
+
+      const cost = results.cost_growth!;
+      assert.equal(cost.scale, tiny.costGrowth.scale);
+      assert.deepEqual(
+        cost.rows.map((row) => [row.name, row.kind]),
+        [
+          ['hop-1-layout', 'request'],
+          ['hop-1-transcript', 'request'],
+          ['hop-n-apply-results', 'request'],
+          ['big-layout', 'request'],
+          ['attachments', 'request'],
+          ['person-edits', 'request'],
+          ['many-calls', 'reply'],
+          ['unknown-uuids', 'reply'],
+          ['long-narration', 'reply'],
+          ['deep-arguments', 'reply'],
+        ],
+      );
+      for (const row of cost.rows) {
+        assert.ok(row.cpu_ms_1x > 0 && row.cpu_ms_4x > 0, `${row.name}: the server's CPU time was counted`);
+        assert.ok(row.request_bytes_4x >= row.request_bytes_1x, `${row.name}: requests measured`);
+      }
       assert.equal(judged('live_first_row_ratio'), null, 'the live-model targets are judged at the full size only');
       assert.equal(judged('live_first_narration_ratio'), null);
 

@@ -94,7 +94,7 @@ describe('the report', () => {
     });
     assert.deepEqual(
       targets.map((target) => target.met),
-      [null, null, true, null, null, false, null, null, null, null, null, null],
+      [null, null, true, null, null, false, null, null, null, null, null, null, null],
     );
   });
 
@@ -129,6 +129,7 @@ describe('the report', () => {
       concurrent: 8,
       probe_every_ms: 5,
       scale,
+      busy_core: true,
       rows: [],
       worst_stall_ms: 99,
       worst_healthz_ms: 101,
@@ -152,6 +153,31 @@ describe('the report', () => {
       tiny.filter((target) => target.id.startsWith('attack')).map((target) => target.met),
       [null, null],
     );
+  });
+});
+
+describe('the cost-growth target', () => {
+  it('judges the worst growth at the full size only: at most 5× for 4× the input', () => {
+    const base = {
+      schema: 1 as const,
+      generated_at: '',
+      machine: { node: '24', platform: 'linux', cpus: 2, cpu_model: 'cpu' },
+      duration_s: 1,
+    };
+    const cost = (scale: number, worst: number) => ({
+      repetitions: 1,
+      scale,
+      cpu_source: 'process.cpuUsage',
+      rows: [],
+      worst_growth: worst,
+    });
+    const judged = (size: 'full' | 'tiny', scale: number, worst: number) =>
+      judgeTargets({ ...base, size, cost_growth: cost(scale, worst) }).find(
+        (target) => target.id === 'cost_growth_4x',
+      )!;
+    assert.deepEqual([judged('full', 1, 5).met, judged('full', 1, 5.01).met], [true, false]);
+    assert.equal(judged('full', 1, 3.2).value, 3.2);
+    assert.equal(judged('tiny', 1 / 16, 9).met, null);
   });
 });
 

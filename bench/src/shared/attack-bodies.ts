@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { LIMITS, PROTOCOL_VERSION } from '@canvas-ai/protocol';
 import { benchLayout } from './layout.js';
 
@@ -9,6 +10,10 @@ export interface AttackBody {
   description: string;
   contentType: string;
   body: Uint8Array;
+  /** Sent first in the same session, unmeasured: the hop 1 that makes `body` a later hop of a stored turn. */
+  setup?: AttackBody;
+  /** Copies in flight at once, when not the group's `concurrent` (the review's G2 and G3 cases ran four). */
+  concurrent?: number;
 }
 
 const encoder = new TextEncoder();
@@ -98,6 +103,7 @@ export function attackBodies(scale: number, requestId: string): AttackBody[] {
   const tinyParts = Math.floor(bodyBytes / 60);
   const headerLines = Math.floor(bodyBytes / 12);
   const hostileBoundary = `${'a'.repeat(69)}b`;
+  const review = reviewBodies(scale, id);
 
   return [
     json(
@@ -197,5 +203,89 @@ export function attackBodies(scale: number, requestId: string): AttackBody[] {
         },
       ]),
     },
+    ...review,
+  ];
+}
+
+/** The 128-character uuid of page component `n` (SHA-512 hex: distinct, like random ids). */
+function longUuid(n: number): string {
+  return createHash('sha512').update(String(n)).digest('hex');
+}
+
+/**
+ * The bodies of the second security review that stalled the server within every limit, four at once as the
+ * review sent them: G3's page of maps at the map-key budget and its page that misses the layout's fast path, and G2's
+ * "remove the selected component" on a 20,000-component page of 128-character uuids without the selected one.
+ */
+function reviewBodies(scale: number, id: (name: string) => string): AttackBody[] {
+  const json = (name: string, description: string, text: string, extra: Partial<AttackBody> = {}): AttackBody => ({
+    name,
+    description,
+    contentType: 'application/json',
+    body: encoder.encode(text),
+    concurrent: 4,
+    ...extra,
+  });
+  // G3 mapkeys: one map of just over the threshold per component, as many as the map-key budget holds.
+  const mapKeys = LIMITS.mapThresholdKeys + 1;
+  const mapComponents = Math.max(1, Math.floor((LIMITS.maxMapKeys / mapKeys) * scale));
+  const map = `{${Array.from({ length: mapKeys }, (_, k) => `"key_${k}":"${'v'.repeat(40)}"`).join(',')}}`;
+  const mapsLayout = `{"current_layout":{"regions":{"content":{"components":[${Array.from(
+    { length: mapComponents },
+    (_, n) => `{"uuid":"m${n}","component":"sdc.demo.text","props":{"body":"x","m":${map}}}`,
+  ).join(',')}]}}}}`;
+  // G3 nonplain: the layout limit's components of 19 values each, the last with a key a node does not have.
+  const plainComponents = Math.max(1, Math.floor(LIMITS.maxLayoutComponents * scale));
+  const node = (n: number) =>
+    `{"uuid":"n${n}","component":"sdc.demo.text","props":{${Array.from({ length: 16 }, (_, k) => `"p${k}":${k}`).join(',')}}${n === plainComponents - 1 ? ',"unknown":1' : ''}}`;
+  const nonPlainLayout = `{"current_layout":{"regions":{"content":{"components":[${Array.from({ length: plainComponents }, (_, n) => node(n)).join(',')}]}}}}`;
+  // G2: hop 1 selects a uuid; hop 2's page of 128-character uuids lacks it, and the removal looks for close ones.
+  const uuidComponents = Math.max(1, Math.floor(LIMITS.maxLayoutComponents * scale));
+  const page = {
+    regions: {
+      content: {
+        components: Array.from({ length: uuidComponents }, (_, n) => ({
+          uuid: longUuid(n),
+          component: 'sdc.demo.heading',
+          props: { text: `Heading ${n}` },
+        })),
+      },
+    },
+  };
+  const selected = longUuid(uuidComponents + 1);
+  const removeId = id('g2-remove-selected');
+  const removeHop1 = JSON.stringify({
+    protocol: PROTOCOL_VERSION,
+    request_id: removeId,
+    hop: 1,
+    agent: 'page_builder',
+    messages: [{ role: 'user', text: 'Remove the selected component' }],
+    capabilities: { outputs: ['remove_components', 'move_components'] },
+    context: { current_layout: { regions: { content: { components: [] } } }, selected_component: selected },
+  });
+  const removeHop2 = JSON.stringify({
+    protocol: PROTOCOL_VERSION,
+    request_id: removeId,
+    hop: 2,
+    agent: 'page_builder',
+    context: { current_layout: page, selected_component: selected },
+  });
+  return [
+    json(
+      'g3-map-keys',
+      `review G3: ${mapComponents} components with one map of ${mapKeys} keys each (the map-key budget), 4 at once`,
+      hop1(id('g3-map-keys'), mapsLayout),
+    ),
+    json(
+      'g3-not-plain',
+      `review G3: ${plainComponents.toLocaleString('en-US')} components of 19 values, an unknown key on the last (no fast path), 4 at once`,
+      hop1(id('g3-not-plain'), nonPlainLayout),
+    ),
+    json(
+      'g2-remove-selected',
+      `review G2: hop 2 of "remove the selected component" on ${uuidComponents.toLocaleString('en-US')} components with 128-character uuids, the selected one missing, 4 at once`,
+      removeHop2,
+      { setup: json('g2-remove-selected-hop-1', 'its hop 1', removeHop1) },
+    ),
   ];
 }

@@ -4,7 +4,7 @@ import type { ComponentNode, Layout } from '@canvas-ai/protocol';
 export const ANCHOR_UUID = '00000000-0000-4000-8000-000000000000';
 
 /** A deterministic UUID-shaped id (36 characters, like the server's `crypto.randomUUID()`). */
-function uuidAt(index: number): string {
+export function uuidAt(index: number): string {
   return `00000000-0000-4000-8000-${index.toString(16).padStart(12, '0')}`;
 }
 

@@ -35,6 +35,9 @@ const LOCK_TIMING =
 const WORK_BOUND =
   "what a request costs the server is time and memory, not an answer: a bounded and an unbounded server answer alike; the protocol's tests cover the bounds (packages/protocol/test/json-bounds.test.ts) and pnpm bench measures the stall (bench/README.md, attack bodies)";
 
+const WORK_GROWTH =
+  "how the server's work grows with a request is CPU time, not an answer: a linear and a quadratic server answer alike, and the kit does not time servers; pnpm bench measures it (bench/README.md, cost growth: each request and model-reply shape at 1× and 4× its size)";
+
 export const MUST_MATRIX: readonly MustRow[] = [
   // spec §2 A turn, step by step
   {
@@ -694,6 +697,31 @@ export const MUST_MATRIX: readonly MustRow[] = [
     says: 'A multipart body MUST be refused as soon as it passes',
     group: 'work-bounds',
     reason: WORK_BOUND,
+  },
+  // spec §13.2 Work bounded by what a request carries
+  {
+    section: '13.2',
+    says: 'A server MUST keep the work of one hop linear in what its request and the model',
+    group: 'work-bounds',
+    reason: WORK_GROWTH,
+  },
+  {
+    section: '13.2',
+    says: 'MUST use an index built once, be capped',
+    group: 'work-bounds',
+    reason: WORK_GROWTH,
+  },
+  {
+    section: '13.2',
+    says: 'MUST bound that search',
+    group: 'work-bounds',
+    reason: `${WORK_GROWTH}; the suggestion search's work is counted in the protocol's and the reference server's tests (packages/protocol/test/uuid-suggestions.test.ts, packages/reference-server/test/suggestion-bounds.test.ts)`,
+  },
+  {
+    section: '13.2',
+    says: 'MUST do the work of a request that grows with the page',
+    group: 'work-bounds',
+    reason: `${WORK_BOUND}, with another process keeping one core busy`,
   },
   // spec §14 Versioning
   {

@@ -3,6 +3,7 @@ import '@canvas-ai/widget/define';
 import { TOOL_OUTPUT_TYPES } from '@canvas-ai/protocol';
 import type { CanvasAiChat } from '@canvas-ai/widget';
 import { html, render } from 'lit';
+import { allowedAgentServer } from './agent-server.js';
 import { EditorStore, emptyDocument } from './editor-store.js';
 import { canvasView } from './render/canvas-view.js';
 import { inspectorView } from './render/inspector-view.js';
@@ -20,8 +21,14 @@ const chat = document.querySelector<CanvasAiChat>('#chat')!;
 const undoButton = document.querySelector<HTMLButtonElement>('#undo')!;
 
 // `?agent-server=http://127.0.0.1:8787` points the chat at an agent server on another origin (spec §4.6), which must
-// list this page's origin in its --allowed-origins; the session cookie then goes along with every request.
-const agentServer = new URLSearchParams(location.search).get('agent-server');
+// list this page's origin in its --allowed-origins; the session cookie then goes along with every request. Only this
+// page's origin or one on the build's allow-list is taken (agent-server.ts); any other is ignored with a warning.
+const agentServer = allowedAgentServer(
+  new URLSearchParams(location.search).get('agent-server'),
+  location.origin,
+  import.meta.env.VITE_AGENT_SERVERS,
+  (message) => console.warn(message),
+);
 if (agentServer) {
   chat.endpoint = new URL('/api/hop', agentServer).href;
   chat.tokenEndpoint = new URL('/api/token', agentServer).href;

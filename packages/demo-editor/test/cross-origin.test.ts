@@ -97,3 +97,54 @@ describe('the demo page with an agent server that does not list its origin', () 
     }
   });
 });
+
+describe("G7: the demo page with ?agent-server= naming an origin not on its build's allow-list", () => {
+  let agentServer: ServerProcess;
+  before(async () => {
+    agentServer = await startServerProcess({ args: ['--allowed-origins', page.origin] });
+  });
+  after(() => agentServer?.stop());
+
+  it('G7: ignores it with a console warning, and sends nothing there', async () => {
+    // The test build allows http://127.0.0.1:* (package.json); the same server named as localhost is not on it.
+    const elsewhere = `http://localhost:${new URL(agentServer.url).port}`;
+    const context = await chromium.browser.newContext();
+    try {
+      const tab = await context.newPage();
+      const warnings: string[] = [];
+      const requested: string[] = [];
+      tab.on('console', (message) => {
+        if (message.type() === 'warning') warnings.push(message.text());
+      });
+      tab.on('request', (request) => requested.push(request.url()));
+      await tab.goto(`${page.origin}/?agent-server=${encodeURIComponent(elsewhere)}`);
+      await tab.waitForFunction(() => document.querySelector('canvas-ai-chat') !== null);
+      await tab.evaluate(() =>
+        (document.querySelector('canvas-ai-chat') as unknown as { sendMessage(text: string): void }).sendMessage(
+          'Build a cookie-shop homepage',
+        ),
+      );
+      await tab.locator('canvas-ai-chat .canvas-ai-error').first().waitFor();
+      assert.ok(
+        warnings.some((warning) => warning.includes(`?agent-server=${elsewhere} is ignored`)),
+        warnings.join('\n'),
+      );
+      assert.deepEqual(
+        requested.filter((url) => url.startsWith(elsewhere)),
+        [],
+        'nothing went to the server the link named',
+      );
+      assert.ok(
+        requested.some((url) => url.startsWith(`${page.origin}/api/`)),
+        "the chat talked to the page's own origin",
+      );
+      assert.deepEqual(
+        agentServer.log.filter((line) => line.includes('"event":"hop"')),
+        [],
+        'the server ran no hop',
+      );
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -31,6 +31,8 @@ export {
 } from './layout/document-digest.js';
 export { type ToolContext, type ToolDefinition, type ToolExecution, ToolInputError } from './tools/tool-definition.js';
 export { type BuiltinToolName, builtinTools, offeredTools } from './tools/builtin-tools.js';
+export { suggestionWork } from './tools/suggest.js';
+export { UUID_SUGGESTION_LIMITS } from './tools/uuid-suggestions.js';
 export {
   type ExecuteToolCallsOptions,
   type ExecuteToolCallsResult,

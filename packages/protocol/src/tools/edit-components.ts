@@ -8,6 +8,7 @@ import { unknownUuidMessage } from './layout-checks.js';
 import { parseYamlData } from './parse-yaml.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { EditComponentsInput } from './tool-inputs.js';
+import { SuggestionBudget } from './uuid-suggestions.js';
 import { checkProps } from './validate-props.js';
 
 const NAME = 'edit_components';
@@ -40,10 +41,11 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
     const updates: Record<string, Props> = {};
     const replaces: Record<string, Props> = {};
     const changes: string[] = [];
+    const budget = new SuggestionBudget(context.suggestions);
     for (const [uuid, props] of Object.entries(edits)) {
       const node = findComponent(layout, uuid);
       if (!node) {
-        problems.push(`component_edits.${uuid}: ${unknownUuidMessage(layout, uuid)}`);
+        problems.push(`component_edits.${uuid}: ${unknownUuidMessage(layout, uuid, budget)}`);
         continue;
       }
       const definition = byId.get(node.component);

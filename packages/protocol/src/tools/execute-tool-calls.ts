@@ -7,6 +7,7 @@ import { LIMITS } from '../wire/limits.js';
 import { REQUIRED_OUTPUT_TYPES, ToolOutput } from '../wire/outputs.js';
 import { ToolInputError, type ToolDefinition, type ToolExecution } from './tool-definition.js';
 import { errorMessage } from '../wire/errors.js';
+import { suggestionPool } from './uuid-suggestions.js';
 
 /** A tool call as the model sent it: `arguments` is the JSON text of the input. */
 export interface ToolCall {
@@ -93,6 +94,7 @@ export async function executeToolCalls(
   const results: ToolCallResult[] = [];
   let document = options.document;
   const called = new Set<string>();
+  const suggestions = suggestionPool();
   for (const call of calls) {
     const refuse = (content: string): void => {
       results.push({ call_id: call.id, name: call.name, content, ok: false });
@@ -133,6 +135,7 @@ export async function executeToolCalls(
         pageFields: options.pageFields,
         callId: call.id,
         newUuid: options.newUuid,
+        suggestions,
       });
     } catch (error) {
       if (!(error instanceof ToolInputError)) throw error;

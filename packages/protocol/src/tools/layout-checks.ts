@@ -4,7 +4,8 @@ import type { ComponentNode, Layout } from '../wire/layout.js';
 import { parseTarget } from '../wire/layout.js';
 import { listNames } from './format.js';
 import { catalogIndex } from './component-spec.js';
-import { closestMatches, didYouMean } from './suggest.js';
+import { didYouMean } from './suggest.js';
+import { closestUuids, type SuggestionBudget } from './uuid-suggestions.js';
 
 /** One placement as the model asked for it. */
 export interface PlacementRequest {
@@ -32,22 +33,12 @@ function targetHolding(layout: Layout, uuid: string): string | undefined {
   return undefined;
 }
 
-/** Every uuid of the layout, for "did you mean" on a mistyped one. */
-function allUuids(layout: Layout): string[] {
-  const uuids: string[] = [];
-  const walk = (nodes: readonly ComponentNode[]): void => {
-    for (const node of nodes) {
-      uuids.push(node.uuid);
-      for (const children of Object.values(node.slots ?? {})) walk(children);
-    }
-  };
-  for (const region of Object.values(layout.regions)) walk(region.components);
-  return uuids;
-}
-
-/** `no component with uuid x in the layout; did you mean y?`. */
-export function unknownUuidMessage(layout: Layout, uuid: string): string {
-  const close = closestMatches(uuid, allUuids(layout));
+/**
+ * `no component with uuid x in the layout; did you mean y?`. Suggestions only while `budget` lasts: a call naming many
+ * unknown uuids gets them for the first few (uuid-suggestions.ts bounds each search).
+ */
+export function unknownUuidMessage(layout: Layout, uuid: string, budget: SuggestionBudget): string {
+  const close = budget.take() ? closestUuids(layout, uuid) : [];
   const hint = close.length ? `; did you mean ${close.map((match) => `\`${match}\``).join(' or ')}?` : '.';
   return `no component with uuid \`${uuid}\` in the layout${hint} Use the uuids of the current layout tree or of earlier results.`;
 }
@@ -56,7 +47,7 @@ export function unknownUuidMessage(layout: Layout, uuid: string): string {
  * Checks one placement against the layout it will apply to (spec §12): the target exists, the slot is one of the parent's,
  * the components are allowed in that slot, `inside` only on an empty target, `above`/`below` with a reference_uuid
  * that is in the target. `componentIds` are the catalog ids of what goes there. Returns the problems, each a sentence
- * that says what to do instead.
+ * that says what to do instead. `budget` bounds the "did you mean" searches of the call it is part of.
  */
 export function checkPlacement(
   layout: Layout,
@@ -64,6 +55,7 @@ export function checkPlacement(
   request: PlacementRequest,
   componentIds: readonly string[],
   where: string,
+  budget: SuggestionBudget,
 ): string[] {
   const problems: string[] = [];
   const add = (message: string): void => {
@@ -84,7 +76,7 @@ export function checkPlacement(
   } else {
     const parent = findComponent(layout, parsed.parentUuid);
     if (!parent) {
-      add(`unknown target \`${request.target}\`: ${unknownUuidMessage(layout, parsed.parentUuid)}`);
+      add(`unknown target \`${request.target}\`: ${unknownUuidMessage(layout, parsed.parentUuid, budget)}`);
       return problems;
     }
     const definition = catalogIndex(catalog).get(parent.component);
@@ -136,7 +128,7 @@ export function checkPlacement(
     const elsewhere = targetHolding(layout, request.reference_uuid);
     const where = elsewhere
       ? `; it is in \`${elsewhere}\`, so use that as the target`
-      : `: ${unknownUuidMessage(layout, request.reference_uuid)}`;
+      : `: ${unknownUuidMessage(layout, request.reference_uuid, budget)}`;
     add(`reference_uuid \`${request.reference_uuid}\` is not in target \`${request.target}\`${where}`);
   }
   return problems;

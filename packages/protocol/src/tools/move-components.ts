@@ -7,6 +7,7 @@ import { plural, throwProblems } from './format.js';
 import { checkPlacement, unknownUuidMessage } from './layout-checks.js';
 import { ToolInputError, type ToolDefinition } from './tool-definition.js';
 import { MoveComponentsInput } from './tool-inputs.js';
+import { SuggestionBudget } from './uuid-suggestions.js';
 
 const NAME = 'move_components';
 
@@ -32,9 +33,10 @@ export const moveComponentsTool: ToolDefinition<MoveComponentsInput> = {
     const operations: MoveOperation[] = [];
     const replaces: Record<string, string> = {};
     const lines: string[] = [];
+    const budget = new SuggestionBudget(context.suggestions);
     for (const [index, request] of input.operations.entries()) {
       const where = `operations[${index}]`;
-      const problems = checkMove(document, context.catalog, request, where);
+      const problems = checkMove(document, context.catalog, request, where, budget);
       if (problems.length > 0 && index < input.operations.length - 1)
         problems.push(`operations after ${where} were not checked yet`);
       throwProblems(NAME, problems);
@@ -75,6 +77,7 @@ function checkMove(
   catalog: Parameters<typeof checkPlacement>[1],
   request: MoveComponentsInput['operations'][number],
   where: string,
+  budget: SuggestionBudget,
 ): string[] {
   const layout = document.layout;
   const problems: string[] = [];
@@ -88,7 +91,7 @@ function checkMove(
     seen.add(uuid);
     const found = locate(layout, uuid);
     if (!found) {
-      problems.push(`${where}.uuids[${at}]: ${unknownUuidMessage(layout, uuid)}`);
+      problems.push(`${where}.uuids[${at}]: ${unknownUuidMessage(layout, uuid, budget)}`);
       return;
     }
     ids.push(found.node.component);
@@ -110,7 +113,7 @@ function checkMove(
   if (problems.length > 0) return problems;
   // The target, its slot's allowed components and the reference, on the layout without what moves.
   const without = applyOutputs(document, [{ type: 'remove_components', call_id: 'check', uuids: request.uuids }]);
-  return checkPlacement(without.layout, catalog, request, ids, where);
+  return checkPlacement(without.layout, catalog, request, ids, where, budget);
 }
 
 /** The predicted document after one move, by the shared reducer; what the checks missed is a readable error. */

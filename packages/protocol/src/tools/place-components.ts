@@ -9,6 +9,7 @@ import { plural, throwProblems } from './format.js';
 import { checkPlacement } from './layout-checks.js';
 import { ToolInputError, type ToolContext, type ToolDefinition } from './tool-definition.js';
 import { PlaceComponentsInput } from './tool-inputs.js';
+import { SuggestionBudget } from './uuid-suggestions.js';
 
 const NAME = 'place_components';
 
@@ -51,6 +52,7 @@ export const placeComponentsTool: ToolDefinition<PlaceComponentsInput> = {
 
     let document = context.document;
     const operations: PlaceOperation[] = [];
+    const budget = new SuggestionBudget(context.suggestions);
     for (const [index, request] of input.operations.entries()) {
       const where = `operations[${index}]`;
       const opSpecs = specs[index]!;
@@ -60,6 +62,7 @@ export const placeComponentsTool: ToolDefinition<PlaceComponentsInput> = {
         request,
         opSpecs.map((spec) => spec.component.id),
         where,
+        budget,
       );
       if (layoutProblems.length > 0 && index < input.operations.length - 1) {
         // Later operations may depend on this one, so checking them against an unchanged layout would mislead.

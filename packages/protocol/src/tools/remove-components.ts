@@ -4,6 +4,7 @@ import type { RemoveComponentsOutput } from '../wire/outputs.js';
 import { plural, throwProblems } from './format.js';
 import { unknownUuidMessage } from './layout-checks.js';
 import type { ToolDefinition } from './tool-definition.js';
+import { SuggestionBudget } from './uuid-suggestions.js';
 import { RemoveComponentsInput } from './tool-inputs.js';
 
 const NAME = 'remove_components';
@@ -25,9 +26,10 @@ export const removeComponentsTool: ToolDefinition<RemoveComponentsInput> = {
     const layout = context.document.layout;
     const problems: string[] = [];
     const found = new Map<string, ComponentNode>();
+    const budget = new SuggestionBudget(context.suggestions);
     input.uuids.forEach((uuid, index) => {
       const located = locate(layout, uuid);
-      if (!located) problems.push(`uuids[${index}]: ${unknownUuidMessage(layout, uuid)}`);
+      if (!located) problems.push(`uuids[${index}]: ${unknownUuidMessage(layout, uuid, budget)}`);
       else found.set(uuid, located.node);
     });
     throwProblems(NAME, problems);

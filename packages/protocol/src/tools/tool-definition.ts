@@ -3,6 +3,7 @@ import type { Catalog } from '../config/catalog.js';
 import type { PageField } from '../config/agents-config.js';
 import type { CanvasDocument } from '../layout/apply-outputs.js';
 import type { ToolOutput, ToolOutputType } from '../wire/outputs.js';
+import type { SuggestionPool } from './uuid-suggestions.js';
 
 /** What a tool sees when it executes: the document as the browser sent it, with earlier outputs of this hop applied. */
 export interface ToolContext {
@@ -16,6 +17,11 @@ export interface ToolContext {
   callId: string;
   /** Makes a fresh component uuid (the server assigns every uuid, spec §10). */
   newUuid: () => string;
+  /**
+   * Unknown uuids left to get "did you mean" suggestions in this hop, shared by its calls (uuid-suggestions.ts); a
+   * caller that gives none bounds each call on its own.
+   */
+  suggestions?: SuggestionPool | undefined;
 }
 
 /** The outcome of one tool call: a readable result for the model and, for page-changing tools, an output. */
