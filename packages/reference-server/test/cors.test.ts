@@ -22,7 +22,7 @@ function preflight(server: TestServer, path: string, origin: string, method = 'P
 describe('CORS for a host page on another origin (spec §4.6)', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ allowedOrigins: [EDITOR] });
+    server = await startTestServer({ security: { allowedOrigins: [EDITOR] } });
   });
   after(() => server.close());
 
@@ -110,13 +110,13 @@ describe('CORS for a host page on another origin (spec §4.6)', () => {
   it('sets a SameSite=None, Secure cookie only when asked, and refuses None without Secure', async () => {
     const lax = await fetch(`${server.url}/api/token`);
     assert.match(lax.headers.get('set-cookie') ?? '', /; SameSite=Lax/);
-    const crossSite = await startTestServer({ secureCookies: true, crossSiteCookies: true });
+    const crossSite = await startTestServer({ security: { secureCookies: true, crossSiteCookies: true } });
     try {
       const none = await fetch(`${crossSite.url}/api/token`);
-      assert.match(none.headers.get('set-cookie') ?? '', /^__Host-canvas_ai_session=[^;]+; .*SameSite=None; Secure/);
+      assert.match(none.headers.get('set-cookie') ?? '', /^__Host-canvas_ai_session=[^;]+; .*Secure; SameSite=None/);
     } finally {
       await crossSite.close();
     }
-    await assert.rejects(startTestServer({ crossSiteCookies: true }), ConfigError);
+    await assert.rejects(startTestServer({ security: { crossSiteCookies: true } }), ConfigError);
   });
 });

@@ -97,7 +97,7 @@ describe('the host a request names', () => {
 describe('the origin of a state-changing request', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ csrf: false });
+    server = await startTestServer({ security: { csrf: false } });
   });
   after(() => server.close());
 
@@ -132,7 +132,7 @@ describe('the origin of a state-changing request', () => {
   });
 
   it('lets an allowed origin through (a proxy whose public origin is not the host it forwards)', async () => {
-    const proxied = await startTestServer({ allowedOrigins: ['https://editor.example.com'] });
+    const proxied = await startTestServer({ security: { allowedOrigins: ['https://editor.example.com'] } });
     try {
       const session = await openSession(proxied);
       const hop = await fetch(proxied.hopUrl, {

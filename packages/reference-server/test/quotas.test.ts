@@ -52,7 +52,7 @@ describe('a session that floods the store with turns', () => {
   });
 
   it('says when to come back, and lets the session go on once one of its turns has ended', async () => {
-    const server = await startTestServer({ sessionQuota: { maxTurns: 2 } });
+    const server = await startTestServer({ quotas: { session: { maxTurns: 2 } } });
     try {
       const session = await openSession(server);
       assert.equal((await session.hop(firstHop('q-1', HERO, BUILDER))).status, 200);
@@ -78,7 +78,7 @@ describe('a session that floods the store with turns', () => {
   });
 
   it('counts stored bytes, attachments included', async () => {
-    const server = await startTestServer({ sessionQuota: { maxBytes: 10 * 1024 * 1024 } });
+    const server = await startTestServer({ quotas: { session: { maxBytes: 10 * 1024 * 1024 } } });
     try {
       const session = await openSession(server);
       const withPhotos = async (id: string) => {
@@ -100,7 +100,7 @@ describe('a session that floods the store with turns', () => {
   });
 
   it('keeps a session’s latest answers for a replay, dropping its own oldest past its share', async () => {
-    const server = await startTestServer({ sessionQuota: { maxFinished: 3 } });
+    const server = await startTestServer({ quotas: { session: { maxFinished: 3 } } });
     try {
       const session = await openSession(server);
       for (let index = 1; index <= 5; index += 1) {
@@ -121,7 +121,7 @@ describe('a session that floods the store with turns', () => {
 
 describe('the session ledger across instances (Redis)', () => {
   it('is one ledger: a session at its share on one instance is refused on the other', async () => {
-    const cluster = await startCluster(redis.url, 2, () => ({ sessionQuota: { maxTurns: 2 } }));
+    const cluster = await startCluster(redis.url, 2, () => ({ quotas: { session: { maxTurns: 2 } } }));
     try {
       const [a, b] = cluster.instances as [(typeof cluster.instances)[0], (typeof cluster.instances)[0]];
       const session = await openSession(a);

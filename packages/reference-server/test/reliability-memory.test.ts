@@ -19,7 +19,7 @@ async function realTurnRecord(): Promise<unknown> {
     catalog: fixtures.catalog,
     provider: new ScriptedProvider(fixtures.scenarios),
     store,
-    csrf: false,
+    security: { csrf: false },
     log: silentLogger,
   });
   const scenario = fixtures.scenarios.find((s) => s.id === 'cookie-shop')!;
@@ -84,11 +84,10 @@ describe(`the memory store after ${ABANDONED.toLocaleString('en')} abandoned tur
       catalog: fixtures.catalog,
       provider: new ScriptedProvider(fixtures.scenarios),
       store,
-      csrf: false,
-      sessionId: () => 'flooder',
+      security: { csrf: false, sessionId: () => 'flooder' },
       log: silentLogger,
       // The store's own bound is what this measures; the session quota would refuse the flood long before it.
-      sessionQuota: { maxTurns: 0, maxFinished: 0, maxBytes: 0 },
+      quotas: { session: { maxTurns: 0, maxFinished: 0, maxBytes: 0 } },
     });
     const hero = 'Add a hero for my bakery, Crumb & Co.';
     for (let index = 0; index < 2_000; index += 1) {

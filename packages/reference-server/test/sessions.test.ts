@@ -70,11 +70,11 @@ describe('sessions and CSRF over HTTP', () => {
   });
 
   it('uses a Secure __Host- cookie with secureCookies, and then ignores a plain one', async () => {
-    const secure = await startTestServer({ secureCookies: true });
+    const secure = await startTestServer({ security: { secureCookies: true } });
     try {
       const reply = await fetch(`${secure.url}/api/token`);
       const cookie = reply.headers.get('set-cookie') ?? '';
-      assert.match(cookie, /^__Host-canvas_ai_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
+      assert.match(cookie, /^__Host-canvas_ai_session=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
       const { token } = (await reply.json()) as { token: string };
       const value = cookie.split(';')[0]!.split('=')[1]!;
       const hop = (name: string) =>
@@ -92,7 +92,7 @@ describe('sessions and CSRF over HTTP', () => {
 
   it('refuses a token older than its lifetime (403), and takes the fresh one the client fetches then', async () => {
     const secret = 'a test secret of sixteen bytes or more';
-    const dated = await startTestServer({ csrfSecret: secret, tokenTtlMs: 60_000 });
+    const dated = await startTestServer({ security: { secret, tokenTtlMs: 60_000 } });
     try {
       const session = await openSession(dated);
       const old = await new CsrfTokens(secret, { now: () => Date.now() - 120_000 }).tokenFor(session.id);
@@ -267,8 +267,7 @@ describe('serving a folder on the same origin', () => {
 describe('deployments with their own auth', () => {
   it('scopes turns by the sessionId hook, and CSRF can be turned off', async () => {
     const server = await startTestServer({
-      csrf: false,
-      sessionId: (request) => request.headers.get('x-user') ?? undefined,
+      security: { csrf: false, sessionId: (request) => request.headers.get('x-user') ?? undefined },
     });
     try {
       const as = (user: string) => ({ 'content-type': 'application/json', 'x-user': user });
@@ -297,7 +296,7 @@ describe('deployments with their own auth', () => {
   });
 
   it('with CSRF off and no hook, mints a session cookie on the first hop', async () => {
-    const server = await startTestServer({ csrf: false });
+    const server = await startTestServer({ security: { csrf: false } });
     try {
       const reply = await fetch(server.hopUrl, {
         method: 'POST',
