@@ -15,6 +15,7 @@ const PACKAGES = [
   'packages/reference-server',
   'packages/demo-editor',
   'bench',
+  'checks',
 ];
 
 async function tsFiles(dir: string): Promise<string[]> {
