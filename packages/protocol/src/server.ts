@@ -5,11 +5,11 @@ export { HopError, type HopErrorOptions, isHopError } from './wire/errors.js';
 export { type ParsedTarget, parseTarget } from './wire/layout.js';
 export { type BodyAllowance, type ReadBodyOptions, readBody } from './door/read-body.js';
 export { type DoorOptions, type DoorResult, readHopRequest } from './door/read-hop-request.js';
-export { type MultipartLimits, type MultipartPart, readMultipart } from './door/read-multipart.js';
-export { nextMacrotask, type Pause } from './door/pause.js';
+export { type MultipartLimits, readMultipart } from './door/read-multipart.js';
+export { nextMacrotask, type Pause, pauseFor } from './steps.js';
 export { type ParseResult, parseHopRequest, parseHopRequestJson } from './parse/parse-hop-request.js';
 export { sniffImageType } from './attachments/sniff.js';
-export { readAttachments } from './attachments/read-attachments.js';
+export { type MultipartPart, readAttachments } from './attachments/read-attachments.js';
 export {
   admitHop,
   BUSY_RETRY_AFTER_SECONDS,

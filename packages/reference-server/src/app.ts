@@ -10,7 +10,7 @@ import {
   type HealthResponse,
   type TokenResponse,
 } from '@canvas-ai/protocol';
-import { HopError, isHopError, readHopRequest, type ToolDefinition } from '@canvas-ai/protocol/server';
+import { HopError, isHopError, pauseFor, readHopRequest, type ToolDefinition } from '@canvas-ai/protocol/server';
 import type { AppEnv, ConnectionInfo } from './app-env.js';
 import { checkAgentTools } from './agents/check-agents.js';
 import { ConfigError } from './agents/config-error.js';
@@ -333,10 +333,9 @@ function hopRoute(
           readHopRequest(c.req.raw, { ...door, allowance: lease }),
         );
         // A small request's steps are small: they need not wait their turn.
-        const pause = bytes <= SMALL_BODY_BYTES ? noPause : deps.pause;
+        const pause = pauseFor(bytes, deps.pause);
         await encodeAttachments(attachments, pause);
-        const hopDeps = pause === noPause ? { ...deps, pause } : deps;
-        const response = await runHop(hopDeps, { sessionId, request, attachments }, events);
+        const response = await runHop({ ...deps, pause }, { sessionId, request, attachments }, events);
         await pause();
         return response;
       } finally {
@@ -369,12 +368,6 @@ function pathRequestId(c: Context): string {
   }
   return requestId.data;
 }
-
-/** A request body up to this size costs little per step: its steps run without waiting their turn. */
-const SMALL_BODY_BYTES = 256 * 1024;
-
-/** Resolves at once: no turn to wait for. */
-const noPause = (): Promise<void> => Promise.resolve();
 
 /** The hop's own work around a model decision (store calls, tools, the prompt) may take this long on top of it. */
 const LOCK_MARGIN_MS = 30_000;

@@ -4,7 +4,7 @@ import { HopRequest } from '../wire/hop-request.js';
 import type { Layout } from '../wire/layout.js';
 import { PROTOCOL_VERSION, RequestId } from '../wire/ids.js';
 import { LIMITS } from '../wire/limits.js';
-import { runStepsNow } from '../door/pause.js';
+import { runStepsNow } from '../steps.js';
 import { isPlainLayout } from '../layout/plain-layout.js';
 import { type ByteScanReport, scanJsonBytesSteps } from './scan-json-bytes.js';
 import { describeScanProblem, type JsonScanLimits, scanJson } from './scan-json.js';

@@ -1,4 +1,4 @@
-import { runStepsNow } from '../door/pause.js';
+import { runStepsNow } from '../steps.js';
 import { FORBIDDEN_KEYS } from '../wire/json.js';
 import type { JsonScanLimits, JsonScanProblem } from './scan-json.js';
 
