@@ -1,7 +1,7 @@
 import { CSRF_HEADER } from '@canvas-ai/protocol';
 import { HopError } from '@canvas-ai/protocol/server';
 import type { Context, MiddlewareHandler } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
+import { setCookie } from 'hono/cookie';
 import type { AppEnv } from './app-env.js';
 import { toBase64Url } from './base64.js';
 import type { CsrfTokens } from './csrf.js';
@@ -60,6 +60,36 @@ export class Sessions {
     if (dot < 0 || !SESSION_ID.test(id)) return undefined;
     return (await this.signer.verify(`session:${id}`, value.slice(dot + 1))) ? id : undefined;
   }
+
+  /**
+   * The value of the request's one session cookie, or undefined without one. Two or more are refused (403
+   * `csrf_invalid`): cookies ignore ports, so a page on another port of this host can plant a second, signed one for
+   * a narrower path, which the browser sends first (cookie tossing); neither can be trusted to be the person's.
+   */
+  cookieValue(cookieHeader: string | undefined): string | undefined {
+    if (cookieHeader === undefined) return undefined;
+    const values: string[] = [];
+    for (const pair of cookieHeader.split(';')) {
+      const equals = pair.indexOf('=');
+      if (equals > 0 && pair.slice(0, equals).trim() === this.cookieName) {
+        // A quoted value is the value inside the quotes (RFC 6265's cookie-value), as Hono's getCookie reads it.
+        values.push(
+          pair
+            .slice(equals + 1)
+            .trim()
+            .replace(/^"(.*)"$/, '$1'),
+        );
+      }
+    }
+    if (values.length > 1) {
+      throw new HopError(
+        'csrf_invalid',
+        `This request carries ${values.length} ${this.cookieName} cookies; another site on this host may have planted ` +
+          "one. Clear this site's cookies and reload the page.",
+      );
+    }
+    return values[0];
+  }
 }
 
 /** How {@link sessionMiddleware} finds, checks and mints sessions. */
@@ -92,7 +122,7 @@ export function sessionMiddleware(options: SessionMiddlewareOptions): {
   };
   return {
     read: async (c, next) => {
-      const cookie = () => sessions.read(getCookie(c, sessions.cookieName));
+      const cookie = () => sessions.read(sessions.cookieValue(c.req.header('cookie')));
       c.set('session', sessionId ? await sessionId(c.req.raw) : await cookie());
       await next();
     },

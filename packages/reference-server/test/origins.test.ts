@@ -203,6 +203,20 @@ describe('static files and the headers of every answer', () => {
     assert.equal(range.body, 'console');
   });
 
+  it('G10: answers HEAD of a static file with the same headers as GET (the static policy, not the API’s)', async () => {
+    for (const path of ['/', '/app.js']) {
+      const get = await exchange(server.url, { path });
+      const head = await exchange(server.url, { path, method: 'HEAD' });
+      assert.equal(head.status, 200, path);
+      assert.equal(head.body, '', path);
+      for (const name of ['content-security-policy', 'x-frame-options', 'x-content-type-options', 'referrer-policy']) {
+        assert.equal(head.headers[name], get.headers[name], `${path} ${name}`);
+      }
+      assert.equal(head.headers['x-frame-options'], 'SAMEORIGIN', path);
+      assert.equal(head.headers['content-type'], get.headers['content-type'], path);
+    }
+  });
+
   it('answers the protocol with nosniff and a policy that allows nothing, errors included', async () => {
     for (const [path, status] of [
       ['/api/agents', 200],

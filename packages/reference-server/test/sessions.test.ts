@@ -145,6 +145,36 @@ describe('sessions and CSRF over HTTP', () => {
     assert.equal((await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).status, 200);
   });
 
+  it('G5: refuses a request carrying two session cookies (a planted one signed for the attacker) with 403, wherever the session is read', async () => {
+    const victim = await openSession(server);
+    // The attacker takes a session of their own (any client can), and a page on another port of this host plants it
+    // for Path=/api: cookies ignore ports, and the browser sends the longer-path cookie first.
+    const attacker = await openSession(server);
+    const both = `${attacker.cookie}; ${victim.cookie}`;
+    const token = await fetch(`${server.url}/api/token`, { headers: { cookie: both } });
+    assert.equal(token.status, 403, 'no token of either session');
+    assert.equal(token.headers.get('set-cookie'), null, 'no session minted over the planted one');
+    const refused = (await token.json()) as JsonBody;
+    assert.equal(refused.error.code, 'csrf_invalid');
+    assert.match(refused.message, /2 canvas_ai_session cookies.*[Cc]lear this site's cookies/);
+    for (const csrf of [attacker.token, victim.token]) {
+      const hop = await post({ cookie: both, 'x-csrf-token': csrf }, firstHop(`tossed-${crypto.randomUUID()}`, 'Hi'));
+      assert.equal(hop.status, 403, 'no turn runs in either session');
+      assert.equal(hop.body.error.code, 'csrf_invalid');
+    }
+    const requestId = `tossed-${crypto.randomUUID()}`;
+    assert.equal((await victim.hop(firstHop(requestId, HERO))).status, 200, 'the victim’s own cookie alone works');
+    const status = await fetch(`${server.url}/api/hop/${requestId}`, { headers: { cookie: both } });
+    assert.equal(status.status, 403);
+    const cancel = await fetch(`${server.url}/api/hop/${requestId}`, {
+      method: 'DELETE',
+      headers: { cookie: both, 'x-csrf-token': victim.token },
+    });
+    assert.equal(cancel.status, 403);
+    const agents = await fetch(`${server.url}/api/agents`, { headers: { cookie: both } });
+    assert.equal(agents.status, 200, 'an endpoint without a session reads no cookie');
+  });
+
   it('never lets one session resume or cancel another session’s turn', async () => {
     const alice = await openSession(server);
     const mallory = await openSession(server);
