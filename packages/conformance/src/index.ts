@@ -1,12 +1,22 @@
-// @canvas-ai/conformance: the conformance kit, programmatically (Node). Re-exports only.
-export * from './check.js';
-export * from './spec-refs.js';
-export * from './http-client.js';
-export * from './cookie-jar.js';
-export * from './plan.js';
-export * from './load-inputs.js';
-export * from './run-conformance.js';
-export * from './reporter.js';
-export * from './cli-args.js';
-export { main, type CliIo } from './cli-main.js';
+// @canvas-ai/conformance: the conformance kit, programmatically (Node). Re-exports only, each name listed: run the
+// checks, read and print the report, list the checks of a level, and the MUST → check matrix. The command line's
+// parser and entry (`cli-args.ts`, `cli-main.ts`) and what checks use to talk to a server stay inside the kit.
+export type {
+  CheckResult,
+  CheckStatus,
+  CheckVerdict,
+  ConformanceCheck,
+  ConformanceLevel,
+  ConformanceReport,
+} from './check.js';
+export type { SpecRef } from './spec-refs.js';
+export { runConformance, type ConformanceOptions } from './run-conformance.js';
+export {
+  type ConformanceInputs,
+  type InputFolders,
+  KIT_FIXTURES_DIR,
+  loadConformanceInputs,
+} from './load-inputs.js';
+export { planChecks, type PlanInputs } from './plan.js';
+export { formatClosingLine, formatResultLine, formatSummary } from './reporter.js';
 export { MUST_MATRIX, matrixFigures, type MustRow } from './must-matrix.js';

@@ -515,50 +515,54 @@ export const MUST_MATRIX: readonly MustRow[] = [
   { section: '11', says: 'A v1 host MUST understand these three types', group: 'client', reason: REDUCER },
   {
     section: '11',
+    says: 'so a server MUST NOT send either to a client that did not declare it',
+    group: 'capabilities',
+    checks: ['capabilities.undeclared-not-offered'],
+  },
+  // spec §11.1 place_components
+  {
+    section: '11.1',
     says: 'the region (it MUST exist in `regions`)',
     group: 'uuids',
     checks: ['invariants.outputs-apply'],
   },
   {
-    section: '11',
+    section: '11.1',
     says: 'Every uuid in `components`, at any depth, MUST be new to the layout',
     group: 'uuids',
     checks: ['invariants.outputs-apply', 'hop-rules.uuid-chaining'],
   },
+  // spec §11.2 edit_components
   {
-    section: '11',
+    section: '11.2',
     says: 'For each uuid (it MUST be in the layout, at any depth)',
     group: 'uuids',
     checks: ['invariants.outputs-apply'],
   },
-  { section: '11', says: 'Impossible operations a host MUST reject', group: 'client', reason: REDUCER },
-  // spec §11.1 remove_components and move_components
+  // spec §11.4 remove_components
   {
-    section: '11.1',
-    says: 'so a server MUST NOT send either to a client that did not declare it',
-    group: 'capabilities',
-    checks: ['capabilities.undeclared-not-offered'],
-  },
-  {
-    section: '11.1',
+    section: '11.4',
     says: 'Each uuid MUST be in the layout when its turn comes',
     group: 'uuids',
     checks: ['scenario.remove-testimonials', 'scenario.remove-selected', 'scenario.move-testimonials-up'],
   },
+  // spec §11.5 move_components
   {
-    section: '11.1',
+    section: '11.5',
     says: 'Every uuid MUST be in the layout, and the target MUST NOT be a slot of a moved component',
     group: 'uuids',
     checks: ['scenario.move-testimonials-up'],
   },
   {
-    section: '11.1',
+    section: '11.5',
     says: 'which MUST be in that list and MUST NOT be one of the moved components',
     group: 'uuids',
     checks: ['scenario.move-testimonials-up'],
   },
+  // spec §11.6 Impossible outputs and their conflicts
+  { section: '11.6', says: 'Impossible operations a host MUST reject', group: 'client', reason: REDUCER },
   {
-    section: '11.1',
+    section: '11.6',
     says: 'A host MUST reject, besides the impossible operations of',
     group: 'client',
     reason: `${CLIENT}; the shared reducer's tests cover it (packages/protocol/test/remove-move.test.ts)`,

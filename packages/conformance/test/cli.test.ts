@@ -2,15 +2,9 @@ import { strict as assert } from 'node:assert';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  CONFORMANCE_FLAGS,
-  conformanceHelp,
-  KIT_FIXTURES_DIR,
-  main,
-  parseConformanceArgs,
-  UsageError,
-  type CliIo,
-} from '../src/index.js';
+import { CONFORMANCE_FLAGS, conformanceHelp, parseConformanceArgs, UsageError } from '../src/cli-args.js';
+import { type CliIo, main } from '../src/cli-main.js';
+import { KIT_FIXTURES_DIR } from '../src/index.js';
 import { startFakeServer } from './support/fake-server.js';
 
 /** A CLI io that keeps what is written. */

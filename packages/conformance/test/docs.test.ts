@@ -1,7 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { CONFORMANCE_FLAGS, loadConformanceInputs, planChecks, SPEC_SECTIONS, specLink } from '../src/index.js';
+import { CONFORMANCE_FLAGS } from '../src/cli-args.js';
+import { loadConformanceInputs, planChecks } from '../src/index.js';
+import { SPEC_SECTIONS, specLink } from '../src/spec-refs.js';
 import { MAX_TURN_REQUESTS } from '@canvas-ai/protocol';
 
 // spec/conformance.md maps every check to the rule it enforces: these tests keep that map, the section links and

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
+import { CookieJar } from '../src/cookie-jar.js';
 import {
-  CookieJar,
   formatClosingLine,
   formatResultLine,
   formatSummary,

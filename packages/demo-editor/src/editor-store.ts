@@ -155,7 +155,7 @@ export class EditorStore {
     });
   }
 
-  /** The person removes a component, its slot children with it: a `remove_components` output (spec §11.1). */
+  /** The person removes a component, its slot children with it: a `remove_components` output (spec §11.4). */
   remove(uuid: string): void {
     const node = findComponent(this.#document.layout, uuid);
     if (!node) return;

@@ -168,9 +168,10 @@ describe('the demo editor against the reference server', () => {
       assert.equal(await demo.page.locator('#canvas [data-component="sdc.demo.footer"]').count(), 1);
 
       mkdirSync(ARTIFACTS, { recursive: true });
-      // A tall viewport so the whole page fits, once the placement highlight has faded.
+      // A tall viewport so the whole page fits, once the placement highlight has faded: the page drops the
+      // highlight's class when its animation is over (a locator wait: the page's policy forbids evaluated strings).
       await demo.page.setViewportSize({ width: 1400, height: 2400 });
-      await demo.page.waitForTimeout(1_800);
+      await demo.page.locator('#canvas .is-highlighted').first().waitFor({ state: 'detached' });
       await demo.page.screenshot({ path: new URL('cookie-shop.png', ARTIFACTS).pathname });
       await demo.page.setViewportSize({ width: 1400, height: 1000 });
     });

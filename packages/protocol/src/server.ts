@@ -2,14 +2,10 @@
 // door, the turn rules of spec §8, the response builders and narration rules of spec §9, and the built-in tools of
 // spec §12 with their executor. Never imported by the widget.
 export { HopError, type HopErrorOptions, isHopError } from './wire/errors.js';
-export { type ParsedTarget, parseTarget } from './wire/layout.js';
-export { type BodyAllowance, type ReadBodyOptions, readBody } from './door/read-body.js';
+export type { BodyAllowance } from './door/read-body.js';
 export { type DoorOptions, type DoorResult, readHopRequest } from './door/read-hop-request.js';
-export { type MultipartLimits, readMultipart } from './door/read-multipart.js';
-export { nextMacrotask, type Pause, pauseFor } from './steps.js';
+export { nextMacrotask, pauseFor } from './steps.js';
 export { type ParseResult, parseHopRequest, parseHopRequestJson } from './parse/parse-hop-request.js';
-export { sniffImageType } from './attachments/sniff.js';
-export { type MultipartPart, readAttachments } from './attachments/read-attachments.js';
 export {
   admitHop,
   BUSY_RETRY_AFTER_SECONDS,
@@ -18,13 +14,7 @@ export {
   type StoredTurnSummary,
 } from './turn/admit-hop.js';
 export { answerResponse, continuingResponse, type HopResponseHead, maxHopsResponse } from './turn/hop-response.js';
-export {
-  finalNarration,
-  joinNarration,
-  maxHopsMessage,
-  NARRATION_SEPARATOR,
-  stripFinalAnswer,
-} from './narration/narration.js';
+export { joinNarration, maxHopsMessage, NARRATION_SEPARATOR } from './narration/narration.js';
 export { collectPlacedUuids } from './layout/placed-uuids.js';
 export { PropsPrints } from './layout/props-json.js';
 export {
@@ -37,19 +27,9 @@ export {
   type KnownValue,
   type Place,
 } from './layout/document-digest.js';
-export { resolveTarget, resolveTargetList } from './layout/layout-tree.js';
 export { type ToolContext, type ToolDefinition, type ToolExecution, ToolInputError } from './tools/tool-definition.js';
-export {
-  EditComponentsInput,
-  GetComponentDetailsInput,
-  MoveComponentsInput,
-  PlaceComponentsInput,
-  RemoveComponentsInput,
-  SetPageValueInput,
-} from './tools/tool-inputs.js';
 export { type BuiltinToolName, builtinTools, offeredTools } from './tools/builtin-tools.js';
 export {
-  defaultParallelMessage,
   type ExecuteToolCallsOptions,
   type ExecuteToolCallsResult,
   executeToolCalls,

@@ -1,7 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { LIMITS } from '../src/index.js';
-import { readAttachments, readBody, readHopRequest, sniffImageType } from '../src/server.js';
+import { readAttachments } from '../src/attachments/read-attachments.js';
+import { sniffImageType } from '../src/attachments/sniff.js';
+import { readBody } from '../src/door/read-body.js';
+import { readHopRequest } from '../src/server.js';
 
 // The door every TypeScript server shares (the reference server, and so its msw mock): content type, body size, multipart, attachments.
 const bytes = (...values: number[]) => new Uint8Array(values);

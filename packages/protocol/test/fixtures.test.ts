@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { findComponent, walkLayout, type CatalogComponent } from '../src/index.js';
+import { builtinTools, executeToolCalls } from '../src/server.js';
 import {
   EditComponentsInput,
   GetComponentDetailsInput,
@@ -12,9 +13,7 @@ import {
   PlaceComponentsInput,
   RemoveComponentsInput,
   SetPageValueInput,
-  builtinTools,
-  executeToolCalls,
-} from '../src/server.js';
+} from '../src/tools/tool-inputs.js';
 import type { Scenario } from '../src/scenario/index.js';
 import { decidedReplies } from '../src/scenario/index.js';
 import { DEFAULT_FIXTURES_DIR, FixtureError, loadFixtures, loadScenario, loadScenarios } from '../src/node/index.js';

@@ -21,14 +21,13 @@ import {
   TokenResponse,
   ToolOutput,
 } from '../src/index.js';
+import { HopError, parseHopRequestJson } from '../src/server.js';
 import {
   EditComponentsInput,
   GetComponentDetailsInput,
-  HopError,
-  parseHopRequestJson,
   PlaceComponentsInput,
   SetPageValueInput,
-} from '../src/server.js';
+} from '../src/tools/tool-inputs.js';
 import { Scenario } from '../src/scenario/index.js';
 import { buildSpec } from '../src/spec/build-spec.js';
 import { SCHEMA_BASE_URI } from '../src/spec/json-schema.js';

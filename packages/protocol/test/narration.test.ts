@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { finalNarration, joinNarration, maxHopsMessage, stripFinalAnswer } from '../src/server.js';
+import { finalNarration, stripFinalAnswer } from '../src/narration/narration.js';
+import { joinNarration, maxHopsMessage } from '../src/server.js';
 
 describe('narration', () => {
   it('joins the turn texts with a blank line, trimmed, skipping empty ones', () => {

@@ -14,7 +14,7 @@ import {
   type ToolOutput,
 } from '../src/index.js';
 
-// remove_components and move_components (spec §11.1) in the shared reducer, on layouts/nested.yaml:
+// remove_components and move_components (spec §11.4, §11.5) in the shared reducer, on layouts/nested.yaml:
 // header: hero-1; content: section-1 [content: columns-1 [left: text-1, right: grid-1 [items: card-1, card-2]]], footer-1.
 const nested = Layout.parse(
   parse(readFileSync(new URL('../../../fixtures/layouts/nested.yaml', import.meta.url), 'utf8')),

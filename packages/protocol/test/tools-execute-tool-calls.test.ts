@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { applyOutputs, LIMITS, findComponent } from '../src/index.js';
 import {
   builtinTools,
-  defaultParallelMessage,
   outputLimitMessage,
   executeToolCalls,
   ToolInputError,
@@ -12,6 +11,7 @@ import {
   type ToolCall,
   type ToolDefinition,
 } from '../src/server.js';
+import { defaultParallelMessage } from '../src/tools/execute-tool-calls.js';
 import { catalog, counterUuids, documentOf, emptyLayout, nestedLayout, pageFields } from './support/tools-fixtures.js';
 
 function options(overrides: Partial<ExecuteToolCallsOptions> = {}): ExecuteToolCallsOptions {

@@ -1,7 +1,8 @@
 import type { CancelResponse } from '@canvas-ai/protocol';
 import { isHopError } from '@canvas-ai/protocol/server';
 import type { ServerDeps } from './server-deps.js';
-import { cancelMarkerKey, guardStore, turnKey } from './store/turn-store.js';
+import { cancelMarkerKey, type TurnKey, turnKey } from './store/keys.js';
+import { guardStore } from './store/turn-store.js';
 import { isCancelled, loadTurn } from './turn-gate.js';
 import type { ActiveTurn, CancelMarker, TurnRecord } from './turn-state.js';
 
@@ -44,7 +45,12 @@ export async function cancelTurn(deps: ServerDeps, sessionId: string, requestId:
  * The marker first, then the delete: the order `persist` relies on (a hop saving now either sees the marker or is
  * deleted after its write). The marker outlasts the lock, so it outlasts any hop that is running now.
  */
-async function dropTurn(deps: ServerDeps, key: string, requestId: string, turn: ActiveTurn | undefined): Promise<void> {
+async function dropTurn(
+  deps: ServerDeps,
+  key: TurnKey,
+  requestId: string,
+  turn: ActiveTurn | undefined,
+): Promise<void> {
   const marker: CancelMarker = { kind: 'cancelled', hop: turn?.hop ?? 0 };
   await guardStore(
     () => deps.store.set(cancelMarkerKey(key), marker, Math.max(deps.ttl.finishedMs, deps.ttl.lockMs)),
@@ -61,7 +67,7 @@ async function dropTurn(deps: ServerDeps, key: string, requestId: string, turn: 
 }
 
 /** The stored turn; an unreadable record counts as absent (loadTurn already dropped it), an unreachable store is a 503. */
-async function readTurn(deps: ServerDeps, key: string, requestId: string): Promise<TurnRecord | undefined> {
+async function readTurn(deps: ServerDeps, key: TurnKey, requestId: string): Promise<TurnRecord | undefined> {
   return loadTurn(deps.store, key, requestId).catch((error: unknown) => {
     if (isHopError(error) && error.code === 'store_unavailable') throw error;
     return undefined;

@@ -37,7 +37,8 @@ import { overwritesPersonEdit, personChangesNotice, type PersonChangesNotice } f
 import { redactUrlsIn } from './redact.js';
 import { rejectionNotice } from './rejection-notice.js';
 import type { ServerDeps } from './server-deps.js';
-import { guardStore, LockLostError, type TurnLock, turnKey } from './store/turn-store.js';
+import { type TurnKey, turnKey } from './store/keys.js';
+import { guardStore, LockLostError, type TurnLock } from './store/turn-store.js';
 import { admitStoredHop, isCancelled } from './turn-gate.js';
 import { seedTurn } from './turn-seed.js';
 import { describeHopSpan, inSpan, tracedDecision, tracedTools } from './tracing.js';
@@ -63,7 +64,7 @@ export interface HopInput {
 /** One admitted hop: the request, the turn it continues (seeded on hop 1), and where that turn is stored. */
 interface HopRun {
   deps: ServerDeps;
-  key: string;
+  key: TurnKey;
   /** The turn's lock, held for the whole hop: every save is fenced by it (spec §8). */
   lock: TurnLock;
   request: HopRequest;

@@ -5,7 +5,7 @@ export type { TurnStore, TurnLock } from './store/turn-store.js';
 export { MemoryTurnStore, type MemoryTurnStoreOptions } from './store/memory.js';
 export { RedisTurnStore, type RedisTurnStoreOptions } from './store/redis.js';
 export type { ModelProvider, ModelRequest, ModelReply, ModelUsage } from './providers/model-provider.js';
-export { ScriptedProvider, type ScriptedProviderOptions, REAL_MODEL_HELP } from './providers/scripted.js';
+export { ScriptedProvider, type ScriptedProviderOptions } from './providers/scripted.js';
 export { OpenAiCompatibleProvider, type OpenAiCompatibleOptions } from './providers/openai-compatible.js';
 export { openAiProviderFromEnv, type ProviderEnv } from './providers/from-env.js';
 export type { ModelMessage, StoredToolCall, StoredAttachment } from './turn-state.js';

@@ -1,5 +1,6 @@
 import { HopError } from '@canvas-ai/protocol/server';
 import { jsonLength } from './store/json-length.js';
+import { ledgerKey, parseTurnKey, type TurnKey, turnKey } from './store/keys.js';
 import { LockLostError, type SetOptions, type TurnLock, type TurnStore } from './store/turn-store.js';
 
 /**
@@ -44,7 +45,7 @@ const LEDGER_RETRY_MS = 10;
  * spent on it. Another session's turns are never evicted to make room. A turn already running may finish (its
  * growth is bounded by `max_hops`), so a session holds at most its quota plus one turn.
  *
- * The ledger lives in the store under `quota/<session>` (no `:`, so no turn key looks like it), updated under its
+ * The ledger lives in the store under its {@link ledgerKey} (no turn key looks like it), updated under its
  * own lock, so several instances on one Redis keep one ledger.
  */
 export class QuotaStore implements TurnStore {
@@ -62,13 +63,13 @@ export class QuotaStore implements TurnStore {
 
   async set(key: string, value: unknown, ttlMs: number, options?: SetOptions): Promise<void> {
     await this.inner.set(key, value, ttlMs, options);
-    const turn = turnOf(key);
+    const turn = parseTurnKey(key);
     if (!turn || !this.#enabled()) return;
     const bytes = jsonLength(value);
     const expires = this.now() + ttlMs;
     const finished = (value as { kind?: unknown } | null)?.kind === 'finished';
     const dropped: string[] = [];
-    await this.#update(turn.session, (ledger) => {
+    await this.#update(turn.sessionId, (ledger) => {
       ledger.turns[turn.requestId] = finished
         ? { bytes, expires_at: expires, finished }
         : { bytes, expires_at: expires };
@@ -80,14 +81,14 @@ export class QuotaStore implements TurnStore {
         dropped.push(id);
       }
     });
-    for (const id of dropped) await this.inner.delete(`${turn.session}:${id}`);
+    for (const id of dropped) await this.inner.delete(turnKey(turn.sessionId, id));
   }
 
   async delete(key: string): Promise<void> {
     await this.inner.delete(key);
-    const turn = turnOf(key);
+    const turn = parseTurnKey(key);
     if (!turn || !this.#enabled()) return;
-    await this.#update(turn.session, (ledger) => {
+    await this.#update(turn.sessionId, (ledger) => {
       delete ledger.turns[turn.requestId];
     });
   }
@@ -102,11 +103,11 @@ export class QuotaStore implements TurnStore {
    * concurrent new turns of one session cannot all pass. A turn the session already holds (a later hop, a retry)
    * always passes.
    */
-  async admit(key: string, runningMs: number, requestId: string): Promise<void> {
-    const turn = turnOf(key);
+  async admit(key: TurnKey, runningMs: number, requestId: string): Promise<void> {
+    const turn = parseTurnKey(key);
     if (!turn || !this.#enabled()) return;
     let refusal: HopError | undefined;
-    await this.#update(turn.session, (ledger, now) => {
+    await this.#update(turn.sessionId, (ledger, now) => {
       if (ledger.turns[turn.requestId]) return;
       const entries = Object.values(ledger.turns);
       const running = entries.filter((entry) => !entry.finished);
@@ -139,7 +140,7 @@ export class QuotaStore implements TurnStore {
    * for a little, then the change goes ahead without it: a quota is a bound, not a consensus.
    */
   #update(session: string, change: (ledger: Ledger, now: number) => void): Promise<void> {
-    const key = `quota/${session}`;
+    const key = ledgerKey(session);
     const previous = this.#chains.get(key) ?? Promise.resolve();
     const next = previous
       .catch(() => undefined)
@@ -177,14 +178,6 @@ export class QuotaStore implements TurnStore {
     });
     return next;
   }
-}
-
-/** The session and request id of a turn key (`<escaped session>:<request_id>`), or undefined for any other key. */
-function turnOf(key: string): { session: string; requestId: string } | undefined {
-  if (key.includes('/')) return undefined;
-  const colon = key.indexOf(':');
-  if (colon <= 0) return undefined;
-  return { session: key.slice(0, colon), requestId: key.slice(colon + 1) };
 }
 
 /**

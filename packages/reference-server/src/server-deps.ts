@@ -1,6 +1,7 @@
 import type { AgentsConfig, Catalog } from '@canvas-ai/protocol';
 import type { Logger } from './log.js';
 import type { ModelProvider } from './providers/model-provider.js';
+import type { TurnKey } from './store/keys.js';
 import type { TurnStore } from './store/turn-store.js';
 import type { createToolRegistry } from './tools/registry.js';
 
@@ -34,5 +35,5 @@ export interface ServerDeps {
   /** Awaited between the costly steps of a hop, so other requests run in between (the app's turnstile). */
   pause: () => Promise<void>;
   /** Lets a new turn start only if its session has room for it; throws 429 `quota_exceeded` otherwise. */
-  admitNewTurn: (key: string, requestId: string) => Promise<void>;
+  admitNewTurn: (key: TurnKey, requestId: string) => Promise<void>;
 }

@@ -1,10 +1,11 @@
 import type { HopRequest, HopResponse } from '@canvas-ai/protocol';
 import { admitHop, HopError, type StoredTurnSummary } from '@canvas-ai/protocol/server';
-import { cancelMarkerKey, guardStore, type TurnLock, type TurnStore } from './store/turn-store.js';
+import { cancelMarkerKey, type TurnKey } from './store/keys.js';
+import { guardStore, type TurnLock, type TurnStore } from './store/turn-store.js';
 import { replayResponse, TurnRecord, type ActiveTurn } from './turn-state.js';
 
 /** Loads what the store holds for a turn, validated; an unreadable record is dropped and the hop fails (500). */
-export async function loadTurn(store: TurnStore, key: string, requestId: string): Promise<TurnRecord | undefined> {
+export async function loadTurn(store: TurnStore, key: TurnKey, requestId: string): Promise<TurnRecord | undefined> {
   const value = await guardStore(() => store.get(key), requestId);
   if (value === undefined) return undefined;
   const parsed = TurnRecord.safeParse(value);
@@ -24,7 +25,7 @@ export async function loadTurn(store: TurnStore, key: string, requestId: string)
 export type Admission = { kind: 'replay'; response: HopResponse } | { kind: 'run'; turn: ActiveTurn | undefined };
 
 /** Whether the turn's cancel marker is in the store (a store that cannot answer is a 503). */
-export async function isCancelled(store: TurnStore, key: string, requestId: string): Promise<boolean> {
+export async function isCancelled(store: TurnStore, key: TurnKey, requestId: string): Promise<boolean> {
   return (await guardStore(() => store.get(cancelMarkerKey(key)), requestId)) !== undefined;
 }
 
@@ -35,7 +36,7 @@ export async function isCancelled(store: TurnStore, key: string, requestId: stri
  */
 export async function admitStoredHop(
   store: TurnStore,
-  key: string,
+  key: TurnKey,
   request: HopRequest,
   agentId: string,
   lock: TurnLock | undefined,

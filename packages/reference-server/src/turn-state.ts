@@ -119,7 +119,7 @@ export const FinishedTurn = z.object({
 export type FinishedTurn = z.infer<typeof FinishedTurn>;
 
 /**
- * The marker a cancel leaves under the turn's own marker key (`cancelMarkerKey` in store/turn-store.ts), apart from the turn, so that
+ * The marker a cancel leaves under the turn's own marker key (`cancelMarkerKey` in store/keys.ts), apart from the turn, so that
  * no save of the turn can overwrite it: while it lasts, every hop of the turn gets 410 (spec/hop-protocol.md §8.5).
  * Only its presence counts; `hop` is the turn's latest hop when it was cancelled (0: none had finished), for people.
  */

@@ -1,7 +1,8 @@
 import { PROTOCOL_VERSION, type TurnStatusResponse } from '@canvas-ai/protocol';
 import { HopError, joinNarration } from '@canvas-ai/protocol/server';
 import type { ServerDeps } from './server-deps.js';
-import { cancelMarkerKey, guardStore, turnKey } from './store/turn-store.js';
+import { cancelMarkerKey, turnKey } from './store/keys.js';
+import { guardStore } from './store/turn-store.js';
 import { TurnRecord, turnTexts } from './turn-state.js';
 
 /**

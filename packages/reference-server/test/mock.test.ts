@@ -1,6 +1,6 @@
 // The msw mock (src/mock.ts): the reference server itself behind msw handlers, with the options a host developer sets.
 import { strict as assert } from 'node:assert';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { setupServer } from 'msw/node';
@@ -611,26 +611,5 @@ describe('the mock in a browser page', () => {
       protocol: PROTOCOL_VERSION,
     });
     await assert.rejects(fetch(`${ORIGIN}/api/users`), 'not a path of the server: msw lets it through, unhandled');
-  });
-
-  it('imports nothing Node-only: no node:* module, no ioredis, no Node adapter', async () => {
-    const bare = new Set<string>();
-    const seen = new Set<string>();
-    const visit = async (file: URL): Promise<void> => {
-      if (seen.has(file.href)) return;
-      seen.add(file.href);
-      const source = await readFile(file, 'utf8');
-      for (const [, specifier] of source.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'([^']+)';/gms)) {
-        if (specifier!.startsWith('.')) await visit(new URL(specifier!.replace(/\.js$/, '.ts'), file));
-        else bare.add(specifier!);
-      }
-    };
-    await visit(new URL('../src/mock.ts', import.meta.url));
-    assert.ok(seen.has(new URL('../src/app.ts', import.meta.url).href), 'the walk reached createApp');
-    const nodeOnly = [...bare].filter(
-      (specifier) => specifier.startsWith('node:') || ['ioredis', '@hono/node-server'].includes(specifier),
-    );
-    assert.deepEqual(nodeOnly, []);
-    assert.ok(!seen.has(new URL('../src/index.ts', import.meta.url).href), 'index.ts pulls the Redis store');
   });
 });

@@ -1,4 +1,4 @@
-// Removing and moving over real HTTP (spec §11.1, §12), and the negotiation that keeps them from clients that cannot
+// Removing and moving over real HTTP (spec §11.4, §11.5, §12), and the negotiation that keeps them from clients that cannot
 // apply them (spec §5.1, §14.2): the tools are offered only to a turn whose client declared their outputs on hop 1.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

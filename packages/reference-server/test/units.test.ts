@@ -8,6 +8,7 @@ import { helpText, parseCliOptions, UsageError } from '../src/cli-options.js';
 import { CsrfTokens } from '../src/csrf.js';
 import { Sessions } from '../src/session.js';
 import { Signer } from '../src/signer.js';
+import { cancelMarkerKey, ledgerKey, parseTurnKey, turnKey } from '../src/store/keys.js';
 import { Turnstile } from '../src/turnstile.js';
 
 describe('CSRF tokens', () => {
@@ -254,5 +255,33 @@ describe('Turnstile', () => {
     const z = turnstile.pass().then(() => order.push('z'));
     await Promise.all([x, y, z]);
     assert.deepEqual(order, ['x', 'y', 'i/o', 'z']);
+  });
+});
+
+describe('store keys', () => {
+  it('parse a turn key back into the session and request id it was built from, colons and slashes in the session included', () => {
+    for (const [sessionId, requestId] of [
+      ['c2Vzc2lvbg', 't1'],
+      ['alice', 'x:t1'],
+      ['alice:x', 't1'],
+      ['user/42%', 'turn-9'],
+    ] as const) {
+      assert.deepEqual(parseTurnKey(turnKey(sessionId, requestId)), { sessionId, requestId });
+    }
+    assert.notEqual(turnKey('alice', 'x:t1'), turnKey('alice:x', 't1'));
+  });
+
+  it('keep cancel markers and ledgers apart from turns: neither parses as a turn key', () => {
+    const key = turnKey('alice:x', 't1');
+    assert.equal(parseTurnKey(cancelMarkerKey(key)), undefined);
+    assert.equal(parseTurnKey(ledgerKey('alice:x')), undefined);
+    assert.equal(parseTurnKey('no-colon'), undefined);
+    assert.equal(parseTurnKey('%E0%A4%A:t1'), undefined);
+  });
+
+  it('keep the key layout operators read in Redis', () => {
+    assert.equal(turnKey('a:b', 't1'), 'a%3Ab:t1');
+    assert.equal(cancelMarkerKey(turnKey('s', 't1')), 's:t1/cancelled');
+    assert.equal(ledgerKey('s'), 'quota/s');
   });
 });

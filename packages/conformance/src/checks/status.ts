@@ -4,7 +4,7 @@ import { drivePromptTurn } from '../drive-turn.js';
 import { describeAnswer, errorCodeOf, type Exchange } from '../http-client.js';
 import { jsonDifference } from '../json-diff.js';
 import { newRequestId, scenarioHop } from '../requests.js';
-import { multiHopScenario } from './turn-probes.js';
+import { firstHopRefused, multiHopScenario, secondSessionTurn } from './turn-probes.js';
 
 const gone =
   'Anything else (never started, expired, cancelled, failed, started in another session) gets 410 turn_not_found.';
@@ -121,15 +121,12 @@ export const statusChecks: ConformanceCheck[] = [
       must: "Like every turn operation it is scoped to the session: another session's turn is, for this session, a turn that does not exist.",
     },
     async run(context) {
-      if (context.client.options.tokenEndpoint === undefined)
-        return skip('no --token-endpoint: the kit cannot open a second session');
-      const fixtures = context.requireFixtures();
-      const scenario = multiHopScenario(fixtures.scenarios);
-      if (!scenario) return skip('no scenario without attachments has two hops or more');
-      const id = newRequestId('status-session');
+      const turn = secondSessionTurn(context, 'status-session');
+      if ('skip' in turn) return skip(turn.skip);
+      const { id } = turn;
       try {
-        const hop1 = await context.client.postHop(scenarioHop(scenario, fixtures, id, 1));
-        if (hop1.status !== 200) return fail(`${scenario.id} hop 1 answered ${describeAnswer(hop1)}`);
+        const refused = await firstHopRefused(context, turn);
+        if (refused) return refused;
         const stranger = context.client.fork();
         await stranger.csrfToken(); // a session of its own: the token endpoint sets its cookie
         const theirs = await stranger.status(id);

@@ -1,6 +1,7 @@
 import { PLACED_REF } from '@canvas-ai/protocol/scenario';
-import type { Scenario } from '@canvas-ai/protocol/scenario';
+import type { Fixtures, Scenario } from '@canvas-ai/protocol/scenario';
 import { HopResponse } from '@canvas-ai/protocol';
+import { type CheckVerdict, fail } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { describeAnswer, errorCodeOf, type Exchange } from '../http-client.js';
 import { newRequestId, scenarioHop } from '../requests.js';
@@ -8,6 +9,35 @@ import { newRequestId, scenarioHop } from '../requests.js';
 /** The first scenario (file order) without attachments that takes two hops or more: the kit's probes drive it by hand. */
 export function multiHopScenario(scenarios: readonly Scenario[]): Scenario | undefined {
   return scenarios.find((scenario) => scenario.attachments.length === 0 && scenario.hops.length >= 2);
+}
+
+/** A turn for a check that asks about it from a second session: a two-hop scenario and a fresh request id. */
+export interface SecondSessionTurn {
+  scenario: Scenario;
+  fixtures: Fixtures;
+  id: string;
+}
+
+/**
+ * Picks the turn of a check that then asks from another session (the first two-hop scenario), or says why the check
+ * cannot run: the kit opens a second session through the token endpoint.
+ */
+export function secondSessionTurn(context: CheckContext, label: string): SecondSessionTurn | { skip: string } {
+  if (context.client.options.tokenEndpoint === undefined)
+    return { skip: 'no --token-endpoint: the kit cannot open a second session' };
+  const fixtures = context.requireFixtures();
+  const scenario = multiHopScenario(fixtures.scenarios);
+  if (!scenario) return { skip: 'no scenario without attachments has two hops or more' };
+  return { scenario, fixtures, id: newRequestId(label) };
+}
+
+/** Sends hop 1 of the turn; the failing verdict when the server did not answer it 200. */
+export async function firstHopRefused(
+  context: CheckContext,
+  turn: SecondSessionTurn,
+): Promise<CheckVerdict | undefined> {
+  const hop1 = await context.client.postHop(scenarioHop(turn.scenario, turn.fixtures, turn.id, 1));
+  return hop1.status === 200 ? undefined : fail(`${turn.scenario.id} hop 1 answered ${describeAnswer(hop1)}`);
 }
 
 /** A hop made to fail while it executes, and the same hop sent again. */

@@ -4,7 +4,14 @@ import type { CheckContext } from '../context.js';
 import { describeAnswer, errorCodeOf, type Exchange } from '../http-client.js';
 import { jsonDifference } from '../json-diff.js';
 import { EMPTY_DOCUMENT, newRequestId, promptHop, scenarioHop } from '../requests.js';
-import { agentScenario, earlierHopProbe, failureProbe, multiHopScenario } from './turn-probes.js';
+import {
+  agentScenario,
+  earlierHopProbe,
+  failureProbe,
+  firstHopRefused,
+  multiHopScenario,
+  secondSessionTurn,
+} from './turn-probes.js';
 
 /** The turn rules of spec §8: unknown and ended turns, concurrent and out-of-order hops, sessions, failed turns. */
 export const turnRuleChecks: ConformanceCheck[] = [
@@ -192,14 +199,11 @@ export const turnRuleChecks: ConformanceCheck[] = [
       must: 'Every key the server stores a turn under MUST include the session: a request_id of another session is, for this session, a turn that does not exist.',
     },
     async run(context) {
-      if (context.client.options.tokenEndpoint === undefined)
-        return skip('no --token-endpoint: the kit cannot open a second session');
-      const fixtures = context.requireFixtures();
-      const scenario = multiHopScenario(fixtures.scenarios);
-      if (!scenario) return skip('no scenario without attachments has two hops or more');
-      const id = newRequestId('session');
-      const hop1 = await context.client.postHop(scenarioHop(scenario, fixtures, id, 1));
-      if (hop1.status !== 200) return fail(`${scenario.id} hop 1 answered ${describeAnswer(hop1)}`);
+      const turn = secondSessionTurn(context, 'session');
+      if ('skip' in turn) return skip(turn.skip);
+      const refused = await firstHopRefused(context, turn);
+      if (refused) return refused;
+      const { scenario, fixtures, id } = turn;
       const stranger = await context.client.fork().postHop(scenarioHop(scenario, fixtures, id, 2));
       const own = await context.client.postHop(scenarioHop(scenario, fixtures, id, 2));
       await context.client.cancel(id);

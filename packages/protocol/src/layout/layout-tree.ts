@@ -68,13 +68,6 @@ export function findComponentPath(layout: Layout, uuid: string): { node: Compone
   return undefined;
 }
 
-/**
- * The component list a target names: a region's components, or a parent's slot.
- */
-export function resolveTargetList(layout: Layout, target: string, callId?: string): ComponentNode[] {
-  return resolveTarget(layout, target, callId).list;
-}
-
 /** The component list a target names and its path from the layout's root; throws a {@link LayoutError} if none. */
 export function resolveTarget(
   layout: Layout,

@@ -38,7 +38,7 @@ export const SetPageValueInput = z
   .meta({ id: 'SetPageValueInput' });
 export type SetPageValueInput = z.infer<typeof SetPageValueInput>;
 
-/** Remove components from the page, with everything inside their slots (revision 1.2, spec §11.1). */
+/** Remove components from the page, with everything inside their slots (spec §11.4). */
 export const RemoveComponentsInput = z
   .object({
     uuids: z
@@ -50,7 +50,7 @@ export const RemoveComponentsInput = z
   .meta({ id: 'RemoveComponentsInput' });
 export type RemoveComponentsInput = z.infer<typeof RemoveComponentsInput>;
 
-/** Move components already on the page; they keep their uuids, props and slot children (spec §11.1). */
+/** Move components already on the page; they keep their uuids, props and slot children (spec §11.5). */
 export const MoveComponentsInput = z
   .object({
     operations: z

@@ -65,7 +65,7 @@ export const SetPageValueOutput = z
 export type SetPageValueOutput = z.infer<typeof SetPageValueOutput>;
 
 /**
- * Remove components, each with its slot children (revision 1.2: only for a client that declared it, spec §11.1).
+ * Remove components, each with its slot children (revision 1.2: only for a client that declared it, spec §11.4).
  * Applied in order; every uuid must be on the page when its turn comes.
  */
 export const RemoveComponentsOutput = z
@@ -82,7 +82,7 @@ export const RemoveComponentsOutput = z
   .meta({ id: 'RemoveComponentsOutput', description: 'Remove components with their slot children.' });
 export type RemoveComponentsOutput = z.infer<typeof RemoveComponentsOutput>;
 
-/** One move of a `move_components` output: these components, in this order, go to the target (spec §11.1). */
+/** One move of a `move_components` output: these components, in this order, go to the target (spec §11.5). */
 export const MoveOperation = z
   .object({
     uuids: z.array(ComponentUuid).min(1),
@@ -95,7 +95,7 @@ export type MoveOperation = z.infer<typeof MoveOperation>;
 
 /**
  * Move components elsewhere on the page, keeping their uuids, props and slot children (revision 1.2: only for a
- * client that declared it, spec §11.1). Apply the operations in order.
+ * client that declared it, spec §11.5). Apply the operations in order.
  */
 export const MoveComponentsOutput = z
   .object({

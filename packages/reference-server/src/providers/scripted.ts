@@ -10,7 +10,7 @@ import {
 import type { ModelProvider, ModelReply, ModelRequest } from './model-provider.js';
 
 /** How to switch from the scripted provider to a real model; told to anyone whose message matches no scenario. */
-export const REAL_MODEL_HELP =
+const REAL_MODEL_HELP =
   'To talk to a real model, start the server with `--provider openai` and set CANVAS_AI_OPENAI_MODEL, ' +
   'CANVAS_AI_OPENAI_API_KEY and, for an endpoint other than OpenAI (Gemini, Mistral, Ollama, vLLM, LM Studio …), ' +
   'CANVAS_AI_OPENAI_BASE_URL; or with `--provider anthropic` and set CANVAS_AI_ANTHROPIC_MODEL and ' +

@@ -29,7 +29,10 @@ export class LockLostError extends Error {
   }
 }
 
-/** Where turns live between hops. Keys are `${sessionId}:${request_id}` (see {@link turnKey}), so one session never sees another's turn. */
+/**
+ * Where turns live between hops. Keys are built in `keys.ts`: a turn's is scoped to its session, so one session never
+ * sees another's turn.
+ */
 export interface TurnStore {
   /** The value stored under `key`, or undefined when absent or expired. */
   get(key: string): Promise<unknown>;
@@ -45,21 +48,6 @@ export interface TurnStore {
    * Resolves undefined when another holder has it: the caller answers 409 `hop_in_progress`.
    */
   lock(key: string, ttlMs: number): Promise<TurnLock | undefined>;
-}
-
-/** The store key of a turn: scoped to the caller's session (spec §4.2). */
-export function turnKey(sessionId: string, requestId: string): string {
-  // request_id may contain ':', and a deployment's own session ids (a user id) may too: escaping the session id
-  // keeps "alice" + "x:t1" and "alice:x" + "t1" apart. Cookie session ids (base64url) are left as they are.
-  return `${encodeURIComponent(sessionId)}:${requestId}`;
-}
-
-/**
- * The key of a turn's cancel marker (spec/hop-protocol.md §8.5): its own key, so a hop saving the turn can never
- * overwrite the marker. `/` occurs in neither a request_id nor an escaped session id, so no turn key looks like it.
- */
-export function cancelMarkerKey(turnKey: string): string {
-  return `${turnKey}/cancelled`;
 }
 
 /**

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 // the repository. A design brief, a toolchain note or an issue tracker the repository does not contain is a dead end
 // for a reader, and a bare `§N` does not say which document it numbers (old ones followed another document's numbers).
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const self = fileURLToPath(import.meta.url);
 
 /** The section numbers of a markdown document's numbered headings (`## 3. Endpoints`, `### 3.1 …`), with titles. */
@@ -39,7 +39,7 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-/** The files scanned: every package's src/, test/, scripts/ and root config files, bench's, and scripts/. */
+/** The files scanned: every package's src/, test/, scripts/ and root config files, bench's, checks', and scripts/. */
 function scannedFiles(): string[] {
   const packages = readdirSync(join(root, 'packages')).map((name) => join('packages', name));
   const configs = packages.flatMap((dir) =>
@@ -48,7 +48,9 @@ function scannedFiles(): string[] {
       .map((name) => join(dir, name)),
   );
   return [
-    ...[...packages, 'bench'].flatMap((dir) => ['src', 'test', 'scripts'].flatMap((sub) => filesUnder(join(dir, sub)))),
+    ...[...packages, 'bench', 'checks'].flatMap((dir) =>
+      ['src', 'test', 'scripts'].flatMap((sub) => filesUnder(join(dir, sub))),
+    ),
     ...configs,
     ...filesUnder('scripts'),
   ]
@@ -117,7 +119,7 @@ describe('references in source, test and config files', () => {
   const files = scannedFiles();
 
   it('scans the files of every package, bench and scripts', () => {
-    for (const dir of ['packages/protocol/src', 'packages/reference-server/src', 'bench/src', 'scripts'])
+    for (const dir of ['packages/protocol/src', 'packages/reference-server/src', 'bench/src', 'checks/src', 'scripts'])
       assert.ok(
         files.some((file) => file.startsWith(dir)),
         `no file scanned under ${dir}`,

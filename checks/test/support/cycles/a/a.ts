@@ -1,0 +1,2 @@
+import { b } from '../b/b.js';
+export const a = (): number => b + 1;

@@ -1,0 +1,2 @@
+import { d } from '../d/d.js';
+export const c = d;

@@ -1,0 +1,2 @@
+import { e } from '../e/e.js';
+export const d = e;
