@@ -69,8 +69,7 @@ export async function benchLiveModel(
     catalog: config.catalog,
     provider: model,
     store: new MemoryTurnStore(),
-    csrf: false,
-    sessionId: () => 'bench-live-model',
+    security: { csrf: false, sessionId: () => 'bench-live-model' },
     log: silentLogger,
   });
   const server = await startServer(app, { port: 0, host: '127.0.0.1' });

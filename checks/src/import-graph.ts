@@ -51,14 +51,15 @@ function sourcesUnder(root: string, dir: string): string[] {
 }
 
 /**
- * The folder cycles among the sources under `dir`: each strongly connected group of its top-level folders (files
- * directly in `dir` count as the folder `.`), as its sorted folder names joined by ` ↔ `. Type-only imports count:
- * a reader of one folder has to read the other either way.
+ * The folder cycles among the sources under `dir`: each strongly connected group of its top-level folders (a file
+ * directly in `dir` is a node of its own: the entry points import every folder, and a neutral module such as the
+ * protocol's `steps.ts` is imported by several), as its sorted names joined by ` ↔ `. Type-only imports count: a
+ * reader of one folder has to read the other either way.
  */
 export function folderCycles(root: string, dir: string): string[] {
   const folderOf = (file: string) => {
     const parts = posix(relative(dir, file)).split('/');
-    return parts.length > 1 ? parts[0]! : '.';
+    return parts[0]!;
   };
   const edges = new Map<string, Set<string>>();
   for (const file of sourcesUnder(root, dir)) {

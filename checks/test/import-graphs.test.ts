@@ -53,7 +53,7 @@ describe('@canvas-ai/widget/loop', () => {
 
 describe('folders of the protocol package', () => {
   // Cycles that exist today, listed so that a new one fails; remove a line when its cycle is gone.
-  const KNOWN_CYCLES = ['attachments ↔ door'];
+  const KNOWN_CYCLES: string[] = [];
 
   it('import each other one way only, apart from the known cycles', () => {
     const cycles = folderCycles(root, 'packages/protocol/src');

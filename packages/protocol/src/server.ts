@@ -4,7 +4,7 @@
 export { HopError, type HopErrorOptions, isHopError } from './wire/errors.js';
 export type { BodyAllowance } from './door/read-body.js';
 export { type DoorOptions, type DoorResult, readHopRequest } from './door/read-hop-request.js';
-export { nextMacrotask } from './door/pause.js';
+export { nextMacrotask, pauseFor } from './steps/steps.js';
 export { type ParseResult, parseHopRequest, parseHopRequestJson } from './parse/parse-hop-request.js';
 export {
   admitHop,

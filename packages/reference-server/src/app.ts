@@ -1,5 +1,4 @@
-import { Hono, type Context } from 'hono';
-import { getCookie } from 'hono/cookie';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import {
   agentsResponse,
   CSRF_HEADER,
@@ -11,12 +10,14 @@ import {
   type HealthResponse,
   type TokenResponse,
 } from '@canvas-ai/protocol';
-import { HopError, isHopError, readHopRequest, type ToolDefinition } from '@canvas-ai/protocol/server';
+import { HopError, isHopError, pauseFor, readHopRequest, type ToolDefinition } from '@canvas-ai/protocol/server';
+import type { AppEnv, ConnectionInfo } from './app-env.js';
 import { checkAgentTools } from './agents/check-agents.js';
 import { ConfigError } from './config-error.js';
 import { cancelTurn } from './cancel.js';
 import { BodyBudget } from './body-budget.js';
 import { CsrfTokens } from './csrf.js';
+import { ENDPOINTS } from './endpoints.js';
 import { runHop } from './hop.js';
 import { type HopEvents, NO_HOP_EVENTS } from './hop-events.js';
 import { DEFAULT_KEEPALIVE_MS, STREAM_HEADERS, streamHop, wantsStream } from './stream-response.js';
@@ -24,12 +25,12 @@ import { inHopSpan, inSpan } from './tracing.js';
 import { turnStatus } from './turn-status.js';
 import { encodeAttachments } from './turn-seed.js';
 import { type AllowedHosts, isAllowedHost, isAllowedOrigin, LOOPBACK_HOSTS } from './origins.js';
-import { endpointMethods, grantHeaders, isPreflight, listedOrigins, preflightResponse } from './cors.js';
-import { DEFAULT_STATIC_CSP, withSecurityHeaders } from './security-headers.js';
+import { corsGrants, endpointMethods, isPreflight, listedOrigins, preflightResponse } from './cors.js';
+import { DEFAULT_STATIC_CSP, securityHeaders } from './security-headers.js';
 import { jsonLineLogger, type Logger } from './log.js';
 import type { ModelProvider } from './providers/model-provider.js';
 import type { ServerDeps, TurnTtls } from './server-deps.js';
-import { Sessions } from './session.js';
+import { Sessions, sessionMiddleware } from './session.js';
 import { Signer } from './signer.js';
 import { addressBucket } from './client-address.js';
 import { type AddressQuota, QuotaStore, type SessionQuota } from './quota.js';
@@ -38,6 +39,8 @@ import { MemoryTurnStore } from './store/memory.js';
 import { guardStore, type TurnStore } from './store/turn-store.js';
 import { createToolRegistry } from './tools/registry.js';
 import { Turnstile } from './turnstile.js';
+
+export type { ConnectionInfo } from './app-env.js';
 
 /** Serves a static file for a request, or undefined to fall through to 404 (the demo editor, served same-origin). */
 export type StaticFiles = (request: Request) => Response | undefined | Promise<Response | undefined>;
@@ -50,53 +53,16 @@ export interface AppOptions {
   catalog: Catalog;
   /** The model: `ScriptedProvider`, `OpenAiCompatibleProvider` or your own. */
   provider: ModelProvider;
-  /** Where turns live between hops. Default: a bounded in-memory store (see `storeBytes`). */
+  /** Where turns live between hops. Default: a bounded in-memory store (see `quotas.storeBytes`). */
   store?: TurnStore;
-  /**
-   * The total of the default memory store, in characters of stored JSON: past it no new turn starts (503
-   * `server_busy`), and nothing held is evicted. A store you pass has its own (`maxBytes` of `MemoryTurnStore` and
-   * `RedisTurnStore`). Default 512 MiB.
-   */
-  storeBytes?: number;
   /** Tools added to the built-in ones (see "Adding a tool" in the README). */
   tools?: readonly ToolDefinition[];
   /** The project's documentation for `include_docs` agents. Default: none. */
   docs?: string;
   /** Names the agents config in start-up errors. Default: "the agents config". */
   agentsSource?: string;
-  /**
-   * The HMAC secret of session cookies and CSRF tokens (≥ 16 bytes), the same on every instance. Default: random per
-   * process (sessions and tokens die with a restart).
-   */
-  csrfSecret?: string | Uint8Array;
-  /** How long a CSRF token is accepted after `GET /api/token` issued it (then 403; a client fetches a new one). Default 12 h. */
-  tokenTtlMs?: number;
-  /**
-   * Checks the CSRF token header on every state-changing request. Turn it off only behind your own CSRF protection
-   * (a cookie of your own that is `SameSite=None` would make every hop forgeable): the origin check stays on.
-   * Default true.
-   */
-  csrf?: boolean;
-  /**
-   * The caller's session id, for deployments with their own auth (a user id, say). Default: the signed
-   * `canvas_ai_session` cookie (`__Host-canvas_ai_session` with `secureCookies`) set by `GET /api/token`. Turn keys
-   * are scoped to it.
-   */
-  sessionId?: (request: Request) => string | undefined | Promise<string | undefined>;
-  /** Makes the session cookie `Secure` and `__Host-` prefixed (serve over HTTPS). Default false. */
-  secureCookies?: boolean;
-  /** The largest multipart request body in bytes (hop 1 with attachments). Default {@link LIMITS.maxBodyBytes} (32 MiB). */
-  maxBodyBytes?: number;
-  /** The largest JSON body (and multipart `request` part) in bytes. Default {@link LIMITS.maxJsonBodyBytes} (8 MiB). */
-  maxJsonBodyBytes?: number;
-  /** A body must have arrived within this many milliseconds of its headers, or 408 `request_timeout`. Default 60,000. */
-  bodyTimeoutMs?: number;
-  /** Bytes of request bodies held in memory at once, all requests together (503 `server_busy` past it). Default 256 MiB. */
-  maxBufferedBodyBytes?: number;
-  /** A streamed hop (spec §6.1) sends a keepalive line after this many milliseconds without another. Default 15,000. */
-  streamKeepaliveMs?: number;
-  /** Store lifetimes. Defaults: turn 30 min, finished/cancelled 60 s, lock 5 min. */
-  ttl?: Partial<TurnTtls>;
+  /** Serves other GET requests (e.g. the demo editor). Default: 404. */
+  staticFiles?: StaticFiles;
   /** Structured logs. Default: JSON lines on stdout. */
   log?: Logger;
   /**
@@ -106,59 +72,97 @@ export interface AppOptions {
   logModelRequests?: boolean;
   /** Makes component uuids. Default `crypto.randomUUID`. */
   newUuid?: () => string;
-  /** Serves other GET requests (e.g. the demo editor). Default: 404. */
-  staticFiles?: StaticFiles;
-  /**
-   * The host names the server answers to (421 `host_not_allowed` for any other; `/healthz` answers every host):
-   * exact names, `.example.com` for a domain and its subdomains, or `'*'`. Default: the loopback names
-   * (`localhost`, `127.0.0.1`, `[::1]`); `startServer`'s callers name the hosts of their interface (the CLI does).
-   */
-  allowedHosts?: AllowedHosts;
-  /**
-   * Origins besides the request's own that may send `POST` and `DELETE` (403 `origin_not_allowed` for any other),
-   * e.g. the public origin when a proxy rewrites the host. Checked whether or not CSRF is on. Default: none.
-   */
-  allowedOrigins?: readonly string[];
-  /**
-   * The session cookie `SameSite=None` instead of `Lax`, for host pages on another site (spec §4.6): browsers send a
-   * Lax cookie to another origin of the same site only. Needs `secureCookies` (browsers drop a None cookie that is
-   * not Secure). Default false.
-   */
-  crossSiteCookies?: boolean;
-  /** The `Content-Security-Policy` of static files. Default {@link DEFAULT_STATIC_CSP}. */
-  contentSecurityPolicy?: string;
-  /**
-   * What one session may hold in the store (429 `quota_exceeded` for a new turn past it; 0 turns a bound off).
-   * Defaults: 32 turns running, 32 finished answers kept for replay (its oldest dropped past it), 64 MiB of stored
-   * JSON (attachments included).
-   */
-  sessionQuota?: Partial<SessionQuota>;
-  /**
-   * What the sessions of one client address (an IPv6 /64) may hold together (429 `quota_exceeded` for a new turn
-   * past it; 0 turns a bound off); needs the address (`startServer` passes it). Defaults: 64 turns running, 256 MiB
-   * of stored JSON.
-   */
-  addressQuota?: Partial<AddressQuota>;
-  /**
-   * New sessions one client address may mint per 10 minutes (429 `quota_exceeded` past it), counted by each
-   * process; needs the address (`startServer` passes it). Default 0: no limit (the CLI sets 120).
-   */
-  maxSessionsPerIp?: number;
-}
-
-/** What the runtime knows of the connection a request came on (the Node adapter passes it; others may). */
-export interface ConnectionInfo {
-  /** The client's address, for per-client quotas (behind a proxy: the proxy's). */
-  clientAddress?: string | undefined;
+  /** Store lifetimes. Defaults: turn 30 min, finished/cancelled 60 s, lock 5 min. */
+  ttl?: Partial<TurnTtls>;
+  /** Who may call, from where, and what every answer carries (spec §4.2, §4.5, §4.6). */
+  security?: {
+    /**
+     * The HMAC secret of session cookies and CSRF tokens (≥ 16 bytes), the same on every instance. Default: random
+     * per process (sessions and tokens die with a restart).
+     */
+    secret?: string | Uint8Array;
+    /**
+     * Checks the CSRF token header on every state-changing request. Turn it off only behind your own CSRF protection
+     * (a cookie of your own that is `SameSite=None` would make every hop forgeable): the origin check stays on.
+     * Default true.
+     */
+    csrf?: boolean;
+    /** How long a CSRF token is accepted after `GET /api/token` issued it (then 403; a client fetches a new one). Default 12 h. */
+    tokenTtlMs?: number;
+    /**
+     * The caller's session id, for deployments with their own auth (a user id, say). Default: the signed
+     * `canvas_ai_session` cookie (`__Host-canvas_ai_session` with `secureCookies`) set by `GET /api/token`. Turn
+     * keys are scoped to it.
+     */
+    sessionId?: (request: Request) => string | undefined | Promise<string | undefined>;
+    /** Makes the session cookie `Secure` and `__Host-` prefixed (serve over HTTPS). Default false. */
+    secureCookies?: boolean;
+    /**
+     * The session cookie `SameSite=None` instead of `Lax`, for host pages on another site (spec §4.6): browsers send
+     * a Lax cookie to another origin of the same site only. Needs `secureCookies` (browsers drop a None cookie that
+     * is not Secure). Default false.
+     */
+    crossSiteCookies?: boolean;
+    /**
+     * The host names the server answers to (421 `host_not_allowed` for any other; `/healthz` answers every host):
+     * exact names, `.example.com` for a domain and its subdomains, or `'*'`. Default: the loopback names
+     * (`localhost`, `127.0.0.1`, `[::1]`); `startServer`'s callers name the hosts of their interface (the CLI does).
+     */
+    allowedHosts?: AllowedHosts;
+    /**
+     * Origins besides the request's own that may send `POST` and `DELETE` (403 `origin_not_allowed` for any other),
+     * e.g. the public origin when a proxy rewrites the host; their pages also get CORS grants (spec §4.6). Checked
+     * whether or not CSRF is on. Default: none.
+     */
+    allowedOrigins?: readonly string[];
+    /** The `Content-Security-Policy` of static files. Default {@link DEFAULT_STATIC_CSP}. */
+    contentSecurityPolicy?: string;
+  };
+  /** What one request may bring and how long it may take. */
+  limits?: {
+    /** The largest multipart request body in bytes (hop 1 with attachments). Default {@link LIMITS.maxBodyBytes} (32 MiB). */
+    maxBodyBytes?: number;
+    /** The largest JSON body (and multipart `request` part) in bytes. Default {@link LIMITS.maxJsonBodyBytes} (8 MiB). */
+    maxJsonBodyBytes?: number;
+    /** A body must have arrived within this many milliseconds of its headers, or 408 `request_timeout`. Default 60,000. */
+    bodyTimeoutMs?: number;
+    /** Bytes of request bodies held in memory at once, all requests together (503 `server_busy` past it). Default 256 MiB. */
+    maxBufferedBodyBytes?: number;
+    /** A streamed hop (spec §6.1) sends a keepalive line after this many milliseconds without another. Default 15,000. */
+    streamKeepaliveMs?: number;
+  };
+  /** What sessions, client addresses and the whole store may hold (spec §8.8). */
+  quotas?: {
+    /**
+     * What one session may hold in the store (429 for a new turn past it; 0 turns a bound off). Defaults: 32 turns
+     * running, 32 finished answers kept for replay (its oldest dropped past it), 64 MiB of stored JSON (attachments
+     * included).
+     */
+    session?: Partial<SessionQuota>;
+    /**
+     * What the sessions of one client address (an IPv6 /64) may hold together (429 `quota_exceeded` for a new turn
+     * past it; 0 turns a bound off); needs the address (`startServer` passes it). Defaults: 64 turns running, 256 MiB
+     * of stored JSON.
+     */
+    address?: Partial<AddressQuota>;
+    /**
+     * The total of the default memory store, in characters of stored JSON: past it no new turn starts (503
+     * `server_busy`), and nothing held is evicted. A store you pass has its own (`maxBytes` of `MemoryTurnStore` and
+     * `RedisTurnStore`). Default 512 MiB.
+     */
+    storeBytes?: number;
+    /**
+     * New sessions one client address may mint per 10 minutes, counted by each process; needs the address
+     * (`startServer` passes it). Default 0: no limit (the CLI sets 120).
+     */
+    maxSessionsPerIp?: number;
+  };
 }
 
 /** A web-standard handler: mount it in any runtime that speaks `Request`/`Response`. */
 export interface CanvasAiApp {
   fetch(request: Request, connection?: ConnectionInfo): Promise<Response>;
 }
-
-/** What the routes read of the request's connection (Hono's `c.env`). */
-type AppEnv = { Bindings: ConnectionInfo };
 
 const DEFAULT_TTLS: TurnTtls = { turnMs: 30 * 60_000, finishedMs: 60_000, lockMs: 5 * 60_000 };
 
@@ -168,19 +172,96 @@ const DEFAULT_TTLS: TurnTtls = { turnMs: 30 * 60_000, finishedMs: 60_000, lockMs
  * `ConfigError`). Protocol errors build their own response; anything else is logged and becomes a 500.
  */
 export function createApp(options: AppOptions): CanvasAiApp {
+  const security = options.security ?? {};
+  const { deps, admitFrom } = serverDeps(options);
+  const session = sessions(options);
+  const allowedOrigins = security.allowedOrigins ?? [];
+  const corsOrigins = listedOrigins(allowedOrigins);
+  const app = new Hono<AppEnv>();
+
+  // Headers last, on every answer (errors, 404s and static files included): these run after the routes.
+  app.use(securityHeaders(security.contentSecurityPolicy ?? DEFAULT_STATIC_CSP));
+  app.use(corsGrants(corsOrigins));
+  app.use(guardRequest(security.allowedHosts ?? LOOPBACK_HOSTS, allowedOrigins, corsOrigins));
+
+  app.get('/healthz', (c) => c.json({ status: 'ok', protocol: PROTOCOL_VERSION } satisfies HealthResponse));
+
+  app.get('/api/agents', (c) => c.json(agentsResponse(options.agents)));
+
+  app.get('/api/token', session.read, session.orMint, async (c) => {
+    c.header('Cache-Control', 'no-store');
+    return c.json({
+      token: await session.tokens.tokenFor(c.var.session!),
+      header: CSRF_HEADER,
+    } satisfies TokenResponse);
+  });
+
+  // One span per hop, continuing the trace of the request's traceparent (spec §4.7); the API's no-op without an SDK.
+  const hopSpan: MiddlewareHandler = (c, next) => inHopSpan(c.req.raw, () => next().then(() => c.res.status));
+  app.post('/api/hop', hopSpan, session.read, session.require, hopRoute(deps, admitFrom, options.limits ?? {}));
+
+  app.delete('/api/hop/:request_id', session.read, session.require, async (c) =>
+    c.json(await cancelTurn(deps, c.var.session!, pathRequestId(c))),
+  );
+
+  // Read-only (spec §8.6): no CSRF token, and no session minted; without one there is no turn to find.
+  app.get('/api/hop/:request_id', session.read, async (c) => {
+    const requestId = pathRequestId(c);
+    c.header('Cache-Control', 'no-store');
+    return c.json(await turnStatus(deps, c.var.session, requestId));
+  });
+
+  // A known path with another method is a 405 naming the methods it has (spec §3), not a 404; HEAD goes with GET.
+  for (const { path, methods, what } of ENDPOINTS) {
+    app.all(path, (c) =>
+      new HopError('method_not_allowed', `${c.req.method} is not served here: ${what}.`).toResponse({
+        Allow: methods.join(', '),
+      }),
+    );
+  }
+
+  app.notFound(async (c) => {
+    const file = await staticFile(options.staticFiles, c);
+    return file ?? new HopError('not_found', `Nothing at ${c.req.method} ${c.req.path}.`).toResponse();
+  });
+
+  app.onError((error) => {
+    if (isHopError(error)) return error.toResponse();
+    deps.log({
+      event: 'internal_error',
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+    return new HopError('internal_error', 'The server failed; the error is in its log.').toResponse();
+  });
+
+  return { fetch: (request, connection) => Promise.resolve(app.fetch(request, connection ?? {})) };
+}
+
+/**
+ * The hop's and the cancel's parts: `createApp`'s options with every default filled in, checked at start-up; and the
+ * admission of a new turn from one client address's bucket (spec §8.8), which a hop's route puts in its deps.
+ */
+function serverDeps(options: AppOptions): {
+  deps: ServerDeps;
+  admitFrom: (bucket: string | undefined) => ServerDeps['admitNewTurn'];
+} {
   const tools = createToolRegistry(options.tools);
   checkAgentTools(options.agents, Object.keys(tools), options.agentsSource ?? 'the agents config');
-  const log = options.log ?? jsonLineLogger();
   const ttl = { ...DEFAULT_TTLS, ...options.ttl };
   checkLockOutlastsDecisions(options.provider, ttl.lockMs);
   // Every request's steps take turns, so no request holds the event loop for more than one step (spec §13).
   const turnstile = new Turnstile();
+  const quotas = options.quotas ?? {};
   const quotaStore = new QuotaStore(
-    options.store ?? new MemoryTurnStore({ pause: turnstile.pass, maxBytes: options.storeBytes }),
-    { maxTurns: 32, maxFinished: 32, maxBytes: 64 * 1024 * 1024, ...options.sessionQuota },
-    { maxTurns: 64, maxBytes: 256 * 1024 * 1024, ...options.addressQuota },
+    options.store ?? new MemoryTurnStore({ pause: turnstile.pass, maxBytes: quotas.storeBytes }),
+    { maxTurns: 32, maxFinished: 32, maxBytes: 64 * 1024 * 1024, ...quotas.session },
+    { maxTurns: 64, maxBytes: 256 * 1024 * 1024, ...quotas.address },
   );
-  const mints = new SessionMints(options.maxSessionsPerIp ?? 0, 10 * 60_000);
+  // A new turn only if its session, its address and the store have room for it (spec §8.8), before its work is spent.
+  const admitFrom =
+    (bucket: string | undefined): ServerDeps['admitNewTurn'] =>
+    (key, requestId) =>
+      guardStore(() => quotaStore.admit(key, ttl.lockMs, requestId, bucket), requestId);
   const deps: ServerDeps = {
     config: options.agents,
     catalog: options.catalog,
@@ -188,65 +269,52 @@ export function createApp(options: AppOptions): CanvasAiApp {
     provider: options.provider,
     store: quotaStore,
     docs: options.docs ?? '',
-    log,
+    log: options.log ?? jsonLineLogger(),
     logModelRequests: options.logModelRequests ?? false,
     newUuid: options.newUuid ?? (() => crypto.randomUUID()),
     pause: turnstile.pass,
-    // A new turn only if the store, its session and its address have room for it (spec §8.8), before any of its
-    // work is spent; the address is the request's (see the hop route).
-    admitNewTurn: (key, requestId) => guardStore(() => quotaStore.admit(key, ttl.lockMs, requestId), requestId),
+    admitNewTurn: admitFrom(undefined),
     ttl,
   };
-  const csrfEnabled = options.csrf ?? true;
-  const signer = new Signer(options.csrfSecret ?? crypto.getRandomValues(new Uint8Array(32)));
-  const csrf = new CsrfTokens(signer, { ttlMs: options.tokenTtlMs });
-  if (options.crossSiteCookies && !options.secureCookies) {
+  return { deps, admitFrom };
+}
+
+/** The session middleware of `createApp`'s security options, and the CSRF tokens `GET /api/token` issues. */
+function sessions(options: AppOptions): ReturnType<typeof sessionMiddleware> & { tokens: CsrfTokens } {
+  const security = options.security ?? {};
+  if (security.crossSiteCookies && !security.secureCookies) {
     throw new ConfigError([
-      'CANVAS_AI_CROSS_SITE_COOKIES (createApp crossSiteCookies) needs CANVAS_AI_SECURE_COOKIES (secureCookies): ' +
-        'browsers drop a SameSite=None cookie that is not Secure.',
+      'CANVAS_AI_CROSS_SITE_COOKIES (createApp security.crossSiteCookies) needs CANVAS_AI_SECURE_COOKIES ' +
+        '(security.secureCookies): browsers drop a SameSite=None cookie that is not Secure.',
     ]);
   }
-  const sessions = new Sessions(signer, {
-    secure: options.secureCookies ?? false,
-    sameSite: options.crossSiteCookies ? 'None' : 'Lax',
+  const signer = new Signer(security.secret ?? crypto.getRandomValues(new Uint8Array(32)));
+  const tokens = new CsrfTokens(signer, { ttlMs: security.tokenTtlMs });
+  const mints = new SessionMints(options.quotas?.maxSessionsPerIp ?? 0, 10 * 60_000);
+  const middleware = sessionMiddleware({
+    sessions: new Sessions(signer, {
+      secure: security.secureCookies ?? false,
+      sameSite: security.crossSiteCookies ? 'None' : 'Lax',
+    }),
+    tokens,
+    csrf: security.csrf ?? true,
+    sessionId: security.sessionId,
+    beforeMint: (address) => mints.take(address ? addressBucket(address) : undefined),
   });
-  const maxBodyBytes = options.maxBodyBytes ?? LIMITS.maxBodyBytes;
-  const maxJsonBodyBytes = options.maxJsonBodyBytes ?? LIMITS.maxJsonBodyBytes;
-  const bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
-  const bodyBudget = new BodyBudget(options.maxBufferedBodyBytes ?? 256 * 1024 * 1024);
-  const keepaliveMs = options.streamKeepaliveMs ?? DEFAULT_KEEPALIVE_MS;
+  return { ...middleware, tokens };
+}
 
-  /** The session of a state-changing request, CSRF-checked; a session minted here is set as a cookie. */
-  const session = async (c: Context<AppEnv>): Promise<string> => {
-    if (options.sessionId) {
-      const id = await options.sessionId(c.req.raw);
-      if (!id) throw new HopError('csrf_invalid', 'No session: sign in first.');
-      if (csrfEnabled && !(await csrf.verify(id, c.req.header(CSRF_HEADER)))) throw csrfError();
-      return id;
-    }
-    const id = await sessions.read(getCookie(c, sessions.cookieName));
-    if (!csrfEnabled) {
-      if (id) return id;
-      mints.take(bucketOf(c));
-      const minted = await sessions.mint();
-      c.header('Set-Cookie', minted.setCookie);
-      return minted.id;
-    }
-    if (!id || !(await csrf.verify(id, c.req.header(CSRF_HEADER)))) throw csrfError();
-    return id;
-  };
-
-  const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
-  const allowedOrigins = options.allowedOrigins ?? [];
-  const corsOrigins = listedOrigins(allowedOrigins);
-  const staticPolicy = options.contentSecurityPolicy ?? DEFAULT_STATIC_CSP;
-  const staticResponses = new WeakSet<Response>();
-
-  const app = new Hono<AppEnv>();
-
-  // Before anything else: a request for another host name (DNS rebinding) or a state change from another site's
-  // page is refused whatever it is (spec §4.5). /healthz answers any host: a load balancer asks by address.
-  app.use('*', async (c, next) => {
+/**
+ * Before anything else: a request for another host name (DNS rebinding) or a state change from another site's page
+ * is refused whatever it is (spec §4.5), and a listed origin's preflight answered (spec §4.6). `/healthz` answers
+ * any host: a load balancer asks by address.
+ */
+function guardRequest(
+  allowedHosts: AllowedHosts,
+  allowedOrigins: readonly string[],
+  corsOrigins: ReadonlySet<string>,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
     const url = new URL(c.req.url);
     if (url.pathname !== '/healthz' && !isAllowedHost(url.hostname, allowedHosts)) {
       throw new HopError(
@@ -254,7 +322,6 @@ export function createApp(options: AppOptions): CanvasAiApp {
         'This server does not answer to this host name. Its operator can allow it (--allowed-hosts).',
       );
     }
-    // A preflight of a page on another origin (spec §4.6): granted to the listed origins only.
     const methods = isPreflight(c.req.raw) ? endpointMethods(url.pathname) : undefined;
     if (methods !== undefined) {
       const origin = c.req.header('origin')!;
@@ -265,55 +332,38 @@ export function createApp(options: AppOptions): CanvasAiApp {
       throw new HopError('origin_not_allowed', 'Requests from another site may not change anything here.');
     }
     await next();
-  });
+  };
+}
 
-  app.get('/healthz', (c) => c.json({ status: 'ok', protocol: PROTOCOL_VERSION } satisfies HealthResponse));
-
-  app.get('/api/agents', (c) => c.json(agentsResponse(options.agents)));
-
-  app.get('/api/token', async (c) => {
-    let id = options.sessionId
-      ? await options.sessionId(c.req.raw)
-      : await sessions.read(getCookie(c, sessions.cookieName));
-    // Only a session this server signed is kept; any other cookie value (a planted one) gets a new session.
-    if (!options.sessionId && !id) {
-      mints.take(bucketOf(c));
-      const minted = await sessions.mint();
-      id = minted.id;
-      c.header('Set-Cookie', minted.setCookie);
-    }
-    if (!id) throw new HopError('csrf_invalid', 'No session: sign in first.');
-    c.header('Cache-Control', 'no-store');
-    return c.json({ token: await csrf.tokenFor(id), header: CSRF_HEADER } satisfies TokenResponse);
-  });
-
-  // One span per hop, continuing the trace of the request's traceparent (spec §4.7); the API's no-op without an SDK.
-  app.use('/api/hop', (c, next) =>
-    c.req.method === 'POST' ? inHopSpan(c.req.raw, () => next().then(() => c.res.status)) : next(),
-  );
-  app.post('/api/hop', async (c) => {
-    const sessionId = await session(c);
-    const bucket = bucketOf(c);
-    const admitNewTurn: ServerDeps['admitNewTurn'] = (key, requestId) =>
-      guardStore(() => quotaStore.admit(key, ttl.lockMs, requestId, bucket), requestId);
+/** `POST /api/hop` once its session is checked: reads the body, runs the hop, answers as JSON or a stream. */
+function hopRoute(
+  deps: ServerDeps,
+  admitFrom: (bucket: string | undefined) => ServerDeps['admitNewTurn'],
+  limits: NonNullable<AppOptions['limits']>,
+): (c: Context<AppEnv>) => Promise<Response> {
+  const bodyBudget = new BodyBudget(limits.maxBufferedBodyBytes ?? 256 * 1024 * 1024);
+  const door = {
+    maxBodyBytes: limits.maxBodyBytes ?? LIMITS.maxBodyBytes,
+    maxJsonBodyBytes: limits.maxJsonBodyBytes ?? LIMITS.maxJsonBodyBytes,
+    bodyTimeoutMs: limits.bodyTimeoutMs ?? 60_000,
+    pause: deps.pause,
+  };
+  const keepaliveMs = limits.streamKeepaliveMs ?? DEFAULT_KEEPALIVE_MS;
+  return async (c) => {
+    const sessionId = c.var.session!;
+    const address = c.env.clientAddress;
+    const admitNewTurn = admitFrom(address ? addressBucket(address) : undefined);
     /** Reads the body, runs the hop and holds the body's share of the memory budget until the hop is done. */
     const hop = async (events: HopEvents) => {
       const lease = bodyBudget.lease();
       try {
         const { request, attachments, bytes } = await inSpan('canvas_ai.door', () =>
-          readHopRequest(c.req.raw, {
-            maxBodyBytes,
-            maxJsonBodyBytes,
-            pause: turnstile.pass,
-            bodyTimeoutMs,
-            allowance: lease,
-          }),
+          readHopRequest(c.req.raw, { ...door, allowance: lease }),
         );
         // A small request's steps are small: they need not wait their turn.
-        const pause = bytes <= SMALL_BODY_BYTES ? noPause : turnstile.pass;
+        const pause = pauseFor(bytes, deps.pause);
         await encodeAttachments(attachments, pause);
-        const hopDeps = { ...deps, admitNewTurn, ...(pause === noPause ? { pause } : {}) };
-        const response = await runHop(hopDeps, { sessionId, request, attachments }, events);
+        const response = await runHop({ ...deps, admitNewTurn, pause }, { sessionId, request, attachments }, events);
         await pause();
         return response;
       } finally {
@@ -323,69 +373,19 @@ export function createApp(options: AppOptions): CanvasAiApp {
     // Asked for a stream (spec §6.1): refusals before the hop runs stay JSON errors (streamHop rejects with them).
     if (wantsStream(c.req.header('accept'))) return c.body(await streamHop(hop, { keepaliveMs }), 200, STREAM_HEADERS);
     return c.json(await hop(NO_HOP_EVENTS));
-  });
-
-  app.delete('/api/hop/:request_id', async (c) => {
-    const sessionId = await session(c);
-    return c.json(await cancelTurn(deps, sessionId, pathRequestId(c)));
-  });
-
-  // Read-only (spec §8.6): no CSRF token, and no session minted; without one there is no turn to find.
-  app.get('/api/hop/:request_id', async (c) => {
-    const requestId = pathRequestId(c);
-    const sessionId = options.sessionId
-      ? await options.sessionId(c.req.raw)
-      : await sessions.read(getCookie(c, sessions.cookieName));
-    c.header('Cache-Control', 'no-store');
-    return c.json(await turnStatus(deps, sessionId, requestId));
-  });
-
-  // A known path with another method is a 405 naming the methods it has (spec §3), not a 404; HEAD goes with GET.
-  const allow = (path: string, methods: string, what: string) =>
-    app.all(path, (c) =>
-      new HopError('method_not_allowed', `${c.req.method} is not served here: ${what}.`).toResponse({ Allow: methods }),
-    );
-  allow('/api/hop', 'POST', 'send hops with POST');
-  allow('/api/hop/:request_id', 'GET, DELETE', 'read a turn with GET, cancel it with DELETE');
-  allow('/api/agents', 'GET', 'read the agents with GET');
-  allow('/api/token', 'GET', 'fetch the token with GET');
-  allow('/healthz', 'GET', 'check health with GET');
-
-  app.notFound(async (c) => {
-    if (options.staticFiles && (c.req.method === 'GET' || c.req.method === 'HEAD') && !c.req.path.startsWith('/api/')) {
-      const response = await options.staticFiles(c.req.raw);
-      if (response) {
-        staticResponses.add(response);
-        return response;
-      }
-    }
-    return new HopError('not_found', `Nothing at ${c.req.method} ${c.req.path}.`).toResponse();
-  });
-
-  app.onError((error) => {
-    if (isHopError(error)) return error.toResponse();
-    log({ event: 'internal_error', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-    return new HopError('internal_error', 'The server failed; the error is in its log.').toResponse();
-  });
-
-  return {
-    fetch: async (request, connection) => {
-      const response = await app.fetch(request, connection ?? {});
-      const secured = withSecurityHeaders(response, staticResponses.has(response) ? 'static' : 'api', staticPolicy);
-      // Every answer to a listed origin, errors included, so its page can read them (spec §4.6).
-      const origin = request.headers.get('origin');
-      if (origin !== null && corsOrigins.has(origin) && !secured.headers.has('access-control-allow-origin')) {
-        for (const [name, value] of Object.entries(grantHeaders(origin))) secured.headers.set(name, value);
-      }
-      return secured;
-    },
   };
 }
 
-/** The bucket of the request's client address that per-address bounds count it in (spec §8.8), if known. */
-function bucketOf(c: Context<AppEnv>): string | undefined {
-  const address = c.env.clientAddress;
-  return address ? addressBucket(address) : undefined;
+/**
+ * The static file answering a `GET` or `HEAD` outside `/api/`, marked for the static security headers, or undefined.
+ * Copied, so the headers middleware can set its headers whatever made it (a `fetch` answer's headers are immutable).
+ */
+async function staticFile(files: StaticFiles | undefined, c: Context<AppEnv>): Promise<Response | undefined> {
+  if (!files || (c.req.method !== 'GET' && c.req.method !== 'HEAD') || c.req.path.startsWith('/api/')) return undefined;
+  const response = await files(c.req.raw);
+  if (response === undefined) return undefined;
+  c.set('staticFile', true);
+  return new Response(response.body, response);
 }
 
 /** The `request_id` of the path, checked like the body's (an invalid one is 400 naming it). */
@@ -396,12 +396,6 @@ function pathRequestId(c: Context): string {
   }
   return requestId.data;
 }
-
-/** A request body up to this size costs little per step: its steps run without waiting their turn. */
-const SMALL_BODY_BYTES = 256 * 1024;
-
-/** Resolves at once: no turn to wait for. */
-const noPause = (): Promise<void> => Promise.resolve();
 
 /** The hop's own work around a model decision (store calls, tools, the prompt) may take this long on top of it. */
 const LOCK_MARGIN_MS = 30_000;
@@ -424,10 +418,3 @@ function checkLockOutlastsDecisions(provider: ModelProvider, lockMs: number): vo
 
 /** Methods that change nothing: no origin check (a cross-site page cannot read their answers). */
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-function csrfError(): HopError {
-  return new HopError(
-    'csrf_invalid',
-    `Missing or wrong ${CSRF_HEADER} header: GET /api/token with this session's cookie and send the token it returns.`,
-  );
-}

@@ -3,15 +3,8 @@
  * answer to a listed origin carrying the grant, errors included, so the page can read why a request failed.
  */
 import { CSRF_HEADER } from '@canvas-ai/protocol';
-
-/** The methods of each endpoint (spec §3), for `Access-Control-Allow-Methods`. */
-const ENDPOINT_METHODS: readonly (readonly [RegExp, string])[] = [
-  [/^\/api\/hop$/, 'POST'],
-  [/^\/api\/hop\/[^/]+$/, 'GET, DELETE'],
-  [/^\/api\/agents$/, 'GET'],
-  [/^\/api\/token$/, 'GET'],
-  [/^\/healthz$/, 'GET'],
-];
+import type { MiddlewareHandler } from 'hono';
+import { endpointAt } from './endpoints.js';
 
 /**
  * The request headers a page may send: the body's type, the CSRF token, and W3C trace context (a host that traces
@@ -36,9 +29,9 @@ export function listedOrigins(entries: readonly string[]): ReadonlySet<string> {
   return origins;
 }
 
-/** The endpoint's methods, or undefined for a path that is not an endpoint. */
+/** The endpoint's methods as `Access-Control-Allow-Methods` lists them, or undefined for a path that is not one. */
 export function endpointMethods(pathname: string): string | undefined {
-  return ENDPOINT_METHODS.find(([path]) => path.test(pathname))?.[1];
+  return endpointAt(pathname)?.methods.join(', ');
 }
 
 /** Whether a request is a CORS preflight (spec §4.6): `OPTIONS` with `Origin` and `Access-Control-Request-Method`. */
@@ -51,12 +44,11 @@ export function isPreflight(request: Request): boolean {
 }
 
 /** The headers that grant `origin` a response: the origin itself (never `*`), with credentials. */
-export function grantHeaders(origin: string): Record<string, string> {
+function grantHeaders(origin: string): Record<string, string> {
   return {
     'Access-Control-Allow-Origin': origin,
     'Access-Control-Allow-Credentials': 'true',
     'Access-Control-Expose-Headers': 'Retry-After',
-    Vary: 'Origin',
   };
 }
 
@@ -69,6 +61,33 @@ export function preflightResponse(origin: string, methods: string): Response {
       'Access-Control-Allow-Methods': methods,
       'Access-Control-Allow-Headers': ALLOWED_REQUEST_HEADERS,
       'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_S),
+      Vary: 'Origin',
     },
   });
+}
+
+/**
+ * Middleware that grants every answer to a listed origin once the routes are done, errors and 404s included. With
+ * origins listed, every answer also says `Vary: Origin`, granted or not, so a shared cache never hands one origin's
+ * variant to another (a listed page's read would fail on the ungranted one).
+ */
+export function corsGrants(origins: ReadonlySet<string>): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    if (origins.size === 0) return;
+    const headers = c.res.headers;
+    addVaryOrigin(headers);
+    const origin = c.req.header('origin');
+    if (origin === undefined || !origins.has(origin) || headers.has('access-control-allow-origin')) return;
+    for (const [name, value] of Object.entries(grantHeaders(origin))) headers.set(name, value);
+  };
+}
+
+/** Adds `Origin` to `Vary`, keeping what it names already (a static file's `Accept-Encoding`, say). */
+function addVaryOrigin(headers: Headers): void {
+  const vary = headers.get('vary');
+  if (vary === null) headers.set('Vary', 'Origin');
+  else if (!vary.split(',').some((name) => ['origin', '*'].includes(name.trim().toLowerCase()))) {
+    headers.set('Vary', `${vary}, Origin`);
+  }
 }

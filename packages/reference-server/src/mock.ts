@@ -6,6 +6,7 @@ import { readHopRequest } from '@canvas-ai/protocol/server';
 import type { Scenario } from '@canvas-ai/protocol/scenario';
 import { http, type HttpHandler } from 'msw';
 import { type AppOptions, createApp } from './app.js';
+import { ENDPOINTS } from './endpoints.js';
 import { silentLogger } from './log.js';
 import type { ModelProvider } from './providers/model-provider.js';
 import { ScriptedProvider } from './providers/scripted.js';
@@ -50,12 +51,14 @@ export function createMockHandlers(options: MockOptions): HttpHandler[] {
     provider: withLatency(new ScriptedProvider(options.scenarios), options.latencyMs ?? 0),
     store: new MemoryTurnStore(),
     ...(options.tools ? { tools: options.tools } : {}),
-    csrf: options.requireCsrf ?? false,
-    sessionId: () => MOCK_SESSION,
-    maxBodyBytes,
     log: silentLogger,
-    // The page under development is on whatever origin its dev server has; the mock answers it there.
-    allowedHosts: '*',
+    security: {
+      csrf: options.requireCsrf ?? false,
+      sessionId: () => MOCK_SESSION,
+      // The page under development is on whatever origin its dev server has; the mock answers it there.
+      allowedHosts: '*',
+    },
+    limits: { maxBodyBytes },
   });
   const base = options.baseUrl === undefined ? '*' : options.baseUrl.replace(/\/+$/, '');
   const prefix = pathPrefix(base);
@@ -68,11 +71,8 @@ export function createMockHandlers(options: MockOptions): HttpHandler[] {
   };
   // The server's own paths only, every method (a wrong one gets the server's 405): a host's other `/api/*`
   // endpoints stay its own.
-  return SERVER_PATHS.map((path) => http.all(`${base}${path}`, serve));
+  return ENDPOINTS.map(({ path }) => http.all(`${base}${path}`, serve));
 }
-
-/** The paths `createApp` serves (spec/hop-protocol.md §3). */
-const SERVER_PATHS = ['/api/hop', '/api/hop/:request_id', '/api/agents', '/api/token', '/healthz'] as const;
 
 /** The scripted model, each decision delayed by `ms` (the hop holds its turn's lock meanwhile, as with a real one). */
 function withLatency(provider: ModelProvider, ms: number): ModelProvider {

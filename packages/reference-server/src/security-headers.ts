@@ -4,6 +4,8 @@
  * scripts, styles, images and requests on the page's own origin; protocol responses, which are JSON, one that
  * allows nothing at all.
  */
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from './app-env.js';
 
 /**
  * The default policy of static files: scripts and requests from the origin only, images from it and from
@@ -18,12 +20,19 @@ export const DEFAULT_STATIC_CSP =
 /** The policy of JSON responses: a body that is data, never a document. */
 const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
-/** `response` with the security headers of its kind set (a new response when its headers cannot be changed). */
-export function withSecurityHeaders(response: Response, kind: 'api' | 'static', staticPolicy: string): Response {
-  const headers = new Headers(response.headers);
-  headers.set('X-Content-Type-Options', 'nosniff');
-  headers.set('Referrer-Policy', 'same-origin');
-  headers.set('X-Frame-Options', kind === 'static' ? 'SAMEORIGIN' : 'DENY');
-  headers.set('Content-Security-Policy', kind === 'static' ? staticPolicy : API_CSP);
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+/**
+ * Middleware that sets the security headers once the routes are done (as hono's secure-headers does), on every
+ * answer, errors included: the static kind when a static file answered (`c.var.staticFile`), else the API's. Set
+ * inside Hono, so the answer Hono makes of a `GET` for a `HEAD` carries them too.
+ */
+export function securityHeaders(staticPolicy: string): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    const isStatic = c.get('staticFile') === true;
+    const headers = c.res.headers;
+    headers.set('X-Content-Type-Options', 'nosniff');
+    headers.set('Referrer-Policy', 'same-origin');
+    headers.set('X-Frame-Options', isStatic ? 'SAMEORIGIN' : 'DENY');
+    headers.set('Content-Security-Policy', isStatic ? staticPolicy : API_CSP);
+  };
 }

@@ -16,7 +16,7 @@ export class Signer {
     const bytes = typeof secret === 'string' ? encoder.encode(secret) : new Uint8Array(secret);
     if (bytes.length < 16) {
       throw new ConfigError([
-        `CANVAS_AI_SECRET (createApp csrfSecret): ${bytes.length} bytes; the CSRF secret must be at least 16 bytes. ` +
+        `CANVAS_AI_SECRET (createApp security.secret): ${bytes.length} bytes; the CSRF secret must be at least 16 bytes. ` +
           'Set a longer random secret, the same on every instance.',
       ]);
     }

@@ -39,7 +39,7 @@ describe('the conformance kit against the reference server', () => {
   });
 
   it('passes level 1 with CSRF off and no token endpoint, skipping only what needs a token', async () => {
-    const server = await startTestServer({ csrf: false });
+    const server = await startTestServer({ security: { csrf: false } });
     try {
       const report = await runConformance({ endpoint: `${server.url}/api/hop`, level: 1 });
       assert.deepEqual(failures(report), []);

@@ -57,7 +57,7 @@ function hopHead(session: TestSession, length: number): string {
 
 describe('timeouts', () => {
   it('answers a body that trickles in slower than the body timeout with 408 request_timeout', async () => {
-    const server = await serverWith({ bodyTimeoutMs: 300 });
+    const server = await serverWith({ limits: { bodyTimeoutMs: 300 } });
     const session = await openSession(server);
     const raw = await rawSocket(server);
     raw.socket.write(hopHead(session, 100_000));
@@ -142,7 +142,7 @@ describe('connections', () => {
 
 describe('buffered body bytes', () => {
   it('refuses a body the budget cannot hold with 503 server_busy and Retry-After, then frees what a request held', async () => {
-    const server = await serverWith({ maxBufferedBodyBytes: 100_000 });
+    const server = await serverWith({ limits: { maxBufferedBodyBytes: 100_000 } });
     const session = await openSession(server);
     // Two uploads of 60,000 declared bytes, each waiting for the rest of its body: whichever the server reads first
     // holds its share, and the other does not fit.

@@ -22,7 +22,7 @@ function preflight(server: TestServer, path: string, origin: string, method = 'P
 describe('CORS for a host page on another origin (spec §4.6)', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ allowedOrigins: [EDITOR] });
+    server = await startTestServer({ security: { allowedOrigins: [EDITOR] } });
   });
   after(() => server.close());
 
@@ -84,6 +84,45 @@ describe('CORS for a host page on another origin (spec §4.6)', () => {
     assert.equal(((await strangerHop.json()) as { error: { code: string } }).error.code, 'origin_not_allowed');
   });
 
+  it('G9: says Vary: Origin on every answer once origins are listed, granted or not: API, static, errors, 404s', async () => {
+    const own = await startTestServer({
+      security: { allowedOrigins: [EDITOR] },
+      staticFiles: (request) =>
+        new URL(request.url).pathname === '/'
+          ? new Response('<h1>editor</h1>', { headers: { 'content-type': 'text/html', vary: 'Accept-Encoding' } })
+          : undefined,
+    });
+    try {
+      const answers: [string, Promise<Response>][] = [];
+      for (const origin of [undefined, STRANGER, EDITOR]) {
+        const headers: Record<string, string> = origin ? { origin } : {};
+        const from = origin ?? 'no origin';
+        answers.push(
+          [`GET /api/agents, ${from}`, fetch(`${own.url}/api/agents`, { headers })],
+          [`GET /api/token, ${from}`, fetch(`${own.url}/api/token`, { headers })],
+          [`GET / (static), ${from}`, fetch(`${own.url}/`, { headers })],
+          [`HEAD / (static), ${from}`, fetch(`${own.url}/`, { method: 'HEAD', headers })],
+          [`GET /missing.js (404), ${from}`, fetch(`${own.url}/missing.js`, { headers })],
+          [`PUT /api/hop (405), ${from}`, fetch(`${own.url}/api/hop`, { method: 'PUT', headers })],
+          [`POST /api/hop without a session (403), ${from}`, fetch(own.hopUrl, { method: 'POST', headers })],
+          [`GET /healthz, ${from}`, fetch(`${own.url}/healthz`, { headers })],
+        );
+      }
+      answers.push(['a stranger’s preflight (403)', preflight(own, '/api/hop', STRANGER)]);
+      for (const [what, answer] of answers) {
+        const vary = (await answer).headers.get('vary') ?? '';
+        assert.ok(
+          vary.split(',').filter((name) => name.trim().toLowerCase() === 'origin').length === 1,
+          `${what}: ${vary}`,
+        );
+      }
+      const page = await fetch(`${own.url}/`);
+      assert.match(page.headers.get('vary') ?? '', /^Accept-Encoding, Origin$/, 'the file’s own Vary kept');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('runs a whole turn for the listed origin with the session cookie and the CSRF token', async () => {
     const session = await openSession(server);
     const withOrigin = (extra: Record<string, string> = {}) => session.headers({ origin: EDITOR, ...extra });
@@ -110,13 +149,13 @@ describe('CORS for a host page on another origin (spec §4.6)', () => {
   it('sets a SameSite=None, Secure cookie only when asked, and refuses None without Secure', async () => {
     const lax = await fetch(`${server.url}/api/token`);
     assert.match(lax.headers.get('set-cookie') ?? '', /; SameSite=Lax/);
-    const crossSite = await startTestServer({ secureCookies: true, crossSiteCookies: true });
+    const crossSite = await startTestServer({ security: { secureCookies: true, crossSiteCookies: true } });
     try {
       const none = await fetch(`${crossSite.url}/api/token`);
-      assert.match(none.headers.get('set-cookie') ?? '', /^__Host-canvas_ai_session=[^;]+; .*SameSite=None; Secure/);
+      assert.match(none.headers.get('set-cookie') ?? '', /^__Host-canvas_ai_session=[^;]+; .*Secure; SameSite=None/);
     } finally {
       await crossSite.close();
     }
-    await assert.rejects(startTestServer({ crossSiteCookies: true }), ConfigError);
+    await assert.rejects(startTestServer({ security: { crossSiteCookies: true } }), ConfigError);
   });
 });

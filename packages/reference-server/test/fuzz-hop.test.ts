@@ -36,7 +36,7 @@ async function fuzzTarget() {
     catalog: fixtures.catalog,
     provider: new ScriptedProvider(fixtures.scenarios),
     store,
-    maxBodyBytes: FUZZ_MAX_BODY,
+    limits: { maxBodyBytes: FUZZ_MAX_BODY },
     log: silentLogger,
   });
   const token = await app.fetch(new Request('http://127.0.0.1/api/token'));
@@ -116,7 +116,7 @@ describe('fuzzing the real HTTP server (the Node adapter in front of the app)', 
   let store: RecordingStore;
   before(async () => {
     store = new RecordingStore(new MemoryTurnStore());
-    server = await startTestServer({ store, maxBodyBytes: FUZZ_MAX_BODY });
+    server = await startTestServer({ store, limits: { maxBodyBytes: FUZZ_MAX_BODY } });
   });
   after(() => server.close());
 

@@ -147,7 +147,7 @@ describe('requests refused at the door, over HTTP', () => {
   });
 
   it('counts a streamed body without Content-Length and answers 413 past the limit', async () => {
-    const small = await startTestServer({ maxBodyBytes: 64 * 1024 });
+    const small = await startTestServer({ limits: { maxBodyBytes: 64 * 1024 } });
     try {
       const own = await openSession(small);
       const stream = new ReadableStream<Uint8Array>({

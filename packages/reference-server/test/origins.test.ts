@@ -97,7 +97,7 @@ describe('the host a request names', () => {
 describe('the origin of a state-changing request', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ csrf: false });
+    server = await startTestServer({ security: { csrf: false } });
   });
   after(() => server.close());
 
@@ -132,7 +132,7 @@ describe('the origin of a state-changing request', () => {
   });
 
   it('lets an allowed origin through (a proxy whose public origin is not the host it forwards)', async () => {
-    const proxied = await startTestServer({ allowedOrigins: ['https://editor.example.com'] });
+    const proxied = await startTestServer({ security: { allowedOrigins: ['https://editor.example.com'] } });
     try {
       const session = await openSession(proxied);
       const hop = await fetch(proxied.hopUrl, {
@@ -201,6 +201,20 @@ describe('static files and the headers of every answer', () => {
     const range = await exchange(server.url, { path: '/app.js', headers: { range: 'bytes=0-6' } });
     assert.equal(range.status, 206, 'ranges still work');
     assert.equal(range.body, 'console');
+  });
+
+  it('G10: answers HEAD of a static file with the same headers as GET (the static policy, not the API’s)', async () => {
+    for (const path of ['/', '/app.js']) {
+      const get = await exchange(server.url, { path });
+      const head = await exchange(server.url, { path, method: 'HEAD' });
+      assert.equal(head.status, 200, path);
+      assert.equal(head.body, '', path);
+      for (const name of ['content-security-policy', 'x-frame-options', 'x-content-type-options', 'referrer-policy']) {
+        assert.equal(head.headers[name], get.headers[name], `${path} ${name}`);
+      }
+      assert.equal(head.headers['x-frame-options'], 'SAMEORIGIN', path);
+      assert.equal(head.headers['content-type'], get.headers['content-type'], path);
+    }
   });
 
   it('answers the protocol with nosniff and a policy that allows nothing, errors included', async () => {

@@ -63,7 +63,7 @@ describe('a session that floods the store with turns', () => {
   });
 
   it('says when to come back, and lets the session go on once one of its turns has ended', async () => {
-    const server = await startTestServer({ sessionQuota: { maxTurns: 2 } });
+    const server = await startTestServer({ quotas: { session: { maxTurns: 2 } } });
     try {
       const session = await openSession(server);
       assert.equal((await session.hop(firstHop('q-1', HERO, BUILDER))).status, 200);
@@ -89,7 +89,7 @@ describe('a session that floods the store with turns', () => {
   });
 
   it('counts stored bytes, attachments included', async () => {
-    const server = await startTestServer({ sessionQuota: { maxBytes: 10 * 1024 * 1024 } });
+    const server = await startTestServer({ quotas: { session: { maxBytes: 10 * 1024 * 1024 } } });
     try {
       const session = await openSession(server);
       const withPhotos = async (id: string) => {
@@ -111,7 +111,7 @@ describe('a session that floods the store with turns', () => {
   });
 
   it('keeps a session’s latest answers for a replay, dropping its own oldest past its share', async () => {
-    const server = await startTestServer({ sessionQuota: { maxFinished: 3 } });
+    const server = await startTestServer({ quotas: { session: { maxFinished: 3 } } });
     try {
       const session = await openSession(server);
       for (let index = 1; index <= 5; index += 1) {
@@ -179,7 +179,7 @@ describe('the sessions of one client address, and the store in all (memory)', ()
   });
 
   it('G1: the sessions of one address share its byte quota, and another address still starts turns', async () => {
-    const server = await startTestServer({ addressQuota: { maxBytes: 12 * 1024 * 1024 } }, BEHIND_PROXY);
+    const server = await startTestServer({ quotas: { address: { maxBytes: 12 * 1024 * 1024 } } }, BEHIND_PROXY);
     try {
       const statuses: number[] = [];
       let refusal: Awaited<ReturnType<typeof photoTurn>> | undefined;
@@ -201,7 +201,7 @@ describe('the sessions of one client address, and the store in all (memory)', ()
   });
 
   it('G1: the sessions of one address share its running turns, and a cancelled turn gives its slot back', async () => {
-    const server = await startTestServer({ addressQuota: { maxTurns: 3 } }, BEHIND_PROXY);
+    const server = await startTestServer({ quotas: { address: { maxTurns: 3 } } }, BEHIND_PROXY);
     try {
       const sessions: TestSession[] = [];
       const statuses: number[] = [];
@@ -267,7 +267,7 @@ describe('the store in all (Redis)', () => {
 
 describe('the session ledger across instances (Redis)', () => {
   it('is one ledger: a session at its share on one instance is refused on the other', async () => {
-    const cluster = await startCluster(redis.url, 2, () => ({ sessionQuota: { maxTurns: 2 } }));
+    const cluster = await startCluster(redis.url, 2, () => ({ quotas: { session: { maxTurns: 2 } } }));
     try {
       const [a, b] = cluster.instances as [(typeof cluster.instances)[0], (typeof cluster.instances)[0]];
       const session = await openSession(a);
@@ -311,7 +311,7 @@ describe('new sessions from one address', () => {
 
 describe('the bucket of a client address', () => {
   it('G4: IPv6 addresses of one /64 share a bucket; an IPv4-mapped address counts as its IPv4', async () => {
-    const server = await startTestServer({ maxSessionsPerIp: 2 }, BEHIND_PROXY);
+    const server = await startTestServer({ quotas: { maxSessionsPerIp: 2 } }, BEHIND_PROXY);
     try {
       const mint = async (address: string) =>
         (await fetch(`${server.url}/api/token`, { headers: from(address) })).status;
@@ -335,7 +335,7 @@ describe('the bucket of a client address', () => {
   });
 
   it('G4: is the connection’s address unless a client-address header is named', async () => {
-    const server = await startTestServer({ maxSessionsPerIp: 2 });
+    const server = await startTestServer({ quotas: { maxSessionsPerIp: 2 } });
     try {
       const mint = async (address: string) =>
         (await fetch(`${server.url}/api/token`, { headers: from(address) })).status;

@@ -18,7 +18,7 @@ async function realTurnRecord(): Promise<unknown> {
     catalog: fixtures.catalog,
     provider: new ScriptedProvider(fixtures.scenarios),
     store,
-    csrf: false,
+    security: { csrf: false },
     log: silentLogger,
   });
   const scenario = fixtures.scenarios.find((s) => s.id === 'cookie-shop')!;
@@ -72,12 +72,10 @@ describe('the memory store under a flood of abandoned turns', () => {
       catalog: fixtures.catalog,
       provider: new ScriptedProvider(fixtures.scenarios),
       store,
-      csrf: false,
-      sessionId: () => 'flooder',
+      security: { csrf: false, sessionId: () => 'flooder' },
       log: silentLogger,
       // The store's own bound is what this measures; the quotas would refuse the flood long before it.
-      sessionQuota: { maxTurns: 0, maxFinished: 0, maxBytes: 0 },
-      addressQuota: { maxTurns: 0, maxBytes: 0 },
+      quotas: { session: { maxTurns: 0, maxFinished: 0, maxBytes: 0 }, address: { maxTurns: 0, maxBytes: 0 } },
     });
     const hero = 'Add a hero for my bakery, Crumb & Co.';
     const statuses = new Map<number, number>();

@@ -95,8 +95,7 @@ describe("a deployment's own session ids (the sessionId hook)", () => {
     const store = new RecordingStore(new MemoryTurnStore());
     const server = await startTestServer({
       store,
-      csrf: false,
-      sessionId: (request) => request.headers.get('x-user') ?? undefined,
+      security: { csrf: false, sessionId: (request) => request.headers.get('x-user') ?? undefined },
     });
     try {
       const as = (user: string) => ({ headers: () => ({ 'x-user': user }) }) as unknown as TestSession;

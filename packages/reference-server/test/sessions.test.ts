@@ -70,11 +70,11 @@ describe('sessions and CSRF over HTTP', () => {
   });
 
   it('uses a Secure __Host- cookie with secureCookies, and then ignores a plain one', async () => {
-    const secure = await startTestServer({ secureCookies: true });
+    const secure = await startTestServer({ security: { secureCookies: true } });
     try {
       const reply = await fetch(`${secure.url}/api/token`);
       const cookie = reply.headers.get('set-cookie') ?? '';
-      assert.match(cookie, /^__Host-canvas_ai_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
+      assert.match(cookie, /^__Host-canvas_ai_session=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
       const { token } = (await reply.json()) as { token: string };
       const value = cookie.split(';')[0]!.split('=')[1]!;
       const hop = (name: string) =>
@@ -92,7 +92,7 @@ describe('sessions and CSRF over HTTP', () => {
 
   it('refuses a token older than its lifetime (403), and takes the fresh one the client fetches then', async () => {
     const secret = 'a test secret of sixteen bytes or more';
-    const dated = await startTestServer({ csrfSecret: secret, tokenTtlMs: 60_000 });
+    const dated = await startTestServer({ security: { secret, tokenTtlMs: 60_000 } });
     try {
       const session = await openSession(dated);
       const old = await new CsrfTokens(secret, { now: () => Date.now() - 120_000 }).tokenFor(session.id);
@@ -143,6 +143,36 @@ describe('sessions and CSRF over HTTP', () => {
     const reply = await fetch(`${server.url}/api/hop/${id}`, { method: 'DELETE', headers: { cookie: session.cookie } });
     assert.equal(reply.status, 403);
     assert.equal((await session.hop(laterHop(id, 2, EMPTY_LAYOUT, { agent: 'page_builder' }))).status, 200);
+  });
+
+  it('G5: refuses a request carrying two session cookies (a planted one signed for the attacker) with 403, wherever the session is read', async () => {
+    const victim = await openSession(server);
+    // The attacker takes a session of their own (any client can), and a page on another port of this host plants it
+    // for Path=/api: cookies ignore ports, and the browser sends the longer-path cookie first.
+    const attacker = await openSession(server);
+    const both = `${attacker.cookie}; ${victim.cookie}`;
+    const token = await fetch(`${server.url}/api/token`, { headers: { cookie: both } });
+    assert.equal(token.status, 403, 'no token of either session');
+    assert.equal(token.headers.get('set-cookie'), null, 'no session minted over the planted one');
+    const refused = (await token.json()) as JsonBody;
+    assert.equal(refused.error.code, 'csrf_invalid');
+    assert.match(refused.message, /2 canvas_ai_session cookies.*[Cc]lear this site's cookies/);
+    for (const csrf of [attacker.token, victim.token]) {
+      const hop = await post({ cookie: both, 'x-csrf-token': csrf }, firstHop(`tossed-${crypto.randomUUID()}`, 'Hi'));
+      assert.equal(hop.status, 403, 'no turn runs in either session');
+      assert.equal(hop.body.error.code, 'csrf_invalid');
+    }
+    const requestId = `tossed-${crypto.randomUUID()}`;
+    assert.equal((await victim.hop(firstHop(requestId, HERO))).status, 200, 'the victim’s own cookie alone works');
+    const status = await fetch(`${server.url}/api/hop/${requestId}`, { headers: { cookie: both } });
+    assert.equal(status.status, 403);
+    const cancel = await fetch(`${server.url}/api/hop/${requestId}`, {
+      method: 'DELETE',
+      headers: { cookie: both, 'x-csrf-token': victim.token },
+    });
+    assert.equal(cancel.status, 403);
+    const agents = await fetch(`${server.url}/api/agents`, { headers: { cookie: both } });
+    assert.equal(agents.status, 200, 'an endpoint without a session reads no cookie');
   });
 
   it('never lets one session resume or cancel another session’s turn', async () => {
@@ -267,8 +297,7 @@ describe('serving a folder on the same origin', () => {
 describe('deployments with their own auth', () => {
   it('scopes turns by the sessionId hook, and CSRF can be turned off', async () => {
     const server = await startTestServer({
-      csrf: false,
-      sessionId: (request) => request.headers.get('x-user') ?? undefined,
+      security: { csrf: false, sessionId: (request) => request.headers.get('x-user') ?? undefined },
     });
     try {
       const as = (user: string) => ({ 'content-type': 'application/json', 'x-user': user });
@@ -297,7 +326,7 @@ describe('deployments with their own auth', () => {
   });
 
   it('with CSRF off and no hook, mints a session cookie on the first hop', async () => {
-    const server = await startTestServer({ csrf: false });
+    const server = await startTestServer({ security: { csrf: false } });
     try {
       const reply = await fetch(server.hopUrl, {
         method: 'POST',

@@ -276,7 +276,7 @@ describe('a streamed hop (spec §6.1)', () => {
 
   it('sends a keepalive line while the model is quiet', async () => {
     const gated = new GatedProvider(new ScriptedProvider(fixtures.scenarios));
-    const own = await startTestServer({ provider: gated, streamKeepaliveMs: 5 });
+    const own = await startTestServer({ provider: gated, limits: { streamKeepaliveMs: 5 } });
     try {
       const session = await openSession(own);
       gated.hold(1);

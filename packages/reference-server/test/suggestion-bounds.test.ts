@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Layout } from '@canvas-ai/protocol';
 import { suggestionWork, UUID_SUGGESTION_LIMITS } from '@canvas-ai/protocol/server';
 import { ScriptedProvider } from '../src/providers/scripted.js';
-import type { ModelMessage } from '../src/turn-state.js';
+import type { ModelMessage } from '../src/providers/model-provider.js';
 import { laterHop, openSession, sharedFixtures, startTestServer, type TestServer } from './support/harness.js';
 import { ListProvider, RecordingProvider } from './support/providers.js';
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { Hono } from 'hono';
 import { ConfigError } from '../src/config-error.js';
 import { addressBucket, clientAddress } from '../src/client-address.js';
 import { toBase64, toBase64Url } from '../src/base64.js';
@@ -53,12 +54,21 @@ describe('CSRF tokens', () => {
 });
 
 describe('sessions', () => {
+  /** The `Set-Cookie` a response gets when `sessions` sets `value` (through Hono's `setCookie`). */
+  const cookieSetBy = async (sessions: Sessions, value: string): Promise<string> => {
+    const app = new Hono().get('/', (c) => {
+      sessions.setCookie(c, value);
+      return c.body(null, 204);
+    });
+    return (await app.request('/')).headers.get('set-cookie') ?? '';
+  };
   const signer = new Signer('a secret of at least sixteen bytes');
 
   it('mint signed ids of a key-safe shape, and read back only what they signed', async () => {
     const sessions = new Sessions(signer, { secure: false, sameSite: 'Lax' });
-    const { id, setCookie } = await sessions.mint();
+    const { id, value: minted } = await sessions.mint();
     assert.match(id, /^[A-Za-z0-9_-]{43}$/, 'no colon or slash: the id goes into store keys');
+    const setCookie = await cookieSetBy(sessions, minted);
     const value = /^canvas_ai_session=([^;]+); Path=\/; HttpOnly; SameSite=Lax$/.exec(setCookie)![1]!;
     assert.equal(await sessions.read(value), id);
     assert.equal(await sessions.read('A'.repeat(43)), undefined, 'an unsigned id is no session');
@@ -78,8 +88,8 @@ describe('sessions', () => {
     const secure = new Sessions(signer, { secure: true, sameSite: 'Lax' });
     assert.equal(secure.cookieName, '__Host-canvas_ai_session');
     assert.match(
-      (await secure.mint()).setCookie,
-      /^__Host-canvas_ai_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
+      await cookieSetBy(secure, (await secure.mint()).value),
+      /^__Host-canvas_ai_session=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax$/,
     );
   });
 });

@@ -1,8 +1,19 @@
-import type { MultipartPart } from '../door/read-multipart.js';
 import { HopError } from '../wire/errors.js';
 import type { Attachment } from '../wire/hop-request.js';
 import { LIMITS } from '../wire/limits.js';
 import { sniffImageType } from './sniff.js';
+
+/** One part of a `multipart/form-data` body (what the door's `readMultipart` splits a body into). */
+export interface MultipartPart {
+  /** The `name` of its `Content-Disposition`. */
+  name: string;
+  /** The `filename`, when the part is a file (a part without one is a text field). */
+  filename: string | undefined;
+  /** Its `Content-Type`, as declared (never trusted for attachments: their bytes decide). */
+  contentType: string | undefined;
+  /** Its bytes: a view into the body, not a copy. */
+  body: Uint8Array;
+}
 
 /**
  * Checks hop 1's `attachments` parts (spec/hop-protocol.md §4.3): at most {@link LIMITS.maxAttachments}, each a

@@ -3,7 +3,7 @@ import { parseHopRequestBytes, type ParseResult } from '../parse/parse-hop-reque
 import { HopError } from '../wire/errors.js';
 import type { Attachment, HopRequest } from '../wire/hop-request.js';
 import { LIMITS } from '../wire/limits.js';
-import { nextMacrotask, type Pause, runSteps } from './pause.js';
+import { nextMacrotask, type Pause, pauseFor, runSteps } from '../steps/steps.js';
 import { readBody, type ReadBodyOptions } from './read-body.js';
 import { readMultipart } from './read-multipart.js';
 
@@ -14,9 +14,6 @@ export interface DoorResult {
   /** Bytes of the body: what the request may still cost (a server may let a small one skip its turns). */
   bytes: number;
 }
-
-/** A body up to this size costs little per step: its steps run at once, without pausing between them. */
-const SMALL_BODY_BYTES = 256 * 1024;
 
 /** How {@link readHopRequest} bounds a request; every field has the protocol's default. */
 export interface DoorOptions extends ReadBodyOptions {
@@ -55,7 +52,7 @@ export async function readHopRequest(request: Request, options: DoorOptions = {}
   const given = options.pause ?? nextMacrotask;
   if (mediaType === 'application/json') {
     const body = await readBody(request, maxJsonBytes, options);
-    const pause = body.byteLength <= SMALL_BODY_BYTES ? noPause : given;
+    const pause = pauseFor(body.byteLength, given);
     return {
       request: unwrap(await runSteps(parseHopRequestBytes(body), pause)),
       attachments: [],
@@ -63,7 +60,7 @@ export async function readHopRequest(request: Request, options: DoorOptions = {}
     };
   }
   const body = await readBody(request, maxBodyBytes, options);
-  const pause = body.byteLength <= SMALL_BODY_BYTES ? noPause : given;
+  const pause = pauseFor(body.byteLength, given);
   await pause();
   const parts = await readMultipart(
     body,
@@ -94,9 +91,6 @@ export async function readHopRequest(request: Request, options: DoorOptions = {}
   }
   return { request: parsed, attachments: readAttachments(files, parsed.request_id), bytes: body.byteLength };
 }
-
-/** No turn to wait for. */
-const noPause: Pause = () => Promise.resolve();
 
 function unwrap(result: ParseResult): HopRequest {
   if (!result.success) throw result.error;

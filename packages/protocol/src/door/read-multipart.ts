@@ -1,17 +1,6 @@
 import { HopError } from '../wire/errors.js';
-import type { Pause } from './pause.js';
-
-/** One part of a `multipart/form-data` body. */
-export interface MultipartPart {
-  /** The `name` of its `Content-Disposition`. */
-  name: string;
-  /** The `filename`, when the part is a file (a part without one is a text field). */
-  filename: string | undefined;
-  /** Its `Content-Type`, as declared (never trusted for attachments: their bytes decide). */
-  contentType: string | undefined;
-  /** Its bytes: a view into the body, not a copy. */
-  body: Uint8Array;
-}
+import type { MultipartPart } from '../attachments/read-attachments.js';
+import type { Pause } from '../steps/steps.js';
 
 /** The bounds {@link readMultipart} holds a body to. */
 export interface MultipartLimits {

@@ -53,8 +53,8 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   csrf_invalid: {
     when:
       'The `X-CSRF-Token` header is missing, or is not a token `GET /api/token` issued for this session (or it has ' +
-      'expired); or the request has no session the server minted.',
-    operations: ['hop', 'cancel', 'token'],
+      'expired); or the request has no session the server minted, or carries the session cookie more than once.',
+    operations: ['hop', 'cancel', 'status', 'token'],
   },
   origin_not_allowed: {
     when:

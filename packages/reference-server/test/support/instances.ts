@@ -36,7 +36,7 @@ export async function startCluster(
     for (let index = 0; index < count; index += 1) {
       const store = await RedisTurnStore.connect(redisUrl, { prefix, ...storeOptions });
       stores.push(store);
-      instances.push(await startTestServer({ store, csrfSecret: SHARED_SECRET, ...overrides(index) }));
+      instances.push(await startTestServer({ store, security: { secret: SHARED_SECRET }, ...overrides(index) }));
     }
   } catch (error) {
     await Promise.all([...instances.map((server) => server.close()), ...stores.map((store) => store.close())]);
