@@ -46,7 +46,7 @@ describe('CSRF tokens', () => {
       () => new CsrfTokens('short'),
       (error: unknown) =>
         error instanceof ConfigError &&
-        /^CANVAS_AI_SECRET \(createApp csrfSecret\): 5 bytes; the CSRF secret must be at least 16 bytes/.test(
+        /^CANVAS_AI_SECRET \(createApp security.secret\): 5 bytes; the CSRF secret must be at least 16 bytes/.test(
           error.message,
         ),
     );
