@@ -119,13 +119,13 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
     const decides = !held && run.turn.decisions < run.agent.max_hops;
     // Other requests are served before a large page is compared and described: one request never holds the server.
     if (decides) await run.deps.pause();
-    const person = detectPersonChanges(run);
+    const person = await detectPersonChanges(run);
     const step = await runParkedCalls(run, person);
     if (step.outputs.length > 0) run.events.outputs(step.outputs);
     if (decides) tellPage(run, step, person);
     reply = decides ? await decideOnce(run, step, systemPrompt(run)) : undefined;
     const usage = hopUsage(run.turn.usage, reply?.usage);
-    const { next, digestMs } = turnAfter(run, step, outcomeOf(held, reply, step.outputs), {
+    const { next, digestMs } = await turnAfter(run, step, outcomeOf(held, reply, step.outputs), {
       decided: reply !== undefined,
       usage,
     });
@@ -257,14 +257,14 @@ async function decideOnce(run: HopRun, step: ParkedCallsStep, system: string): P
  * The response and record the outcome leads to. A turn that goes on stores the fingerprint of the page its next
  * request should carry; its time joins the hop's change detection time in the log.
  */
-function turnAfter(
+async function turnAfter(
   run: HopRun,
   step: ParkedCallsStep,
   outcome: Outcome,
   hop: { decided: boolean; usage: HopUsage | undefined },
-): { next: NextTurn; digestMs: number } {
+): Promise<{ next: NextTurn; digestMs: number }> {
   if (outcome.kind === 'ends') return { next: endWith(run, step, outcome.ending, hop.usage), digestMs: 0 };
-  const expected = fingerprintNext(run, step);
+  const expected = await fingerprintNext(run, step);
   return { next: nextTurn(run, step, { outcome, ...hop, expected: expected.digest }), digestMs: expected.ms };
 }
 

@@ -8,12 +8,13 @@ import { walkLayout } from '@canvas-ai/protocol';
 import {
   type DocumentChange,
   type DocumentDigest,
-  diffDocument,
-  digestDocument,
+  diffDocumentStepwise,
+  digestDocumentStepwise,
   type KnownValue,
   type Place,
 } from '@canvas-ai/protocol/server';
 import type { HopRun, ParkedCallsStep } from './hop-run.js';
+import type { ServerDeps } from './server-deps.js';
 
 /** What the person changed since the model's last decision, and what follows from it for this hop. */
 export interface PersonChanges {
@@ -30,36 +31,44 @@ export interface PersonChanges {
  * Compares the request's page with what the previous hop expected it to be: what differs is the person's doing.
  * Runs before the parked calls change anything. An output the browser rejected is not expected on the page.
  */
-export function detectPersonChanges({
+export async function detectPersonChanges({
+  deps,
   request,
   turn,
   previousOutputs,
   prints,
-}: Pick<HopRun, 'request' | 'turn' | 'previousOutputs' | 'prints'>): PersonChanges {
+}: Pick<HopRun, 'request' | 'previousOutputs' | 'prints'> & {
+  deps: Pick<ServerDeps, 'pause'>;
+  turn: Pick<HopRun['turn'], 'expected'>;
+}): Promise<PersonChanges> {
   const started = performance.now();
   const document: CanvasDocument = { layout: request.context.current_layout, page: request.context.page };
   const rejectedCalls = new Set(
     (request.apply_results ?? []).filter((result) => result.status === 'rejected').map((result) => result.call_id),
   );
+  // In steps with the server's pause between them: hashing a page of large props is no single long step (G3).
   const changes = turn.expected
-    ? diffDocument(
-        turn.expected,
-        document,
-        previousOutputs.filter((output) => rejectedCalls.has(output.call_id)),
+    ? await diffDocumentStepwise(turn.expected, document, {
+        rejected: previousOutputs.filter((output) => rejectedCalls.has(output.call_id)),
         prints,
-      )
+        pause: deps.pause,
+      })
     : [];
   const notice = personChangesNotice(changes, propsLookup(changes, document));
   return { changes, refuseOutput: overwritesPersonEdit(changes), notice, ms: performance.now() - started };
 }
 
 /** The fingerprint of the document the next request should carry (spec §16.1), and how long it took, for the log. */
-export function fingerprintNext(
-  { prints }: Pick<HopRun, 'prints'>,
+export async function fingerprintNext(
+  { deps, prints }: Pick<HopRun, 'prints'> & { deps: Pick<ServerDeps, 'pause'> },
   step: Pick<ParkedCallsStep, 'document' | 'placedUuids' | 'outputs'>,
-): { digest: DocumentDigest; ms: number } {
+): Promise<{ digest: DocumentDigest; ms: number }> {
   const started = performance.now();
-  const digest = digestDocument(step.document, { keepValuesOf: agentsComponents(step), prints });
+  const digest = await digestDocumentStepwise(
+    step.document,
+    { keepValuesOf: agentsComponents(step), prints },
+    deps.pause,
+  );
   return { digest, ms: performance.now() - started };
 }
 
