@@ -133,6 +133,27 @@ describe('applyOutputs: edit_components and set_page_value', () => {
     assert.equal(findComponent(result.layout, 'hero-1')!.props.heading, 'Crumb & Co.');
   });
 
+  it('keeps both edits when one edited component holds another, in either order (one walk finds both)', () => {
+    for (const order of [
+      ['section-1', 'card-1'],
+      ['card-1', 'section-1'],
+    ]) {
+      const updates: Record<string, Record<string, string>> = {
+        'section-1': { heading: 'Our ovens' },
+        'card-1': { title: 'Double chocolate' },
+      };
+      const result = applyOutputs(doc(), [
+        {
+          type: 'edit_components',
+          call_id: 'e1',
+          component_updates: Object.fromEntries(order.map((uuid) => [uuid, updates[uuid]!])),
+        },
+      ]);
+      assert.equal(findComponent(result.layout, 'section-1')!.props.heading, 'Our ovens', order.join(' then '));
+      assert.equal(findComponent(result.layout, 'card-1')!.props.title, 'Double chocolate', order.join(' then '));
+    }
+  });
+
   it('sets a page field beside the layout', () => {
     const result = applyOutputs(doc(), [
       { type: 'set_page_value', call_id: 's1', field: 'description', value: 'Cookies.' },

@@ -37,6 +37,21 @@ describe('edit_components', () => {
     assert.equal(findComponent(after.layout, 'hero-1')?.props.subheading, 'Cookies baked this morning.');
   });
 
+  it('refuses a call that edits more components than one call edits, before looking at any', async () => {
+    const entries = Array.from({ length: 101 }, (_, index) => `card-${index}: {title: x}`).join('\n');
+    await refusal(editComponentsTool, edit(entries), ['names 101 components', 'edits at most 100', 'next call']);
+  });
+
+  it('edits a component and one inside it in one call, found in one walk of the page', async () => {
+    const { output } = await run(
+      editComponentsTool,
+      edit('card-1: {title: Double chocolate}\nsection-1: {heading: Our ovens}'),
+    );
+    const after = applyOutputs(documentOf(), [output!]);
+    assert.equal(findComponent(after.layout, 'card-1')?.props.title, 'Double chocolate');
+    assert.equal(findComponent(after.layout, 'section-1')?.props.heading, 'Our ovens');
+  });
+
   it('sends only the props that change, and no output when nothing does (spec §11, §12)', async () => {
     const mixed = await run(editComponentsTool, edit('card-1: {title: Chocolate chip, price: $4.00}'));
     assert.deepEqual(mixed.output?.type === 'edit_components' && mixed.output.component_updates, {

@@ -11,7 +11,7 @@ import {
   type ToolCall,
   type ToolDefinition,
 } from '../src/server.js';
-import { defaultParallelMessage } from '../src/tools/execute-tool-calls.js';
+import { callLimitMessage, defaultParallelMessage, MAX_CALLS_RUN_PER_HOP } from '../src/tools/execute-tool-calls.js';
 import { catalog, counterUuids, documentOf, emptyLayout, nestedLayout, pageFields } from './support/tools-fixtures.js';
 
 function options(overrides: Partial<ExecuteToolCallsOptions> = {}): ExecuteToolCallsOptions {
@@ -62,6 +62,62 @@ describe('executeToolCalls', () => {
     }
     assert.match(outputLimitMessage('set_page_value'), /not executed.*100 page changes.*next reply/s);
     assert.equal(run.document.page.title, `Title ${max}`, 'the refused call changed nothing');
+  });
+
+  // Security review 2, audit of work per hop: a reply of many failing calls walked the page once per call, unbounded.
+  it('runs at most MAX_CALLS_RUN_PER_HOP calls of one reply, with a pause between calls, and tells the model of the rest', async () => {
+    const failing = Array.from({ length: MAX_CALLS_RUN_PER_HOP + 2 }, (_, index) =>
+      call(`e${index + 1}`, 'edit_components', { component_edits: `missing-${index}: {title: x}` }),
+    );
+    let pauses = 0;
+    const run = await executeToolCalls(
+      failing,
+      options({
+        pause: async () => {
+          pauses += 1;
+        },
+      }),
+    );
+    assert.equal(run.results.length, failing.length, 'one readable result per call');
+    assert.equal(run.outputs.length, 0);
+    for (const ran of run.results.slice(0, MAX_CALLS_RUN_PER_HOP)) assert.match(ran.content, /missing-\d+/);
+    for (const refused of run.results.slice(MAX_CALLS_RUN_PER_HOP)) {
+      assert.equal(refused.ok, false);
+      assert.equal(refused.content, callLimitMessage('edit_components'));
+    }
+    assert.match(callLimitMessage('edit_components'), /not executed.*128 tool calls.*next reply/s);
+    assert.equal(pauses, failing.length - 1, 'a pause before every call but the first');
+    assert.ok(
+      MAX_CALLS_RUN_PER_HOP > LIMITS.maxOutputsPerHop,
+      'a reply of the most changes a response carries runs whole',
+    );
+  });
+
+  it('refuses a place_components or move_components call of more operations than one call takes, saying so', async () => {
+    const placeOperations = Array.from({ length: 21 }, () => ({
+      target: 'content',
+      placement: 'below',
+      reference_uuid: 'footer-1',
+      components: '- sdc.demo.text: {props: {body: Hi}}',
+    }));
+    const moveOperations = Array.from({ length: 21 }, () => ({
+      uuids: ['footer-1'],
+      target: 'content',
+      placement: 'above',
+      reference_uuid: 'section-1',
+    }));
+    const run = await executeToolCalls(
+      [
+        call('p1', 'place_components', { operations: placeOperations }),
+        call('m1', 'move_components', { operations: moveOperations }),
+      ],
+      options({ tools: builtinTools, declaredOutputs: ['move_components'] }),
+    );
+    assert.deepEqual(run.outputs, []);
+    for (const result of run.results) {
+      assert.equal(result.ok, false);
+      assert.match(result.content, /operations: at most 20 operations per call; make the others in your next call/);
+    }
   });
 
   it('runs the calls in order and returns one result per call and the outputs in call order', async () => {

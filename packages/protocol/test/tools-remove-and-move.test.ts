@@ -65,6 +65,21 @@ describe('move_components', () => {
     );
   });
 
+  it('refuses a call that moves more components than one call moves, all its operations together', async () => {
+    const uuids = (from: number) => Array.from({ length: 25 }, (_, index) => `row-${from + index}`);
+    await refusal(
+      moveComponentsTool,
+      {
+        operations: [
+          { uuids: uuids(0), target: 'content', placement: 'above', reference_uuid: 'section-1' },
+          { uuids: uuids(25), target: 'content', placement: 'above', reference_uuid: 'section-1' },
+          { uuids: ['footer-1'], target: 'content', placement: 'above', reference_uuid: 'section-1' },
+        ],
+      },
+      ['its operations list 51 components', 'one call moves at most 50', 'next call'],
+    );
+  });
+
   it('moves into an empty target, and checks each operation on the layout the earlier ones leave', async () => {
     const { output } = await run(moveComponentsTool, {
       operations: [

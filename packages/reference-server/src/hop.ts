@@ -170,6 +170,7 @@ async function runParkedCalls(
       pageFields: deps.config.page_fields,
       newUuid: deps.newUuid,
       refuseOutput: person.refuseOutput,
+      pause: deps.pause,
     });
     step.outputs = execution.outputs;
     step.document = execution.document;

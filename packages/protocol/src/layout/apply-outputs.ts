@@ -13,7 +13,7 @@ import type {
 } from '../wire/outputs.js';
 import { LayoutError } from './layout-error.js';
 import { conflictReason, conflictResult, currentValuesOf, findConflicts } from './conflicts.js';
-import { findComponent, resolveTarget, walkLayout } from './layout-tree.js';
+import { findComponent, findComponentPaths, resolveTarget, walkLayout } from './layout-tree.js';
 import { locate, replaceAt, subtreeUuids, valueAt, withList } from './tree-edit.js';
 import { parseTarget } from '../wire/layout.js';
 
@@ -171,10 +171,13 @@ function editComponents(document: CanvasDocument, output: EditComponentsOutput):
   // Per edited component, its props before and after and the names the output set or unset: what the inverse needs.
   const edited: Array<{ uuid: string; before: Props; after: Props; names: string[] }> = [];
   let layout = document.layout;
+  // One walk finds them all (spec §13.2); an edit moves nothing, so the paths hold while the props change. The node
+  // is read at its path each time: an edit of a component inside another edited one replaced it there.
+  const paths = findComponentPaths(layout, new Set(Object.keys(output.component_updates)));
   for (const [uuid, props] of Object.entries(output.component_updates)) {
-    const found = locate(layout, uuid);
+    const found = paths.get(uuid);
     if (!found) throw new LayoutError('unknown_uuid', `no component "${uuid}" to edit`, output.call_id);
-    const node = found.node;
+    const node = valueAt<ComponentNode>(layout, found.path);
     const unset = (output.unset && Object.hasOwn(output.unset, uuid) ? output.unset[uuid] : undefined) ?? [];
     const nextProps: Props = { ...node.props, ...structuredClone(props) };
     for (const prop of unset) delete nextProps[prop];

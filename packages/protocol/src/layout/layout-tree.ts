@@ -68,6 +68,36 @@ export function findComponentPath(layout: Layout, uuid: string): { node: Compone
   return undefined;
 }
 
+/**
+ * The nodes with these uuids and the paths to them, found in one walk that stops once all are found: a call naming
+ * many components costs one walk of the page, not one per component (spec §13.2). Uuids not on the page are absent.
+ */
+export function findComponentPaths(
+  layout: Layout,
+  uuids: ReadonlySet<string>,
+): Map<string, { node: ComponentNode; path: LayoutPath }> {
+  const found = new Map<string, { node: ComponentNode; path: LayoutPath }>();
+  const search = (nodes: readonly ComponentNode[], path: LayoutPath): boolean => {
+    for (let index = 0; index < nodes.length; index += 1) {
+      const node = nodes[index]!;
+      if (uuids.has(node.uuid) && !found.has(node.uuid)) {
+        found.set(node.uuid, { node, path: [...path, index] });
+        if (found.size === uuids.size) return true;
+      }
+      if (!node.slots) continue;
+      for (const [slot, children] of Object.entries(node.slots)) {
+        if (search(children, [...path, index, 'slots', slot])) return true;
+      }
+    }
+    return false;
+  };
+  if (uuids.size === 0) return found;
+  for (const [region, { components }] of Object.entries(layout.regions)) {
+    if (search(components, ['regions', region, 'components'])) break;
+  }
+  return found;
+}
+
 /** The component list a target names and its path from the layout's root; throws a {@link LayoutError} if none. */
 export function resolveTarget(
   layout: Layout,

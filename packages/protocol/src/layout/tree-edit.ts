@@ -1,5 +1,5 @@
 import type { ComponentNode, Layout } from '../wire/layout.js';
-import { findComponentPath, type LayoutPath } from './layout-tree.js';
+import { findComponentPath, findComponentPaths, type LayoutPath } from './layout-tree.js';
 
 /**
  * Path copying, the reducer's way of changing a layout: the objects on the path to a change are fresh copies, every
@@ -40,6 +40,17 @@ export function locate(layout: Layout, uuid: string): Located | undefined {
   const listPath = found.path.slice(0, -1);
   const index = found.path.at(-1) as number;
   return { node: found.node, path: found.path, listPath, index, target: targetOfList(layout, listPath) };
+}
+
+/** {@link locate} for many uuids in one walk of the layout (see `findComponentPaths`); uuids not on it are absent. */
+export function locateAll(layout: Layout, uuids: Iterable<string>): Map<string, Located> {
+  const located = new Map<string, Located>();
+  for (const [uuid, found] of findComponentPaths(layout, new Set(uuids))) {
+    const listPath = found.path.slice(0, -1);
+    const index = found.path.at(-1) as number;
+    located.set(uuid, { node: found.node, path: found.path, listPath, index, target: targetOfList(layout, listPath) });
+  }
+  return located;
 }
 
 /** The placement target naming the list at `listPath`: `['regions', r, 'components']` is `r`, a slot `parent/slot`. */

@@ -1,5 +1,5 @@
 import { jsonEqual } from '../layout/conflicts.js';
-import { findComponent } from '../layout/layout-tree.js';
+import { findComponentPaths } from '../layout/layout-tree.js';
 import type { Props } from '../wire/layout.js';
 import type { EditComponentsOutput } from '../wire/outputs.js';
 import { catalogIndex } from './component-spec.js';
@@ -7,7 +7,7 @@ import { fail, isMap, kindOf, plural, quote, throwProblems } from './format.js';
 import { unknownUuidMessage } from './layout-checks.js';
 import { parseYamlData } from './parse-yaml.js';
 import type { ToolDefinition } from './tool-definition.js';
-import { EditComponentsInput } from './tool-inputs.js';
+import { EditComponentsInput, TOOL_INPUT_LIMITS } from './tool-inputs.js';
 import { SuggestionBudget } from './uuid-suggestions.js';
 import { checkProps } from './validate-props.js';
 
@@ -35,15 +35,25 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
     if (!isMap(edits) || Object.keys(edits).length === 0) {
       fail(NAME, `component_edits must be ${SHAPE}\ngot ${isMap(edits) ? 'an empty map' : kindOf(edits)}`);
     }
+    const count = Object.keys(edits).length;
+    if (count > TOOL_INPUT_LIMITS.editedPerCall) {
+      fail(
+        NAME,
+        `component_edits names ${count} components; one call edits at most ${TOOL_INPUT_LIMITS.editedPerCall}. ` +
+          'Edit the others in your next call.',
+      );
+    }
     const byId = catalogIndex(context.catalog);
     const layout = context.document.layout;
+    // One walk of the page finds every edited component (spec §13.2).
+    const nodes = findComponentPaths(layout, new Set(Object.keys(edits)));
     const problems: string[] = [];
     const updates: Record<string, Props> = {};
     const replaces: Record<string, Props> = {};
     const changes: string[] = [];
     const budget = new SuggestionBudget(context.suggestions);
     for (const [uuid, props] of Object.entries(edits)) {
-      const node = findComponent(layout, uuid);
+      const node = nodes.get(uuid)?.node;
       if (!node) {
         problems.push(`component_edits.${uuid}: ${unknownUuidMessage(layout, uuid, budget)}`);
         continue;

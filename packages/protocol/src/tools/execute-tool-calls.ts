@@ -7,6 +7,7 @@ import { LIMITS } from '../wire/limits.js';
 import { REQUIRED_OUTPUT_TYPES, ToolOutput } from '../wire/outputs.js';
 import { ToolInputError, type ToolDefinition, type ToolExecution } from './tool-definition.js';
 import { errorMessage } from '../wire/errors.js';
+import type { Pause } from '../steps/steps.js';
 import { suggestionPool } from './uuid-suggestions.js';
 
 /** A tool call as the model sent it: `arguments` is the JSON text of the input. */
@@ -39,7 +40,20 @@ export interface ExecuteToolCallsOptions {
    * declare is a bug of the tool that made it (the server offers such tools only to a client that declared them).
    */
   declaredOutputs?: readonly string[] | undefined;
+  /**
+   * Awaited before each call after the first, so a reply of many calls on a large page is many steps with other
+   * requests served between them (spec §13.2). Default: none, the calls run at once.
+   */
+  pause?: Pause | undefined;
 }
+
+/**
+ * The calls of one reply that run (reach their tool) in one hop: each may walk the page, so the work of a reply of
+ * many calls would grow with their number times the page's size (spec §13.2); the others are told to come again.
+ * Above {@link LIMITS.maxOutputsPerHop}, so a reply of that many changes still runs whole, with room for calls that
+ * fail or only read.
+ */
+export const MAX_CALLS_RUN_PER_HOP = 128;
 
 /** The readable outcome of one call, fed to the model. `ok` is false when nothing was executed or it was refused. */
 export interface ToolCallResult {
@@ -78,12 +92,21 @@ export function outputLimitMessage(tool: string): string {
   );
 }
 
+/** Told to the model for a call not run because its hop already ran {@link MAX_CALLS_RUN_PER_HOP} calls. */
+export function callLimitMessage(tool: string): string {
+  return (
+    `This ${tool} call was not executed: this step already ran ${MAX_CALLS_RUN_PER_HOP} tool calls, the most one step ` +
+    "runs. Make this call again in your next reply, after this step's results."
+  );
+}
+
 /**
  * Runs the calls the model decided in the previous hop (spec §2, step 2), in order: THE shared step of every
  * TypeScript server's hop (the reference server's, and so its msw mock's). Each call sees the document with the outputs of the earlier calls applied.
  * A call that cannot run (unknown tool, arguments that are not JSON or fail the input schema, a
  * {@link ToolInputError}, a second call of a tool that does not allow parallel calls) becomes a readable result with
- * `ok: false` and no output; so does every call once the hop has {@link LIMITS.maxOutputsPerHop} outputs. Any
+ * `ok: false` and no output; so does every call once the hop has {@link LIMITS.maxOutputsPerHop} outputs or has run
+ * {@link MAX_CALLS_RUN_PER_HOP} calls. Any
  * other exception propagates: the hop fails.
  */
 export async function executeToolCalls(
@@ -95,7 +118,9 @@ export async function executeToolCalls(
   let document = options.document;
   const called = new Set<string>();
   const suggestions = suggestionPool();
-  for (const call of calls) {
+  let ran = 0;
+  for (const [index, call] of calls.entries()) {
+    if (index > 0) await options.pause?.();
     const refuse = (content: string): void => {
       results.push({ call_id: call.id, name: call.name, content, ok: false });
     };
@@ -122,6 +147,11 @@ export async function executeToolCalls(
       continue;
     }
     called.add(call.name);
+    if (ran >= MAX_CALLS_RUN_PER_HOP) {
+      refuse(callLimitMessage(call.name));
+      continue;
+    }
+    ran += 1;
     const input = parseArguments(call, tool);
     if (!input.ok) {
       refuse(input.message);

@@ -1,12 +1,12 @@
 import { applyOutputs, type CanvasDocument } from '../layout/apply-outputs.js';
 import { LayoutError } from '../layout/layout-error.js';
-import { locate, subtreeUuids } from '../layout/tree-edit.js';
+import { type Located, locateAll, subtreeUuids } from '../layout/tree-edit.js';
 import { parseTarget } from '../wire/layout.js';
 import type { MoveComponentsOutput, MoveOperation } from '../wire/outputs.js';
 import { plural, throwProblems } from './format.js';
 import { checkPlacement, unknownUuidMessage } from './layout-checks.js';
 import { ToolInputError, type ToolDefinition } from './tool-definition.js';
-import { MoveComponentsInput } from './tool-inputs.js';
+import { MoveComponentsInput, TOOL_INPUT_LIMITS } from './tool-inputs.js';
 import { SuggestionBudget } from './uuid-suggestions.js';
 
 const NAME = 'move_components';
@@ -29,6 +29,13 @@ export const moveComponentsTool: ToolDefinition<MoveComponentsInput> = {
   allowParallel: true,
   outputType: NAME,
   execute(input, context) {
+    const moving = input.operations.reduce((count, operation) => count + operation.uuids.length, 0);
+    if (moving > TOOL_INPUT_LIMITS.movedPerCall) {
+      throw new ToolInputError(
+        `${NAME} was not applied: its operations list ${moving} components; one call moves at most ` +
+          `${TOOL_INPUT_LIMITS.movedPerCall}. Move the others in your next call.`,
+      );
+    }
     let document = context.document;
     const operations: MoveOperation[] = [];
     const replaces: Record<string, string> = {};
@@ -36,7 +43,9 @@ export const moveComponentsTool: ToolDefinition<MoveComponentsInput> = {
     const budget = new SuggestionBudget(context.suggestions);
     for (const [index, request] of input.operations.entries()) {
       const where = `operations[${index}]`;
-      const problems = checkMove(document, context.catalog, request, where, budget);
+      // One walk of the page finds every component of the operation (spec §13.2).
+      const located = locateAll(document.layout, request.uuids);
+      const problems = checkMove(document, located, context.catalog, request, where, budget);
       if (problems.length > 0 && index < input.operations.length - 1)
         problems.push(`operations after ${where} were not checked yet`);
       throwProblems(NAME, problems);
@@ -50,7 +59,7 @@ export const moveComponentsTool: ToolDefinition<MoveComponentsInput> = {
               reference_uuid: request.reference_uuid!,
             };
       for (const uuid of operation.uuids) {
-        const from = locate(document.layout, uuid)!;
+        const from = located.get(uuid)!;
         // Where it was before this call, not before this operation: that is what the host must still hold.
         if (!Object.hasOwn(replaces, uuid)) replaces[uuid] = from.target;
         const next =
@@ -74,6 +83,7 @@ export const moveComponentsTool: ToolDefinition<MoveComponentsInput> = {
 /** The problems of one move against the layout it applies to, each a sentence that says what to do instead. */
 function checkMove(
   document: CanvasDocument,
+  located: ReadonlyMap<string, Located>,
   catalog: Parameters<typeof checkPlacement>[1],
   request: MoveComponentsInput['operations'][number],
   where: string,
@@ -89,7 +99,7 @@ function checkMove(
       return;
     }
     seen.add(uuid);
-    const found = locate(layout, uuid);
+    const found = located.get(uuid);
     if (!found) {
       problems.push(`${where}.uuids[${at}]: ${unknownUuidMessage(layout, uuid, budget)}`);
       return;

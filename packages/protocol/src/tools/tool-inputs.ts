@@ -4,6 +4,22 @@ import { JsonValue } from '../wire/json.js';
 import { Placement, PlacementTarget } from '../wire/layout.js';
 
 /**
+ * How much one call of a built-in tool may ask for (spec §12, §13.2). Each operation and each named component is
+ * checked against the page, so without a bound one call's work would grow with its length times the page's size.
+ */
+export const TOOL_INPUT_LIMITS = {
+  /** Operations of one `place_components` or `move_components` call. */
+  operationsPerCall: 20,
+  /** Components one `move_components` call moves, all its operations together. */
+  movedPerCall: 50,
+  /** Components one `edit_components` call edits. */
+  editedPerCall: 100,
+} as const;
+
+/** A list of at most {@link TOOL_INPUT_LIMITS.operationsPerCall} operations, with a message that says what to do. */
+const operationsMessage = `at most ${TOOL_INPUT_LIMITS.operationsPerCall} operations per call; make the others in your next call`;
+
+/**
  * The model-facing inputs of the built-in tools (spec §12). A model sends these as the JSON arguments of a tool call;
  * `components` and `component_edits` are YAML strings because models write YAML more reliably than nested JSON.
  */
@@ -21,7 +37,8 @@ export const PlaceComponentsInput = z
             .describe('A YAML list of single-key maps: `- component_id: {props: {...}, slots: {slot: [...]}}`.'),
         }),
       )
-      .min(1),
+      .min(1)
+      .max(TOOL_INPUT_LIMITS.operationsPerCall, operationsMessage),
   })
   .meta({ id: 'PlaceComponentsInput' });
 export type PlaceComponentsInput = z.infer<typeof PlaceComponentsInput>;
@@ -70,7 +87,8 @@ export const MoveComponentsInput = z
           ),
         }),
       )
-      .min(1),
+      .min(1)
+      .max(TOOL_INPUT_LIMITS.operationsPerCall, operationsMessage),
   })
   .meta({ id: 'MoveComponentsInput' });
 export type MoveComponentsInput = z.infer<typeof MoveComponentsInput>;
