@@ -29,20 +29,7 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
   allowParallel: true,
   outputType: 'edit_components',
   execute(input, context) {
-    const parsed = parseYamlData(input.component_edits, 'component_edits');
-    if (!parsed.ok) fail(NAME, parsed.message);
-    const edits = parsed.value;
-    if (!isMap(edits) || Object.keys(edits).length === 0) {
-      fail(NAME, `component_edits must be ${SHAPE}\ngot ${isMap(edits) ? 'an empty map' : kindOf(edits)}`);
-    }
-    const count = Object.keys(edits).length;
-    if (count > TOOL_INPUT_LIMITS.editedPerCall) {
-      fail(
-        NAME,
-        `component_edits names ${count} components; one call edits at most ${TOOL_INPUT_LIMITS.editedPerCall}. ` +
-          'Edit the others in your next call.',
-      );
-    }
+    const edits = readEdits(input.component_edits);
     const byId = catalogIndex(context.catalog);
     const layout = context.document.layout;
     // One walk of the page finds every edited component (spec §13.2).
@@ -73,17 +60,7 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
       }
       const checked = checkProps(definition, props, 'edit', { imageOrigins: context.catalog.image_origins ?? [] });
       problems.push(...checked.problems.map((problem) => `component_edits.${uuid}: ${problem}`));
-      // Only changed props are sent (spec §11): a value the component already holds is not an edit.
-      const changed: Props = {};
-      const described: string[] = [];
-      for (const [name, value] of Object.entries(checked.props)) {
-        const old = Object.hasOwn(node.props, name) ? node.props[name]! : undefined;
-        if (old !== undefined && jsonEqual(old, value)) described.push(`${name} ${quote(value)} (unchanged, not sent)`);
-        else {
-          changed[name] = value;
-          described.push(`${name} ${quote(old)} → ${quote(value)}`);
-        }
-      }
+      const { changed, described } = changedProps(node.props, checked.props);
       changes.push(`- ${uuid} (${node.component}): ${described.join('; ')}`);
       if (Object.keys(changed).length === 0) continue;
       updates[uuid] = changed;
@@ -111,3 +88,40 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
     };
   },
 };
+
+/** The map of `component_edits`, or a refusal: YAML, a map of at least one uuid, at most {@link TOOL_INPUT_LIMITS}. */
+function readEdits(yaml: string): Record<string, unknown> {
+  const parsed = parseYamlData(yaml, 'component_edits');
+  if (!parsed.ok) fail(NAME, parsed.message);
+  const edits = parsed.value;
+  if (!isMap(edits) || Object.keys(edits).length === 0) {
+    fail(NAME, `component_edits must be ${SHAPE}\ngot ${isMap(edits) ? 'an empty map' : kindOf(edits)}`);
+  }
+  const count = Object.keys(edits).length;
+  if (count > TOOL_INPUT_LIMITS.editedPerCall) {
+    fail(
+      NAME,
+      `component_edits names ${count} components; one call edits at most ${TOOL_INPUT_LIMITS.editedPerCall}. ` +
+        'Edit the others in your next call.',
+    );
+  }
+  return edits;
+}
+
+/**
+ * The props of an edit that change what the component holds, and each prop described for the model. Only changed
+ * props are sent (spec §11): a value the component already holds is not an edit.
+ */
+function changedProps(current: Props, edit: Props): { changed: Props; described: string[] } {
+  const changed: Props = {};
+  const described: string[] = [];
+  for (const [name, value] of Object.entries(edit)) {
+    const old = Object.hasOwn(current, name) ? current[name]! : undefined;
+    if (old !== undefined && jsonEqual(old, value)) described.push(`${name} ${quote(value)} (unchanged, not sent)`);
+    else {
+      changed[name] = value;
+      described.push(`${name} ${quote(old)} → ${quote(value)}`);
+    }
+  }
+  return { changed, described };
+}

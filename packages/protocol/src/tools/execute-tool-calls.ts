@@ -8,7 +8,7 @@ import { REQUIRED_OUTPUT_TYPES, ToolOutput } from '../wire/outputs.js';
 import { ToolInputError, type ToolDefinition, type ToolExecution } from './tool-definition.js';
 import { errorMessage } from '../wire/errors.js';
 import type { Pause } from '../steps/steps.js';
-import { suggestionPool } from './uuid-suggestions.js';
+import { type SuggestionPool, suggestionPool } from './uuid-suggestions.js';
 
 /** A tool call as the model sent it: `arguments` is the JSON text of the input. */
 export interface ToolCall {
@@ -106,92 +106,108 @@ export function callLimitMessage(tool: string): string {
  * A call that cannot run (unknown tool, arguments that are not JSON or fail the input schema, a
  * {@link ToolInputError}, a second call of a tool that does not allow parallel calls) becomes a readable result with
  * `ok: false` and no output; so does every call once the hop has {@link LIMITS.maxOutputsPerHop} outputs or has run
- * {@link MAX_CALLS_RUN_PER_HOP} calls. Any
- * other exception propagates: the hop fails.
+ * {@link MAX_CALLS_RUN_PER_HOP} calls. Any other exception propagates: the hop fails.
  */
 export async function executeToolCalls(
   calls: ReadonlyArray<ToolCall>,
   options: ExecuteToolCallsOptions,
 ): Promise<ExecuteToolCallsResult> {
-  const outputs: ToolOutput[] = [];
+  const state: HopCalls = { outputs: [], document: options.document, called: new Set(), ran: 0 };
   const results: ToolCallResult[] = [];
-  let document = options.document;
-  const called = new Set<string>();
   const suggestions = suggestionPool();
-  let ran = 0;
   for (const [index, call] of calls.entries()) {
     if (index > 0) await options.pause?.();
-    const refuse = (content: string): void => {
-      results.push({ call_id: call.id, name: call.name, content, ok: false });
-    };
-    // Whether a call would add an output is known only after it ran; past the limit none runs, read-only ones too.
-    if (outputs.length >= LIMITS.maxOutputsPerHop) {
-      refuse(outputLimitMessage(call.name));
-      continue;
-    }
-    const tool = Object.hasOwn(options.tools, call.name) ? options.tools[call.name] : undefined;
-    if (!tool) {
-      const names = Object.keys(options.tools);
-      refuse(
-        `Unknown tool \`${call.name}\`. ${names.length ? `Available tools: ${names.join(', ')}.` : 'No tools are available.'}`,
-      );
-      continue;
-    }
-    const settings =
-      options.toolSettings && Object.hasOwn(options.toolSettings, call.name)
-        ? options.toolSettings[call.name]
-        : undefined;
-    // Counted per call, not per success: the rule is about the shape of the model's reply.
-    if (called.has(call.name) && !(settings?.allow_parallel ?? tool.allowParallel)) {
-      refuse(settings?.parallel_message ?? defaultParallelMessage(call.name));
-      continue;
-    }
-    called.add(call.name);
-    if (ran >= MAX_CALLS_RUN_PER_HOP) {
-      refuse(callLimitMessage(call.name));
-      continue;
-    }
-    ran += 1;
-    const input = parseArguments(call, tool);
-    if (!input.ok) {
-      refuse(input.message);
-      continue;
-    }
-    let execution: ToolExecution;
-    try {
-      execution = await tool.execute(input.value, {
-        catalog: options.catalog,
-        document,
-        pageFields: options.pageFields,
-        callId: call.id,
-        newUuid: options.newUuid,
-        suggestions,
-      });
-    } catch (error) {
-      if (!(error instanceof ToolInputError)) throw error;
-      refuse(error.message);
-      continue;
-    }
-    if (execution.output) {
-      const output = checkOutput(execution.output, call, options.declaredOutputs ?? []);
-      const refusal = options.refuseOutput?.(output);
-      if (refusal !== undefined) {
-        refuse(refusal);
-        continue;
-      }
-      try {
-        document = applyOutputs(document, [output]);
-      } catch (error) {
-        if (!(error instanceof LayoutError)) throw error;
-        // A tool that does not check the layout itself: the model hears why, the browser gets nothing.
-        refuse(`${call.name} produced a change that cannot be applied to the page: ${error.message}`);
-        continue;
-      }
-      outputs.push(output);
-    }
-    results.push({ call_id: call.id, name: call.name, content: execution.result, ok: true });
+    const admitted = admitCall(call, state, options);
+    const outcome =
+      'refusal' in admitted
+        ? { ok: false, content: admitted.refusal }
+        : await runCall(call, admitted.tool, state, options, suggestions);
+    results.push({ call_id: call.id, name: call.name, content: outcome.content, ok: outcome.ok });
   }
-  return { outputs, results, document };
+  return { outputs: state.outputs, results, document: state.document };
+}
+
+/** What the calls of one hop have done so far: their outputs, the document with them applied, who was called. */
+interface HopCalls {
+  outputs: ToolOutput[];
+  document: CanvasDocument;
+  /** The tools called so far, for `allow_parallel`. */
+  called: Set<string>;
+  /** The calls that reached their tool, for {@link MAX_CALLS_RUN_PER_HOP}. */
+  ran: number;
+}
+
+/** The tool a call may run, or why it may not: the checks that cost nothing, in the order the model hears them. */
+function admitCall(
+  call: ToolCall,
+  state: HopCalls,
+  options: ExecuteToolCallsOptions,
+): { tool: ToolDefinition } | { refusal: string } {
+  // Whether a call would add an output is known only after it ran; past the limit none runs, read-only ones too.
+  if (state.outputs.length >= LIMITS.maxOutputsPerHop) return { refusal: outputLimitMessage(call.name) };
+  const tool = Object.hasOwn(options.tools, call.name) ? options.tools[call.name] : undefined;
+  if (!tool) {
+    const names = Object.keys(options.tools);
+    const available = names.length ? `Available tools: ${names.join(', ')}.` : 'No tools are available.';
+    return { refusal: `Unknown tool \`${call.name}\`. ${available}` };
+  }
+  const settings =
+    options.toolSettings && Object.hasOwn(options.toolSettings, call.name)
+      ? options.toolSettings[call.name]
+      : undefined;
+  // Counted per call, not per success: the rule is about the shape of the model's reply.
+  if (state.called.has(call.name) && !(settings?.allow_parallel ?? tool.allowParallel)) {
+    return { refusal: settings?.parallel_message ?? defaultParallelMessage(call.name) };
+  }
+  state.called.add(call.name);
+  if (state.ran >= MAX_CALLS_RUN_PER_HOP) return { refusal: callLimitMessage(call.name) };
+  state.ran += 1;
+  return { tool };
+}
+
+/**
+ * Runs one admitted call against the document the earlier calls left, keeping its output when it has one that
+ * applies. A refusal of the model's input is a readable result; any other exception fails the hop.
+ */
+async function runCall(
+  call: ToolCall,
+  tool: ToolDefinition,
+  state: HopCalls,
+  options: ExecuteToolCallsOptions,
+  suggestions: SuggestionPool,
+): Promise<{ ok: boolean; content: string }> {
+  const input = parseArguments(call, tool);
+  if (!input.ok) return { ok: false, content: input.message };
+  let execution: ToolExecution;
+  try {
+    execution = await tool.execute(input.value, {
+      catalog: options.catalog,
+      document: state.document,
+      pageFields: options.pageFields,
+      callId: call.id,
+      newUuid: options.newUuid,
+      suggestions,
+    });
+  } catch (error) {
+    if (!(error instanceof ToolInputError)) throw error;
+    return { ok: false, content: error.message };
+  }
+  if (!execution.output) return { ok: true, content: execution.result };
+  const output = checkOutput(execution.output, call, options.declaredOutputs ?? []);
+  const refusal = options.refuseOutput?.(output);
+  if (refusal !== undefined) return { ok: false, content: refusal };
+  try {
+    state.document = applyOutputs(state.document, [output]);
+  } catch (error) {
+    if (!(error instanceof LayoutError)) throw error;
+    // A tool that does not check the layout itself: the model hears why, the browser gets nothing.
+    return {
+      ok: false,
+      content: `${call.name} produced a change that cannot be applied to the page: ${error.message}`,
+    };
+  }
+  state.outputs.push(output);
+  return { ok: true, content: execution.result };
 }
 
 function parseArguments(

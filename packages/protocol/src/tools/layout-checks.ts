@@ -61,48 +61,8 @@ export function checkPlacement(
   const add = (message: string): void => {
     problems.push(`${where}: ${message}`);
   };
-  const parsed = parseTarget(request.target);
-  let list: readonly ComponentNode[];
-  if (parsed.kind === 'region') {
-    const regions = Object.keys(layout.regions);
-    if (!Object.hasOwn(layout.regions, parsed.region)) {
-      add(
-        `unknown target \`${request.target}\`: the page has no region \`${parsed.region}\`${didYouMean(parsed.region, regions) || '.'} ` +
-          `Regions: ${listNames(regions)}; to place into a slot, write the target as "<parent_uuid>/<slot_name>".`,
-      );
-      return problems;
-    }
-    list = layout.regions[parsed.region]!.components;
-  } else {
-    const parent = findComponent(layout, parsed.parentUuid);
-    if (!parent) {
-      add(`unknown target \`${request.target}\`: ${unknownUuidMessage(layout, parsed.parentUuid, budget)}`);
-      return problems;
-    }
-    const definition = catalogIndex(catalog).get(parent.component);
-    // The catalog says which slots exist; a layout node from a component outside the catalog falls back to its own.
-    const slotNames = definition ? Object.keys(definition.slots) : Object.keys(parent.slots ?? {});
-    if (!slotNames.includes(parsed.slot)) {
-      const slotsNote = slotNames.length ? `Its slots are: ${slotNames.join(', ')}.` : 'It has no slots.';
-      add(
-        `unknown target \`${request.target}\`: ${parent.component} (${parent.uuid}) has no slot \`${parsed.slot}\`` +
-          `${didYouMean(parsed.slot, slotNames) || '.'} ${slotsNote}`,
-      );
-      return problems;
-    }
-    const allowed = definition?.slots[parsed.slot]?.allowed;
-    if (allowed) {
-      for (const id of componentIds) {
-        if (!allowed.includes(id)) {
-          add(
-            `${id} is not allowed in slot \`${parsed.slot}\` of ${parent.component} (${parent.uuid}); ` +
-              `allowed: ${allowed.join(', ')}`,
-          );
-        }
-      }
-    }
-    list = parent.slots?.[parsed.slot] ?? [];
-  }
+  const list = targetList(layout, catalog, request.target, componentIds, add, budget);
+  if (list === undefined) return problems;
   if (request.placement === 'inside') {
     if (list.length > 0) {
       const last = list[list.length - 1]!;
@@ -132,4 +92,59 @@ export function checkPlacement(
     add(`reference_uuid \`${request.reference_uuid}\` is not in target \`${request.target}\`${where}`);
   }
   return problems;
+}
+
+/**
+ * The component list a placement target names, or undefined when there is none (the problem told through `add`):
+ * a region of the page, or a slot of a component on it that its catalog definition has, with the components going
+ * there checked against the slot's allowed ones (told through `add`, the list still returned).
+ */
+function targetList(
+  layout: Layout,
+  catalog: Catalog,
+  target: string,
+  componentIds: readonly string[],
+  add: (message: string) => void,
+  budget: SuggestionBudget,
+): readonly ComponentNode[] | undefined {
+  const parsed = parseTarget(target);
+  if (parsed.kind === 'region') {
+    const regions = Object.keys(layout.regions);
+    if (!Object.hasOwn(layout.regions, parsed.region)) {
+      add(
+        `unknown target \`${target}\`: the page has no region \`${parsed.region}\`${didYouMean(parsed.region, regions) || '.'} ` +
+          `Regions: ${listNames(regions)}; to place into a slot, write the target as "<parent_uuid>/<slot_name>".`,
+      );
+      return undefined;
+    }
+    return layout.regions[parsed.region]!.components;
+  }
+  const parent = findComponent(layout, parsed.parentUuid);
+  if (!parent) {
+    add(`unknown target \`${target}\`: ${unknownUuidMessage(layout, parsed.parentUuid, budget)}`);
+    return undefined;
+  }
+  const definition = catalogIndex(catalog).get(parent.component);
+  // The catalog says which slots exist; a layout node from a component outside the catalog falls back to its own.
+  const slotNames = definition ? Object.keys(definition.slots) : Object.keys(parent.slots ?? {});
+  if (!slotNames.includes(parsed.slot)) {
+    const slotsNote = slotNames.length ? `Its slots are: ${slotNames.join(', ')}.` : 'It has no slots.';
+    add(
+      `unknown target \`${target}\`: ${parent.component} (${parent.uuid}) has no slot \`${parsed.slot}\`` +
+        `${didYouMean(parsed.slot, slotNames) || '.'} ${slotsNote}`,
+    );
+    return undefined;
+  }
+  const allowed = definition?.slots[parsed.slot]?.allowed;
+  if (allowed) {
+    for (const id of componentIds) {
+      if (!allowed.includes(id)) {
+        add(
+          `${id} is not allowed in slot \`${parsed.slot}\` of ${parent.component} (${parent.uuid}); ` +
+            `allowed: ${allowed.join(', ')}`,
+        );
+      }
+    }
+  }
+  return parent.slots?.[parsed.slot] ?? [];
 }
