@@ -2,12 +2,12 @@
 // canvas-ai-server: the only place (with node.ts) that touches the process. Exit codes: 0 ok, 1 failure, 2 usage.
 import { errorMessage } from '@canvas-ai/protocol';
 import { ConfigError } from './config-error.js';
-import { createApp } from './app.js';
+import { type AppOptions, createApp } from './app.js';
 import { checkModel } from './check-model.js';
 import { UsageError } from '@canvas-ai/protocol/node';
 import { type CliOptions, checkModelHelpText, helpText, parseCliOptions } from './cli-options.js';
 import { loadConfig } from './config.js';
-import { jsonLineLogger } from './log.js';
+import { jsonLineLogger, type Logger } from './log.js';
 import { allowedHostsFor, startServer, staticDirectory } from './node.js';
 import { anthropicProviderFromEnv, openAiProviderFromEnv } from './providers/from-env.js';
 import type { ModelProvider } from './providers/model-provider.js';
@@ -48,37 +48,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
         );
       }
     }
-    const app = createApp({
-      agents: config.agents,
-      agentsSource: config.agentsFile,
-      catalog: config.catalog,
-      provider,
-      docs: config.docs,
-      ...(redis ? { store: redis } : {}),
-      logModelRequests: env.CANVAS_AI_LOG_MODEL_REQUESTS === '1',
-      log,
-      staticFiles: options.static ? staticDirectory(options.static) : undefined,
-      security: {
-        secret: env.CANVAS_AI_SECRET || undefined,
-        csrf: env.CANVAS_AI_CSRF !== 'off',
-        tokenTtlMs: options.tokenTtlMs,
-        secureCookies: env.CANVAS_AI_SECURE_COOKIES === '1',
-        crossSiteCookies: env.CANVAS_AI_CROSS_SITE_COOKIES === '1',
-        allowedHosts: options.allowedHosts ?? allowedHostsFor(options.host),
-        allowedOrigins: options.allowedOrigins,
-      },
-      limits: { bodyTimeoutMs: options.bodyTimeoutMs, maxBufferedBodyBytes: options.maxBufferedBodyBytes },
-      quotas: {
-        session: {
-          maxTurns: options.sessionTurns,
-          maxBytes: options.sessionBytes,
-          maxFinished: options.sessionAnswers,
-        },
-        address: { maxTurns: options.addressTurns, maxBytes: options.addressBytes },
-        storeBytes: options.storeBytes,
-        maxSessionsPerIp: options.ipSessions,
-      },
-    });
+    const app = createApp(appOptions(options, env, { config, provider, log, store: redis }));
     const server = await startServer(app, {
       port: options.port,
       host: options.host,
@@ -109,6 +79,50 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   } finally {
     await redis?.close();
   }
+}
+
+/** `createApp`'s options from the command line and the environment, around the parts `main` made. */
+function appOptions(
+  options: CliOptions,
+  env: NodeJS.ProcessEnv,
+  parts: {
+    config: Awaited<ReturnType<typeof loadConfig>>;
+    provider: ModelProvider;
+    log: Logger;
+    store: RedisTurnStore | undefined;
+  },
+): AppOptions {
+  return {
+    agents: parts.config.agents,
+    agentsSource: parts.config.agentsFile,
+    catalog: parts.config.catalog,
+    provider: parts.provider,
+    docs: parts.config.docs,
+    ...(parts.store ? { store: parts.store } : {}),
+    logModelRequests: env.CANVAS_AI_LOG_MODEL_REQUESTS === '1',
+    log: parts.log,
+    staticFiles: options.static ? staticDirectory(options.static) : undefined,
+    security: {
+      secret: env.CANVAS_AI_SECRET || undefined,
+      csrf: env.CANVAS_AI_CSRF !== 'off',
+      tokenTtlMs: options.tokenTtlMs,
+      secureCookies: env.CANVAS_AI_SECURE_COOKIES === '1',
+      crossSiteCookies: env.CANVAS_AI_CROSS_SITE_COOKIES === '1',
+      allowedHosts: options.allowedHosts ?? allowedHostsFor(options.host),
+      allowedOrigins: options.allowedOrigins,
+    },
+    limits: { bodyTimeoutMs: options.bodyTimeoutMs, maxBufferedBodyBytes: options.maxBufferedBodyBytes },
+    quotas: {
+      session: {
+        maxTurns: options.sessionTurns,
+        maxBytes: options.sessionBytes,
+        maxFinished: options.sessionAnswers,
+      },
+      address: { maxTurns: options.addressTurns, maxBytes: options.addressBytes },
+      storeBytes: options.storeBytes,
+      maxSessionsPerIp: options.ipSessions,
+    },
+  };
 }
 
 /** The real model `--provider` names, configured from the environment; undefined for the scripted one. */

@@ -57,27 +57,8 @@ function* parseSteps(input: unknown, scanned?: ByteScanReport): Generator<undefi
   }
 
   // The version first: a client of another version gets one clear answer, not a list of field errors.
-  const protocol = (input as { protocol?: unknown }).protocol;
-  if (protocol === undefined) {
-    return fail(
-      new HopError('missing_field', `protocol is required; send "${PROTOCOL_VERSION}".`, {
-        ...options,
-        field: 'protocol',
-      }),
-    );
-  }
-  if (protocol !== PROTOCOL_VERSION) {
-    return fail(
-      new HopError(
-        'unsupported_protocol',
-        `This server speaks "${PROTOCOL_VERSION}", not ${JSON.stringify(protocol)}.`,
-        {
-          ...options,
-          field: 'protocol',
-        },
-      ),
-    );
-  }
+  const versionError = protocolError((input as { protocol?: unknown }).protocol, options);
+  if (versionError) return fail(versionError);
 
   yield;
   // Values decoded from scanned bytes with no overflowing number are all JSON: the layout's walk skips them.
@@ -98,30 +79,46 @@ function* parseSteps(input: unknown, scanned?: ByteScanReport): Generator<undefi
   }
 
   yield;
-  const layout = parsed.data.context.current_layout;
+  const layoutError = layoutBoundsError(parsed.data.context.current_layout, options);
+  if (layoutError) return fail(layoutError);
+  return { success: true, data: parsed.data };
+}
+
+/** The error for a request of another protocol version, or none: `protocol` must be this server's. */
+function protocolError(protocol: unknown, options: { requestId: string | undefined }): HopError | undefined {
+  if (protocol === undefined) {
+    return new HopError('missing_field', `protocol is required; send "${PROTOCOL_VERSION}".`, {
+      ...options,
+      field: 'protocol',
+    });
+  }
+  if (protocol === PROTOCOL_VERSION) return undefined;
+  return new HopError(
+    'unsupported_protocol',
+    `This server speaks "${PROTOCOL_VERSION}", not ${JSON.stringify(protocol)}.`,
+    {
+      ...options,
+      field: 'protocol',
+    },
+  );
+}
+
+/** The error for a layout past the component limit or holding a uuid twice, or none. */
+function layoutBoundsError(layout: Layout, options: { requestId: string | undefined }): HopError | undefined {
   const count = countComponents(layout);
   if (count > LIMITS.maxLayoutComponents) {
-    return fail(
-      new HopError(
-        'invalid_request',
-        `The layout has ${count} components; the limit is ${LIMITS.maxLayoutComponents}.`,
-        {
-          ...options,
-          field: 'context.current_layout',
-        },
-      ),
+    return new HopError(
+      'invalid_request',
+      `The layout has ${count} components; the limit is ${LIMITS.maxLayoutComponents}.`,
+      { ...options, field: 'context.current_layout' },
     );
   }
   const duplicate = findDuplicateUuid(layout);
-  if (duplicate !== undefined) {
-    return fail(
-      new HopError('invalid_request', `The layout holds uuid "${duplicate}" twice; every component needs its own.`, {
-        ...options,
-        field: 'context.current_layout',
-      }),
-    );
-  }
-  return { success: true, data: parsed.data };
+  if (duplicate === undefined) return undefined;
+  return new HopError('invalid_request', `The layout holds uuid "${duplicate}" twice; every component needs its own.`, {
+    ...options,
+    field: 'context.current_layout',
+  });
 }
 
 /** Stands in for a valid layout while the schema checks the rest of a request. */

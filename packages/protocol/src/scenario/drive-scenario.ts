@@ -73,31 +73,8 @@ export async function driveScenario(scenario: Scenario, options: DriveScenarioOp
 
   for (const [index, expected] of scenario.hops.entries()) {
     const hop = index + 1;
-    const request: HopRequestInput = {
-      protocol: PROTOCOL_VERSION,
-      request_id: requestId,
-      hop,
-      context: {
-        current_layout: document.layout,
-        page: document.page,
-        selected_component: scenario.selected_component,
-        extra: {},
-      },
-    };
-    if (scenario.agent !== undefined) request.agent = scenario.agent;
-    if (options.conversationId !== undefined) request.conversation_id = options.conversationId;
-    if (hop === 1) request.messages = [...scenario.history, { role: 'user', text: scenario.user_message }];
-    if (hop === 1 && scenario.capabilities !== undefined) request.capabilities = scenario.capabilities;
-    if (applyResults !== undefined) request.apply_results = applyResults;
-
-    const headers = new Headers(options.headers ? await options.headers() : undefined);
-    const init: RequestInit = { method: 'POST', headers };
-    if (hop === 1 && scenario.attachments.length > 0) {
-      init.body = multipartBody(scenario, request, options.fixtures);
-    } else {
-      headers.set('content-type', 'application/json');
-      init.body = JSON.stringify(request);
-    }
+    const request = hopRequest(scenario, { requestId, hop, document, applyResults }, options);
+    const init = await requestInit(scenario, request, options);
     const reply = await doFetch(options.endpoint, init);
     const text = await reply.text();
     const body = decode(text);
@@ -154,6 +131,45 @@ export async function driveScenario(scenario: Scenario, options: DriveScenarioOp
 
   const passed = hops.length === scenario.hops.length && hops.every((hop) => hop.mismatches.length === 0);
   return { requestId, passed, hops, document };
+}
+
+/** The request of hop `hop` of `scenario`, carrying the document the client holds and the last apply results. */
+function hopRequest(
+  scenario: Scenario,
+  at: { requestId: string; hop: number; document: CanvasDocument; applyResults: ApplyResult[] | undefined },
+  options: DriveScenarioOptions,
+): HopRequestInput {
+  const request: HopRequestInput = {
+    protocol: PROTOCOL_VERSION,
+    request_id: at.requestId,
+    hop: at.hop,
+    context: {
+      current_layout: at.document.layout,
+      page: at.document.page,
+      selected_component: scenario.selected_component,
+      extra: {},
+    },
+  };
+  if (scenario.agent !== undefined) request.agent = scenario.agent;
+  if (options.conversationId !== undefined) request.conversation_id = options.conversationId;
+  if (at.hop === 1) request.messages = [...scenario.history, { role: 'user', text: scenario.user_message }];
+  if (at.hop === 1 && scenario.capabilities !== undefined) request.capabilities = scenario.capabilities;
+  if (at.applyResults !== undefined) request.apply_results = at.applyResults;
+  return request;
+}
+
+/** How `request` is sent: JSON, or multipart for hop 1 of a scenario with attachments; with the caller's headers. */
+async function requestInit(
+  scenario: Scenario,
+  request: HopRequestInput,
+  options: DriveScenarioOptions,
+): Promise<RequestInit> {
+  const headers = new Headers(options.headers ? await options.headers() : undefined);
+  if (request.hop === 1 && scenario.attachments.length > 0) {
+    return { method: 'POST', headers, body: multipartBody(scenario, request, options.fixtures) };
+  }
+  headers.set('content-type', 'application/json');
+  return { method: 'POST', headers, body: JSON.stringify(request) };
 }
 
 /**
