@@ -86,6 +86,7 @@ export {
   countComponents,
   findComponent,
   findComponentPath,
+  findComponentPaths,
   findDuplicateUuid,
   type LayoutPath,
   walkLayout,

@@ -4,7 +4,7 @@
 export { HopError, type HopErrorOptions, isHopError } from './wire/errors.js';
 export type { BodyAllowance } from './door/read-body.js';
 export { type DoorOptions, type DoorResult, readHopRequest } from './door/read-hop-request.js';
-export { nextMacrotask, pauseFor } from './steps/steps.js';
+export { nextMacrotask, type Pause, pauseFor, runSteps, runStepsNow } from './steps/steps.js';
 export { type ParseResult, parseHopRequest, parseHopRequestJson } from './parse/parse-hop-request.js';
 export {
   admitHop,
@@ -42,5 +42,5 @@ export {
   type ToolCallResult,
 } from './tools/execute-tool-calls.js';
 export { type CatalogPromptOptions, describeCatalog } from './tools/catalog-prompt.js';
-export { uuidTree } from './tools/uuid-tree.js';
+export { uuidTree, uuidTreeSteps } from './tools/uuid-tree.js';
 export { parseYamlData, type YamlParseResult } from './tools/parse-yaml.js';

@@ -371,6 +371,16 @@ describe('G3: the change detection of a map-heavy page runs in steps', () => {
     assert.equal(small.pauses, 1, 'a small page is one step');
   });
 
+  it('lists the components of a page the person filled in several steps, the same changes as at once', async () => {
+    const expected = digestDocument({ layout: { regions: { content: { components: [] } } }, page: {} });
+    const filled = mapHeavy(20_000, 1, 'v');
+    const counter = counting();
+    const changes = await diffDocumentStepwise(expected, filled, { pause: counter.pause });
+    assert.deepEqual(changes, diffDocument(expected, filled));
+    assert.equal(changes.length, 20_000);
+    assert.ok(counter.pauses > 8, `${counter.pauses} steps: the digest and the comparison of 20,000 additions`);
+  });
+
   it('compares a changed map-heavy page in several steps, with the same changes as at once', async () => {
     const expected = digestDocument(mapHeavy(300, 128));
     const changed = mapHeavy(300, 128, 'w'.repeat(40));

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { describeCatalog, uuidTree } from '../src/server.js';
+import { describeCatalog, runSteps, uuidTree, uuidTreeSteps } from '../src/server.js';
 import { getComponentDetailsTool } from '../src/tools/get-component-details.js';
 import { catalog, emptyLayout, nestedLayout, refusal, run } from './support/tools-fixtures.js';
 
@@ -113,6 +113,27 @@ describe('uuidTree', () => {
         '  footer-1 sdc.demo.footer',
       ].join('\n'),
     );
+  });
+
+  it('draws a large page in steps, the same tree as at once (spec §13.2)', async () => {
+    const layout = {
+      regions: {
+        content: {
+          components: Array.from({ length: 5_000 }, (_, index) => ({
+            uuid: `row-${index}`,
+            component: 'sdc.demo.grid',
+            props: {},
+            slots: { items: [{ uuid: `cell-${index}`, component: 'sdc.demo.text', props: {} }] },
+          })),
+        },
+      },
+    };
+    let pauses = 0;
+    const tree = await runSteps(uuidTreeSteps(layout), async () => {
+      pauses += 1;
+    });
+    assert.equal(tree, uuidTree(layout));
+    assert.ok(pauses >= 5, `${pauses} steps for 10,000 components`);
   });
 
   it('marks empty regions and slots', () => {

@@ -118,17 +118,24 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
     const held = heldEndingNow(run);
     const decides = !held && run.turn.decisions < run.agent.max_hops;
     // Other requests are served before a large page is compared and described: one request never holds the server.
-    if (decides) await run.deps.pause();
+    // Each step below may grow with the page: a pause between them, so two of them never make one long stall (spec
+    // §13.2). The pause is none for a small request (pauseFor).
+    const { pause } = run.deps;
+    if (decides) await pause();
     const person = await detectPersonChanges(run);
+    await pause();
     const step = await runParkedCalls(run, person);
     if (step.outputs.length > 0) run.events.outputs(step.outputs);
-    if (decides) tellPage(run, step, person);
+    await pause();
+    if (decides) await tellPage(run, step, person);
+    await pause();
     reply = decides ? await decideOnce(run, step, systemPrompt(run)) : undefined;
     const usage = hopUsage(run.turn.usage, reply?.usage);
     const { next, digestMs } = await turnAfter(run, step, outcomeOf(held, reply, step.outputs), {
       decided: reply !== undefined,
       usage,
     });
+    await pause();
     await persist(run, next);
     logHop(run, step, next.response, {
       personChanges: person.changes.length,
@@ -192,8 +199,18 @@ async function runParkedCalls(
  * page on its first decision, then only what changed that nothing else told (page-notice.ts). Messages already sent
  * are never rewritten, so each call's prompt starts with the previous one's (a provider's prompt cache reuses it).
  */
-function tellPage({ request, turn, prints }: HopRun, step: ParkedCallsStep, person: PersonChanges): void {
-  const notice = pageNotice({ context: request.context, prints, told: turn.told, person: person.notice });
+async function tellPage(
+  { deps, request, turn, prints }: HopRun,
+  step: ParkedCallsStep,
+  person: PersonChanges,
+): Promise<void> {
+  const notice = await pageNotice({
+    context: request.context,
+    prints,
+    told: turn.told,
+    person: person.notice,
+    pause: deps.pause,
+  });
   if (notice.whole) forgetEarlierPages(step.messages);
   for (const text of notice.texts) step.messages.push({ role: 'notice', text });
   step.told = notice.told;

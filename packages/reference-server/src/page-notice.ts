@@ -1,6 +1,6 @@
 import type { HopContext } from '@canvas-ai/protocol';
-import type { PropsPrints } from '@canvas-ai/protocol/server';
-import { describeExtra, describePage, describeSelection } from './agents/page-description.js';
+import { type Pause, type PropsPrints, runSteps } from '@canvas-ai/protocol/server';
+import { describeExtra, describePageSteps, describeSelection } from './agents/page-description.js';
 import type { PersonChangesNotice } from './person-changes.js';
 import type { ModelMessage } from './providers/model-provider.js';
 import type { PageTold } from './turn-state.js';
@@ -34,6 +34,8 @@ export interface PageNoticeInput {
   told: PageTold | undefined;
   /** The notice about the person's edits this hop, if they made any (already appended by the hop). */
   person: PersonChangesNotice | undefined;
+  /** Awaited between the steps of describing the page: a large page is no single long step (spec §13.2). */
+  pause: Pause;
 }
 
 /**
@@ -45,22 +47,23 @@ export interface PageNoticeInput {
  * - else only what no tool result or person notice told: a new selection, new host data.
  * The model's own changes are in its tool results, the person's in their notice (spec §16.1).
  */
-export function pageNotice({ context, prints, told, person }: PageNoticeInput): PageNotice {
+export async function pageNotice({ context, prints, told, person, pause }: PageNoticeInput): Promise<PageNotice> {
   const extra = describeExtra(context.extra);
   const now: PageTold = { selected: context.selected_component ?? null, extra: fingerprint(extra ?? '') };
-  const whole = (again: boolean, page = describePage(context, prints)): PageNotice => ({
+  const describe = () => runSteps(describePageSteps(context, prints), pause);
+  const whole = (again: boolean, page: string): PageNotice => ({
     texts: [`${WHOLE_PAGE}${again ? ' (shown whole again: it replaces what you knew of it)' : ''}\n\n${page}`],
     told: now,
     whole: true,
   });
-  if (told === undefined) return whole(false);
-  if (person && !person.complete) return whole(true);
+  if (told === undefined) return whole(false, await describe());
+  if (person && !person.complete) return whole(true, await describe());
   const changed: string[] = [];
   if (now.selected !== told.selected) changed.push(describeSelection(now.selected));
   if (now.extra !== told.extra) changed.push(extra ?? 'From the editor: nothing now.');
   if (changed.length === 0 && !person) return { texts: [], told: now, whole: false };
   const delta = changed.length > 0 ? `The page changed since you last saw it:\n\n${changed.join('\n\n')}` : '';
-  const page = describePage(context, prints);
+  const page = await describe();
   if (delta.length + (person?.text.length ?? 0) > page.length) return whole(true, page);
   return { texts: delta ? [delta] : [], told: now, whole: false };
 }

@@ -4,7 +4,7 @@
  * them), told to the model, and the fingerprint the next request is compared with.
  */
 import type { CanvasDocument, JsonValue, Props, ToolOutput } from '@canvas-ai/protocol';
-import { walkLayout } from '@canvas-ai/protocol';
+import { findComponentPaths } from '@canvas-ai/protocol';
 import {
   type DocumentChange,
   type DocumentDigest,
@@ -82,16 +82,16 @@ function agentsComponents(step: Pick<ParkedCallsStep, 'placedUuids' | 'outputs'>
 }
 
 /**
- * The props of the components the person added, from the request's page, for their notice (the fingerprint keeps
- * no props). Looked up only when they added some: one walk of the page.
+ * The props of the components the person added that their notice lists, from the request's page (the fingerprint
+ * keeps no props): one walk that stops once it found them, however many they added.
  */
 function propsLookup(changes: readonly DocumentChange[], document: CanvasDocument) {
-  if (!changes.some((change) => change.kind === 'added')) return undefined;
-  const props = new Map<string, Props>();
-  walkLayout(document.layout, (node) => {
-    props.set(node.uuid, node.props);
-  });
-  return (uuid: string) => props.get(uuid);
+  const listed = changes
+    .slice(0, MAX_LISTED_CHANGES)
+    .flatMap((change) => (change.kind === 'added' ? [change.uuid] : []));
+  if (listed.length === 0) return undefined;
+  const found = findComponentPaths(document.layout, new Set(listed));
+  return (uuid: string): Props | undefined => found.get(uuid)?.node.props;
 }
 
 /** At most this many changes are listed; the rest are counted (spec §16.1: the report is bounded). */

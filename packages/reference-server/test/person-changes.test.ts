@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type CanvasDocument, HopRequest } from '@canvas-ai/protocol';
 import { diffDocument, digestDocument, PropsPrints } from '@canvas-ai/protocol/server';
+import { pageNotice } from '../src/page-notice.js';
 import { detectPersonChanges, fingerprintNext } from '../src/person-changes.js';
 import { laterHop } from './support/harness.js';
 
@@ -95,5 +96,23 @@ describe("G3: the hop's change detection and fingerprint of a map-heavy page run
     assert.equal(person.notice, undefined);
     assert.equal(person.refuseOutput, undefined);
     assert.ok(counter.pauses > 4, `${counter.pauses} steps for the unchanged page`);
+  });
+
+  it('describes a page of 20,000 components for the model in steps', async () => {
+    const page = mapHeavy(20_000, 1, 'v');
+    const counter = countingPause();
+    const notice = await pageNotice({
+      context: { current_layout: page.layout, page: {}, selected_component: null, extra: {} },
+      prints: new PropsPrints(),
+      told: undefined,
+      person: undefined,
+      pause: counter.pause,
+    });
+    assert.equal(notice.whole, true);
+    const text = notice.texts.join('\n');
+    assert.match(text, /^# The page now/);
+    assert.match(text, /\n {2}m-0 sdc\.demo\.text\n/);
+    assert.match(text, /\nm-19999: \{"map":\{"key-0":"v 0"\}\}/);
+    assert.ok(counter.pauses > 10, `${counter.pauses} steps: the uuid tree and the props`);
   });
 });

@@ -255,28 +255,37 @@ function* diffSteps(
   // The common case, the page exactly as predicted, is one walk that builds nothing.
   if (yield* matchSteps(expected, actual, prints)) return [];
   const now = yield* digestSteps(actual, { keepValuesOf: new Set(Object.keys(expected.kept)), prints });
-  return changesBetween(expected, now, actual, rejected);
+  yield;
+  return yield* changesBetween(expected, now, actual, rejected);
 }
 
-/** What changed between two digests, the second of `actual`. */
-function changesBetween(
+/** Entries compared between two yields of {@link changesBetween}: a page of many changes is several steps. */
+const STEP_ENTRIES = 4_096;
+
+/** What changed between two digests, the second of `actual`; yields between its walks and every few thousand entries. */
+function* changesBetween(
   expected: DocumentDigest,
   now: DocumentDigest,
   actual: CanvasDocument,
   rejected: readonly ToolOutput[],
-): DocumentChange[] {
+): Steps<DocumentChange[]> {
   const explained = explainedByRejections(rejected);
   if (sameStructure(expected, now)) return propChanges(expected, now, actual, explained);
   const before = entriesOf(expected);
   const after = entriesOf(now);
+  yield;
   const beforeByUuid = new Map(before.map((entry) => [entry.uuid, entry]));
   const afterByUuid = new Map(after.map((entry) => [entry.uuid, entry]));
   const beforePlaces = placesOf(before);
   const afterPlaces = placesOf(after);
+  yield;
   const nodes = nodesByUuid(actual);
   const changes: DocumentChange[] = [];
+  let compared = 0;
 
   for (const entry of before) {
+    compared += 1;
+    if (compared % STEP_ENTRIES === 0) yield;
     if (afterByUuid.has(entry.uuid) || explained.uuids.has(entry.uuid)) continue;
     // A component inside a removed one went with it: the removal of the outer one says it.
     const parent = entry.parentLine === -1 ? undefined : before[entry.parentLine];
@@ -288,8 +297,11 @@ function changesBetween(
       where: beforePlaces.get(entry.uuid)!,
     });
   }
+  yield;
   const moved = movedWithinLists(before, after, beforeByUuid);
   for (const entry of after) {
+    compared += 1;
+    if (compared % STEP_ENTRIES === 0) yield;
     const old = beforeByUuid.get(entry.uuid);
     if (!old) {
       const parent = entry.parentLine === -1 ? undefined : after[entry.parentLine];

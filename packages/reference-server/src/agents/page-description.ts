@@ -1,26 +1,46 @@
-import { walkLayout, type HopContext, type Props } from '@canvas-ai/protocol';
-import { type PropsPrints, uuidTree } from '@canvas-ai/protocol/server';
+import type { ComponentNode, HopContext, Layout, Props } from '@canvas-ai/protocol';
+import { type PropsPrints, uuidTreeSteps } from '@canvas-ai/protocol/server';
+
+/** Components described between two yields of {@link describePageSteps}. */
+const STEP_NODES = 2_048;
 
 /**
  * The whole page as the model reads it (uuid tree, props by uuid, page values, selection, host extras), from the
  * context of one request. Sent as a message, not in the system prompt, so the system prompt stays the same for the
- * whole turn and a provider's prompt cache can reuse it (README.md, "What the model is told").
+ * whole turn and a provider's prompt cache can reuse it (README.md, "What the model is told"). In steps: the uuid
+ * tree and the props yield every couple of thousand components, so a large page is no single long step (spec §13.2).
  */
-export function describePage(context: HopContext, prints: PropsPrints): string {
+export function* describePageSteps(context: HopContext, prints: PropsPrints): Generator<undefined, string, undefined> {
+  const tree = yield* uuidTreeSteps(context.current_layout);
   // One line per component, `uuid: {"prop": value}`: still YAML (a JSON object is a YAML flow map) and as readable
   // to a model, at JSON.stringify's speed. The yaml library's block output of every prop took half of each hop's
   // time at 10,000 components and a quarter at 10 (bench/README.md).
   const props: string[] = [];
-  walkLayout(context.current_layout, (node) => {
+  for (const node of layoutNodes(context.current_layout)) {
     props.push(`${node.uuid}: ${propsText(node.props, prints)}`);
-  });
-  const parts = [`Layout (uuid component_id):\n${uuidTree(context.current_layout)}`];
+    if (props.length % STEP_NODES === 0) yield;
+  }
+  const parts = [`Layout (uuid component_id):\n${tree}`];
   if (props.length > 0) parts.push(`Props by uuid:\n${props.join('\n')}`);
   parts.push(`Page values:\n${Object.keys(context.page).length > 0 ? json(context.page) : '(none set)'}`);
   parts.push(describeSelection(context.selected_component));
   const extra = describeExtra(context.extra);
   if (extra) parts.push(extra);
   return parts.join('\n\n');
+}
+
+/** Every component of the layout, each before its slot children (the order of `walkLayout`). */
+function* layoutNodes(layout: Layout): Generator<ComponentNode, void, undefined> {
+  const stack: ComponentNode[] = [];
+  for (const region of Object.values(layout.regions)) {
+    stack.push(...[...region.components].reverse());
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      yield node;
+      const children = Object.values(node.slots ?? {}).flat();
+      for (let index = children.length - 1; index >= 0; index -= 1) stack.push(children[index]!);
+    }
+  }
 }
 
 /** The selection line of the page, also what the model is told when only the selection changed. */
