@@ -14,7 +14,7 @@ const CR = 0x0d;
 const LF = 0x0a;
 const DASH = 0x2d;
 /** Bytes searched for the next delimiter between two pauses: a few milliseconds of work even on hostile bytes. */
-const SEARCH_WINDOW = 2 * 1024 * 1024;
+const SEARCH_WINDOW = 512 * 1024;
 
 const headerText = new TextDecoder('utf-8');
 const encoder = new TextEncoder();

@@ -38,9 +38,9 @@ export interface ByteScanReport {
 }
 
 /** Bytes scanned between two yields of {@link scanJsonBytesSteps}: a few milliseconds of work. */
-const SCAN_STEP_BYTES = 1024 * 1024;
+const SCAN_STEP_BYTES = 256 * 1024;
 
-/** {@link scanJsonBytes} as steps: yields after every mebibyte, so a door can let other requests run between. */
+/** {@link scanJsonBytes} as steps: yields after every 256 KiB, so a door can let other requests run between. */
 export function* scanJsonBytesSteps(
   bytes: Uint8Array,
   limits: JsonScanLimits,
