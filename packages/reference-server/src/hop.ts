@@ -118,8 +118,8 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
     const held = heldEndingNow(run);
     const decides = !held && run.turn.decisions < run.agent.max_hops;
     // Other requests are served before a large page is compared and described: one request never holds the server.
-    // Each step below may grow with the page: a pause between them, so two of them never make one long stall (spec
-    // §13.2). The pause is none for a small request (pauseFor).
+    // Each step below may grow with the page: a pause between them, so two of them never make one long stall
+    // (spec §13.2). The pause is none for a small request (pauseFor).
     const { pause } = run.deps;
     if (decides) await pause();
     const person = await detectPersonChanges(run);
