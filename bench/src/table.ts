@@ -30,10 +30,29 @@ const x = (ratio: number) => `${ratio}×`;
 
 /** The whole report `pnpm bench` prints: one table per group, then the targets. */
 export function formatResults(results: BenchResults): string {
-  const sections: string[] = [
+  const header =
     `Canvas AI bench (${results.size}) — ${results.machine.cpus} × ${results.machine.cpu_model}, Node ${results.machine.node}, ` +
-      `${results.duration_s} s. Every ratio is against a floor measured in the same run.`,
-  ];
+    `${results.duration_s} s. Every ratio is against a floor measured in the same run.`;
+  return [header, ...SECTIONS.flatMap((section) => section(results))].join('\n\n');
+}
+
+/** The report's tables, in order; a group that did not run has none. */
+const SECTIONS: ReadonlyArray<(results: BenchResults) => string[]> = [
+  serverHopSection,
+  layoutScalingSection,
+  stateGrowthSection,
+  changeDetectionSection,
+  costGrowthSection,
+  attackStallSection,
+  liveModelSection,
+  widgetSections,
+  promptCacheSection,
+  targetsSection,
+];
+
+/** The server hop overhead table. */
+function serverHopSection(results: BenchResults): string[] {
+  const sections: string[] = [];
   const hop = results.server_hop;
   if (hop) {
     sections.push(
@@ -69,6 +88,12 @@ export function formatResults(results: BenchResults): string {
         ),
     );
   }
+  return sections;
+}
+
+/** The layout scaling table. */
+function layoutScalingSection(results: BenchResults): string[] {
+  const sections: string[] = [];
   const scaling = results.layout_scaling;
   if (scaling) {
     sections.push(
@@ -88,6 +113,12 @@ export function formatResults(results: BenchResults): string {
         ),
     );
   }
+  return sections;
+}
+
+/** One state growth table per layout size. */
+function stateGrowthSection(results: BenchResults): string[] {
+  const sections: string[] = [];
   for (const turn of results.state_growth?.turns ?? []) {
     sections.push(
       `State growth: bytes stored for one 11-hop turn after each hop, ${turn.layout_components.toLocaleString('en-US')}-component layout ` +
@@ -99,6 +130,12 @@ export function formatResults(results: BenchResults): string {
         ),
     );
   }
+  return sections;
+}
+
+/** The change detection table. */
+function changeDetectionSection(results: BenchResults): string[] {
+  const sections: string[] = [];
   const detection = results.change_detection;
   if (detection) {
     sections.push(
@@ -117,6 +154,12 @@ export function formatResults(results: BenchResults): string {
         ),
     );
   }
+  return sections;
+}
+
+/** The cost growth table. */
+function costGrowthSection(results: BenchResults): string[] {
+  const sections: string[] = [];
   const cost = results.cost_growth;
   if (cost) {
     sections.push(
@@ -138,6 +181,12 @@ export function formatResults(results: BenchResults): string {
         ),
     );
   }
+  return sections;
+}
+
+/** The attack bodies table. */
+function attackStallSection(results: BenchResults): string[] {
+  const sections: string[] = [];
   const attack = results.attack_stall;
   if (attack) {
     sections.push(
@@ -163,6 +212,12 @@ export function formatResults(results: BenchResults): string {
         ),
     );
   }
+  return sections;
+}
+
+/** The live model table. */
+function liveModelSection(results: BenchResults): string[] {
+  const sections: string[] = [];
   const live = results.live_model;
   if (live) {
     const rows = Math.max(...live.modes.map((mode) => mode.row_ratios.length));
@@ -181,6 +236,12 @@ export function formatResults(results: BenchResults): string {
         ),
     );
   }
+  return sections;
+}
+
+/** The widget's three tables: its bundles, in a host's bundle, and its client time per hop. */
+function widgetSections(results: BenchResults): string[] {
+  const sections: string[] = [];
   const widget = results.widget;
   if (widget) {
     sections.push(
@@ -226,6 +287,12 @@ export function formatResults(results: BenchResults): string {
         ),
     );
   }
+  return sections;
+}
+
+/** The prompt cache table. */
+function promptCacheSection(results: BenchResults): string[] {
+  const sections: string[] = [];
   const cache = results.prompt_cache;
   if (cache) {
     const pct = (share: number) => `${round(share * 100, 1)}%`;
@@ -240,6 +307,12 @@ export function formatResults(results: BenchResults): string {
         ),
     );
   }
+  return sections;
+}
+
+/** The targets, met or not. */
+function targetsSection(results: BenchResults): string[] {
+  const sections: string[] = [];
   sections.push(
     'Targets (bench/README.md)\n' +
       formatTable(
@@ -252,5 +325,5 @@ export function formatResults(results: BenchResults): string {
         ]),
       ),
   );
-  return sections.join('\n\n');
+  return sections;
 }
