@@ -13,8 +13,9 @@ import {
   type TurnOptions,
   type TurnResult,
 } from './hop-loop.js';
-import { resumeTurn, type ResumeOutcome } from './resume.js';
+import { type ResumeOutcome, takeUpTurn, turnStanding } from './resume.js';
 import { canUndo, changedPage, noChanges, type TurnChanges } from './turn-changes.js';
+import { whileHoldingTurn } from './turn-lock.js';
 import type { ChatStorage, SavedChat, SavedTurn } from './turn-storage.js';
 import { undoTurn, type UndoResult } from './undo.js';
 
@@ -110,6 +111,8 @@ export class ChatSession {
   private reverting: string | undefined;
   /** Told when a turn's end has been shown, kept and told (`onTurnEnd`), by request id. */
   private readonly endWaiters = new Map<string, (result: TurnResult) => void>();
+  /** The restore under way, aborted by {@link close}: one that has not taken its turn up yet never does. */
+  private restoring: AbortController | undefined;
 
   constructor(private readonly options: ChatSessionOptions) {}
 
@@ -166,6 +169,15 @@ export class ChatSession {
     this.turn?.stop();
   }
 
+  /**
+   * The chat goes away (an element taken out of the page): the running turn stops, and a restore that has not taken
+   * up its turn yet never does, so a chat mounted again in its place is the one that resumes it.
+   */
+  close(): void {
+    this.restoring?.abort();
+    this.stop();
+  }
+
   /** Undoes the last turn that changed the page (spec §17); undefined when there is none, or a turn runs. */
   async undo(): Promise<UndoResult | undefined> {
     const undoable = this.undoable;
@@ -211,26 +223,44 @@ export class ChatSession {
    * Takes up what the chat kept before the page reloaded (spec §18): the turn to undo, and the running turn, which it
    * resumes with `view`: the server says where it stands, and the turn goes on, shows the answer it missed, or is
    * closed. `messages` is the transcript as the chat shows it again: sent only when the kept turn's hop 1 is sent again.
-   * Resolves once that turn ended.
+   * Resolves once that turn ended. One restoring chat drives a kept turn (`whileHoldingTurn`): while another chat or
+   * tab restores the same one, this one waits, then takes it up where that one left it; a session closed meanwhile
+   * does nothing.
    */
   async restore(saved: SavedChat, view: TurnView = {}, messages: readonly ChatMessage[] = []): Promise<void> {
     if (saved.undoable) this.undoable = saved.undoable;
     this.changed();
-    if (saved.running) await this.resume(saved.running, view, messages);
+    const running = saved.running;
+    if (!running) return;
+    const restoring = new AbortController();
+    this.restoring = restoring;
+    const { signal } = restoring;
+    try {
+      await whileHoldingTurn(running.requestId, () => this.resume(running, view, messages, signal), signal);
+    } finally {
+      if (this.restoring === restoring) this.restoring = undefined;
+    }
   }
 
-  private async resume(saved: SavedTurn, view: TurnView, messages: readonly ChatMessage[]): Promise<void> {
+  private async resume(
+    saved: SavedTurn,
+    view: TurnView,
+    messages: readonly ChatMessage[],
+    closed: AbortSignal,
+  ): Promise<void> {
+    if (closed.aborted) return;
     const settings = this.options.settings();
     const { requestId, agent, message, hop, applyResults, changes } = saved;
-    const outcome = await resumeTurn(
-      { requestId, agent, hop, applyResults, changes },
-      {
-        ...settings,
-        ...viewHooks(settings, view),
-        messages,
-        onHop: (report) => this.hopDone(report, view, message, agent),
-      },
-    );
+    const options = {
+      ...settings,
+      ...viewHooks(settings, view),
+      messages,
+      onHop: (report: HopReport) => this.hopDone(report, view, message, agent),
+    };
+    const standing = await turnStanding(requestId, options);
+    // Closed while it asked: nothing sent, nothing kept changed; the chat mounted in its place takes the turn up.
+    if (closed.aborted) return;
+    const outcome = takeUpTurn({ requestId, agent, hop, applyResults, changes }, standing, options);
     this.options.onResume?.(requestId, outcome.kind);
     if (outcome.kind === 'resumed') {
       this.begin({ turn: outcome.turn, agent, message, attachments: 0, resumed: true });

@@ -81,7 +81,15 @@ export async function resumeTurn(
   saved: ResumableTurn,
   options: Omit<TurnOptions, 'requestId' | 'resume' | 'agent' | 'attachments'>,
 ): Promise<ResumeOutcome> {
-  const standing = await turnStanding(saved.requestId, options);
+  return takeUpTurn(saved, await turnStanding(saved.requestId, options), options);
+}
+
+/** What {@link resumeTurn} does once it knows where the turn stands: go on, show the missed answer, or close. */
+export function takeUpTurn(
+  saved: ResumableTurn,
+  standing: TurnStanding,
+  options: Omit<TurnOptions, 'requestId' | 'resume' | 'agent' | 'attachments'>,
+): ResumeOutcome {
   if (standing.state === 'gone') return { kind: 'gone' };
   if (standing.state === 'finished') return { kind: 'finished', response: standing.response };
   const turn = startTurn({

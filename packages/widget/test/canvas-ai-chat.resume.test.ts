@@ -4,6 +4,7 @@
 import { TOOL_OUTPUT_TYPES } from '@canvas-ai/protocol';
 import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import { expect, waitUntil } from '@open-wc/testing';
+import { http, type HttpHandler } from 'msw';
 import type { CanvasAiChat } from '../src/canvas-ai-chat/canvas-ai-chat.component.js';
 import { ChatStorage } from '../src/loop.js';
 import {
@@ -20,17 +21,27 @@ import { loadFixtures, scenario } from './support/fixtures.js';
 import { loseResponse } from './support/hold.js';
 import { recorder } from './support/recorder.js';
 import { reducerHost } from './support/reducer-host.js';
+import { deferred } from './support/hop-server.js';
 import { useHandlers } from './support/worker.js';
 
 const KEY = 'resume-test';
 
-/** The cookie-shop turn in a first chat, until the response of hop `lost` is lost with the page. */
-async function reloadedAt(lost: number) {
+/**
+ * The cookie-shop turn in a first chat, until the response of hop `lost` is lost with the page. `handlers` answer
+ * before the mock; `beforeMount` runs on the reloaded page before its chat is mounted.
+ */
+async function reloadedAt(
+  lost: number,
+  {
+    handlers = [],
+    beforeMount,
+  }: { handlers?: HttpHandler[]; beforeMount?: (options: Partial<CanvasAiChat>) => Promise<void> } = {},
+) {
   const fixtures = await loadFixtures();
   const shop = await scenario('cookie-shop');
   const losing = loseResponse(lost);
   const record = recorder();
-  await useHandlers(losing.handler, record.handler, ...createMockHandlers(fixtures));
+  await useHandlers(...handlers, losing.handler, record.handler, ...createMockHandlers(fixtures));
   const host = reducerHost({ layout: structuredClone(fixtures.layouts['layouts/empty.yaml']!), page: {} });
   const options = {
     agentsEndpoint: '/api/agents',
@@ -54,6 +65,7 @@ async function reloadedAt(lost: number) {
     resumes.push(event as HTMLElementEventMap['canvas-ai-resume']),
   );
   const ends = collect(container, 'canvas-ai-turn-end');
+  await beforeMount?.(options);
   const after = await mountChat(options, container);
   return { shop, record, host, before, after, resumes, ends, container };
 }
@@ -111,6 +123,72 @@ describe('<canvas-ai-chat> after a reload', () => {
     expect(new ChatStorage(KEY).load()?.running, 'nothing left to resume').to.equal(undefined);
     await after.updateComplete;
     expect(after.canUndo, 'the whole turn can be undone, hops before the reload included').to.equal(true);
+  });
+
+  it('resumes once when the chat is mounted again while it asks where the turn stands (a remount: React, Puck)', async () => {
+    // The first chat of the reloaded page asks where the turn stands and is taken out before the answer comes, as
+    // React's StrictMode and Puck do; the chat mounted in its place takes the turn up. Each hop is sent once.
+    const standing = deferred();
+    const asked = deferred();
+    const holdStanding = http.get('*/api/hop/:request_id', async () => {
+      asked.resolve();
+      await standing.promise;
+    });
+    let first: CanvasAiChat | undefined;
+    const firstResumes: unknown[] = [];
+    const { record, host, after, resumes, ends } = await reloadedAt(4, {
+      handlers: [holdStanding],
+      beforeMount: async (options) => {
+        const elsewhere = document.createElement('div');
+        document.body.append(elsewhere);
+        elsewhere.addEventListener('canvas-ai-resume', (event) => firstResumes.push(event));
+        first = await mountChat(options, elsewhere);
+        await asked.promise;
+        first.remove();
+      },
+    });
+    standing.resolve();
+    await waitUntil(() => ends.length === 1, 'the resumed turn did not end', { timeout: 10_000 });
+    expect(firstResumes, 'the chat taken out did not take the turn up').to.deep.equal([]);
+    expect(first!.running).to.equal(false);
+    expect(resumes.map((event) => event.detail.outcome)).to.deep.equal(['resumed']);
+    expect(ends[0]!.detail.status).to.equal('done');
+    expect(record.posts().map((post) => post.body.hop)).to.deep.equal([1, 2, 3, 4, 4, 5, 6, 7, 8]);
+    expect(record.deletes(), 'nothing cancelled').to.have.length(0);
+    expect(host.document.layout.regions.content!.components).to.have.length(5);
+    expect(progressBlocks(after)).to.have.length(1);
+  });
+
+  it('lets one of two chats that kept the same turn drive it; the other waits, then shows its answer', async () => {
+    let second: CanvasAiChat | undefined;
+    const secondEnds: Array<HTMLElementEventMap['canvas-ai-turn-end']> = [];
+    const secondResumes: Array<HTMLElementEventMap['canvas-ai-resume']> = [];
+    const { shop, record, resumes, ends } = await reloadedAt(4, {
+      beforeMount: async (options) => {
+        const elsewhere = document.createElement('div');
+        document.body.append(elsewhere);
+        elsewhere.addEventListener('canvas-ai-turn-end', (event) =>
+          secondEnds.push(event as HTMLElementEventMap['canvas-ai-turn-end']),
+        );
+        elsewhere.addEventListener('canvas-ai-resume', (event) =>
+          secondResumes.push(event as HTMLElementEventMap['canvas-ai-resume']),
+        );
+        second = await mountChat(options, elsewhere);
+      },
+    });
+    await waitUntil(() => ends.length === 1 && secondEnds.length === 1, 'both chats did not close the turn', {
+      timeout: 10_000,
+    });
+    expect(
+      record.posts().map((post) => post.body.hop),
+      'each hop once',
+    ).to.deep.equal([1, 2, 3, 4, 4, 5, 6, 7, 8]);
+    expect([...resumes, ...secondResumes].map((event) => event.detail.outcome).sort()).to.deep.equal([
+      'finished',
+      'resumed',
+    ]);
+    expect([ends[0]!.detail.status, secondEnds[0]!.detail.status]).to.deep.equal(['done', 'done']);
+    expect(answersOf(second!, shop.hops.at(-1)!.message!)).to.have.length(1);
   });
 
   it('shows the final answer it missed once, and sends no hop', async () => {

@@ -97,9 +97,18 @@ export class TurnController implements ReactiveController {
     return this.session.canUndo(outputTypes);
   }
 
+  /** Whether the element is in the page: a chat taken out before its kept turn was taken up leaves it alone. */
+  private connected = false;
+
+  hostConnected(): void {
+    this.connected = true;
+  }
+
   hostDisconnected(): void {
-    // A page that goes away keeps its running turn for the reload (spec §18); an element taken out of the page stops it.
-    this.session.stop();
+    this.connected = false;
+    // A page that goes away keeps its running turn for the reload (spec §18); an element taken out of the page stops
+    // it, and a restore it had not begun is left to the chat mounted in its place.
+    this.session.close();
   }
 
   /** Stops the running turn, if any. */
@@ -134,7 +143,7 @@ export class TurnController implements ReactiveController {
    */
   async restore(saved: SavedChat): Promise<void> {
     const chat = this.options.chat();
-    if (!chat) return;
+    if (!chat || !this.connected) return;
     const running = saved.running;
     if (!running) return this.session.restore(saved);
     const view = this.progressView(chat, running.agent);

@@ -350,4 +350,52 @@ describe('ChatSession', () => {
     assert.equal(storage.load()?.running, undefined);
     assert.equal(session.busy, false);
   });
+
+  it('takes nothing up when closed while it asks where the kept turn stands, and takes it up once when restored again (React StrictMode)', async () => {
+    const server = scriptedServer([setsTitle, answers]);
+    const asked = gate();
+    const answer = gate();
+    const held = {
+      ...server,
+      fetch: async (input: RequestInfo | URL, init: RequestInit = {}) => {
+        if (init.method === 'GET') {
+          asked.open();
+          await answer.promise;
+        }
+        return server.fetch(input, init);
+      },
+    };
+    const log: string[] = [];
+    const { session, storage } = sessionOf(held, reducerStore(log), log);
+    const kept = {
+      requestId: 'kept-turn',
+      message: 'Name the page',
+      hop: 1,
+      changes: { requestId: 'kept-turn', outputs: [], inverse: [], unrecorded: [] },
+      progress: 'Setting the title.',
+      notices: [],
+    };
+    storage.update(() => ({ version: 2, messages: [{ role: 'user', text: 'Name the page' }], running: kept }));
+    const ends: string[] = [];
+
+    const restoring = session.restore(storage.load()!, { showEnd: (result) => void ends.push(result.status) });
+    await asked.promise;
+    session.close();
+    answer.open();
+    await restoring;
+
+    assert.equal(ends.length, 0, 'not shown as ended: the chat mounted in its place takes it up');
+    assert.equal(server.posts.length, 0, 'nothing sent');
+    assert.deepEqual(storage.load()?.running, kept, 'kept as it was for the next chat');
+    assert.equal(session.busy, false);
+
+    // The effect runs again on the same session: now it takes the turn up, from the next hop, once.
+    await session.restore(storage.load()!, { showEnd: (result) => void ends.push(result.status) });
+    assert.deepEqual(
+      server.posts.map((post) => [post.request_id, post.hop]),
+      [['kept-turn', 2]],
+    );
+    assert.deepEqual(ends, ['done']);
+    assert.equal(storage.load()?.running, undefined);
+  });
 });
