@@ -273,6 +273,7 @@ function serverDeps(options: AppOptions): {
     logModelRequests: options.logModelRequests ?? false,
     newUuid: options.newUuid ?? (() => crypto.randomUUID()),
     pause: turnstile.pass,
+    turnstile: turnstile.pass,
     admitNewTurn: admitFrom(undefined),
     ttl,
   };

@@ -177,7 +177,8 @@ async function runParkedCalls(
       pageFields: deps.config.page_fields,
       newUuid: deps.newUuid,
       refuseOutput: person.refuseOutput,
-      pause: deps.pause,
+      // Between the calls of the reply: their work grows with the reply, whatever the request's size.
+      pause: turn.parked.length > 1 ? deps.turnstile : deps.pause,
     });
     step.outputs = execution.outputs;
     step.document = execution.document;
@@ -282,7 +283,9 @@ async function turnAfter(
   hop: { decided: boolean; usage: HopUsage | undefined },
 ): Promise<{ next: NextTurn; digestMs: number }> {
   if (outcome.kind === 'ends') return { next: endWith(run, step, outcome.ending, hop.usage), digestMs: 0 };
-  const expected = await fingerprintNext(run, step);
+  // The page the outputs left may be much larger than the request's: then its fingerprint waits its turn too.
+  const pause = step.outputs.length > 0 ? run.deps.turnstile : run.deps.pause;
+  const expected = await fingerprintNext({ ...run, deps: { pause } }, step);
   return { next: nextTurn(run, step, { outcome, ...hop, expected: expected.digest }), digestMs: expected.ms };
 }
 

@@ -32,8 +32,16 @@ export interface ServerDeps {
   logModelRequests: boolean;
   newUuid: () => string;
   ttl: TurnTtls;
-  /** Awaited between the costly steps of a hop, so other requests run in between (the app's turnstile). */
+  /**
+   * Awaited between the costly steps of a hop, so other requests run in between (the app's turnstile); none for a
+   * small request, whose steps are small (`pauseFor`).
+   */
   pause: () => Promise<void>;
+  /**
+   * The turnstile's pause whatever the request's size: for work that grows with the model's reply, not the request
+   * (the parked calls, the page they leave), which a small request may still carry into the hop (spec §13.2).
+   */
+  turnstile: () => Promise<void>;
   /** Lets a new turn start only if its session has room for it; throws 429 `quota_exceeded` otherwise. */
   admitNewTurn: (key: TurnKey, requestId: string) => Promise<void>;
 }

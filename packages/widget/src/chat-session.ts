@@ -121,9 +121,12 @@ export class ChatSession {
     return this.turn;
   }
 
-  /** Whether a new message would be refused: a turn runs, or an undo is being applied. */
+  /**
+   * Whether a new message would be refused: a turn runs, an undo is being applied, or a kept turn is being taken up
+   * (while another chat or tab drives it, this one waits for it: a turn sent meanwhile would be a second one).
+   */
   get busy(): boolean {
-    return this.turn !== undefined || this.undoing;
+    return this.turn !== undefined || this.undoing || this.restoring !== undefined;
   }
 
   /** Whether the last turn that changed the page can be undone by a host that applies `outputTypes`. */
@@ -175,7 +178,9 @@ export class ChatSession {
    */
   close(): void {
     this.restoring?.abort();
+    this.restoring = undefined;
     this.stop();
+    this.changed();
   }
 
   /** Undoes the last turn that changed the page (spec §17); undefined when there is none, or a turn runs. */
@@ -232,13 +237,19 @@ export class ChatSession {
     this.changed();
     const running = saved.running;
     if (!running) return;
+    // The latest restore is the one that counts: an earlier one still under way is left, as by close().
+    this.restoring?.abort();
     const restoring = new AbortController();
     this.restoring = restoring;
+    this.changed();
     const { signal } = restoring;
     try {
       await whileHoldingTurn(running.requestId, () => this.resume(running, view, messages, signal), signal);
     } finally {
-      if (this.restoring === restoring) this.restoring = undefined;
+      if (this.restoring === restoring) {
+        this.restoring = undefined;
+        this.changed();
+      }
     }
   }
 

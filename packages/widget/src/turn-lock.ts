@@ -27,7 +27,8 @@ export async function whileHoldingTurn<T>(
   try {
     return await locks.request(lockName(requestId), signal ? { signal } : {}, work);
   } catch (error) {
-    if (signal?.aborted) return undefined;
+    // The wait was given up: the lock manager rejects with an AbortError. An error of `work` itself goes on.
+    if (signal?.aborted && error instanceof DOMException && error.name === 'AbortError') return undefined;
     throw error;
   }
 }
@@ -44,11 +45,25 @@ async function withinPage<T>(name: string, work: () => Promise<T>, signal?: Abor
   const end = before.then(() => mine);
   holders.set(name, end);
   try {
-    await before;
-    if (signal?.aborted) return undefined;
+    // Given up while it waits: back at once, as the Web Locks API does, without waiting for the holder.
+    if (!(await untilFreeOrAborted(before, signal))) return undefined;
     return await work();
   } finally {
     release();
     if (holders.get(name) === end) holders.delete(name);
   }
+}
+
+/** True once `free` settles, false if `signal` aborts first. */
+function untilFreeOrAborted(free: Promise<unknown>, signal: AbortSignal | undefined): Promise<boolean> {
+  if (!signal) return free.then(() => true);
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const aborted = () => resolve(false);
+    signal.addEventListener('abort', aborted, { once: true });
+    void free.then(() => {
+      signal.removeEventListener('abort', aborted);
+      resolve(!signal.aborted);
+    });
+  });
 }

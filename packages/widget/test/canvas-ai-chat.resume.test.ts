@@ -159,6 +159,27 @@ describe('<canvas-ai-chat> after a reload', () => {
     expect(progressBlocks(after)).to.have.length(1);
   });
 
+  it('takes the turn up once when the chat is moved in the page while it asks where the turn stands', async () => {
+    const standing = deferred();
+    const asked = deferred();
+    const holdStanding = http.get('*/api/hop/:request_id', async () => {
+      asked.resolve();
+      await standing.promise;
+    });
+    const { record, host, after } = await reloadedAt(4, { handlers: [holdStanding] });
+    const ends = collect(after, 'canvas-ai-turn-end');
+    await asked.promise;
+    const elsewhere = document.createElement('div');
+    document.body.append(elsewhere);
+    elsewhere.append(after);
+    standing.resolve();
+    await waitUntil(() => ends.length === 1, 'the turn did not end after the move', { timeout: 10_000 });
+    expect(ends[0]!.detail.status).to.equal('done');
+    expect(record.posts().map((post) => post.body.hop)).to.deep.equal([1, 2, 3, 4, 4, 5, 6, 7, 8]);
+    expect(host.document.layout.regions.content!.components).to.have.length(5);
+    expect(progressBlocks(after), 'one narration block').to.have.length(1);
+  });
+
   it('lets one of two chats that kept the same turn drive it; the other waits, then shows its answer', async () => {
     let second: CanvasAiChat | undefined;
     const secondEnds: Array<HTMLElementEventMap['canvas-ai-turn-end']> = [];

@@ -1,14 +1,16 @@
 import type { ComponentNode, HopContext, Layout, Props } from '@canvas-ai/protocol';
 import { type PropsPrints, uuidTreeSteps } from '@canvas-ai/protocol/server';
 
-/** Components described between two yields of {@link describePageSteps}. */
+/** Components, and characters of their props, described between two yields of {@link describePageSteps}. */
 const STEP_NODES = 2_048;
+const STEP_CHARS = 256 * 1024;
 
 /**
  * The whole page as the model reads it (uuid tree, props by uuid, page values, selection, host extras), from the
  * context of one request. Sent as a message, not in the system prompt, so the system prompt stays the same for the
  * whole turn and a provider's prompt cache can reuse it (README.md, "What the model is told"). In steps: the uuid
- * tree and the props yield every couple of thousand components, so a large page is no single long step (spec §13.2).
+ * tree and the props yield every couple of thousand components or 256 KiB of props, so a large page is no single
+ * long step (spec §13.2).
  */
 export function* describePageSteps(context: HopContext, prints: PropsPrints): Generator<undefined, string, undefined> {
   const tree = yield* uuidTreeSteps(context.current_layout);
@@ -16,9 +18,19 @@ export function* describePageSteps(context: HopContext, prints: PropsPrints): Ge
   // to a model, at JSON.stringify's speed. The yaml library's block output of every prop took half of each hop's
   // time at 10,000 components and a quarter at 10 (bench/README.md).
   const props: string[] = [];
+  let nodes = 0;
+  let chars = 0;
   for (const node of layoutNodes(context.current_layout)) {
-    props.push(`${node.uuid}: ${propsText(node.props, prints)}`);
-    if (props.length % STEP_NODES === 0) yield;
+    const line = `${node.uuid}: ${propsText(node.props, prints)}`;
+    props.push(line);
+    nodes += 1;
+    chars += line.length;
+    // A step ends after so many components or so many characters, whichever comes first: large props are long work.
+    if (nodes >= STEP_NODES || chars >= STEP_CHARS) {
+      nodes = 0;
+      chars = 0;
+      yield;
+    }
   }
   const parts = [`Layout (uuid component_id):\n${tree}`];
   if (props.length > 0) parts.push(`Props by uuid:\n${props.join('\n')}`);

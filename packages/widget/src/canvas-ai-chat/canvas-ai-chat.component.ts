@@ -226,6 +226,15 @@ export class CanvasAiChat extends LitElement {
     return this.deepChat;
   }
 
+  override connectedCallback(): void {
+    super.connectedCallback();
+    // Put back in the page after it was taken out (moved, say): a kept turn its removal left alone is taken up now.
+    // On the first connection there is no deep-chat yet, and firstUpdated takes the kept turn up.
+    if (!this.deepChat || this.turns.busy) return;
+    const saved = this.storage?.load();
+    if (saved?.running) void this.turns.restore(saved);
+  }
+
   /** Whether a turn is running. */
   get running(): boolean {
     return this.turns.running;

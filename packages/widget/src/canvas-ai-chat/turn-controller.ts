@@ -99,6 +99,8 @@ export class TurnController implements ReactiveController {
 
   /** Whether the element is in the page: a chat taken out before its kept turn was taken up leaves it alone. */
   private connected = false;
+  /** The kept turn a restore showed, and its narration block. */
+  private restored: { requestId: string; view: ProgressView } | undefined;
 
   hostConnected(): void {
     this.connected = true;
@@ -146,9 +148,14 @@ export class TurnController implements ReactiveController {
     if (!chat || !this.connected) return;
     const running = saved.running;
     if (!running) return this.session.restore(saved);
-    const view = this.progressView(chat, running.agent);
-    view.show(running.progress, 'running', running.agent ?? this.options.mainAgentId() ?? 'ai');
-    view.notify(running.notices);
+    // Taken up again after the element was moved: the block its first restore showed goes on.
+    let view = this.restored?.requestId === running.requestId ? this.restored.view : undefined;
+    if (!view) {
+      view = this.progressView(chat, running.agent);
+      view.show(running.progress, 'running', running.agent ?? this.options.mainAgentId() ?? 'ai');
+      view.notify(running.notices);
+      this.restored = { requestId: running.requestId, view };
+    }
     const respond: Respond = async (content) => {
       for (const item of Array.isArray(content) ? content : [content]) chat.addMessage(item);
     };

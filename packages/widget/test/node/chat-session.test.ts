@@ -398,4 +398,51 @@ describe('ChatSession', () => {
     assert.deepEqual(ends, ['done']);
     assert.equal(storage.load()?.running, undefined);
   });
+
+  it('refuses a message while it waits for another chat that takes the same kept turn up', async () => {
+    const server = scriptedServer([setsTitle, answers]);
+    const asked = gate();
+    const answer = gate();
+    const held = {
+      ...server,
+      fetch: async (input: RequestInfo | URL, init: RequestInit = {}) => {
+        if (init.method === 'GET') {
+          asked.open();
+          await answer.promise;
+        }
+        return server.fetch(input, init);
+      },
+    };
+    const log: string[] = [];
+    const store = reducerStore(log);
+    const first = sessionOf(held, store, log);
+    const second = sessionOf(held, store, log, first.area);
+    first.storage.update(() => ({
+      version: 2,
+      messages: [{ role: 'user', text: 'Name the page' }],
+      running: {
+        requestId: 'shared-turn',
+        message: 'Name the page',
+        hop: 1,
+        changes: { requestId: 'shared-turn', outputs: [], inverse: [], unrecorded: [] },
+        progress: '',
+        notices: [],
+      },
+    }));
+    const kept = first.storage.load()!;
+    const firstDone = first.session.restore(kept);
+    await asked.promise;
+    const secondDone = second.session.restore(kept);
+    assert.equal(second.session.busy, true, 'it waits for the turn');
+    assert.equal(second.session.send(message), undefined, 'a second turn is not started meanwhile');
+    second.session.close();
+    assert.equal(second.session.busy, false);
+    answer.open();
+    await Promise.all([firstDone, secondDone]);
+    assert.deepEqual(
+      server.posts.map((post) => [post.request_id, post.hop]),
+      [['shared-turn', 2]],
+      'driven once, by the first',
+    );
+  });
 });
