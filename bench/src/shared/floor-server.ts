@@ -17,6 +17,13 @@ const server = createServer((request, response) => {
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
+    // The load's cancel of a turn it leaves at the window's end (shared/http-load.ts): answered, as a server does.
+    if (request.method === 'DELETE') {
+      const cancelled = '{"status":true,"cancelled":true}';
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': cancelled.length });
+      response.end(cancelled);
+      return;
+    }
     const hopRequest = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { hop: number; request_id: string };
     const recorded = responses[hopRequest.hop - 1] ?? responses[0]!;
     const body = JSON.stringify({ ...recorded, request_id: hopRequest.request_id, hop: hopRequest.hop });

@@ -66,11 +66,21 @@ export async function runLoad(options: LoadOptions): Promise<LoadWindow> {
   // A window lasts until it has measured one answered hop: on a machine busy enough that no hop finishes within a
   // short window, it grows (and its length is what it really lasted) instead of leaving no latency to report.
   let lastCounted = windowEnd;
+  let lastFailure = '';
   const inWindow = (done: number) => done >= windowStart && (done <= windowEnd || hops === 0);
-  const goesOn = () => performance.now() < windowEnd || hops === 0;
+  const goesOn = () => {
+    if (performance.now() < windowEnd) return true;
+    if (hops > 0) return false;
+    // Nothing answered at all: a window that waits for one hop must not wait forever on a server that refuses.
+    if (performance.now() > windowEnd + GIVE_UP_MS) {
+      throw new Error(`no hop answered within ${GIVE_UP_MS} ms after the window; the last answer: ${lastFailure}`);
+    }
+    return true;
+  };
   const client = async (index: number, headers: SessionHeaders): Promise<void> => {
     for (let turn = 0; goesOn(); turn += 1) {
       const requestId = `${options.runId}-${index}-${turn}`;
+      let ended = false;
       for (let hop = 1; hop <= options.bodies.hops && goesOn(); hop += 1) {
         const sent = performance.now();
         const reply = await post(agent, url, headers, options.bodies.body(hop, requestId));
@@ -84,8 +94,15 @@ export async function runLoad(options: LoadOptions): Promise<LoadWindow> {
             latenciesMs.push(done - sent);
           } else errors += 1;
         }
-        if (!ok) break;
+        if (!ok) {
+          lastFailure = `HTTP ${reply.status} ${reply.body.slice(0, 300)}`;
+          break;
+        }
+        ended = hop === options.bodies.hops;
       }
+      // A turn left before its end is cancelled, as the widget does (spec §8.5): the server would otherwise count
+      // it as running until it expires, and the quotas per address (spec §8.8) refuse new turns past 64.
+      if (!ended) await send(agent, new URL(`${url.pathname}/${requestId}`, url), headers, 'DELETE');
     }
   };
   try {
@@ -104,21 +121,34 @@ export async function runLoad(options: LoadOptions): Promise<LoadWindow> {
   };
 }
 
+/** How long past its window a load run waits for its first answered hop before it fails. */
+const GIVE_UP_MS = 30_000;
+
 function post(
   agent: Agent,
   url: URL,
   headers: SessionHeaders,
   body: string,
 ): Promise<{ status: number; body: string }> {
+  return send(agent, url, headers, 'POST', body);
+}
+
+function send(
+  agent: Agent,
+  url: URL,
+  headers: SessionHeaders,
+  method: 'POST' | 'DELETE',
+  body = '',
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       url,
       {
-        method: 'POST',
+        method,
         agent,
         headers: {
           ...headers,
-          'content-type': 'application/json',
+          ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
           accept: 'application/json',
           'content-length': Buffer.byteLength(body),
         },
