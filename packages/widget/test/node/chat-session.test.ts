@@ -93,6 +93,23 @@ function memoryArea(): ChatStorageArea & { items: Map<string, string> } {
 }
 
 /** A session over `server` and `store`, kept in `area`, its turn ends and undos logged in order. */
+/** `server`, with its answer to where a turn stands (GET) held until `answer` opens; `asked` opens when it is asked. */
+function holdingStanding(server: ReturnType<typeof scriptedServer>) {
+  const asked = gate();
+  const answer = gate();
+  const held = {
+    ...server,
+    fetch: async (input: RequestInfo | URL, init: RequestInit = {}) => {
+      if (init.method === 'GET') {
+        asked.open();
+        await answer.promise;
+      }
+      return server.fetch(input, init);
+    },
+  };
+  return { held, asked, answer };
+}
+
 function sessionOf(
   server: ReturnType<typeof scriptedServer>,
   store: ReturnType<typeof reducerStore>,
@@ -353,18 +370,7 @@ describe('ChatSession', () => {
 
   it('takes nothing up when closed while it asks where the kept turn stands, and takes it up once when restored again (React StrictMode)', async () => {
     const server = scriptedServer([setsTitle, answers]);
-    const asked = gate();
-    const answer = gate();
-    const held = {
-      ...server,
-      fetch: async (input: RequestInfo | URL, init: RequestInit = {}) => {
-        if (init.method === 'GET') {
-          asked.open();
-          await answer.promise;
-        }
-        return server.fetch(input, init);
-      },
-    };
+    const { held, asked, answer } = holdingStanding(server);
     const log: string[] = [];
     const { session, storage } = sessionOf(held, reducerStore(log), log);
     const kept = {
@@ -401,18 +407,7 @@ describe('ChatSession', () => {
 
   it('refuses a message while it waits for another chat that takes the same kept turn up', async () => {
     const server = scriptedServer([setsTitle, answers]);
-    const asked = gate();
-    const answer = gate();
-    const held = {
-      ...server,
-      fetch: async (input: RequestInfo | URL, init: RequestInit = {}) => {
-        if (init.method === 'GET') {
-          asked.open();
-          await answer.promise;
-        }
-        return server.fetch(input, init);
-      },
-    };
+    const { held, asked, answer } = holdingStanding(server);
     const log: string[] = [];
     const store = reducerStore(log);
     const first = sessionOf(held, store, log);
