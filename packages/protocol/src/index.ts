@@ -89,6 +89,7 @@ export {
   findComponentPaths,
   findDuplicateUuid,
   type LayoutPath,
+  layoutNodes,
   walkLayout,
 } from './layout/layout-tree.js';
 export {

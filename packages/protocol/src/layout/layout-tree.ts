@@ -13,6 +13,23 @@ export function walkLayout(layout: Layout, visit: (node: ComponentNode, parent: 
   for (const region of Object.values(layout.regions)) walk(region.components, null);
 }
 
+/**
+ * Every component of the layout, each before its slot children, in {@link walkLayout}'s order: the walk for work that
+ * yields between its steps (a callback cannot).
+ */
+export function* layoutNodes(layout: Layout): Generator<ComponentNode, void, undefined> {
+  const stack: ComponentNode[] = [];
+  for (const region of Object.values(layout.regions)) {
+    stack.push(...[...region.components].reverse());
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      yield node;
+      const children = Object.values(node.slots ?? {}).flat();
+      for (let index = children.length - 1; index >= 0; index -= 1) stack.push(children[index]!);
+    }
+  }
+}
+
 /** How many components the layout holds, slot children included. */
 export function countComponents(layout: Layout): number {
   let count = 0;

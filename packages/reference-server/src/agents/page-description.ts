@@ -1,4 +1,4 @@
-import type { ComponentNode, HopContext, Layout, Props } from '@canvas-ai/protocol';
+import { type HopContext, layoutNodes, type Props } from '@canvas-ai/protocol';
 import { type PropsPrints, uuidTreeSteps } from '@canvas-ai/protocol/server';
 
 /** Components, and characters of their props, described between two yields of {@link describePageSteps}. */
@@ -39,20 +39,6 @@ export function* describePageSteps(context: HopContext, prints: PropsPrints): Ge
   const extra = describeExtra(context.extra);
   if (extra) parts.push(extra);
   return parts.join('\n\n');
-}
-
-/** Every component of the layout, each before its slot children (the order of `walkLayout`). */
-function* layoutNodes(layout: Layout): Generator<ComponentNode, void, undefined> {
-  const stack: ComponentNode[] = [];
-  for (const region of Object.values(layout.regions)) {
-    stack.push(...[...region.components].reverse());
-    while (stack.length > 0) {
-      const node = stack.pop()!;
-      yield node;
-      const children = Object.values(node.slots ?? {}).flat();
-      for (let index = children.length - 1; index >= 0; index -= 1) stack.push(children[index]!);
-    }
-  }
 }
 
 /** The selection line of the page, also what the model is told when only the selection changed. */
