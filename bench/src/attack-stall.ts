@@ -125,10 +125,11 @@ function startProber() {
   });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   return {
-    /** Starts probing, once the prober has asked /healthz at least once (tsx takes a moment to start it). */
+    /** Starts probing, once the prober has asked /healthz once uncounted and said it is ready. */
     start: async (url: string, everyMs: number) => {
       child.stdin!.write(`start ${url} ${everyMs}\n`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      const { value } = await lines.next();
+      if (String(value) !== 'ready') throw new Error(`the /healthz prober said ${String(value)}, not ready`);
     },
     stop: async (): Promise<{ maxMs: number; probes: number }> => {
       child.stdin!.write('stop\n');

@@ -8,7 +8,8 @@ import { LIMITS } from '../wire/limits.js';
 import { runStepsNow } from '../steps/steps.js';
 import { isPlainLayout } from '../layout/plain-layout.js';
 import { layoutSteps } from './layout-steps.js';
-import { type ByteScanReport, scanJsonBytesSteps } from './scan-json-bytes.js';
+import { type ByteScanReport, type JsonPieces, scanJsonBytesSteps } from './scan-json-bytes.js';
+import { parseJsonPieces } from './parse-json-pieces.js';
 import { describeScanProblem, type JsonScanLimits, scanJson } from './scan-json.js';
 import { fieldName, isAbsent, toErrorIssues } from './zod-issues.js';
 
@@ -212,7 +213,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * A JSON body as bytes, in steps: the bounds of spec §13 checked on the bytes first ({@link scanJsonBytes}), so
- * `JSON.parse` only ever builds a value the budget allows; then the UTF-8 text, the JSON, and {@link parseSteps}.
+ * `JSON.parse` only ever builds a value the budget allows; then the UTF-8 text and the JSON (a large body in pieces, the
+ * scan having found where to cut it), and {@link parseSteps}.
  */
 export function* parseHopRequestBytes(bytes: Uint8Array): Generator<undefined, ParseResult, undefined> {
   const report: ByteScanReport = {};
@@ -224,15 +226,41 @@ export function* parseHopRequestBytes(bytes: Uint8Array): Generator<undefined, P
     };
   }
   yield;
+  const decoded = report.pieces ? yield* decodeJsonPieces(bytes, report.pieces) : decodeJsonBytes(bytes);
+  if ('failure' in decoded) return decoded.failure;
+  yield;
+  return yield* parseSteps(decoded.value, report);
+}
+
+/** A small body: the UTF-8 text at once, then one `JSON.parse`. */
+function decodeJsonBytes(bytes: Uint8Array): { value: unknown } | { failure: ParseResult } {
   let text: string;
   try {
     text = utf8.decode(bytes);
   } catch {
-    return { success: false, error: new HopError('invalid_json', 'The body is not UTF-8 text.') };
+    return notUtf8();
   }
-  yield;
-  const decoded = decodeJson(text);
-  if ('failure' in decoded) return decoded.failure;
-  yield;
-  return yield* parseSteps(decoded.value, report);
+  return decodeJson(text);
+}
+
+/** A large body the scan cut into pieces: built piece by piece, in steps ({@link parseJsonPieces}). */
+function* decodeJsonPieces(
+  bytes: Uint8Array,
+  pieces: JsonPieces,
+): Generator<undefined, { value: unknown } | { failure: ParseResult }, undefined> {
+  try {
+    return { value: yield* parseJsonPieces(bytes, pieces) };
+  } catch (error) {
+    if (error instanceof TypeError) return notUtf8();
+    return {
+      failure: {
+        success: false,
+        error: new HopError('invalid_json', `The body is not valid JSON: ${errorMessage(error)}`),
+      },
+    };
+  }
+}
+
+function notUtf8(): { failure: ParseResult } {
+  return { failure: { success: false, error: new HopError('invalid_json', 'The body is not UTF-8 text.') } };
 }

@@ -35,7 +35,33 @@ export function scanJsonBytes(
 export interface ByteScanReport {
   /** A number literal that decodes to ±Infinity (`1e400`): the decoded value is then not all JSON values. */
   nonFiniteNumber?: boolean;
+  /**
+   * Where a large text can be parsed in pieces (parse-json-pieces.ts): set when the scan reached the end of the text
+   * with every container closed and some container cut, so never for a small text or one that is not JSON.
+   */
+  pieces?: JsonPieces;
 }
+
+/** The containers of a text that {@link parseJsonPieces} builds piece by piece, in the order they close. */
+export interface JsonPieces {
+  containers: PiecedContainer[];
+}
+
+/** A container with members far enough apart to be cut (or holding such a container). Offsets are byte offsets. */
+export interface PiecedContainer {
+  open: number;
+  close: number;
+  /** How deep it is: 0 for the whole text's value. */
+  depth: number;
+  /** Its key's text in the enclosing object (after the opening quote, at the closing quote); -1 in an array. */
+  keyStart: number;
+  keyEnd: number;
+  /** The offsets of its own commas where its members are cut, in order. */
+  cuts: number[];
+}
+
+/** A container's members are cut at the first comma this many bytes after the previous cut (or its opening). */
+const PIECE_BYTES = 64 * 1024;
 
 /** Bytes scanned between two yields of {@link scanJsonBytesSteps}: a few milliseconds of work. */
 const SCAN_STEP_BYTES = 256 * 1024;
@@ -45,8 +71,9 @@ export function* scanJsonBytesSteps(
   bytes: Uint8Array,
   limits: JsonScanLimits,
   report: ByteScanReport = {},
+  pieceBytes = PIECE_BYTES,
 ): Generator<undefined, JsonScanProblem | undefined, undefined> {
-  const scanner = new ByteScanner(bytes, limits, report);
+  const scanner = new ByteScanner(bytes, limits, report, pieceBytes);
   for (;;) {
     const outcome = scanner.scan(SCAN_STEP_BYTES);
     if (outcome !== MORE) return outcome;
@@ -79,6 +106,14 @@ class ByteScanner {
   readonly #count: Int32Array;
   readonly #inRoomy: Uint8Array;
   readonly #prefix: Int32Array;
+  // Per open frame, for parsing in pieces: where it opened, where its current piece started, whether it is cut (or
+  // holds a cut container), and its cuts so far (an array only once it has one).
+  readonly #pieceBytes: number;
+  readonly #openAt: Int32Array;
+  readonly #pieceStart: Int32Array;
+  readonly #pieced: Uint8Array;
+  readonly #cuts: Array<number[] | undefined>;
+  readonly #pieces: PiecedContainer[] = [];
   #depth = 0;
   #values = 0;
   #valuesElsewhere = 0;
@@ -87,8 +122,9 @@ class ByteScanner {
   #topRoomy: boolean;
   #at: number;
 
-  constructor(bytes: Uint8Array, limits: JsonScanLimits, report: ByteScanReport) {
+  constructor(bytes: Uint8Array, limits: JsonScanLimits, report: ByteScanReport, pieceBytes: number) {
     this.#bytes = bytes;
+    this.#pieceBytes = pieceBytes;
     this.#report = report;
     this.#maxDepth = limits.maxDepth;
     this.#maxValues = limits.maxValues ?? Number.POSITIVE_INFINITY;
@@ -106,6 +142,10 @@ class ByteScanner {
     this.#count = new Int32Array(frames);
     this.#inRoomy = new Uint8Array(frames);
     this.#prefix = new Int32Array(frames);
+    this.#openAt = new Int32Array(frames);
+    this.#pieceStart = new Int32Array(frames);
+    this.#pieced = new Uint8Array(frames);
+    this.#cuts = new Array<number[] | undefined>(frames);
     // A UTF-8 byte order mark is not part of the JSON (the decoder drops it too).
     this.#at = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   }
@@ -137,13 +177,14 @@ class ByteScanner {
         continue;
       }
       if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
-        const problem = this.#countValue() ?? this.#open(byte === OPEN_OBJECT);
+        const problem = this.#countValue() ?? this.#open(byte === OPEN_OBJECT, at);
         if (problem) return problem;
         at += 1;
         continue;
       }
       if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
         if (this.#depth === 0) return undefined;
+        if (this.#pieced[this.#depth - 1] === 1) this.#recordPieced(at);
         this.#depth -= 1;
         this.#topRoomy = this.#wholeIsRoomy || (this.#depth > 0 && this.#inRoomy[this.#depth - 1] === 1);
         this.#expectKey = false;
@@ -154,6 +195,7 @@ class ByteScanner {
         const top = this.#depth - 1;
         if (top >= 0 && this.#isObject[top] === 1) this.#expectKey = true;
         else if (top >= 0) this.#count[top]! += 1;
+        if (top >= 0 && at - this.#pieceStart[top]! >= this.#pieceBytes) this.#cut(top, at);
         at += 1;
         continue;
       }
@@ -166,7 +208,33 @@ class ByteScanner {
       at = end;
     }
     this.#at = at;
-    return at < length ? MORE : undefined;
+    if (at < length) return MORE;
+    if (this.#depth === 0 && this.#pieces.at(-1)?.depth === 0) this.#report.pieces = { containers: this.#pieces };
+    return undefined;
+  }
+
+  /** Cuts the members of the container at frame `top` at the comma at `at`. */
+  #cut(top: number, at: number): void {
+    const cuts = this.#cuts[top];
+    if (cuts === undefined) this.#cuts[top] = [at];
+    else cuts.push(at);
+    this.#pieceStart[top] = at;
+    this.#pieced[top] = 1;
+  }
+
+  /** The innermost open container, pieced, closes at `at`; the one that holds it is pieced with it. */
+  #recordPieced(at: number): void {
+    const index = this.#depth - 1;
+    const inObject = index > 0 && this.#isObject[index - 1] === 1;
+    this.#pieces.push({
+      open: this.#openAt[index]!,
+      close: at,
+      depth: index,
+      keyStart: inObject ? this.#keyStart[index - 1]! : -1,
+      keyEnd: inObject ? this.#keyEnd[index - 1]! : -1,
+      cuts: this.#cuts[index] ?? [],
+    });
+    if (index > 0) this.#pieced[index - 1] = 1;
   }
 
   /** A member's key, between `start` and `end`, of the object at frame `top`. */
@@ -188,8 +256,8 @@ class ByteScanner {
     return undefined;
   }
 
-  /** Opens an object or array as a new frame. */
-  #open(isObject: boolean): JsonScanProblem | undefined {
+  /** Opens an object or array, at `at`, as a new frame. */
+  #open(isObject: boolean, at: number): JsonScanProblem | undefined {
     const isRoomy = this.#valueIsRoomy();
     const prefix = this.#childPrefix();
     this.#depth += 1;
@@ -202,6 +270,10 @@ class ByteScanner {
     this.#count[index] = 0;
     this.#inRoomy[index] = isRoomy ? 1 : 0;
     this.#prefix[index] = prefix;
+    this.#openAt[index] = at;
+    this.#pieceStart[index] = at;
+    this.#pieced[index] = 0;
+    this.#cuts[index] = undefined;
     this.#topRoomy = isRoomy;
     this.#expectKey = isObject;
     return undefined;
