@@ -24,7 +24,7 @@ import { DEFAULT_KEEPALIVE_MS, STREAM_HEADERS, streamHop, wantsStream } from './
 import { inHopSpan, inSpan } from './tracing.js';
 import { turnStatus } from './turn-status.js';
 import { encodeAttachments } from './turn-seed.js';
-import { type AllowedHosts, isAllowedHost, isAllowedOrigin, LOOPBACK_HOSTS } from './origins.js';
+import { type AllowedHosts, isAllowedHost, isAllowedOrigin, LOOPBACK_HOSTS, originRefusalLog } from './origins.js';
 import { corsGrants, endpointMethods, isPreflight, listedOrigins, preflightResponse } from './cors.js';
 import { DEFAULT_STATIC_CSP, securityHeaders } from './security-headers.js';
 import { jsonLineLogger, type Logger } from './log.js';
@@ -182,7 +182,9 @@ export function createApp(options: AppOptions): CanvasAiApp {
   // Headers last, on every answer (errors, 404s and static files included): these run after the routes.
   app.use(securityHeaders(security.contentSecurityPolicy ?? DEFAULT_STATIC_CSP));
   app.use(corsGrants(corsOrigins));
-  app.use(guardRequest(security.allowedHosts ?? LOOPBACK_HOSTS, allowedOrigins, corsOrigins));
+  app.use(
+    guardRequest(security.allowedHosts ?? LOOPBACK_HOSTS, allowedOrigins, corsOrigins, originRefusalLog(deps.log)),
+  );
 
   app.get('/healthz', (c) => c.json({ status: 'ok', protocol: PROTOCOL_VERSION } satisfies HealthResponse));
 
@@ -308,12 +310,14 @@ function sessions(options: AppOptions): ReturnType<typeof sessionMiddleware> & {
 /**
  * Before anything else: a request for another host name (DNS rebinding) or a state change from another site's page
  * is refused whatever it is (spec §4.5), and a listed origin's preflight answered (spec §4.6). `/healthz` answers
- * any host: a load balancer asks by address.
+ * any host: a load balancer asks by address. A request of an origin the server does not serve, refused or answered
+ * without a grant, is logged (`refusedOrigin`), so the operator learns which origin to list.
  */
 function guardRequest(
   allowedHosts: AllowedHosts,
   allowedOrigins: readonly string[],
   corsOrigins: ReadonlySet<string>,
+  refusedOrigin: ReturnType<typeof originRefusalLog>,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const url = new URL(c.req.url);
@@ -323,14 +327,18 @@ function guardRequest(
         'This server does not answer to this host name. Its operator can allow it (--allowed-hosts).',
       );
     }
+    const origin = c.req.header('origin');
     const methods = isPreflight(c.req.raw) ? endpointMethods(url.pathname) : undefined;
     if (methods !== undefined) {
-      const origin = c.req.header('origin')!;
-      if (corsOrigins.has(origin)) return preflightResponse(origin, methods);
+      if (corsOrigins.has(origin!)) return preflightResponse(origin!, methods);
+      refusedOrigin(origin!, c.req.raw, 'refused');
       throw new HopError('origin_not_allowed', 'This server does not serve pages of that origin.');
     }
-    if (!SAFE_METHODS.has(c.req.method) && !isAllowedOrigin(c.req.header('origin'), url, allowedOrigins)) {
-      throw new HopError('origin_not_allowed', 'Requests from another site may not change anything here.');
+    // Absent (not a browser), the request's own origin, or a listed one: served. Any other is refused or not granted.
+    if (origin !== undefined && !isAllowedOrigin(origin, url, allowedOrigins)) {
+      const refused = !SAFE_METHODS.has(c.req.method);
+      refusedOrigin(origin, c.req.raw, refused ? 'refused' : 'not_granted');
+      if (refused) throw new HopError('origin_not_allowed', 'Requests from another site may not change anything here.');
     }
     await next();
   };

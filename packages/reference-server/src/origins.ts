@@ -4,6 +4,45 @@
  * knows, so only the `Host` header tells it apart) and against cross-site requests, whatever the CSRF setting.
  */
 
+import type { Logger } from './log.js';
+
+/** What the log line of an origin the server does not serve says to do: the setting, by each of its names. */
+const ALLOWED_ORIGINS_FIX =
+  "to serve pages of this origin, add it to --allowed-origins (CANVAS_AI_ALLOWED_ORIGINS; createApp's security.allowedOrigins)";
+
+/** How many refused origins are remembered, so each is logged once; past it the memory starts again. */
+const REMEMBERED_ORIGINS = 1_000;
+
+/** The longest origin a log line repeats: the header is the client's to write. */
+const MAX_LOGGED_ORIGIN = 200;
+
+/** How the server answered a request of an origin it does not serve. */
+type OriginRefusal = 'refused' | 'not_granted';
+
+/**
+ * Logs one `origin_not_allowed` line per origin the server refuses (403: a preflight, a `POST` or `DELETE`) or
+ * answers without a CORS grant (spec §4.5, §4.6), naming the origin and the setting that allows it: the page's
+ * developer sees only "Failed to fetch", since a refused CORS answer is unreadable. Once per origin (a page retries
+ * and polls), within a bounded memory.
+ */
+export function originRefusalLog(log: Logger): (origin: string, request: Request, answer: OriginRefusal) => void {
+  const told = new Set<string>();
+  return (origin, request, answer) => {
+    const shown = origin.slice(0, MAX_LOGGED_ORIGIN);
+    if (told.has(shown)) return;
+    if (told.size >= REMEMBERED_ORIGINS) told.clear();
+    told.add(shown);
+    log({
+      event: 'origin_not_allowed',
+      origin: shown,
+      method: request.method,
+      path: new URL(request.url).pathname,
+      answer: answer === 'refused' ? '403 origin_not_allowed' : 'no CORS grant: the page cannot read the answer',
+      fix: ALLOWED_ORIGINS_FIX,
+    });
+  };
+}
+
 /** The names of the loopback interface: what a server bound to loopback answers to by default. */
 export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 

@@ -7,6 +7,7 @@ import { EMPTY_LAYOUT, firstHop, laterHop, openSession, startTestServer, type Te
 
 const EDITOR = 'http://127.0.0.1:5173';
 const STRANGER = 'http://127.0.0.1:6666';
+const OTHER = 'https://other.example';
 
 function preflight(server: TestServer, path: string, origin: string, method = 'POST'): Promise<Response> {
   return fetch(`${server.url}${path}`, {
@@ -157,5 +158,85 @@ describe('CORS for a host page on another origin (spec §4.6)', () => {
       await crossSite.close();
     }
     await assert.rejects(startTestServer({ security: { crossSiteCookies: true } }), ConfigError);
+  });
+});
+
+describe('an origin the server does not serve, in its log', () => {
+  /** The log's `origin_not_allowed` lines: origin, method, path. */
+  const refusals = (server: TestServer) =>
+    server.logs
+      .filter((entry) => entry.event === 'origin_not_allowed')
+      .map((entry) => [entry.origin, entry.method, entry.path]);
+
+  it('logs one line per origin naming it and the setting that allows it, whether refused or not granted', async () => {
+    // A new server lists no origin: the set-up of someone trying the widget on another port.
+    const server = await startTestServer();
+    try {
+      const token = await fetch(`${server.url}/api/token`, { headers: { origin: STRANGER } });
+      assert.equal(token.headers.get('access-control-allow-origin'), null, 'not granted');
+      const line = server.logs.find((entry) => entry.event === 'origin_not_allowed')!;
+      assert.equal(line.origin, STRANGER);
+      assert.match(String(line.answer), /no CORS grant/);
+      assert.equal(
+        line.fix,
+        "to serve pages of this origin, add it to --allowed-origins (CANVAS_AI_ALLOWED_ORIGINS; createApp's security.allowedOrigins)",
+      );
+
+      // The same page goes on (its preflight refused, a POST refused): no second line for it.
+      assert.equal((await preflight(server, '/api/hop', STRANGER)).status, 403);
+      const hop = await fetch(server.hopUrl, {
+        method: 'POST',
+        headers: { origin: STRANGER, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      assert.equal(hop.status, 403);
+      // Another origin's first request is a refused preflight: its own line.
+      assert.equal((await preflight(server, '/api/hop', OTHER)).status, 403);
+
+      assert.deepEqual(refusals(server), [
+        [STRANGER, 'GET', '/api/token'],
+        [OTHER, 'OPTIONS', '/api/hop'],
+      ]);
+      const other = server.logs.filter((entry) => entry.event === 'origin_not_allowed')[1]!;
+      assert.equal(other.answer, '403 origin_not_allowed');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('logs a refused POST from an origin it has not seen, and cuts a long origin', async () => {
+    const server = await startTestServer();
+    try {
+      const long = `https://${'a'.repeat(300)}.example`;
+      const hop = await fetch(server.hopUrl, {
+        method: 'POST',
+        headers: { origin: long, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      assert.equal(hop.status, 403);
+      assert.deepEqual(refusals(server), [[long.slice(0, 200), 'POST', '/api/hop']]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('logs nothing for a listed origin, the server’s own, or a request without Origin', async () => {
+    const server = await startTestServer({ security: { allowedOrigins: [EDITOR] } });
+    try {
+      assert.equal((await preflight(server, '/api/hop', EDITOR)).status, 204);
+      await fetch(`${server.url}/api/agents`, { headers: { origin: EDITOR } });
+      await fetch(`${server.url}/api/agents`, { headers: { origin: new URL(server.url).origin } });
+      await fetch(`${server.url}/api/agents`);
+      const session = await openSession(server);
+      const own = await fetch(server.hopUrl, {
+        method: 'POST',
+        headers: session.headers({ origin: new URL(server.url).origin, 'content-type': 'application/json' }),
+        body: '{}',
+      });
+      assert.equal(own.status, 400, 'past the origin check: the body is what is wrong');
+      assert.deepEqual(refusals(server), []);
+    } finally {
+      await server.close();
+    }
   });
 });
