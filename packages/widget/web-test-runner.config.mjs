@@ -1,5 +1,6 @@
 // Browser tests: Debian's Chromium (never a downloaded browser), msw as the server, the repo root served so the
 // tests can fetch fixtures/; the comments below say why the less obvious options are here.
+import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +70,52 @@ function serveBuiltBundle() {
   };
 }
 
+/**
+ * A second origin for the tests: the reference server's CLI (scripted model, listing no allowed origin) on 127.0.0.1
+ * and a port of its own, while the test page is on the runner's. Started on the first `GET /__agent-server__`, which
+ * answers `{ url, log }` (the lines it logged so far); stopped with the runner.
+ */
+function agentServerOnAnotherOrigin() {
+  let child;
+  let started;
+  const log = [];
+  const start = () =>
+    new Promise((resolve, reject) => {
+      child = spawn(process.execPath, ['--import', 'tsx', '../reference-server/src/cli.ts', '--port', '0'], {
+        cwd: here,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const timer = setTimeout(() => reject(new Error(`the agent server did not start:\n${log.join('\n')}`)), 30_000);
+      let partial = '';
+      const onChunk = (chunk) => {
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines.filter(Boolean)) {
+          log.push(line);
+          const listening = /listening on (http:\/\/\S+)/.exec(line);
+          if (listening) {
+            clearTimeout(timer);
+            resolve(listening[1]);
+          }
+        }
+      };
+      child.stdout.setEncoding('utf8').on('data', onChunk);
+      child.stderr.setEncoding('utf8').on('data', onChunk);
+      child.once('exit', (code) => reject(new Error(`the agent server exited ${code}:\n${log.join('\n')}`)));
+    });
+  const stop = () => child?.kill();
+  process.once('exit', stop);
+  return {
+    name: 'agent-server-on-another-origin',
+    async serve(context) {
+      if (context.path !== '/__agent-server__') return undefined;
+      started ??= start();
+      return { body: JSON.stringify({ url: await started, log }), type: 'application/json' };
+    },
+    serverStop: stop,
+  };
+}
+
 export default {
   rootDir: fileURLToPath(new URL('../..', import.meta.url)),
   // test/node/ runs under Node (tsx --test), not in the browser.
@@ -83,7 +130,10 @@ export default {
   // 'esnext' strips TypeScript and lowers nothing else: Chromium runs current JavaScript, and the 'auto' target of
   // @web/dev-server-esbuild 2 falls back to 2018 browsers for a Chromium its data does not know, where esbuild refuses
   // to lower destructuring. The built bundle's test loads it in a raw page anyway.
-  plugins: [esbuildPlugin({ ts: true, target: 'esnext', tsconfig: `${here}tsconfig.json` })],
+  plugins: [
+    esbuildPlugin({ ts: true, target: 'esnext', tsconfig: `${here}tsconfig.json` }),
+    agentServerOnAnotherOrigin(),
+  ],
   // Libraries that read process.env.NODE_ENV find it: browsers have no `process`.
   testRunnerHtml: (testFramework) => `<!doctype html>
 <html>

@@ -22,6 +22,7 @@ import { readHopResponse } from './read-response.js';
 import { DEFAULT_RETRY_DELAYS, type RetryWait, type SendTry, withRetries } from './retry.js';
 import { serializeHopRequest, type SerializedHopRequest } from './serialize-request.js';
 import { newTraceId, traceparent } from './trace-context.js';
+import { OtherOriginUnreachable, originHint, otherOrigin } from './other-origin.js';
 import { noChanges, recordHop, type TurnChanges } from './turn-changes.js';
 import { TurnError } from './turn-error.js';
 import { undoTurn, type UndoResult } from './undo.js';
@@ -449,10 +450,13 @@ class TurnRun {
       response = await this.fetchImpl(this.options.endpoint, init);
     } catch (error) {
       const tried = tries > 1 ? `, tried ${tries} times` : '';
+      // On another origin, a refused CORS answer looks like a server that is down: name the setting too.
+      const serverOrigin = otherOrigin(this.options.endpoint);
+      const hint = serverOrigin === undefined ? '' : `. ${originHint(serverOrigin)}`;
       throw new TurnError(
         'network',
-        `The server could not be reached (hop ${request.hop}${tried}): ${errorMessage(error)}`,
-        { hop: request.hop, cause: error },
+        `The server could not be reached (hop ${request.hop}${tried}): ${errorMessage(error)}${hint}`,
+        { hop: request.hop, cause: error, serverOrigin },
       );
     }
     // This try's text: a hop sent again after a lost response starts its text again.
@@ -481,7 +485,11 @@ class TurnRun {
     try {
       token = typeof source === 'string' ? source : await source({ refresh });
     } catch (error) {
-      throw new TurnError('token', `Could not get a CSRF token: ${errorMessage(error)}`, { hop, cause: error });
+      throw new TurnError('token', `Could not get a CSRF token: ${errorMessage(error)}`, {
+        hop,
+        cause: error,
+        serverOrigin: error instanceof OtherOriginUnreachable ? error.serverOrigin : undefined,
+      });
     }
     return token ? { [CSRF_HEADER]: token } : {};
   }

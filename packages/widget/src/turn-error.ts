@@ -20,6 +20,8 @@ export interface TurnErrorOptions {
   body?: HopErrorBody;
   /** The server's `Retry-After`, in milliseconds: how long to wait before the same request may go again. */
   retryAfterMs?: number | undefined;
+  /** The agent server's origin, when it is not the page's and its answer could not be read (see `serverOrigin`). */
+  serverOrigin?: string | undefined;
   cause?: unknown;
 }
 
@@ -37,6 +39,13 @@ export class TurnError extends Error {
   readonly body: HopErrorBody | undefined;
   /** The server's `Retry-After` (ms) on an `http` error that sent one (409 `hop_in_progress`, 429, 503). */
   readonly retryAfterMs: number | undefined;
+  /**
+   * Set on a `network` error (the hop's fetch rejected) or a `token` error (the element's token fetch rejected) when
+   * the agent server is on another origin than the page: its origin. The server is down, or it does not allow the
+   * page's origin (spec §4.6), which the browser tells the page only as "Failed to fetch"; `message` names the
+   * reference server's setting, `--allowed-origins`.
+   */
+  readonly serverOrigin: string | undefined;
 
   constructor(kind: TurnErrorKind, message: string, options: TurnErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -46,5 +55,6 @@ export class TurnError extends Error {
     this.body = options.body;
     this.code = options.body?.error.code;
     this.retryAfterMs = options.retryAfterMs;
+    this.serverOrigin = options.serverOrigin;
   }
 }

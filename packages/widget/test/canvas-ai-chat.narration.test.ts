@@ -268,6 +268,9 @@ describe('narration', () => {
     await useHandlers(...hopServer([continuing({ progress: 'step one' }), () => HttpResponse.error()]).handlers);
     const offline = await sendAndWait(element, 'Go again');
     expect(offline.detail.error!.kind).to.equal('network');
+    // On the page's own origin the error is shown as the loop wrote it, naming no allowed-origins setting.
+    await waitUntil(() => errorBubbles(element).length > 1, 'no second error bubble');
+    expect(errorBubbles(element).at(-1)!.textContent).to.contain('could not be reached').and.not.contain('origin');
     expect(progressBlocks(element)).to.have.length(2);
     expect(progressBlocks(element).every((block) => block.dataset.status === 'failed')).to.equal(true);
   });

@@ -45,6 +45,7 @@ const ARABIC: ChatStrings = {
   send: 'إرسال',
   messages: 'الرسائل',
   turnError: () => 'حدث خطأ.',
+  originNotAllowed: (server, page) => `لا يسمح الخادم ${server} بصفحات ${page}.`,
   notApplied: (change) => `${change}: لم يُطبَّق`,
   editKept: () => 'احتُفظ بتعديلك.',
   undoKept: (change) => `${change}: احتُفظ بتعديلك`,

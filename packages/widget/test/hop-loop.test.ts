@@ -236,6 +236,9 @@ describe('the hop loop (without the element)', () => {
       expect(result.error.kind).to.equal('network');
       expect(result.error.hop).to.equal(2);
       expect(result.error.message).to.contain('tried 3 times');
+      // The page's own origin: nothing to allow, so neither the origin nor the setting is named.
+      expect(result.error.serverOrigin).to.equal(undefined);
+      expect(result.error.message).not.to.contain('--allowed-origins');
     }
     expect(record.posts().map((post) => post.body.hop)).to.deep.equal([1, 2, 2, 2]);
     await waitUntil(() => record.deletes().length === 1, 'the cancel was not sent');

@@ -1,4 +1,5 @@
 import { AgentsResponse, errorMessage, TokenResponse } from '@canvas-ai/protocol';
+import { OtherOriginUnreachable, otherOrigin } from '../other-origin.js';
 
 /**
  * The CSRF token from `token-endpoint` (`GET /api/token`), fetched once and shared by every hop and cancel.
@@ -45,7 +46,14 @@ async function fetchJson<T>(
   schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
   credentials: RequestCredentials,
 ): Promise<T> {
-  const response = await fetch(url, { credentials, headers: { Accept: 'application/json' } });
+  let response: Response;
+  try {
+    response = await fetch(url, { credentials, headers: { Accept: 'application/json' } });
+  } catch (error) {
+    // On another origin, a refused CORS answer looks like a server that is down: the error names the setting.
+    const serverOrigin = otherOrigin(url);
+    throw serverOrigin === undefined ? error : new OtherOriginUnreachable(serverOrigin, `GET ${url}`, error);
+  }
   if (!response.ok) throw new Error(`GET ${url} answered HTTP ${response.status}.`);
   const parsed = schema.safeParse(await response.json().catch(() => undefined));
   if (!parsed.success) throw new Error(`GET ${url} did not answer in the protocol's format.`);

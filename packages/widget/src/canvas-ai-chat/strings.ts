@@ -43,6 +43,11 @@ export interface ChatStrings {
   messages: string;
   /** What a failed turn shows: default the error's own message (the loop's, or the server's). */
   turnError: (error: TurnError) => string;
+  /**
+   * What a failed turn shows instead when the agent server is on another origin (`server`) than the page (`page`) and
+   * sent no answer the page may read (the error's `serverOrigin` is set): it is down, or it does not allow the page.
+   */
+  originNotAllowed: (server: string, page: string) => string;
   /** An output of the agent's the editor did not apply, and why (`reason` empty: no reason given). */
   notApplied: (change: string, reason: string) => string;
   /** The person's edits kept over the agent's: each one named by `keptValue`. */
@@ -87,6 +92,10 @@ export const DEFAULT_STRINGS: ChatStrings = {
   send: 'Send',
   messages: 'Messages',
   turnError: (error) => error.message,
+  originNotAllowed: (server, page) =>
+    `The agent server at ${server} could not be reached. If it is running, it may not allow this page's origin: ` +
+    `add ${page} to its allowed origins (on the reference server: --allowed-origins or CANVAS_AI_ALLOWED_ORIGINS, ` +
+    `createApp's security.allowedOrigins).`,
   notApplied: (change, reason) => `${change} could not be applied: ${reason || 'the editor refused it'}`,
   editKept: (kept) =>
     `Your edit was kept: you changed ${kept.join(', ')} while the agent worked, so its change there was not applied.`,

@@ -2,6 +2,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { ChatSession, type TurnEnd, type TurnSettings, type TurnView } from '../chat-session.js';
 import { canvasAiEvent } from '../events.js';
 import type { HopReport, TurnResult } from '../hop-loop.js';
+import { pageOrigin } from '../other-origin.js';
 import { changedPage } from '../turn-changes.js';
 import type { TurnError } from '../turn-error.js';
 import type { ChatStorage, SavedChat } from '../turn-storage.js';
@@ -245,7 +246,7 @@ export class TurnController implements ReactiveController {
         // The narration so far stays; the server's error body may carry a fuller one.
         view.finish('failed', { progress: result.error.body?.progress });
         // Escaped html with its code: the text (the server's or an upstream's by default) is never markdown.
-        const text = strings.turnError(result.error);
+        const text = failureText(result.error, strings);
         await respond(errorBubble(text, result.error.code));
         this.options.announce(text);
         return;
@@ -288,6 +289,18 @@ export class TurnController implements ReactiveController {
       }),
     );
   }
+}
+
+/**
+ * What a failed turn shows: the host's `originNotAllowed` when the agent server is on another origin and sent no
+ * answer the page may read, since the error alone ("Failed to fetch") would not say which setting allows the page;
+ * otherwise its `turnError`.
+ */
+function failureText(error: TurnError, strings: ChatStrings): string {
+  const page = pageOrigin();
+  return error.serverOrigin !== undefined && page !== undefined
+    ? strings.originNotAllowed(error.serverOrigin, page)
+    : strings.turnError(error);
 }
 
 /**
