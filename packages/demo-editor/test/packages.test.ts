@@ -188,6 +188,25 @@ describe('the packages installed from their tarballs, outside the workspace', ()
       assert.match(kit.stdout.trimEnd().split('\n').at(-1)!, /^\d+ passed, 0 failed$/);
     });
 
+    it('builds the cookie-shop page with npx canvas-ai-turn, the headless command the widget ships', async () => {
+      const turn = await run(
+        'npx',
+        [
+          'canvas-ai-turn',
+          '--server',
+          server.url,
+          '--agent',
+          'page_builder',
+          '--message',
+          'Build a homepage for a cookie shop',
+        ],
+        project,
+      );
+      assert.equal(turn.code, 0, turn.stderr);
+      const page = JSON.parse(turn.stdout) as { layout: { regions: { content: { components: unknown[] } } } };
+      assert.equal(page.layout.regions.content.components.length, 5);
+    });
+
     it("runs a turn in Chromium with the widget's self-contained module", async () => {
       const chromium = await launchChromium();
       try {
