@@ -34,9 +34,11 @@ export function undoNotices(result: UndoResult, strings: ChatStrings): { summary
   const notices = [
     ...result.notUndone.map(({ output, result: rejected }) => {
       const change = strings.change(output, true, namesOf(output, places, strings));
-      if (rejected.conflicts && rejected.conflicts.length > 0)
-        return strings.undoKept(change, keptList(rejected.conflicts.slice(0, 3), strings, 'moved', places));
-      const gone = componentsOf(output).some((uuid) => placeOf(places, uuid)?.gone);
+      // A component no longer on the page reads as a cleared value to the conflict check: it is said to be gone.
+      const isGone = (uuid: string) => placeOf(places, uuid)?.gone === true;
+      const kept = (rejected.conflicts ?? []).filter((conflict) => !('uuid' in conflict) || !isGone(conflict.uuid));
+      if (kept.length > 0) return strings.undoKept(change, keptList(kept.slice(0, 3), strings, 'moved', places));
+      const gone = componentsOf(output).some(isGone);
       return strings.undoRefused(change, gone ? strings.gone : named(rejected.reason?.trim() ?? '', places, strings));
     }),
     ...result.unrecorded.map((output) => strings.noInverse(strings.change(output, true, namesOf(output, places, strings)))),
