@@ -75,7 +75,13 @@ export async function undoTurn(
   };
   if (changes.inverse.length === 0) {
     const places = await placesNow(changes, changes.unrecorded.flatMap(componentsOf), options);
-    return { ...base, status: changes.unrecorded.length > 0 ? 'failed' : 'nothing', results: [], notUndone: [], places };
+    return {
+      ...base,
+      status: changes.unrecorded.length > 0 ? 'failed' : 'nothing',
+      results: [],
+      notUndone: [],
+      places,
+    };
   }
   const returned = await applyOutputs([...changes.inverse], undefined, { requestId: changes.requestId, kind: 'undo' });
   const results = Array.isArray(returned)
@@ -98,7 +104,17 @@ export async function undoTurn(
 /** What an undo the host's own history made reports: everything taken back, nothing applied by the chat. */
 export function undoneInHistory(changes: TurnChanges, reason: UndoReason): UndoResult {
   const { requestId } = changes;
-  return { requestId, reason, status: 'undone', via: 'history', inverse: [], results: [], notUndone: [], unrecorded: [], places: {} };
+  return {
+    requestId,
+    reason,
+    status: 'undone',
+    via: 'history',
+    inverse: [],
+    results: [],
+    notUndone: [],
+    unrecorded: [],
+    places: {},
+  };
 }
 
 /**
@@ -131,7 +147,8 @@ async function placesNow(changes: TurnChanges, uuids: string[], options: UndoOpt
 export function undoNote(result: UndoResult): string {
   const what =
     result.reason === 'revert' ? 'I stopped your last turn and undid what it had changed' : 'I undid your last turn';
-  if (result.status === 'undone' || result.status === 'nothing') return `(${what}: the page is back as it was before it.)`;
+  if (result.status === 'undone' || result.status === 'nothing')
+    return `(${what}: the page is back as it was before it.)`;
   const kept = result.notUndone.length + result.unrecorded.length;
   const details = [
     ...result.notUndone.map(({ output, result: rejected }) => {
@@ -141,10 +158,15 @@ export function undoNote(result: UndoResult): string {
     }),
     ...result.unrecorded.map((output) => `${namedForModel(output, result.places) || output.type}: it has no undo`),
   ].slice(0, 3);
-  const listed = details.length > 0 ? `: ${details.join('; ')}${kept > details.length ? `; and ${kept - details.length} more` : ''}` : '';
+  const listed =
+    details.length > 0
+      ? `: ${details.join('; ')}${kept > details.length ? `; and ${kept - details.length} more` : ''}`
+      : '';
   if (result.status === 'failed') {
     const tried =
-      result.reason === 'revert' ? 'I stopped your last turn, but could not undo what it had changed' : 'I tried to undo your last turn, but could not';
+      result.reason === 'revert'
+        ? 'I stopped your last turn, but could not undo what it had changed'
+        : 'I tried to undo your last turn, but could not';
     return `(${tried}: none of its changes could be taken back${listed}.)`;
   }
   return (

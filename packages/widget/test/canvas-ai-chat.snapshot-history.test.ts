@@ -117,8 +117,14 @@ describe('<canvas-ai-chat> beside a snapshot history', () => {
     await sendAndWait(element, 'What can you do?');
     const hop1 = record.posts().at(-1)!.body;
     expect(hop1.messages!.slice(-3)).to.deep.equal([
-      { role: 'user', text: "(I undid your last turn with the editor's own undo: what it changed is no longer on the page.)" },
-      { role: 'user', text: "(I redid your last turn with the editor's own redo: what it changed is back on the page.)" },
+      {
+        role: 'user',
+        text: "(I undid your last turn with the editor's own undo: what it changed is no longer on the page.)",
+      },
+      {
+        role: 'user',
+        text: "(I redid your last turn with the editor's own redo: what it changed is back on the page.)",
+      },
       { role: 'user', text: 'What can you do?' },
     ]);
   });

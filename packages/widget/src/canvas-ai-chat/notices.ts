@@ -41,7 +41,9 @@ export function undoNotices(result: UndoResult, strings: ChatStrings): { summary
       const gone = componentsOf(output).some(isGone);
       return strings.undoRefused(change, gone ? strings.gone : named(rejected.reason?.trim() ?? '', places, strings));
     }),
-    ...result.unrecorded.map((output) => strings.noInverse(strings.change(output, true, namesOf(output, places, strings)))),
+    ...result.unrecorded.map((output) =>
+      strings.noInverse(strings.change(output, true, namesOf(output, places, strings))),
+    ),
   ];
   return { summary: strings.undoSummary(result.reason, result.status), notices };
 }

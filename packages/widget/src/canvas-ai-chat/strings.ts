@@ -136,7 +136,7 @@ export const DEFAULT_STRINGS: ChatStrings = {
       case 'partial':
         return revert
           ? 'Stopped and partly reverted: what is listed below stays on the page.'
-          : "Partly undone: what is listed below stays on the page.";
+          : 'Partly undone: what is listed below stays on the page.';
       case 'failed':
         return revert
           ? "Stopped, but could not revert the agent's turn: nothing of it could be taken back."
@@ -172,7 +172,9 @@ function changeName(output: ToolOutput, undone: boolean, components: readonly st
     return output.type === 'move_components' ? 'A move' : names[output.type];
   }
   const listed =
-    components.length > 3 ? `${components.slice(0, 3).join(', ')} and ${components.length - 3} more` : components.join(', ');
+    components.length > 3
+      ? `${components.slice(0, 3).join(', ')} and ${components.length - 3} more`
+      : components.join(', ');
   switch (output.type) {
     case 'place_components':
       return listed ? `removing ${listed}` : 'the removal';

@@ -201,7 +201,7 @@ describe('ChatSession with a snapshot history', () => {
     assert.deepEqual(store.present.layout.regions.content!.components, []);
   });
 
-  it("takes the turn back through undoInHistory: the host restores its entry and the chat applies nothing", async () => {
+  it('takes the turn back through undoInHistory: the host restores its entry and the chat applies nothing', async () => {
     const store = snapshotStore();
     const { session, log } = sessionOf(store, { hook: true });
     const before = store.present;
@@ -274,7 +274,10 @@ describe('what an undo that was partly refused says', () => {
     assert.equal(undone.status, 'partial');
     const { summary, notices } = undoNotices(
       undone,
-      chatStrings({ componentLabel: (id) => ({ 'sdc.demo.hero': 'Hero', 'sdc.demo.grid': 'Card grid', 'sdc.demo.card': 'Card' })[id] ?? id }),
+      chatStrings({
+        componentLabel: (id) =>
+          ({ 'sdc.demo.hero': 'Hero', 'sdc.demo.grid': 'Card grid', 'sdc.demo.card': 'Card' })[id] ?? id,
+      }),
     );
     assert.equal(summary, 'Partly undone: what is listed below stays on the page.');
     assert.deepEqual(notices, [
@@ -303,6 +306,9 @@ describe('what an undo that was partly refused says', () => {
       'Did not undo the page title: you changed the page title (cleared) since.',
       'Could not undo adding the grid that was row 2 of content, the hero that was row 1 of content: it is no longer on the page.',
     ]);
-    assert.match(undoNote(undone), /^\(I tried to undo your last turn, but could not: none of its changes could be taken back: /);
+    assert.match(
+      undoNote(undone),
+      /^\(I tried to undo your last turn, but could not: none of its changes could be taken back: /,
+    );
   });
 });
