@@ -186,8 +186,9 @@ export class ChatSession {
     if (this.undoing || !undoable || undoable.changes.requestId !== requestId) return false;
     if (undoable.undone === (change === 'undone')) return false;
     undoable.undone = change === 'undone';
-    this.keepEnded();
+    // Shown first, then kept: the note it adds is part of the conversation a reload shows again.
     this.options.onHistory?.({ requestId, change });
+    this.keepEnded();
     this.changed();
     return true;
   }
