@@ -153,7 +153,8 @@ export function undoNote(result: UndoResult): string {
   const details = [
     ...result.notUndone.map(({ output, result: rejected }) => {
       const names = namedForModel(output, result.places);
-      const why = rejected.reason?.trim() || 'the editor refused it';
+      // Its own full stop dropped: the details are joined with semicolons.
+      const why = rejected.reason?.trim().replace(/\.$/, '') || 'the editor refused it';
       return names ? `${names}: ${why}` : why;
     }),
     ...result.unrecorded.map((output) => `${namedForModel(output, result.places) || output.type}: it has no undo`),
