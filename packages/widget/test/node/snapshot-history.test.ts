@@ -83,6 +83,8 @@ function snapshotStore() {
     turnStart: undefined as { requestId: string; before: CanvasDocument } | undefined,
     /** applyOutputs calls the chat made for an undo. */
     undoApplies: 0,
+    /** Told of every undo and redo that crossed a turn, as the recipe's history tells the chat. */
+    crossed: undefined as ((requestId: string, change: 'undone' | 'redone') => void) | undefined,
     getLayout: () => store.present,
     applyOutputs: (outputs: ToolOutput[], _response: unknown, info: { kind: string }) => {
       if (info.kind === 'undo') store.undoApplies += 1;
@@ -112,6 +114,7 @@ function snapshotStore() {
       if (!entry) return undefined;
       store.future.push({ document: store.present, requestId: entry.requestId });
       store.present = entry.document;
+      if (entry.requestId) store.crossed?.(entry.requestId, 'undone');
       return entry.requestId;
     },
     redo: () => {
@@ -119,6 +122,7 @@ function snapshotStore() {
       if (!entry) return undefined;
       store.past.push({ document: store.present, requestId: entry.requestId });
       store.present = entry.document;
+      if (entry.requestId) store.crossed?.(entry.requestId, 'redone');
       return entry.requestId;
     },
     /** The recipe's `undoInHistory`: restore the turn's entry when it is the latest, else let the chat apply inverses. */
@@ -204,10 +208,15 @@ describe('ChatSession with a snapshot history', () => {
   it('takes the turn back through undoInHistory: the host restores its entry and the chat applies nothing', async () => {
     const store = snapshotStore();
     const { session, log } = sessionOf(store, { hook: true });
+    const told: boolean[] = [];
+    // The history tells the chat of every undo, the one the chat asked for included (the recipe does).
+    store.crossed = (requestId, change) =>
+      told.push(change === 'undone' ? session.historyUndid(requestId) : session.historyRedid(requestId));
     const before = store.present;
     await session.send(message)!;
 
     const undone = await session.undo();
+    assert.deepEqual(told, [false], 'told while the chat applies its own undo: ignored, the chat notes it once');
 
     assert.deepEqual(undone && { status: undone.status, via: undone.via }, { status: 'undone', via: 'history' });
     assert.equal(store.present, before, 'the snapshot from before the turn is back');
@@ -216,10 +225,11 @@ describe('ChatSession with a snapshot history', () => {
     assert.equal(undoNote(undone!), '(I undid your last turn: the page is back as it was before it.)');
     assert.deepEqual(log, ['undo undo undone via history']);
     assert.equal(session.canUndo(TYPES), false);
-    // The host's history listener may report the undo it just made: the chat already said it.
-    assert.equal(session.historyUndid(undone!.requestId), false);
-    assert.equal(session.historyRedid(store.redo()!), true, 'its redo makes the turn undoable again');
+    assert.equal(session.historyUndid(undone!.requestId), false, 'told again later: already taken back');
+    store.redo();
+    assert.deepEqual(told, [false, true], 'its redo makes the turn undoable again');
     assert.equal(session.canUndo(TYPES), true);
+    assert.deepEqual(log, ['undo undo undone via history', 'history redone']);
   });
 
   it("falls back to the inverse outputs when the person edited since (the turn's entry is not the latest), keeping their edit", async () => {
