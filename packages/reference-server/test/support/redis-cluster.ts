@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { type RedisServer, startRedisServer } from './redis-server.js';
+import { freePort, type RedisServer, startRedisServer } from './redis-server.js';
 
 const run = promisify(execFile);
 
@@ -25,10 +25,14 @@ export async function startRedisCluster(size = 3): Promise<RedisCluster> {
   };
   try {
     for (let index = 0; index < size; index += 1) {
+      // The cluster bus listens on a port of its own, by default the node's port + 10,000: past 65,535 for a
+      // high free port, so it is picked free too.
       nodes.push(
         await startRedisServer([
           '--cluster-enabled',
           'yes',
+          '--cluster-port',
+          String(await freePort()),
           '--cluster-config-file',
           'nodes.conf',
           '--cluster-node-timeout',
