@@ -10,14 +10,25 @@ import type { HostBundleSize } from './results.js';
 export const HOST_BUNDLERS = ['rolldown', 'esbuild'] as const;
 export type HostBundler = (typeof HOST_BUNDLERS)[number];
 
-/** What a host imports: the element (and with it the loop), or the framework-free loop alone. */
+/**
+ * What a host imports: the framework-free loop alone, the root entry's element class (registered by the host itself;
+ * no side effect, so no deep-chat), or `/define`, the element registered (and with it deep-chat and the loop).
+ */
 export const HOST_ENTRIES = {
-  element: "import '@canvas-ai/widget/define';\n",
   loop: "import { startTurn } from '@canvas-ai/widget/loop';\nglobalThis.canvasAiStartTurn = startTurn;\n",
+  root: "import { CanvasAiChat } from '@canvas-ai/widget';\nglobalThis.CanvasAiChat = CanvasAiChat;\n",
+  element: "import '@canvas-ai/widget/define';\n",
 } as const;
 type HostEntry = keyof typeof HOST_ENTRIES;
 
-/** A host's own bundle of the widget, lit and deep-chat external (the host ships them anyway). */
+/**
+ * Whether the host's app already has lit and deep-chat (`external`: the bundle leaves them to the app, which ships
+ * them anyway) or has neither (`bundled`: every byte the widget needs is in the bundle).
+ */
+const HOST_DEPENDENCIES = ['external', 'bundled'] as const;
+export type HostDependencies = (typeof HOST_DEPENDENCIES)[number];
+
+/** A host's own bundle of the widget, lit and deep-chat external (the host ships them anyway) or bundled. */
 export interface HostBundle {
   min_bytes: number;
   gzip_bytes: number;
@@ -29,22 +40,29 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // Inside bench/, so the entry resolves @canvas-ai/widget the way a host's own source resolves its dependencies.
 const SCRATCH_PARENT = fileURLToPath(new URL('../.artifacts/', import.meta.url));
 const EXTERNAL = [/^lit($|\/)/, /^@lit\//, /^deep-chat($|\/)/];
+const ESBUILD_EXTERNAL = ['lit', 'lit/*', '@lit/*', 'deep-chat', 'deep-chat/*'];
 // Browsers have no `process`; every host bundler config defines this (libraries read it).
 const DEFINE = { 'process.env.NODE_ENV': '"production"' };
 
 /**
  * Bundles `source` (a host's entry module) with the host's own bundler, minified, for the browser, resolving the
  * packages through their `exports` and `sideEffects` exactly as a host's build does (no override of ours), and
- * weighs it.
+ * weighs it. lit and deep-chat stay external unless `dependencies` is `bundled`.
  */
-export async function bundleLikeAHost(bundler: HostBundler, source: string): Promise<HostBundle> {
+export async function bundleLikeAHost(
+  bundler: HostBundler,
+  source: string,
+  dependencies: HostDependencies = 'external',
+): Promise<HostBundle> {
   await mkdir(SCRATCH_PARENT, { recursive: true });
   const scratch = await mkdtemp(join(SCRATCH_PARENT, 'host-bundle-'));
   try {
     const entryFile = join(scratch, 'entry.js');
     await writeFile(entryFile, source);
     const { code, modules } =
-      bundler === 'esbuild' ? await bundleWithEsbuild(entryFile) : await bundleWithRolldown(entryFile);
+      bundler === 'esbuild'
+        ? await bundleWithEsbuild(entryFile, dependencies === 'external' ? ESBUILD_EXTERNAL : [])
+        : await bundleWithRolldown(entryFile, dependencies === 'external' ? EXTERNAL : []);
     const bytes = Buffer.from(code);
     return {
       min_bytes: bytes.byteLength,
@@ -59,7 +77,7 @@ export async function bundleLikeAHost(bundler: HostBundler, source: string): Pro
   }
 }
 
-async function bundleWithEsbuild(entryFile: string): Promise<{ code: string; modules: string[] }> {
+async function bundleWithEsbuild(entryFile: string, external: string[]): Promise<{ code: string; modules: string[] }> {
   const result = await esbuild({
     entryPoints: [entryFile],
     bundle: true,
@@ -70,7 +88,7 @@ async function bundleWithEsbuild(entryFile: string): Promise<{ code: string; mod
     write: false,
     metafile: true,
     logLevel: 'silent',
-    external: ['lit', 'lit/*', '@lit/*', 'deep-chat', 'deep-chat/*'],
+    external,
     define: DEFINE,
   });
   const output = Object.values(result.metafile.outputs)[0]!;
@@ -81,11 +99,11 @@ async function bundleWithEsbuild(entryFile: string): Promise<{ code: string; mod
   return { code: result.outputFiles[0]!.text, modules };
 }
 
-async function bundleWithRolldown(entryFile: string): Promise<{ code: string; modules: string[] }> {
+async function bundleWithRolldown(entryFile: string, external: RegExp[]): Promise<{ code: string; modules: string[] }> {
   const bundle = await rolldown({
     input: entryFile,
     platform: 'browser',
-    external: EXTERNAL,
+    external,
     transform: { define: DEFINE },
     logLevel: 'silent',
   });
@@ -124,22 +142,31 @@ export function forbiddenModules(bundle: HostBundle): string[] {
   );
 }
 
-/** Builds every entry with every host bundler, as `pnpm bench` reports them. */
+/**
+ * Builds every entry with every host bundler, lit and deep-chat external and bundled, as `pnpm bench` reports them.
+ * The difference between the two is what the widget adds to an app that has neither (the figures of the widget
+ * README's "What it adds to your bundle").
+ */
 export async function benchHostBundles(log: (line: string) => void): Promise<HostBundleSize[]> {
   const sizes: HostBundleSize[] = [];
-  for (const entry of Object.keys(HOST_ENTRIES) as HostEntry[]) {
-    for (const bundler of HOST_BUNDLERS) {
-      const bundle = await bundleLikeAHost(bundler, HOST_ENTRIES[entry]);
-      const forbidden = forbiddenModules(bundle);
-      log(`host bundle ${entry} with ${bundler}: ${bundle.min_bytes} B min, ${bundle.gzip_bytes} B min+gzip`);
-      sizes.push({
-        bundler,
-        entry,
-        min_bytes: bundle.min_bytes,
-        gzip_bytes: bundle.gzip_bytes,
-        modules: bundle.modules.length,
-        forbidden_modules: forbidden,
-      });
+  for (const dependencies of HOST_DEPENDENCIES) {
+    for (const entry of Object.keys(HOST_ENTRIES) as HostEntry[]) {
+      for (const bundler of HOST_BUNDLERS) {
+        const bundle = await bundleLikeAHost(bundler, HOST_ENTRIES[entry], dependencies);
+        const forbidden = forbiddenModules(bundle);
+        log(
+          `host bundle ${entry} with ${bundler}, lit and deep-chat ${dependencies}: ${bundle.min_bytes} B min, ${bundle.gzip_bytes} B min+gzip`,
+        );
+        sizes.push({
+          bundler,
+          entry,
+          dependencies,
+          min_bytes: bundle.min_bytes,
+          gzip_bytes: bundle.gzip_bytes,
+          modules: bundle.modules.length,
+          forbidden_modules: forbidden,
+        });
+      }
     }
   }
   return sizes;

@@ -195,10 +195,12 @@ export const BundleSize = z.object({
   gzip_bytes: z.int(),
 });
 
-/** The widget as a host's own bundler builds it (lit and deep-chat external), with what it holds. */
+/** The widget as a host's own bundler builds it (lit and deep-chat external, or bundled too), with what it holds. */
 export const HostBundleSize = z.object({
   bundler: z.enum(['rolldown', 'esbuild']),
-  entry: z.enum(['element', 'loop']),
+  entry: z.enum(['loop', 'root', 'element']),
+  /** `external`: the app already has lit and deep-chat; `bundled`: it has neither, so they are in the bundle. */
+  dependencies: z.enum(['external', 'bundled']),
   min_bytes: z.int(),
   gzip_bytes: z.int(),
   modules: z.int(),

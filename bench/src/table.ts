@@ -239,6 +239,13 @@ function liveModelSection(results: BenchResults): string[] {
   return sections;
 }
 
+/** The entry a host bundle imports, as the host writes it. */
+const HOST_IMPORTS = {
+  loop: "'@canvas-ai/widget/loop'",
+  root: "'@canvas-ai/widget'",
+  element: "'@canvas-ai/widget/define'",
+} as const;
+
 /** The widget's three tables: its bundles, in a host's bundle, and its client time per hop. */
 function widgetSections(results: BenchResults): string[] {
   const sections: string[] = [];
@@ -258,18 +265,20 @@ function widgetSections(results: BenchResults): string[] {
         ),
     );
     sections.push(
-      "The widget in a host's own bundle (lit and deep-chat external, minified; must hold no server code).\n" +
+      "The widget in a host's own bundle (minified; must hold no server code): lit and deep-chat external (the app has " +
+        'them) or bundled (it has neither).\n' +
         formatTable(
-          ['import', 'bundler', 'min', 'min+gzip', 'modules', 'forbidden modules'],
+          ['import', 'lit, deep-chat', 'bundler', 'min', 'min+gzip', 'modules', 'forbidden modules'],
           widget.host_bundles.map((bundle) => [
-            bundle.entry === 'element' ? "'@canvas-ai/widget/define'" : "'@canvas-ai/widget/loop'",
+            HOST_IMPORTS[bundle.entry],
+            bundle.dependencies,
             bundle.bundler,
             kb(bundle.min_bytes),
             kb(bundle.gzip_bytes),
             bundle.modules,
             bundle.forbidden_modules.length === 0 ? 'none' : bundle.forbidden_modules.join('; '),
           ]),
-          [0, 1, 5],
+          [0, 1, 2, 6],
         ),
     );
     sections.push(

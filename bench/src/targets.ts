@@ -34,7 +34,9 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
   const live = results.size === 'full' ? results.live_model : undefined;
   const streamed = live?.modes.find((mode) => mode.mode === 'stream');
   const hostBundle = (bundler: 'rolldown' | 'esbuild') =>
-    results.widget?.host_bundles.find((bundle) => bundle.bundler === bundler && bundle.entry === 'element');
+    results.widget?.host_bundles.find(
+      (bundle) => bundle.bundler === bundler && bundle.entry === 'element' && bundle.dependencies === 'external',
+    );
   return [
     target(
       'server_throughput_c32',

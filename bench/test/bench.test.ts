@@ -134,8 +134,12 @@ describe('pnpm bench at the tiny size', () => {
         assert.ok(row.share_of_hop > 0 && row.share_of_hop < 1, 'a part of the hop');
       }
       assert.deepEqual(
-        results.widget?.host_bundles.map((bundle) => `${bundle.entry} ${bundle.bundler}`),
-        ['element rolldown', 'element esbuild', 'loop rolldown', 'loop esbuild'],
+        results.widget?.host_bundles.map((bundle) => `${bundle.entry} ${bundle.bundler} ${bundle.dependencies}`),
+        ['external', 'bundled'].flatMap((dependencies) =>
+          ['loop', 'root', 'element'].flatMap((entry) =>
+            ['rolldown', 'esbuild'].map((bundler) => `${entry} ${bundler} ${dependencies}`),
+          ),
+        ),
       );
       assert.deepEqual(
         results.widget?.client.rows.map((row) => row.components),

@@ -22,6 +22,20 @@ describe('the widget in a host bundle', () => {
       });
     }
 
+    // The README's "app with neither" figures: the bundle must hold lit and deep-chat, or it measured nothing new.
+    it(`holds lit and deep-chat when the app has neither, and still no server code: element entry with ${bundler}`, async () => {
+      const bundle = await bundleLikeAHost(bundler, HOST_ENTRIES.element, 'bundled');
+      const external = await bundleLikeAHost(bundler, HOST_ENTRIES.element, 'external');
+
+      for (const library of ['lit-element', 'lit-html', 'deep-chat'])
+        assert.ok(
+          bundle.modules.some((module) => module.includes(`/node_modules/${library}/`)),
+          `the bundle holds ${library} (modules: ${bundle.modules.join(', ')})`,
+        );
+      assert.ok(bundle.gzip_bytes > external.gzip_bytes, `${bundle.gzip_bytes} B > ${external.gzip_bytes} B`);
+      assert.deepEqual(forbiddenModules(bundle), []);
+    });
+
     // The guard itself: a host entry that does pull the server side in must be caught, by the real module paths.
     it(`names the forbidden modules when an entry pulls in server code (${bundler})`, async () => {
       const bundle = await bundleLikeAHost(

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { launchChromium } from './support/browser.js';
-import { buildAndPack, installProject, run, succeeded, TSC } from './support/packed-packages.js';
+import { buildAndPack, installProject, PUBLISHED, run, succeeded, TSC } from './support/packed-packages.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 
 // The packages as a new team gets them: every published package packed, the tarballs installed by npm into a project
@@ -12,11 +12,12 @@ import { startServerProcess, type ServerProcess } from './support/server-process
 // repository, no TypeScript sources run by tsx).
 let root: string;
 let project: string;
+let tarballs: string[];
 
 before(async () => {
   root = await mkdtemp(join(tmpdir(), 'canvas-ai-packages-'));
   project = join(root, 'project');
-  const tarballs = await buildAndPack(join(root, 'tarballs'));
+  tarballs = await buildAndPack(join(root, 'tarballs'));
   await installProject(project, tarballs, join(root, 'npm-cache'));
 });
 after(() => rm(root, { recursive: true, force: true }));
@@ -87,7 +88,37 @@ function tsconfig(resolution: 'nodenext' | 'bundler'): string {
   });
 }
 
+/** Every file a package.json's `exports` (or `bin`) points at, as `./dist/…` paths: condition objects walked. */
+function targets(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.values(value).flatMap(targets);
+}
+
 describe('the packages installed from their tarballs, outside the workspace', () => {
+  it('come from the one pack command: four tarballs, each with every file its publishConfig points at, installed', async () => {
+    assert.deepEqual(
+      tarballs.map((tarball) => basename(tarball).replace(/-\d+\.\d+\.\d+\.tgz$/, '')),
+      PUBLISHED.map((name) => `canvas-ai-${name}`),
+    );
+    for (const [index, name] of PUBLISHED.entries()) {
+      const tarball = tarballs[index]!;
+      const source = JSON.parse(await readFile(new URL(`../../${name}/package.json`, import.meta.url), 'utf8'));
+      const listed = new Set(succeeded('tar -tzf', await run('tar', ['-tzf', tarball], root)).stdout.split('\n'));
+      const packed = JSON.parse(
+        succeeded('tar -xzOf', await run('tar', ['-xzOf', tarball, 'package/package.json'], root)).stdout,
+      );
+      // pnpm pack put publishConfig in place: what an installed package resolves is dist/, never src/.
+      assert.deepEqual(packed.exports, source.publishConfig.exports, `${name}: the packed exports`);
+      const files = [...targets(source.publishConfig.exports), ...targets(source.publishConfig.bin ?? source.bin)];
+      assert.ok(files.length >= 2, `${name}: ${files.join(', ')}`);
+      for (const file of files) {
+        assert.ok(listed.has(`package/${file.replace(/^\.\//, '')}`), `${basename(tarball)} holds ${file}`);
+        await access(join(project, 'node_modules/@canvas-ai', name, file));
+      }
+    }
+  });
+
   for (const resolution of ['nodenext', 'bundler'] as const) {
     it(`resolve every entry's types under moduleResolution ${resolution}`, async () => {
       await writeFile(join(project, 'uses-every-entry.ts'), USES_EVERY_ENTRY);
@@ -155,6 +186,25 @@ describe('the packages installed from their tarballs, outside the workspace', ()
       );
       assert.equal(kit.code, 0, kit.stdout.slice(-4_000) + kit.stderr);
       assert.match(kit.stdout.trimEnd().split('\n').at(-1)!, /^\d+ passed, 0 failed$/);
+    });
+
+    it('builds the cookie-shop page with npx canvas-ai-turn, the headless command the widget ships', async () => {
+      const turn = await run(
+        'npx',
+        [
+          'canvas-ai-turn',
+          '--server',
+          server.url,
+          '--agent',
+          'page_builder',
+          '--message',
+          'Build a homepage for a cookie shop',
+        ],
+        project,
+      );
+      assert.equal(turn.code, 0, turn.stderr);
+      const page = JSON.parse(turn.stdout) as { layout: { regions: { content: { components: unknown[] } } } };
+      assert.equal(page.layout.regions.content.components.length, 5);
     });
 
     it("runs a turn in Chromium with the widget's self-contained module", async () => {

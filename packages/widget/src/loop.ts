@@ -29,7 +29,17 @@ export {
   type TurnStanding,
   turnStanding,
 } from './resume.js';
-export { ChatStorage, type ChatStorageArea, SavedChat, SavedMessage, SavedTurn, sessionArea } from './turn-storage.js';
+export {
+  ChatStorage,
+  type ChatStorageArea,
+  memoryArea,
+  SavedChat,
+  SavedMessage,
+  SavedTurn,
+  sessionArea,
+} from './turn-storage.js';
+// A turn with no browser: a JSON document in, the document the turn made out.
+export { type HeadlessTurnOptions, type HeadlessTurnResult, runHeadlessTurn } from './headless-turn.js';
 // The conversation's state (one turn at a time, undo, revert, resume, what is kept), for a host with its own UI.
 export {
   ChatSession,

@@ -113,6 +113,16 @@ export function sessionArea(): ChatStorageArea | undefined {
   }
 }
 
+/** A storage area in memory, for a chat with no page to keep it in (a headless turn, a test). */
+export function memoryArea(): ChatStorageArea {
+  const items = new Map<string, string>();
+  return {
+    getItem: (key) => items.get(key) ?? null,
+    setItem: (key, value) => void items.set(key, value),
+    removeItem: (key) => void items.delete(key),
+  };
+}
+
 /** One chat's record in a storage area, under `key`. Every failure (no storage, quota, bad JSON) is a no-op. */
 export class ChatStorage {
   constructor(

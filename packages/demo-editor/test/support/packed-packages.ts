@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -51,21 +51,15 @@ export function succeeded(what: string, result: CommandResult): CommandResult {
 }
 
 /**
- * Builds every published package in the workspace and packs it as the registry would get it (`pnpm pack` applies
- * `publishConfig` and turns `workspace:*` into versions). Resolves the tarballs' paths.
+ * Builds every published package in the workspace and packs it as the registry would get it, with the repository's
+ * one pack command (`scripts/pack-all.sh`, `npm run pack:all`). Resolves the tarballs' paths, as it printed them.
  */
 export async function buildAndPack(into: string): Promise<string[]> {
-  await mkdir(into, { recursive: true });
-  const pnpm = join(repoRoot, 'scripts/pnpm.sh');
-  const filters = PUBLISHED.flatMap((name) => ['--filter', `@canvas-ai/${name}`]);
-  succeeded('pnpm build', await run('bash', [pnpm, ...filters, 'build'], repoRoot));
-  for (const name of PUBLISHED)
-    succeeded(
-      `pnpm pack ${name}`,
-      await run('bash', [pnpm, 'pack', '--pack-destination', into], join(repoRoot, 'packages', name)),
-    );
-  const tarballs = (await readdir(into)).filter((file) => file.endsWith('.tgz'));
-  return tarballs.map((file) => join(into, file));
+  const packed = succeeded(
+    'scripts/pack-all.sh',
+    await run('bash', [join(repoRoot, 'scripts/pack-all.sh'), into], repoRoot),
+  );
+  return packed.stdout.split('\n').filter(Boolean);
 }
 
 /** A new project outside the workspace with the tarballs installed by npm, plus what a team adds itself. */

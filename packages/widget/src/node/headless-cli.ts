@@ -1,0 +1,133 @@
+#!/usr/bin/env -S node --import tsx
+// canvas-ai-turn: one turn against an agent server with no browser, on a JSON document (runHeadlessTurn). The only
+// module of the package that touches the process and the file system. Exit codes: 0 done, 1 failed, 2 usage.
+import { readFile, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { type CanvasDocument, errorMessage, Layout, PageValues } from '@canvas-ai/protocol';
+import { z } from 'zod';
+import { runHeadlessTurn } from '../headless-turn.js';
+
+const HELP = `canvas-ai-turn: runs one Canvas AI turn against an agent server, with no browser, on a JSON document.
+
+Usage: canvas-ai-turn --server URL --message TEXT [--document FILE] [--out FILE] [--agent ID] [--no-csrf]
+
+  --server URL      the agent server, e.g. http://127.0.0.1:8787 (hops to /api/hop, the CSRF token from /api/token)
+  --message TEXT    what the person asks
+  --document FILE   the page to start from, {"layout": {"regions": …}, "page": {…}}
+                    (default: an empty page with one "content" region)
+  --out FILE        where to write the page the turn made (default: standard output)
+  --agent ID        the agent to ask (default: the server's main agent)
+  --no-csrf         ask for no session and CSRF token first (a server that checks none)
+  --help            this text
+
+The agent's narration goes to standard error as the turn runs. Exit codes: 0 the turn finished; 1 it failed or
+stopped (the page as far as it got is still written); 2 a usage or input error.`;
+
+/** The document a host's store holds; the page values may be left out. */
+const DocumentFile = z.object({ layout: Layout, page: PageValues.default({}) });
+
+const EMPTY_PAGE: CanvasDocument = { layout: { regions: { content: { components: [] } } }, page: {} };
+
+/** Runs the command; answers its exit code. Output goes through `io` (a test hands in its own). */
+export async function main(
+  argv: readonly string[],
+  io: { out: (text: string) => void; err: (text: string) => void } = {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+  },
+): Promise<number> {
+  let values: ReturnType<typeof parse>;
+  try {
+    values = parse(argv);
+  } catch (error) {
+    io.err(`${errorMessage(error)}\n\n${HELP}\n`);
+    return 2;
+  }
+  if (values.help) {
+    io.out(`${HELP}\n`);
+    return 0;
+  }
+  if (!values.server || !values.message) {
+    io.err(`Give --server and --message.\n\n${HELP}\n`);
+    return 2;
+  }
+  let document: CanvasDocument;
+  try {
+    document = values.document ? await readDocument(values.document) : EMPTY_PAGE;
+  } catch (error) {
+    io.err(`${errorMessage(error)}\n`);
+    return 2;
+  }
+  let told = '';
+  const {
+    document: made,
+    result,
+    answer,
+  } = await runHeadlessTurn({
+    server: values.server,
+    document,
+    message: values.message,
+    agent: values.agent,
+    csrf: !values['no-csrf'],
+    onHop: (report) => {
+      // The narration grows hop by hop: show what is new.
+      const progress = report.response.progress;
+      if (progress.startsWith(told) && progress.length > told.length) io.err(`${progress.slice(told.length).trim()}\n`);
+      told = progress;
+    },
+  });
+  const json = `${JSON.stringify(made, null, 2)}\n`;
+  if (values.out) await writeFile(values.out, json);
+  else io.out(json);
+  if (result.status === 'done') {
+    if (answer) io.err(`${answer}\n`);
+    return 0;
+  }
+  io.err(
+    result.status === 'error'
+      ? `The turn failed at hop ${result.hops}: ${result.error.message}\n`
+      : `The turn stopped at hop ${result.hops}.\n`,
+  );
+  return 1;
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      server: { type: 'string' },
+      message: { type: 'string' },
+      document: { type: 'string' },
+      out: { type: 'string' },
+      agent: { type: 'string' },
+      'no-csrf': { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  }).values;
+}
+
+async function readDocument(path: string): Promise<CanvasDocument> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new Error(`Could not read the document ${path}: ${errorMessage(error)}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`The document ${path} is not JSON: ${errorMessage(error)}`);
+  }
+  const parsed = DocumentFile.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `The document ${path} is not a page ({"layout": {"regions": …}, "page": {…}}): ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
+    );
+  }
+  return parsed.data as CanvasDocument;
+}
+
+if (import.meta.main) process.exitCode = await main(process.argv.slice(2));
