@@ -40,9 +40,8 @@ export default defineConfig(({ mode }) => {
           : { index: 'src/index.ts', define: 'src/define.ts', loop: 'src/loop.ts' },
         formats: ['es'],
       },
-      // The self-contained build needs no tree-shaking override: the protocol declares "sideEffects": false. It stays
-      // one file: define.ts loads deep-chat with a dynamic import (browser only), inlined here instead of a chunk.
-      rolldownOptions: standalone ? { output: { codeSplitting: false } } : { external },
+      // The self-contained build needs no tree-shaking override: the protocol declares "sideEffects": false.
+      rolldownOptions: standalone ? {} : { external },
     },
   };
 });
