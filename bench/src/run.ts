@@ -20,6 +20,7 @@ import { benchServerHop } from './server-hop.js';
 import { BENCH_DIR } from './shared/child-server.js';
 import { round } from './shared/stats.js';
 import { benchStateGrowth } from './state-growth.js';
+import { BASELINE_FILE, readBaseline } from './baseline.js';
 import { formatResults } from './table.js';
 import { judgeTargets } from './targets.js';
 import { benchWidgetBundles } from './widget-bundles.js';
@@ -81,7 +82,13 @@ export async function runBench(
 function parseBenchArgs(argv: readonly string[]) {
   return parseArgs({
     args: [...argv],
-    options: { size: { type: 'string', default: 'full' }, out: { type: 'string' }, only: { type: 'string' } },
+    options: {
+      size: { type: 'string', default: 'full' },
+      out: { type: 'string' },
+      only: { type: 'string' },
+      baseline: { type: 'string' },
+      'save-baseline': { type: 'boolean' },
+    },
   }).values;
 }
 
@@ -91,7 +98,8 @@ async function main(argv: readonly string[]): Promise<number> {
     values = parseBenchArgs(argv);
   } catch (error) {
     console.error(
-      `${errorMessage(error)}\nusage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only ${GROUPS.join(',')}]`,
+      `${errorMessage(error)}\nusage: tsx src/run.ts [--size full|tiny] [--out FILE] [--only ${GROUPS.join(',')}] ` +
+        '[--baseline FILE] [--save-baseline]',
     );
     return 2;
   }
@@ -104,12 +112,26 @@ async function main(argv: readonly string[]): Promise<number> {
     );
     return 2;
   }
+  if (values['save-baseline'] && (profile.name !== 'full' || groups.length !== GROUPS.length)) {
+    console.error(
+      '--save-baseline takes a whole run at the full size (no --size tiny, no --only): a baseline holds every figure.',
+    );
+    return 2;
+  }
   const out = resolve(values.out ?? `${BENCH_DIR}results.json`);
+  const baselineFile = resolve(values.baseline ?? `${BENCH_DIR}${BASELINE_FILE}`);
   try {
+    // Read first: a baseline that is not a bench result stops the run before minutes are spent.
+    const baseline = await readBaseline(baselineFile);
     const results = await runBench(profile, groups, (line) => console.error(`  ${line}`));
-    await writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
-    console.log(formatResults(results));
+    const json = `${JSON.stringify(results, null, 2)}\n`;
+    await writeFile(out, json);
+    console.log(formatResults(results, baseline));
     console.log(`\nwritten to ${out}`);
+    if (values['save-baseline']) {
+      await writeFile(baselineFile, json);
+      console.log(`and saved as the baseline, ${baselineFile}`);
+    }
     return 0;
   } catch (error) {
     console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));

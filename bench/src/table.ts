@@ -1,3 +1,4 @@
+import { compareWithBaseline, WORSE_BEYOND } from './baseline.js';
 import type { BenchResults } from './results.js';
 import { round } from './shared/stats.js';
 
@@ -28,12 +29,14 @@ const withUnit = (value: number, unit: string) =>
   `${value}${unit === 'bytes' ? ' B' : unit === 'ms' ? ' ms' : unit === 'chars' ? ' chars' : '×'}`;
 const x = (ratio: number) => `${ratio}×`;
 
-/** The whole report `pnpm bench` prints: one table per group, then the targets. */
-export function formatResults(results: BenchResults): string {
+/** The whole report `pnpm bench` prints: one table per group, then the targets (beside the baseline, when given). */
+export function formatResults(results: BenchResults, baseline?: BenchResults): string {
   const header =
     `Canvas AI bench (${results.size}) — ${results.machine.cpus} × ${results.machine.cpu_model}, Node ${results.machine.node}, ` +
     `${results.duration_s} s. Every ratio is against a floor measured in the same run.`;
-  return [header, ...SECTIONS.flatMap((section) => section(results))].join('\n\n');
+  return [header, ...SECTIONS.flatMap((section) => section(results)), ...targetsSection(results, baseline)].join(
+    '\n\n',
+  );
 }
 
 /** The report's tables, in order; a group that did not run has none. */
@@ -47,7 +50,6 @@ const SECTIONS: ReadonlyArray<(results: BenchResults) => string[]> = [
   liveModelSection,
   widgetSections,
   promptCacheSection,
-  targetsSection,
 ];
 
 /** The server hop overhead table. */
@@ -319,20 +321,43 @@ function promptCacheSection(results: BenchResults): string[] {
   return sections;
 }
 
-/** The targets, met or not. */
-function targetsSection(results: BenchResults): string[] {
-  const sections: string[] = [];
-  sections.push(
-    'Targets (bench/README.md)\n' +
-      formatTable(
-        ['target', 'measured', 'limit', 'met'],
-        results.targets.map((target) => [
-          target.description,
-          target.value === null ? '—' : withUnit(target.value, target.unit),
-          `${target.comparison === 'at_least' ? '≥' : '≤'} ${withUnit(target.limit, target.unit)}`,
-          target.met === null ? 'not run' : target.met ? 'yes' : 'NO',
-        ]),
-      ),
-  );
-  return sections;
+/** The targets, met or not, and beside the baseline's figures with the change in percent when there is one. */
+function targetsSection(results: BenchResults, baseline: BenchResults | undefined): string[] {
+  const changes = compareWithBaseline(results, baseline);
+  const compared = changes.size > 0;
+  const rows = results.targets.map((target) => {
+    const row = [
+      target.description,
+      target.value === null ? '—' : withUnit(target.value, target.unit),
+      `${target.comparison === 'at_least' ? '≥' : '≤'} ${withUnit(target.limit, target.unit)}`,
+      target.met === null ? 'not run' : target.met ? 'yes' : 'NO',
+    ];
+    if (!compared) return row;
+    const change = changes.get(target.id);
+    const before = change?.baseline;
+    return [
+      ...row,
+      before === null || before === undefined ? '—' : withUnit(before, target.unit),
+      change?.change === null || change?.change === undefined ? '—' : percent(change.change, change.worse),
+    ];
+  });
+  const header = ['target', 'measured', 'limit', 'met', ...(compared ? ['baseline', 'change'] : [])];
+  const worse = results.targets.filter((target) => changes.get(target.id)?.worse);
+  const notes = !baseline
+    ? ['No baseline (bench/baseline.json): nothing to compare with.']
+    : !compared
+      ? [`The baseline is a ${baseline.size} run; this is a ${results.size} run: not compared.`]
+      : [
+          `Baseline: bench/baseline.json, ${baseline.generated_at}, ${baseline.machine.cpus} × ${baseline.machine.cpu_model}.`,
+          worse.length === 0
+            ? `No figure is more than ${WORSE_BEYOND * 100} % worse than the baseline.`
+            : `More than ${WORSE_BEYOND * 100} % worse than the baseline: ${worse.map((target) => target.id).join(', ')}.`,
+        ];
+  return [`Targets (bench/README.md)\n${formatTable(header, rows)}\n${notes.join('\n')}`];
+}
+
+/** A change as a signed percentage, marked when it goes against its target by more than the threshold. */
+function percent(change: number, worse: boolean): string {
+  const value = `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)} %`;
+  return worse ? `${value} WORSE` : value;
 }

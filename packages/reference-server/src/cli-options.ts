@@ -53,7 +53,7 @@ const CLI_FLAGS = {
     type: 'string',
     value: 'memory|URL',
     default: 'memory',
-    help: 'Turn store: memory (one process) or redis://[user:pass@]host:port[/db] (several instances).',
+    help: 'Turn store: memory (one process), redis://[user:pass@]host:port[/db] (several instances), or redis-cluster://[user:pass@]host:port (any node of a Redis Cluster).',
   },
   'allowed-hosts': {
     type: 'string',
@@ -219,8 +219,16 @@ export interface CliOptions {
   /** Milliseconds between the words of a scripted reply (0: all at once). */
   scriptedWordDelayMs: number;
   static?: string;
-  /** `memory`, or the URL of a Redis shared by every instance (`redis://…`, `rediss://…` for TLS). */
-  store: 'memory' | `redis://${string}` | `rediss://${string}`;
+  /**
+   * `memory`, or the URL of a Redis shared by every instance (`redis://…`, `rediss://…` for TLS), or of any node of a
+   * Redis Cluster (`redis-cluster://…`, `rediss-cluster://…`).
+   */
+  store:
+    | 'memory'
+    | `redis://${string}`
+    | `rediss://${string}`
+    | `redis-cluster://${string}`
+    | `rediss-cluster://${string}`;
   /** Undefined: the default of the bound address. */
   allowedHosts: string[] | '*' | undefined;
   allowedOrigins: string[];
@@ -272,7 +280,9 @@ export function parseCliOptions(
   }
   const store = values.store as string;
   if (store !== 'memory' && !isRedisUrl(store)) {
-    throw new UsageError(`--store must be memory or a redis:// URL (e.g. redis://127.0.0.1:6379), not "${store}".`);
+    throw new UsageError(
+      `--store must be memory, a redis:// URL (e.g. redis://127.0.0.1:6379) or a redis-cluster:// URL naming one node of a cluster, not "${store}".`,
+    );
   }
   const setting = (name: keyof typeof CLI_FLAGS): { text: string; source: string } => {
     const flag: FlagSpec = CLI_FLAGS[name];
@@ -383,9 +393,9 @@ function size({ text, source }: { text: string; source: string }): number {
 }
 
 function isRedisUrl(value: string): boolean {
-  if (!/^rediss?:\/\//.test(value)) return false;
+  if (!/^rediss?(-cluster)?:\/\//.test(value)) return false;
   try {
-    return new URL(value).hostname !== '';
+    return new URL(value.replace(/^(rediss?)-cluster:/, '$1:')).hostname !== '';
   } catch {
     return false;
   }

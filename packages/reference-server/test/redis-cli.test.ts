@@ -17,22 +17,28 @@ const redis = await startRedisServer();
 after(() => redis.close());
 
 describe('--store', () => {
-  it('defaults to memory and takes a redis:// or rediss:// URL', () => {
+  it('defaults to memory and takes a redis://, rediss://, redis-cluster:// or rediss-cluster:// URL', () => {
     assert.equal(parseCliOptions([]).store, 'memory');
     assert.equal(parseCliOptions(['--store', 'redis://127.0.0.1:6379/2']).store, 'redis://127.0.0.1:6379/2');
     assert.equal(
       parseCliOptions(['--store', 'rediss://user:pw@cache.example:6380']).store,
       'rediss://user:pw@cache.example:6380',
     );
+    assert.equal(parseCliOptions(['--store', 'redis-cluster://10.0.0.5:7000']).store, 'redis-cluster://10.0.0.5:7000');
+    assert.equal(
+      parseCliOptions(['--store', 'rediss-cluster://u:p@node:7000']).store,
+      'rediss-cluster://u:p@node:7000',
+    );
     assert.match(helpText(), /--store memory\|URL /);
   });
 
   it('refuses anything else with a usage error that shows the form', () => {
-    for (const value of ['redis', 'http://127.0.0.1:6379', 'redis://', 'memcached://x', '']) {
+    for (const value of ['redis', 'http://127.0.0.1:6379', 'redis://', 'redis-cluster://', 'memcached://x', '']) {
       assert.throws(
         () => parseCliOptions(['--store', value]),
         (error: unknown) =>
-          error instanceof UsageError && /--store must be memory or a redis:\/\/ URL/.test(error.message),
+          error instanceof UsageError &&
+          /--store must be memory, a redis:\/\/ URL .* or a redis-cluster:\/\/ URL/.test(error.message),
       );
     }
   });

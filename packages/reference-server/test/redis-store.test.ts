@@ -36,24 +36,25 @@ describe('RedisTurnStore in Redis', () => {
   });
   after(() => raw.quit());
 
-  it('stores a turn as one JSON string under a prefixed, session-scoped key with a native TTL', async () => {
+  it('stores a turn as one JSON string under a prefixed, session-scoped, hash-tagged key with a native TTL', async () => {
     const store = await openStore({ prefix: 'inspect:' });
     await store.set('session-a:turn-1', { kind: 'active', hop: 1 }, 30_000);
-    assert.deepEqual(await raw.keys('inspect:*'), ['inspect:turn:session-a:turn-1']);
-    assert.equal(await raw.get('inspect:turn:session-a:turn-1'), '{"kind":"active","hop":1}');
-    const ttl = await raw.pttl('inspect:turn:session-a:turn-1');
+    assert.deepEqual(await raw.keys('inspect:*'), ['inspect:turn:{session-a:turn-1}']);
+    assert.equal(await raw.get('inspect:turn:{session-a:turn-1}'), '{"kind":"active","hop":1}');
+    const ttl = await raw.pttl('inspect:turn:{session-a:turn-1}');
     assert.ok(ttl > 0 && ttl <= 30_000, `a TTL in milliseconds (${ttl})`);
   });
 
   it('takes a lock with SET NX PX holding a random owner token, and deletes it on release', async () => {
+    // The lock's key has its value's hash tag, so the fenced write (a script reading both) runs on a cluster too.
     const store = await openStore({ prefix: 'locks:' });
     const lock = await store.lock('s:t', 60_000);
     assert.ok(lock);
-    const token = await raw.get('locks:lock:s:t');
+    const token = await raw.get('locks:lock:{s:t}');
     assert.match(token ?? '', /^[0-9a-f-]{36}$/);
-    assert.ok((await raw.pttl('locks:lock:s:t')) > 0);
+    assert.ok((await raw.pttl('locks:lock:{s:t}')) > 0);
     await lock.release();
-    assert.equal(await raw.exists('locks:lock:s:t'), 0);
+    assert.equal(await raw.exists('locks:lock:{s:t}'), 0);
   });
 
   it('lets only the owner release a lock: another token in the key is left alone', async () => {
@@ -61,9 +62,9 @@ describe('RedisTurnStore in Redis', () => {
     const lock = await store.lock('s:t', 60_000);
     assert.ok(lock);
     // Another instance's hop took the lock over after this one's expired.
-    await raw.set('owner:lock:s:t', 'someone-else', 'PX', 60_000);
+    await raw.set('owner:lock:{s:t}', 'someone-else', 'PX', 60_000);
     await lock.release();
-    assert.equal(await raw.get('owner:lock:s:t'), 'someone-else');
+    assert.equal(await raw.get('owner:lock:{s:t}'), 'someone-else');
   });
 
   it('shares turns and locks between two connections, as two server instances do', async () => {

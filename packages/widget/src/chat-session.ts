@@ -17,7 +17,7 @@ import { type ResumeOutcome, takeUpTurn, turnStanding } from './resume.js';
 import { canUndo, changedPage, noChanges, type TurnChanges } from './turn-changes.js';
 import { whileHoldingTurn } from './turn-lock.js';
 import type { ChatStorage, SavedChat, SavedTurn } from './turn-storage.js';
-import { undoTurn, type UndoResult } from './undo.js';
+import { type UndoReason, type UndoResult, undoneInHistory, undoTurn } from './undo.js';
 
 /** The loop's settings the host decides for each new turn (endpoint, host functions, token, limits). */
 export type TurnSettings = Omit<
@@ -71,6 +71,21 @@ export interface TurnView {
   showEnd?: ((result: TurnResult, end: TurnEnd) => void | Promise<void>) | undefined;
 }
 
+/** A turn the chat asks the host's own history to take back (see {@link ChatSessionOptions.undoInHistory}). */
+export interface HistoryUndo {
+  requestId: string;
+  /** `undo`: the chat's Undo; `revert`: Stop and revert, after the turn's end was told (`onTurnEnd`). */
+  reason: UndoReason;
+  /** What the turn applied, and its inverse outputs. */
+  changes: TurnChanges;
+}
+
+/** The host's own history moved across the chat's last turn: took it back (`undone`) or applied it again (`redone`). */
+export interface HistoryChange {
+  requestId: string;
+  change: 'undone' | 'redone';
+}
+
 /** Options of a {@link ChatSession}: everything it asks of its host, as callbacks. */
 export interface ChatSessionOptions {
   /** The loop's settings for a new turn, read when it starts (and for an undo, its `applyOutputs`). */
@@ -89,12 +104,26 @@ export interface ChatSessionOptions {
   onUndo?: ((result: UndoResult) => void) | undefined;
   /** A kept turn was taken up after a reload: how (before the resumed turn runs, or its end is shown). */
   onResume?: ((requestId: string, outcome: ResumeOutcome['kind']) => void) | undefined;
+  /**
+   * A host whose own history holds each turn as one entry (a snapshot store: Puck, Redux-undo, Zustand's temporal
+   * store) takes the turn back itself for the chat's Undo and Stop and revert: it restores the entry and returns true,
+   * and the chat applies nothing. It returns false when it cannot (the person changed the page since, so the turn's
+   * entry is not the latest): the chat then applies the turn's inverse outputs through `applyOutputs`, which keeps
+   * what the person changed (spec §17.2). Absent: always the inverse outputs.
+   */
+  undoInHistory?: ((turn: HistoryUndo) => boolean | Promise<boolean>) | undefined;
+  /** The host said its history took the last turn back or applied it again ({@link ChatSession.historyUndid}). */
+  onHistory?: ((change: HistoryChange) => void) | undefined;
 }
 
-/** The turn that changed the page last, until it is undone or another turn starts. */
+/**
+ * The turn that changed the page last, until another turn starts. `undone`: taken back (by the chat, or by the host's
+ * history): not offered for Undo, unless the host's history applies it again.
+ */
 interface Undoable {
   changes: TurnChanges;
   message: string;
+  undone: boolean;
 }
 
 /**
@@ -131,7 +160,37 @@ export class ChatSession {
 
   /** Whether the last turn that changed the page can be undone by a host that applies `outputTypes`. */
   canUndo(outputTypes: readonly string[]): boolean {
-    return !this.busy && canUndo(this.undoable?.changes, outputTypes);
+    return !this.busy && this.undoable?.undone === false && canUndo(this.undoable.changes, outputTypes);
+  }
+
+  /**
+   * The host's own history took turn `requestId` back (its Undo, Ctrl+Z): the chat no longer offers Undo for it, and
+   * tells `onHistory` (the element notes it, and the next turn's transcript tells the model). True when it was the
+   * chat's last turn that changed the page and not already taken back; false (nothing done) otherwise, and while an
+   * undo of the chat's own is being applied (it says so itself).
+   */
+  historyUndid(requestId: string): boolean {
+    return this.historyMoved(requestId, 'undone');
+  }
+
+  /**
+   * The host's own history applied turn `requestId` again (its Redo) after it, or the chat, took it back: Undo is
+   * offered for it again, and `onHistory` is told. True when it was the chat's last turn and had been taken back.
+   */
+  historyRedid(requestId: string): boolean {
+    return this.historyMoved(requestId, 'redone');
+  }
+
+  private historyMoved(requestId: string, change: HistoryChange['change']): boolean {
+    const undoable = this.undoable;
+    if (this.undoing || !undoable || undoable.changes.requestId !== requestId) return false;
+    if (undoable.undone === (change === 'undone')) return false;
+    undoable.undone = change === 'undone';
+    // Shown first, then kept: the note it adds is part of the conversation a reload shows again.
+    this.options.onHistory?.({ requestId, change });
+    this.keepEnded();
+    this.changed();
+    return true;
   }
 
   /**
@@ -186,12 +245,12 @@ export class ChatSession {
   /** Undoes the last turn that changed the page (spec §17); undefined when there is none, or a turn runs. */
   async undo(): Promise<UndoResult | undefined> {
     const undoable = this.undoable;
-    if (!undoable || this.busy) return undefined;
+    if (!undoable || undoable.undone || this.busy) return undefined;
     this.undoing = true;
     this.changed();
     try {
-      const result = await undoTurn(undoable.changes, this.applyOutputs(), 'undo');
-      this.undoable = undefined;
+      const result = await this.takeBack(undoable.changes, 'undo');
+      undoable.undone = true;
       this.undone(result);
       return result;
     } finally {
@@ -215,7 +274,7 @@ export class ChatSession {
       const ended = new Promise<TurnResult>((resolve) => this.endWaiters.set(turn.requestId, resolve));
       turn.stop();
       const { changes } = await ended;
-      const result = await undoTurn(changes, this.applyOutputs(), 'revert');
+      const result = await this.takeBack(changes, 'revert');
       this.undone(result);
       return result;
     } finally {
@@ -233,7 +292,7 @@ export class ChatSession {
    * does nothing.
    */
   async restore(saved: SavedChat, view: TurnView = {}, messages: readonly ChatMessage[] = []): Promise<void> {
-    if (saved.undoable) this.undoable = saved.undoable;
+    if (saved.undoable) this.undoable = { ...saved.undoable, undone: false };
     this.changed();
     const running = saved.running;
     if (!running) return;
@@ -316,8 +375,9 @@ export class ChatSession {
   /** A turn's end, in one order whatever it was: undoable, shown, kept, told, and then a revert may go on. */
   private async end(result: TurnResult, view: TurnView, end: TurnEnd): Promise<void> {
     try {
-      if (!end.reverted && changedPage(result.changes))
-        this.undoable = { changes: result.changes, message: end.message };
+      // A reverted turn is taken back at once: it is kept as undone, so the host's history may still apply it again.
+      if (changedPage(result.changes))
+        this.undoable = { changes: result.changes, message: end.message, undone: end.reverted };
       this.changed();
       await view.showEnd?.(result, end);
       this.keepEnded();
@@ -334,6 +394,17 @@ export class ChatSession {
     this.keepEnded();
   }
 
+  /**
+   * Takes a turn back: through the host's history when it has `undoInHistory` and says it did, otherwise by applying
+   * the turn's inverse outputs through `applyOutputs` (reading the page after it, to name what stayed).
+   */
+  private async takeBack(changes: TurnChanges, reason: UndoReason): Promise<UndoResult> {
+    const inHistory = await this.options.undoInHistory?.({ requestId: changes.requestId, reason, changes });
+    if (inHistory === true) return undoneInHistory(changes, reason);
+    const { getLayout } = this.options.settings();
+    return undoTurn(changes, this.applyOutputs(), reason, { getLayout });
+  }
+
   /** The host's `applyOutputs`, for an undo. */
   private applyOutputs(): NonNullable<TurnOptions['applyOutputs']> {
     const apply = this.options.settings().applyOutputs;
@@ -346,7 +417,10 @@ export class ChatSession {
       ...saved,
       messages: this.options.messages?.() ?? saved.messages,
       running: undefined,
-      undoable: this.undoable,
+      undoable:
+        this.undoable && !this.undoable.undone
+          ? { changes: this.undoable.changes, message: this.undoable.message }
+          : undefined,
     }));
   }
 

@@ -66,12 +66,17 @@ export interface TurnEndDetail {
 export interface UndoDetail {
   requestId: string;
   reason: 'undo' | 'revert';
-  /** `undone`: everything taken back; `partial`: some changes stayed (the person changed them since); `nothing`. */
-  status: 'undone' | 'partial' | 'nothing';
+  /**
+   * `undone`: everything taken back; `partial`: some changes stayed (the person changed them since); `failed`: none
+   * could be taken back; `nothing`: the turn had changed nothing.
+   */
+  status: 'undone' | 'partial' | 'failed' | 'nothing';
   /** What the host reported for each inverse output it was given. */
   results: ApplyResult[];
   /** The inverse outputs the host refused. */
   notUndone: ToolOutput[];
+  /** `outputs`: the inverse outputs went through `applyOutputs`; `history`: the host's `undoInHistory` took it back. */
+  via: 'outputs' | 'history';
 }
 
 /** `canvas-ai-resume`: after a reload, the chat took up the turn that was running (spec §18). */

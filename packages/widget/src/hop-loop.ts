@@ -233,6 +233,7 @@ export function startTurn(options: TurnOptions): Turn {
         ended.changes,
         (outputs, response, info) => options.applyOutputs?.(outputs, response, info),
         'revert',
+        { getLayout: options.getLayout },
       );
     },
   };

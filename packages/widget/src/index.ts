@@ -23,7 +23,6 @@ export type {
   DeepChatElement,
 } from './canvas-ai-chat/chat-types.js';
 export { CanvasAiChat, type SendMessageOptions } from './canvas-ai-chat/canvas-ai-chat.component.js';
-export { type ChatStrings, DEFAULT_STRINGS } from './canvas-ai-chat/strings.js';
 export { CanvasAiToolPicker } from './canvas-ai-chat/tool-picker/tool-picker.component.js';
 // The loop's names are listed once, in the lit-free entry.
 export * from './loop.js';

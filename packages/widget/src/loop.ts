@@ -20,7 +20,18 @@ export {
 } from './hop-loop.js';
 // Undo (spec §17) and resume after a reload (spec §18), for any host.
 export { canUndo, changedPage, noChanges, recordHop, type TurnChanges } from './turn-changes.js';
-export { undoNote, undoTurn, type UndoReason, type UndoResult } from './undo.js';
+export {
+  historyNote,
+  undoNote,
+  type UndoOptions,
+  undoTurn,
+  type UndoReason,
+  type UndoResult,
+} from './undo.js';
+export { type ComponentPlace, type ComponentPlaces, readableName } from './component-places.js';
+// What the person reads of an undo (the element's texts, framework-free): components by label and place.
+export { undoNotices } from './canvas-ai-chat/notices.js';
+export { type ChatStrings, chatStrings, DEFAULT_STRINGS, type PlaceShown } from './canvas-ai-chat/strings.js';
 export {
   type ResumableTurn,
   type ResumeOutcome,
@@ -44,6 +55,8 @@ export { type HeadlessTurnOptions, type HeadlessTurnResult, runHeadlessTurn } fr
 export {
   ChatSession,
   type ChatSessionOptions,
+  type HistoryChange,
+  type HistoryUndo,
   type SendInput,
   type TurnEnd,
   type TurnSettings,

@@ -9,6 +9,7 @@ import {
   type CanvasDocument,
   type ToolOutput,
 } from '@canvas-ai/protocol';
+import { type ComponentPlaces, findPlaces, uuidsNamedBy } from './component-places.js';
 
 /** A turn's changes: what the host applied, and how to undo it. Plain JSON, so it can be stored and restored. */
 export interface TurnChanges {
@@ -22,6 +23,11 @@ export interface TurnChanges {
    * was sent with (a host whose own rules differ). An undo cannot take them back and says so.
    */
   unrecorded: ToolOutput[];
+  /**
+   * Where the turn left each component it touched (or, for one it removed, where it was), by uuid: an undo names what
+   * it could not take back by label and place, even when it is no longer on the page. Absent: nothing recorded.
+   */
+  places?: ComponentPlaces | undefined;
 }
 
 /** No changes yet. */
@@ -66,12 +72,13 @@ export function recordHop(
       : returned.filter((result) => result.status === 'applied').map((result) => result.call_id),
   );
   const predicted = predict(document, outputs);
-  const inverseOf = new Map(predicted.map((output) => [output.call_id, output]));
+  const inverseOf = new Map(predicted.inverse.map((output) => [output.call_id, output]));
   const applied = outputs.filter((output) => hostApplied.has(output.call_id));
   const inverse = applied
     .filter((output) => inverseOf.has(output.call_id))
     .map((output) => inverseOf.get(output.call_id)!)
     .reverse();
+  const places = placesAfter(document, predicted.after, [...applied, ...inverse]);
   return {
     inverse,
     changes: {
@@ -79,16 +86,43 @@ export function recordHop(
       outputs: [...changes.outputs, ...applied],
       inverse: [...inverse, ...changes.inverse],
       unrecorded: [...changes.unrecorded, ...applied.filter((output) => !inverseOf.has(output.call_id))],
+      ...(changes.places || places ? { places: { ...changes.places, ...places } } : {}),
     },
   };
 }
 
-/** The inverse of every output the reducer applies to `document`, by call id; none when it cannot read it at all. */
-function predict(document: CanvasDocument, outputs: readonly ToolOutput[]): ToolOutput[] {
+/**
+ * The inverse of every output the reducer applies to `document`, and the document it predicts after them; none when
+ * it cannot read the document at all.
+ */
+function predict(
+  document: CanvasDocument,
+  outputs: readonly ToolOutput[],
+): { inverse: ToolOutput[]; after: CanvasDocument | undefined } {
   try {
-    return applyOutputsWithResults(document, outputs).inverse;
+    const { document: after, inverse } = applyOutputsWithResults(document, outputs);
+    return { inverse, after };
   } catch {
     // A document the reducer cannot walk (a host's own shape, checked only as far as the request needs) has no undo.
-    return [];
+    return { inverse: [], after: undefined };
+  }
+}
+
+/**
+ * Where the components `outputs` name are after the hop, or before it for those it removed; undefined when none is
+ * found (or the document cannot be read).
+ */
+function placesAfter(
+  before: CanvasDocument,
+  after: CanvasDocument | undefined,
+  outputs: readonly ToolOutput[],
+): ComponentPlaces | undefined {
+  if (!after || outputs.length === 0) return undefined;
+  try {
+    const uuids = new Set(outputs.flatMap(uuidsNamedBy));
+    const places = { ...findPlaces(before.layout, uuids), ...findPlaces(after.layout, uuids) };
+    return Object.keys(places).length > 0 ? places : undefined;
+  } catch {
+    return undefined;
   }
 }

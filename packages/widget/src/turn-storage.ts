@@ -15,6 +15,18 @@ const StoredChanges = z.object({
   outputs: z.array(ToolOutput),
   inverse: z.array(ToolOutput),
   unrecorded: z.array(ToolOutput),
+  places: z
+    .record(
+      z.string(),
+      z.object({
+        component: z.string(),
+        region: z.string(),
+        row: z.int().min(1),
+        within: z.string().optional(),
+        gone: z.boolean().optional(),
+      }),
+    )
+    .optional(),
 });
 
 /** A running turn as stored: what resuming it needs, and what the chat showed of it. */

@@ -112,9 +112,11 @@ describe('<canvas-ai-chat> undo', () => {
     expect(result?.status).to.equal('partial');
     expect(host.document.layout.regions.content!.components.map((node) => node.props.heading)).to.deep.equal(['Mine']);
     const [note] = notes(element);
-    expect(note!.querySelector('.canvas-ai-note-text')!.textContent).to.equal('↶ Undone, except what is listed below.');
+    expect(note!.querySelector('.canvas-ai-note-text')!.textContent).to.equal(
+      '↶ Partly undone: what is listed below stays on the page.',
+    );
     expect([...note!.querySelectorAll('.canvas-ai-notice')].map((item) => item.textContent)).to.deep.equal([
-      'Kept your later edit: the heading (“Mine”), so the new section was not undone.',
+      'Did not undo adding the hero, row 1 of content: you changed the heading (“Mine”) since.',
     ]);
   });
 

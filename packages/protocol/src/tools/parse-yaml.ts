@@ -1,4 +1,4 @@
-import { Lexer, Parser, parseDocument } from 'yaml';
+import { Composer, type CST, type Document, Lexer, LineCounter, Parser, YAMLParseError } from 'yaml';
 import { FORBIDDEN_KEYS, type JsonValue } from '../wire/json.js';
 import { LIMITS } from '../wire/limits.js';
 import { kindOf } from './format.js';
@@ -31,20 +31,17 @@ export function parseYamlData(text: string, field: string): YamlParseResult {
       `\`${field}\` is ${text.length} characters long; at most ${YAML_LIMITS.maxChars} are accepted. Split the work into several calls.`,
     );
   }
-  // The composer that parseDocument runs is recursive: nesting it has not bounded overflows the stack (and, in a
-  // process that has not compiled yaml's regexps yet, a second overflow aborted Node). Bounded first, in one pass.
-  if (nestsDeeperThan(text, YAML_LIMITS.maxDepth)) {
+  const read = readDocument(text, YAML_LIMITS.maxDepth);
+  if (read === 'too_deep') {
     return fail(
       `\`${field}\` nests deeper than ${YAML_LIMITS.maxDepth} levels; write flatter data (a page row is a few levels).`,
     );
   }
-  // stringKeys: `1e5:` stays the key "1e5" instead of becoming 100000; complex keys become errors.
-  // logLevel 'error', not 'silent': silent also drops the "several documents" error.
-  const document = parseDocument(text, { stringKeys: true, uniqueKeys: true, prettyErrors: true, logLevel: 'error' });
+  const { document, lineCounter } = read;
   const problem = document.errors[0] ?? document.warnings[0];
   if (problem) {
-    const where = problem.linePos?.[0] ? ` (line ${problem.linePos[0].line}, column ${problem.linePos[0].col})` : '';
-    return fail(`\`${field}\` is not valid YAML${where}: ${firstLine(problem.message)}`);
+    const at = lineCounter.linePos(problem.pos[0]);
+    return fail(`\`${field}\` is not valid YAML (line ${at.line}, column ${at.col}): ${firstLine(problem.message)}`);
   }
   let value: unknown;
   try {
@@ -63,19 +60,44 @@ export function parseYamlData(text: string, field: string): YamlParseResult {
 }
 
 /**
- * Whether YAML text nests more than `maxDepth` collections deep, found with yaml's own lexer and parser, which
- * keep the open collections on a stack of their own instead of recursing: the stack holds the document and the
- * node being read besides the collections, hence the allowance of two, and the scan stops as soon as it is passed.
+ * The one YAML document of `text`, lexed and parsed once: the parser keeps the open collections on a stack of its own
+ * (it does not recurse), so its depth is watched as it goes and the text refused as soon as it nests more than
+ * `maxDepth` collections (the stack also holds the document and the node being read, hence the allowance of two),
+ * before the composer, which does recurse, sees it (unbounded nesting overflowed the stack, and once aborted Node).
+ * Then composed as `parseDocument` does: with the options below, and a second document an error.
  */
-function nestsDeeperThan(text: string, maxDepth: number): boolean {
-  const parser = new Parser();
+function readDocument(
+  text: string,
+  maxDepth: number,
+): { document: Document.Parsed; lineCounter: LineCounter } | 'too_deep' {
+  const lineCounter = new LineCounter();
+  const parser = new Parser(lineCounter.addNewLine);
+  lineCounter.addNewLine(0);
+  const tokens: CST.Token[] = [];
   for (const lexeme of new Lexer().lex(text)) {
-    for (const _token of parser.next(lexeme)) {
-      // Top-level tokens are not needed: only how deep the parser's stack goes.
-    }
-    if (parser.stack.length > maxDepth + 2) return true;
+    for (const token of parser.next(lexeme)) tokens.push(token);
+    if (parser.stack.length > maxDepth + 2) return 'too_deep';
   }
-  return false;
+  for (const token of parser.end()) tokens.push(token);
+  // stringKeys: `1e5:` stays the key "1e5" instead of becoming 100000; complex keys become errors.
+  // logLevel 'error', not 'silent': silent also drops the "several documents" error.
+  const composer = new Composer({ stringKeys: true, uniqueKeys: true, logLevel: 'error' });
+  let document: Document.Parsed | undefined;
+  for (const composed of composer.compose(tokens, true, text.length)) {
+    if (!document) document = composed;
+    else {
+      document.errors.push(
+        new YAMLParseError(
+          [composed.range[0], composed.range[1]],
+          'MULTIPLE_DOCS',
+          'Source contains multiple documents; please use YAML.parseAllDocuments()',
+        ),
+      );
+      break;
+    }
+  }
+  // compose(…, forceDoc = true) always ends with a document, an empty one for empty text.
+  return { document: document!, lineCounter };
 }
 
 function firstLine(message: string): string {

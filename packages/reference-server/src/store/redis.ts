@@ -1,5 +1,5 @@
 import { errorMessage } from '@canvas-ai/protocol';
-import { Redis } from 'ioredis';
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { ConfigError } from '../config-error.js';
 import type { Logger } from '../log.js';
 import { redactUrl } from '../redact.js';
@@ -34,6 +34,9 @@ const FENCED_SET = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SE
 // Whether the lock still holds this holder's token.
 const LOCK_HELD = `if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 else return 0 end`;
 
+/** A connection to one Redis, or to a Redis Cluster: the commands the store sends are the same. */
+type Client = Redis | Cluster;
+
 interface WithReleaseLock {
   canvasAiReleaseLock(key: string, token: string): Promise<number>;
   canvasAiFencedSet(lockKey: string, key: string, token: string, json: string, ttlMs: number): Promise<number>;
@@ -47,9 +50,13 @@ interface WithReleaseLock {
  * writing only while the lock holds the writer's token. Commands fail fast while Redis is
  * unreachable (no offline queue, no silent resend), so a hop answers 503 `store_unavailable` instead of hanging,
  * and the client reconnects on its own when Redis is back.
+ *
+ * The same store runs on a Redis Cluster (`redis-cluster://host:port`, any one node: the client finds the rest).
+ * A script may only touch keys of one hash slot, so a value and its lock share a hash tag: both keys end in
+ * `{<the store key>}`, and Redis hashes only what is between the braces.
  */
 export class RedisTurnStore implements TurnStore {
-  readonly #client: Redis & WithReleaseLock;
+  readonly #client: Client & WithReleaseLock;
   readonly #prefix: string;
   readonly #maxBytes: number;
   /** The lock key and token of each lock this store handed out (a fenced write checks them). */
@@ -57,11 +64,11 @@ export class RedisTurnStore implements TurnStore {
   #state: 'connecting' | 'up' | 'down' | 'closed' = 'connecting';
   #lastError: Error | undefined;
 
-  private constructor(client: Redis, url: string, options: RedisTurnStoreOptions) {
+  private constructor(client: Client, url: string, options: RedisTurnStoreOptions) {
     client.defineCommand('canvasAiReleaseLock', { numberOfKeys: 1, lua: RELEASE_LOCK });
     client.defineCommand('canvasAiFencedSet', { numberOfKeys: 2, lua: FENCED_SET });
     client.defineCommand('canvasAiLockHeld', { numberOfKeys: 1, lua: LOCK_HELD });
-    this.#client = client as Redis & WithReleaseLock;
+    this.#client = client as Client & WithReleaseLock;
     this.#prefix = options.prefix ?? 'canvas-ai:';
     this.#maxBytes = options.maxBytes ?? 512 * 1024 * 1024;
     const where = { store: 'redis', url: redactUrl(url, 'the Redis URL given') };
@@ -79,23 +86,12 @@ export class RedisTurnStore implements TurnStore {
   }
 
   /**
-   * Connects to `url` (`redis://[user:password@]host:port[/db]`, or `rediss://` for TLS) and resolves once Redis
-   * answers; rejects with a message naming the (password-free) URL when it cannot be reached.
+   * Connects to `url` and resolves once Redis answers: `redis://[user:password@]host:port[/db]` (`rediss://` for
+   * TLS), or a cluster as `redis-cluster://[user:password@]host:port` (`rediss-cluster://` for TLS) naming any one of
+   * its nodes. Rejects with a message naming the (password-free) URL when it cannot be reached.
    */
   static async connect(url: string, options: RedisTurnStoreOptions = {}): Promise<RedisTurnStore> {
-    const client = new Redis(url, {
-      lazyConnect: true,
-      // Fail now rather than queue: a hop waiting on a dead Redis would hold its HTTP request open for nothing.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      // A write whose reply was lost may or may not have run; resending it after a reconnect would be a second,
-      // unasked-for write. The hop fails with 503 instead and the client decides.
-      autoResendUnfulfilledCommands: false,
-      commandTimeout: options.commandTimeoutMs ?? 2_000,
-      connectTimeout: options.connectTimeoutMs ?? 5_000,
-      // Keep trying forever, at most a second apart, so the server recovers by itself when Redis returns.
-      retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
-    });
+    const client = isClusterUrl(url) ? clusterClient(url, options) : new Redis(url, nodeOptions(options));
     const store = new RedisTurnStore(client, url, options);
     try {
       await client.connect();
@@ -163,14 +159,14 @@ export class RedisTurnStore implements TurnStore {
 
   /**
    * Redis's own count of the memory its data uses: kept by Redis with the data, so every instance reads the same total, and
-   * expired turns leave it as Redis reclaims them. One `INFO memory`, which Redis answers without walking its keys.
+   * expired turns leave it as Redis reclaims them. One `INFO memory`, which Redis answers without walking its keys; on a
+   * cluster, one per primary node, summed.
    */
   async usage(): Promise<StoreUsage> {
-    const info = await this.#client.info('memory');
-    // The dataset, not `used_memory`: that one also counts the buffers of requests in flight (a 5 MB turn being
-    // written), so it jumps up and down with traffic and a full store would seem to empty between two writes.
-    const bytes = Number(/^used_memory_dataset:(\d+)/m.exec(info)?.[1] ?? Number.NaN);
-    if (!Number.isFinite(bytes)) throw new Error('Redis INFO memory did not report used_memory_dataset');
+    const client = this.#client;
+    const nodes = client instanceof Cluster ? client.nodes('master') : [client];
+    const counts = await Promise.all(nodes.map(async (node) => datasetBytes(await node.info('memory'))));
+    const bytes = counts.reduce((sum, count) => sum + count, 0);
     return { bytes, full: bytes >= this.#maxBytes };
   }
 
@@ -184,13 +180,64 @@ export class RedisTurnStore implements TurnStore {
     }
   }
 
+  // A value and its lock hash to one slot (the part in braces), so the fenced write can run on a cluster.
   #turnKey(key: string): string {
-    return `${this.#prefix}turn:${key}`;
+    return `${this.#prefix}turn:{${key}}`;
   }
 
   #lockKey(key: string): string {
-    return `${this.#prefix}lock:${key}`;
+    return `${this.#prefix}lock:{${key}}`;
   }
+}
+
+/** Whether `url` names a Redis Cluster (`redis-cluster://`, `rediss-cluster://`). */
+function isClusterUrl(url: string): boolean {
+  return /^rediss?-cluster:\/\//.test(url);
+}
+
+/** How the store talks to each Redis node: fail fast, never resend, reconnect forever. */
+function nodeOptions(options: RedisTurnStoreOptions): RedisOptions {
+  return {
+    lazyConnect: true,
+    // Fail now rather than queue: a hop waiting on a dead Redis would hold its HTTP request open for nothing.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    // A write whose reply was lost may or may not have run; resending it after a reconnect would be a second,
+    // unasked-for write. The hop fails with 503 instead and the client decides.
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: options.commandTimeoutMs ?? 2_000,
+    connectTimeout: options.connectTimeoutMs ?? 5_000,
+    // Keep trying forever, at most a second apart, so the server recovers by itself when Redis returns.
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+  };
+}
+
+/** A cluster client from one node's URL: the client learns the other nodes and the slots from it. */
+function clusterClient(url: string, options: RedisTurnStoreOptions): Cluster {
+  const parsed = new URL(url.replace(/^(rediss?)-cluster:/, '$1:'));
+  const tls = parsed.protocol === 'rediss:';
+  const node = nodeOptions(options);
+  const clusterOptions: ClusterOptions = {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+    redisOptions: {
+      ...node,
+      ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+      ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+      ...(tls ? { tls: {} } : {}),
+    },
+  };
+  return new Cluster([{ host: parsed.hostname, port: Number(parsed.port || 6379) }], clusterOptions);
+}
+
+/** The dataset's bytes from an `INFO memory` reply. */
+function datasetBytes(info: string): number {
+  // The dataset, not `used_memory`: that one also counts the buffers of requests in flight (a 5 MB turn being
+  // written), so it jumps up and down with traffic and a full store would seem to empty between two writes.
+  const bytes = Number(/^used_memory_dataset:(\d+)/m.exec(info)?.[1] ?? Number.NaN);
+  if (!Number.isFinite(bytes)) throw new Error('Redis INFO memory did not report used_memory_dataset');
+  return bytes;
 }
 
 /** Redis wants a whole, positive number of milliseconds. */

@@ -36,10 +36,10 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts `redis-server` on a free loopback port with a temp working dir, no RDB snapshots and no AOF. Retries with
- * another port if the one picked was taken in between.
+ * Starts `redis-server` on a free loopback port with a temp working dir, no RDB snapshots and no AOF, and `args`
+ * after those. Retries with another port if the one picked was taken in between.
  */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(args: readonly string[] = []): Promise<RedisServer> {
   const dir = await mkdtemp(join(tmpdir(), 'canvas-ai-redis-'));
   let child: ChildProcess | undefined;
   let port = 0;
@@ -63,6 +63,7 @@ export async function startRedisServer(): Promise<RedisServer> {
         'no',
         '--loglevel',
         'warning',
+        ...args,
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );

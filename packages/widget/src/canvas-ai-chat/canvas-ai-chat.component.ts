@@ -15,6 +15,7 @@ import { shownMessages } from './transcript.js';
 import { chatStrings, DEFAULT_STRINGS, type ChatStrings } from './strings.js';
 import type { DeepChatInstance } from './deep-chat-types.js';
 import { fetchAgents, TokenCache } from './server-config.js';
+import type { HistoryUndo } from '../chat-session.js';
 import { TurnController, type TurnSettings } from './turn-controller.js';
 
 /** How many announcements the live region keeps (older ones were read already). */
@@ -160,6 +161,13 @@ export class CanvasAiChat extends LitElement {
   @property({ type: Boolean, attribute: 'no-undo' }) noUndo = false;
 
   /**
+   * For a host whose own history holds each turn as one entry (a snapshot store): Undo and Stop and revert call it
+   * first. It restores the turn's entry and returns true (the chat applies nothing), or returns false when it cannot
+   * (the person changed the page since): the chat then applies the turn's inverse outputs through `applyOutputs`.
+   */
+  @property({ attribute: false }) undoInHistory: ((turn: HistoryUndo) => boolean | Promise<boolean>) | undefined;
+
+  /**
    * Asks for JSON answers only, not the streamed hop (spec §6): the narration then shows once per hop, and the
    * outputs with the hop's response. By default the chat asks for the stream, and a server that does not stream
    * answers JSON anyway.
@@ -207,6 +215,7 @@ export class CanvasAiChat extends LitElement {
     storage: () => this.storage,
     strings: () => this.text,
     announce: (text) => this.announce(text),
+    undoInHistory: () => this.undoInHistory,
   });
   private defaultConversationId = newId();
   private storage: ChatStorage | undefined;
@@ -256,6 +265,23 @@ export class CanvasAiChat extends LitElement {
    */
   undo(): Promise<UndoResult | undefined> {
     return this.canUndo ? this.turns.undo() : Promise.resolve(undefined);
+  }
+
+  /**
+   * Tells the chat that the host's own history (its Undo, Ctrl+Z) took turn `requestId` back: Undo is no longer
+   * offered for it, the chat notes it and the next turn's transcript tells the model. True when it was the chat's
+   * last turn that changed the page and not taken back already.
+   */
+  historyUndid(requestId: string): boolean {
+    return this.turns.historyUndid(requestId);
+  }
+
+  /**
+   * Tells the chat that the host's own history (its Redo) applied turn `requestId` again: Undo is offered for it
+   * again, and the chat notes it. True when it was the chat's last turn that changed the page and had been taken back.
+   */
+  historyRedid(requestId: string): boolean {
+    return this.turns.historyRedid(requestId);
   }
 
   /** Stop and revert (spec §17.3): stops the running turn and undoes what it did. Undefined when none runs. */

@@ -1,8 +1,20 @@
 import type { JsonValue, ToolOutput } from '@canvas-ai/protocol';
+import { readableName } from '../component-places.js';
 import type { TurnError } from '../turn-error.js';
 
 /** Why an undo ran: after the turn (Undo), or as its stop (Stop and revert). */
 type UndoKind = 'undo' | 'revert';
+
+/** Where a component named in a notice is: its row in a region, the label of the row it is inside, gone or not. */
+export interface PlaceShown {
+  region: string;
+  /** 1 for the region's first row. */
+  row: number;
+  /** The label of its row's component, for a component inside it. */
+  within?: string | undefined;
+  /** No longer on the page: the place is where it was. */
+  gone?: boolean | undefined;
+}
 
 /**
  * Every text `<canvas-ai-chat>` shows, with English defaults: set `strings` to replace any of them (the rest stay
@@ -51,10 +63,30 @@ export interface ChatStrings {
   undoKept: (change: string, kept: readonly string[]) => string;
   undoRefused: (change: string, reason: string) => string;
   noInverse: (change: string) => string;
-  /** The summary line of an undo: `status` says whether all, part or nothing was taken back. */
-  undoSummary: (kind: UndoKind, status: 'undone' | 'partial' | 'nothing') => string;
-  /** A change of the agent's, named as the person saw it; `undone` names what an inverse output takes back. */
-  change: (output: ToolOutput, undone: boolean) => string;
+  /** Why an undo could not take a change back when its component is no longer on the page. */
+  gone: string;
+  /**
+   * The summary line of an undo: `status` says whether all (`undone`), part (`partial`) or none (`failed`) of the
+   * turn was taken back, or that it had changed nothing (`nothing`).
+   */
+  undoSummary: (kind: UndoKind, status: 'undone' | 'partial' | 'failed' | 'nothing') => string;
+  /** The note when the editor's own undo (its history) took the agent's turn back, and when its redo applied it again. */
+  historyUndone: string;
+  historyRedone: string;
+  /**
+   * A change of the agent's, named as the person saw it: `undone` names what an inverse output takes back (then
+   * `components` names its components with {@link ChatStrings.componentAt}, for use mid-sentence).
+   */
+  change: (output: ToolOutput, undone: boolean, components: readonly string[]) => string;
+  /**
+   * A component's label from its catalog id: default a readable name from the id (`sdc.demo.two_column` → `two
+   * column`); give your editor's labels here.
+   */
+  componentLabel: (component: string) => string;
+  /** A component named by its label and its place on the page (`the hero, row 1 of content`); `place` may be unknown. */
+  componentAt: (label: string, place: PlaceShown | undefined) => string;
+  /** A component whose catalog id is not known. */
+  unknownComponent: string;
   /** A change the editor refused that the response does not name. */
   unknownChange: string;
   /** One kept value: a page field, a prop, a slot, a place, or where the person moved it (`value` is quoted). */
@@ -90,17 +122,39 @@ export const DEFAULT_STRINGS: ChatStrings = {
   notApplied: (change, reason) => `${change} could not be applied: ${reason || 'the editor refused it'}`,
   editKept: (kept) =>
     `Your edit was kept: you changed ${kept.join(', ')} while the agent worked, so its change there was not applied.`,
-  undoKept: (change, kept) => `Kept your later edit: ${kept.join(', ')}, so ${change.toLowerCase()} was not undone.`,
-  undoRefused: (change, reason) => `${change} could not be undone: ${reason || 'the editor refused it'}`,
-  noInverse: (change) => `${change} of the agent's could not be undone: it has no undo.`,
+  undoKept: (change, kept) => `Did not undo ${change}: you changed ${kept.join(', ')} since.`,
+  undoRefused: (change, reason) => `Could not undo ${change}: ${reason || 'the editor refused it'}`,
+  noInverse: (change) => `Could not undo ${change}: it has no undo.`,
+  gone: 'it is no longer on the page.',
   undoSummary: (kind, status) => {
-    const what = kind === 'revert' ? 'Stopped and reverted' : 'Undone';
-    if (status === 'nothing') return `${what}: the agent had not changed the page.`;
-    return status === 'undone'
-      ? `${what}: the page is back as it was before the agent's turn.`
-      : `${what}, except what is listed below.`;
+    const revert = kind === 'revert';
+    switch (status) {
+      case 'nothing':
+        return `${revert ? 'Stopped and reverted' : 'Undone'}: the agent had not changed the page.`;
+      case 'undone':
+        return `${revert ? 'Stopped and reverted' : 'Undone'}: the page is back as it was before the agent's turn.`;
+      case 'partial':
+        return revert
+          ? 'Stopped and partly reverted: what is listed below stays on the page.'
+          : 'Partly undone: what is listed below stays on the page.';
+      case 'failed':
+        return revert
+          ? "Stopped, but could not revert the agent's turn: nothing of it could be taken back."
+          : "Could not undo the agent's turn: nothing of it could be taken back.";
+    }
   },
-  change: (output, undone) => changeName(output, undone),
+  historyUndone: "You undid the agent's turn in the editor.",
+  historyRedone: "You redid the agent's turn in the editor.",
+  change: (output, undone, components) => changeName(output, undone, components),
+  componentLabel: (component) => readableName(component),
+  componentAt: (label, place) => {
+    if (!place) return `the ${label}`;
+    const row = `row ${place.row} of ${place.region}`;
+    const where = place.within ? `in the ${place.within}, ${row}` : row;
+    if (place.gone) return `the ${label} that was ${where}`;
+    return place.within ? `the ${label} ${where}` : `the ${label}, ${where}`;
+  },
+  unknownComponent: 'a component',
   keptValue: (kind, name, value) => {
     if (kind === 'page') return `the page ${name} (${value})`;
     if (kind === 'prop') return `the ${name} (${value})`;
@@ -111,18 +165,27 @@ export const DEFAULT_STRINGS: ChatStrings = {
   unknownChange: 'A change',
 };
 
-function changeName(output: ToolOutput, undone: boolean): string {
+function changeName(output: ToolOutput, undone: boolean, components: readonly string[]): string {
+  if (!undone) {
+    const names = { place_components: 'A new section', edit_components: 'An edit', remove_components: 'A removal' };
+    if (output.type === 'set_page_value') return `The page ${output.field}`;
+    return output.type === 'move_components' ? 'A move' : names[output.type];
+  }
+  const listed =
+    components.length > 3
+      ? `${components.slice(0, 3).join(', ')} and ${components.length - 3} more`
+      : components.join(', ');
   switch (output.type) {
     case 'place_components':
-      return undone ? 'The removed section' : 'A new section';
+      return listed ? `removing ${listed}` : 'the removal';
     case 'edit_components':
-      return undone ? 'The edit' : 'An edit';
+      return listed ? `the edit of ${listed}` : 'the edit';
     case 'set_page_value':
-      return `The page ${output.field}`;
+      return `the page ${output.field}`;
     case 'remove_components':
-      return undone ? 'The new section' : 'A removal';
+      return listed ? `adding ${listed}` : 'the new section';
     case 'move_components':
-      return undone ? 'The move' : 'A move';
+      return listed ? `the move of ${listed}` : 'the move';
   }
 }
 

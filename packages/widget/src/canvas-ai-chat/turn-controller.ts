@@ -1,11 +1,18 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { ChatSession, type TurnEnd, type TurnSettings, type TurnView } from '../chat-session.js';
+import {
+  ChatSession,
+  type ChatSessionOptions,
+  type HistoryChange,
+  type TurnEnd,
+  type TurnSettings,
+  type TurnView,
+} from '../chat-session.js';
 import { canvasAiEvent } from '../events.js';
 import type { HopReport, TurnResult } from '../hop-loop.js';
 import { changedPage } from '../turn-changes.js';
 import type { TurnError } from '../turn-error.js';
 import type { ChatStorage, SavedChat } from '../turn-storage.js';
-import { undoNote, type UndoResult } from '../undo.js';
+import { historyNote, undoNote, type UndoResult } from '../undo.js';
 import type { DeepChatInstance, Signals } from './deep-chat-types.js';
 import { rejectionNotices, undoNotices } from './notices.js';
 import { ProgressView } from './progress-view.js';
@@ -39,6 +46,8 @@ export interface TurnControllerOptions {
   strings: () => ChatStrings;
   /** Reads a text out through the chat's live region (narration, answers, errors, notes). */
   announce: (text: string) => void;
+  /** The host's hook that takes a turn back in its own history, if it has one. */
+  undoInHistory: () => ChatSessionOptions['undoInHistory'];
 }
 
 /** How a turn's end is shown: through deep-chat's pending request (a typed message), or as new messages (a resume). */
@@ -79,6 +88,8 @@ export class TurnController implements ReactiveController {
       onTurnEnd: (result) => this.turnEnded(result),
       onUndo: (result) => this.showUndo(result),
       onResume: (requestId, outcome) => host.dispatchEvent(canvasAiEvent('canvas-ai-resume', { requestId, outcome })),
+      undoInHistory: async (turn) => (await options.undoInHistory()?.(turn)) ?? false,
+      onHistory: (change) => this.showHistory(change),
     });
   }
 
@@ -126,6 +137,16 @@ export class TurnController implements ReactiveController {
   /** Undoes the last turn that changed the page (spec §17); undefined when there is none or a turn runs. */
   undo(): Promise<UndoResult | undefined> {
     return this.session.undo();
+  }
+
+  /** The host's history took turn `requestId` back (see {@link ChatSession.historyUndid}). */
+  historyUndid(requestId: string): boolean {
+    return this.session.historyUndid(requestId);
+  }
+
+  /** The host's history applied turn `requestId` again (see {@link ChatSession.historyRedid}). */
+  historyRedid(requestId: string): boolean {
+    return this.session.historyRedid(requestId);
   }
 
   /** deep-chat's `connect.handler`: one submitted message, one turn. */
@@ -272,6 +293,14 @@ export class TurnController implements ReactiveController {
     );
   }
 
+  /** Notes in the chat that the host's history took the turn back or applied it again, and tells the model next time. */
+  private showHistory({ change }: HistoryChange): void {
+    const strings = this.options.strings();
+    const summary = change === 'undone' ? `↶ ${strings.historyUndone}` : `↷ ${strings.historyRedone}`;
+    this.options.chat()?.addMessage(noteMessage(summary, [], historyNote(change)));
+    this.options.announce(change === 'undone' ? strings.historyUndone : strings.historyRedone);
+  }
+
   /** Shows an undo in the chat, tells the model next time (spec §17.4), and tells the host. */
   private showUndo(result: UndoResult): void {
     const chat = this.options.chat();
@@ -285,6 +314,7 @@ export class TurnController implements ReactiveController {
         status: result.status,
         results: result.results,
         notUndone: result.notUndone.map((entry) => entry.output),
+        via: result.via,
       }),
     );
   }
