@@ -20,6 +20,7 @@ export type CanvasAiChatPropertyName =
   | 'applyOutputs'
   | 'outputTypes'
   | 'noUndo'
+  | 'undoInHistory'
   | 'noStream'
   | 'noPersist'
   | 'storageKey'

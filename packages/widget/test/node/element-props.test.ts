@@ -24,6 +24,7 @@ const TYPED_PROPERTIES = {
   applyOutputs: true,
   outputTypes: true,
   noUndo: true,
+  undoInHistory: true,
   noStream: true,
   noPersist: true,
   storageKey: true,
