@@ -119,18 +119,21 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const out = resolve(values.out ?? `${BENCH_DIR}results.json`);
-  const baselineFile = resolve(values.baseline ?? `${BENCH_DIR}${BASELINE_FILE}`);
+  const savedBaseline = resolve(`${BENCH_DIR}${BASELINE_FILE}`);
+  const baselineFile = values.baseline ? resolve(values.baseline) : savedBaseline;
   try {
-    // Read first: a baseline that is not a bench result stops the run before minutes are spent.
+    // Read first: a baseline that is not a bench result, or a named one that is not there, stops the run before
+    // minutes are spent.
     const baseline = await readBaseline(baselineFile);
+    if (values.baseline && !baseline) throw new Error(`--baseline ${values.baseline}: no such file.`);
     const results = await runBench(profile, groups, (line) => console.error(`  ${line}`));
     const json = `${JSON.stringify(results, null, 2)}\n`;
     await writeFile(out, json);
-    console.log(formatResults(results, baseline));
+    console.log(formatResults(results, baseline && { results: baseline, file: baselineFile }));
     console.log(`\nwritten to ${out}`);
     if (values['save-baseline']) {
-      await writeFile(baselineFile, json);
-      console.log(`and saved as the baseline, ${baselineFile}`);
+      await writeFile(savedBaseline, json);
+      console.log(`and saved as the baseline, ${savedBaseline}`);
     }
     return 0;
   } catch (error) {

@@ -30,7 +30,7 @@ const withUnit = (value: number, unit: string) =>
 const x = (ratio: number) => `${ratio}×`;
 
 /** The whole report `pnpm bench` prints: one table per group, then the targets (beside the baseline, when given). */
-export function formatResults(results: BenchResults, baseline?: BenchResults): string {
+export function formatResults(results: BenchResults, baseline?: { results: BenchResults; file: string }): string {
   const header =
     `Canvas AI bench (${results.size}) — ${results.machine.cpus} × ${results.machine.cpu_model}, Node ${results.machine.node}, ` +
     `${results.duration_s} s. Every ratio is against a floor measured in the same run.`;
@@ -322,7 +322,8 @@ function promptCacheSection(results: BenchResults): string[] {
 }
 
 /** The targets, met or not, and beside the baseline's figures with the change in percent when there is one. */
-function targetsSection(results: BenchResults, baseline: BenchResults | undefined): string[] {
+function targetsSection(results: BenchResults, given: { results: BenchResults; file: string } | undefined): string[] {
+  const baseline = given?.results;
   const changes = compareWithBaseline(results, baseline);
   const compared = changes.size > 0;
   const rows = results.targets.map((target) => {
@@ -348,7 +349,7 @@ function targetsSection(results: BenchResults, baseline: BenchResults | undefine
     : !compared
       ? [`The baseline is a ${baseline.size} run; this is a ${results.size} run: not compared.`]
       : [
-          `Baseline: bench/baseline.json, ${baseline.generated_at}, ${baseline.machine.cpus} × ${baseline.machine.cpu_model}.`,
+          `Baseline: ${given?.file}, ${baseline.generated_at}, ${baseline.machine.cpus} × ${baseline.machine.cpu_model}.`,
           worse.length === 0
             ? `No figure is more than ${WORSE_BEYOND * 100} % worse than the baseline.`
             : `More than ${WORSE_BEYOND * 100} % worse than the baseline: ${worse.map((target) => target.id).join(', ')}.`,

@@ -70,18 +70,19 @@ describe('the targets table beside the baseline', () => {
   it('shows the baseline and the change, and names the figures more than 10 % worse', () => {
     const before = run('full', [target('layout_10000_ratio', 4, 'at_most'), target('cost_growth_4x', 4, 'at_most')]);
     const now = run('full', [target('layout_10000_ratio', 5, 'at_most'), target('cost_growth_4x', 3, 'at_most')]);
-    const report = formatResults(now, before);
+    const report = formatResults(now, { results: before, file: 'bench/baseline.json' });
     assert.match(report, /measured\s+limit\s+met\s+baseline\s+change/);
     assert.match(report, /layout_10000_ratio\s+5×\s+≤ 1×\s+yes\s+4×\s+\+25\.0 % WORSE/);
     assert.match(report, /cost_growth_4x\s+3×\s+≤ 1×\s+yes\s+4×\s+-25\.0 %$/m);
     assert.match(report, /More than 10 % worse than the baseline: layout_10000_ratio\./);
+    assert.match(report, /Baseline: bench\/baseline\.json, 2026-12-04T03:00:00\.000Z, 2 × test cpu\./);
   });
 
   it('says when there is nothing to compare with', () => {
     const now = run('tiny', [target('layout_10000_ratio', 5, 'at_most')]);
     assert.match(formatResults(now, undefined), /No baseline \(bench\/baseline\.json\)/);
     assert.match(
-      formatResults(now, run('full', now.targets)),
+      formatResults(now, { results: run('full', now.targets), file: 'bench/baseline.json' }),
       /The baseline is a full run; this is a tiny run: not compared\./,
     );
   });

@@ -169,6 +169,22 @@ describe('the door parses a large body in steps of bounded size', () => {
     assert.deepEqual(read.request, once.data);
   });
 
+  it('calls a body with a stray byte at a seam not UTF-8, as one decode of the whole would', async () => {
+    const text = JSON.stringify(hop(12_000));
+    const bytes = new Uint8Array([0xa3, ...encoder.encode(text)]);
+    await assert.rejects(
+      readHopRequest(
+        new Request('http://127.0.0.1/api/hop', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: bytes,
+        }),
+      ),
+      (error: { code?: string; message?: string }) =>
+        error.code === 'invalid_json' && /not UTF-8/.test(error.message ?? ''),
+    );
+  });
+
   it('refuses a large body with a broken seam as invalid_json, as a small one', async () => {
     const text = JSON.stringify(hop(12_000));
     // A member of the components array loses its comma: the cut near it must still see the text is not JSON.

@@ -84,6 +84,12 @@ describe('RedisTurnStore on a Redis Cluster', () => {
     }
   });
 
+  it('refuses a database number in a cluster URL: a cluster has one', async () => {
+    await assert.rejects(RedisTurnStore.connect(`${redis.url}/2`), (error: Error) =>
+      /a Redis Cluster has one database; drop "\/2"/.test(error.message),
+    );
+  });
+
   it('names the URL without its password when the cluster cannot be reached', async () => {
     await assert.rejects(
       RedisTurnStore.connect('redis-cluster://user:hunter2@127.0.0.1:1', { connectTimeoutMs: 1_000 }),

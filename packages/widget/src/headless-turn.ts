@@ -4,13 +4,7 @@
  * reducer as the host's store and a storage area in memory; the session cookie and CSRF token a browser would keep
  * are kept here (spec §4.2).
  */
-import {
-  applyOutputsWithResults,
-  type CanvasDocument,
-  errorMessage,
-  type HopResponse,
-  TokenResponse,
-} from '@canvas-ai/protocol';
+import { applyOutputsWithResults, type CanvasDocument, type HopResponse, TokenResponse } from '@canvas-ai/protocol';
 import { ChatSession } from './chat-session.js';
 import type { HopReport, TextReport, TurnResult } from './hop-loop.js';
 import { ChatStorage, memoryArea } from './turn-storage.js';
@@ -97,17 +91,31 @@ function withCookies(send: typeof fetch): typeof fetch {
     const headers = new Headers(init?.headers);
     if (cookies.size > 0) headers.set('cookie', [...cookies].map(([name, value]) => `${name}=${value}`).join('; '));
     const response = await send(input, { ...init, headers });
-    for (const line of response.headers.getSetCookie()) {
+    for (const line of setCookies(response.headers)) {
       const [pair = '', ...attributes] = line.split(';');
       const equals = pair.indexOf('=');
       if (equals <= 0) continue;
       const name = pair.slice(0, equals).trim();
-      const expired = attributes.some((attribute) => /^\s*max-age\s*=\s*0\s*$/i.test(attribute));
-      if (expired) cookies.delete(name);
+      if (attributes.some(isExpiry)) cookies.delete(name);
       else cookies.set(name, pair.slice(equals + 1).trim());
     }
     return response;
   };
+}
+
+/** Each `Set-Cookie` line (a `fetch` without `getSetCookie` joins them into one header: read as one). */
+function setCookies(headers: Headers): string[] {
+  if (typeof headers.getSetCookie === 'function') return headers.getSetCookie();
+  const joined = headers.get('set-cookie');
+  return joined ? [joined] : [];
+}
+
+/** Whether a cookie attribute clears the cookie: `Max-Age` of 0 or less, or an `Expires` in the past. */
+function isExpiry(attribute: string): boolean {
+  const [name = '', value = ''] = attribute.split('=').map((part) => part.trim());
+  if (/^max-age$/i.test(name)) return Number(value) <= 0;
+  if (/^expires$/i.test(name)) return Date.parse(value) <= Date.now();
+  return false;
 }
 
 /** The CSRF token from `url`, fetched once and again when the server refused it (spec §4.2). */
@@ -122,9 +130,10 @@ function tokenSource(url: string, send: typeof fetch) {
   };
   return (request?: { refresh: boolean }): Promise<string> => {
     if (request?.refresh) pending = undefined;
+    // The loop words a failure ("Could not get a CSRF token: …"); the cause is kept as it is.
     pending ??= load().catch((error: unknown) => {
       pending = undefined;
-      throw new Error(`Could not get a CSRF token: ${errorMessage(error)}`, { cause: error });
+      throw error;
     });
     return pending;
   };

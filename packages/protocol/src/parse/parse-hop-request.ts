@@ -251,13 +251,25 @@ function* decodeJsonPieces(
   try {
     return { value: yield* parseJsonPieces(bytes, pieces) };
   } catch (error) {
-    if (error instanceof TypeError) return notUtf8();
+    // One decode of the whole text refuses bytes that are not UTF-8 before any syntax: so here, whichever the pieces
+    // met first (a stray byte at a seam is a syntax error to them). Only on this path, so a body is decoded whole
+    // only when it is refused.
+    if (error instanceof TypeError || !isUtf8(bytes)) return notUtf8();
     return {
       failure: {
         success: false,
         error: new HopError('invalid_json', `The body is not valid JSON: ${errorMessage(error)}`),
       },
     };
+  }
+}
+
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    utf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
   }
 }
 

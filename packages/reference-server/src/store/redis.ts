@@ -101,7 +101,11 @@ export class RedisTurnStore implements TurnStore {
       const reason = store.#lastError?.message ?? errorMessage(error);
       throw new ConfigError(
         [
-          `--store: cannot reach Redis at ${redactUrl(url, 'the Redis URL given')} (${reason}). Start redis-server there, or fix --store.`,
+          `--store: cannot reach Redis at ${redactUrl(url, 'the Redis URL given')} (${reason}). ${
+            isClusterUrl(url)
+              ? 'Start the cluster there (a Redis that is not a cluster cannot serve a redis-cluster:// URL: give it as redis://), or fix --store.'
+              : 'Start redis-server there, or fix --store.'
+          }`,
         ],
         { cause: error },
       );
@@ -212,15 +216,32 @@ function nodeOptions(options: RedisTurnStoreOptions): RedisOptions {
   };
 }
 
-/** A cluster client from one node's URL: the client learns the other nodes and the slots from it. */
+/**
+ * A cluster client from one node's URL: the client learns the other nodes and the slots from it. ioredis builds its
+ * node connections from defaults of its own first (their offline queue and reconnects are the cluster's), so what
+ * must not happen is said at the cluster's level: a command whose connection closed, or that met a cluster that is
+ * down, fails at once instead of being sent again (it may have run: a second `SET NX` of a lock would find the lock
+ * its first one took, and leave it held until its TTL). A `MOVED`, `ASK` or `TRYAGAIN` answer is still followed: the
+ * node did not run the command.
+ */
 function clusterClient(url: string, options: RedisTurnStoreOptions): Cluster {
   const parsed = new URL(url.replace(/^(rediss?)-cluster:/, '$1:'));
+  if (parsed.pathname !== '' && parsed.pathname !== '/') {
+    throw new ConfigError([
+      `--store: a Redis Cluster has one database; drop "${parsed.pathname}" from ${redactUrl(url, 'the Redis URL given')}.`,
+    ]);
+  }
   const tls = parsed.protocol === 'rediss:';
   const node = nodeOptions(options);
   const clusterOptions: ClusterOptions = {
     lazyConnect: true,
     enableOfflineQueue: false,
+    retryDelayOnFailover: 0,
+    retryDelayOnClusterDown: 0,
     clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+    // The nodes are dialled by the addresses the cluster announces; TLS checks the certificate against the name
+    // (managed clusters announce names that resolve to addresses their certificates do not list).
+    ...(tls ? { dnsLookup: (address, lookup) => lookup(null, address) } : {}),
     redisOptions: {
       ...node,
       ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
@@ -228,7 +249,9 @@ function clusterClient(url: string, options: RedisTurnStoreOptions): Cluster {
       ...(tls ? { tls: {} } : {}),
     },
   };
-  return new Cluster([{ host: parsed.hostname, port: Number(parsed.port || 6379) }], clusterOptions);
+  // An IPv6 address comes in brackets in a URL, without them to a socket.
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  return new Cluster([{ host, port: Number(parsed.port || 6379) }], clusterOptions);
 }
 
 /** The dataset's bytes from an `INFO memory` reply. */

@@ -1,7 +1,9 @@
 #!/usr/bin/env -S node --import tsx
 // canvas-ai-turn: one turn against an agent server with no browser, on a JSON document (runHeadlessTurn). The only
 // module of the package that touches the process and the file system. Exit codes: 0 done, 1 failed, 2 usage.
+import { realpathSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type CanvasDocument, errorMessage, Layout, PageValues } from '@canvas-ai/protocol';
 import { z } from 'zod';
@@ -51,6 +53,10 @@ export async function main(
     io.err(`Give --server and --message.\n\n${HELP}\n`);
     return 2;
   }
+  if (!isHttpUrl(values.server)) {
+    io.err(`--server must be an http:// or https:// URL, such as http://127.0.0.1:8787, not "${values.server}".\n`);
+    return 2;
+  }
   let document: CanvasDocument;
   try {
     document = values.document ? await readDocument(values.document) : EMPTY_PAGE;
@@ -77,8 +83,16 @@ export async function main(
     },
   });
   const json = `${JSON.stringify(made, null, 2)}\n`;
-  if (values.out) await writeFile(values.out, json);
-  else io.out(json);
+  if (values.out) {
+    try {
+      await writeFile(values.out, json);
+    } catch (error) {
+      // The turn's page is not lost: it goes to standard output instead.
+      io.err(`Could not write ${values.out} (${errorMessage(error)}); the page follows on standard output.\n`);
+      io.out(json);
+      return 1;
+    }
+  } else io.out(json);
   if (result.status === 'done') {
     if (answer) io.err(`${answer}\n`);
     return 0;
@@ -130,4 +144,24 @@ async function readDocument(path: string): Promise<CanvasDocument> {
   return parsed.data as CanvasDocument;
 }
 
-if (import.meta.main) process.exitCode = await main(process.argv.slice(2));
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Whether this module is the command being run (`import.meta.main` is Node 22.18+ and 24.2+ only). */
+function isTheCommand(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isTheCommand()) process.exitCode = await main(process.argv.slice(2));

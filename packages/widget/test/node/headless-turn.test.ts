@@ -114,6 +114,30 @@ describe('canvas-ai-turn, the headless command', () => {
     errors.length = 0;
     assert.equal(await main(['--server', server.url, '--message', 'Hi', '--colour', 'red'], io), 2);
     assert.match(errors.join(''), /colour/);
+    errors.length = 0;
+    assert.equal(await main(['--server', '127.0.0.1:8787', '--message', 'Hi'], io), 2);
+    assert.match(errors.join(''), /--server must be an http:\/\/ or https:\/\/ URL/);
+  });
+
+  it('writes the page to stdout, exit 1, when --out cannot be written', async () => {
+    const errors: string[] = [];
+    const written: string[] = [];
+    const code = await main(
+      [
+        '--server',
+        server.url,
+        '--agent',
+        'page_builder',
+        '--message',
+        SHOP_MESSAGE,
+        '--out',
+        join(scratch, 'no/such/dir.json'),
+      ],
+      { out: (text) => written.push(text), err: (text) => errors.push(text) },
+    );
+    assert.equal(code, 1);
+    assert.match(errors.join(''), /Could not write .*no\/such\/dir\.json .*the page follows on standard output/);
+    assert.equal((JSON.parse(written.join('')) as CanvasDocument).page.title, SHOP_TITLE);
   });
 
   it('exits 1 and still writes the page when the server refuses the turn (no CSRF token sent)', async () => {
