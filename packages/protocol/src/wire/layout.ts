@@ -12,7 +12,10 @@ export const ComponentNode = z
     uuid: ComponentUuid,
     component: ComponentId,
     props: Props,
-    get slots() {
+    // The getter's return type is written out so the published declarations keep the recursion: inferred, tsc emits
+    // the nested node as `z.ZodObject</*elided*/ any>` and a host's slot children lose their type. The annotation
+    // names zod types only, so `ComponentNode` stays `z.infer` of this schema (test/component-node-types.test.ts).
+    get slots(): z.ZodOptional<z.ZodRecord<typeof SlotName, z.ZodArray<typeof ComponentNode>>> {
       return z.record(SlotName, z.array(ComponentNode)).optional();
     },
   })
