@@ -215,7 +215,7 @@ describe('Redis stopping or hanging mid-run', () => {
       assert.equal(document.layout.regions.content!.components.length, 5, 'every row of the page, each placed once');
       // Every turn key (the sessions' quota ledgers, `quota/…`, are not turns).
       for (const key of await raw.keys(`${cluster.prefix}turn:*`)) {
-        if (key.startsWith(`${cluster.prefix}turn:quota/`)) continue;
+        if (key.startsWith(`${cluster.prefix}turn:{quota/`)) continue;
         assert.ok(TurnRecord.safeParse(JSON.parse((await raw.get(key))!)).success, `${key} holds a whole turn record`);
       }
     } finally {

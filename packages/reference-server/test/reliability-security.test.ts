@@ -81,10 +81,10 @@ describe('another session, on any instance, cannot touch a turn (Redis)', () => 
     const next = await hopOn(b, alice, laterHop(id, 2, EMPTY_LAYOUT, BUILDER));
     assert.equal(next.status, 200);
     assert.equal(HopResponse.parse(next.body).outputs.length, 1, "Alice's turn carried on, untouched");
-    const keys = await raw.keys(`${cluster.prefix}turn:*:${id}`);
+    const keys = await raw.keys(`${cluster.prefix}turn:{*:${id}}`);
     assert.deepEqual(
       keys.sort(),
-      [alice, mallory].map((session) => `${cluster.prefix}turn:${session.id}:${id}`).sort(),
+      [alice, mallory].map((session) => `${cluster.prefix}turn:{${session.id}:${id}}`).sort(),
       'one key per session',
     );
   });
