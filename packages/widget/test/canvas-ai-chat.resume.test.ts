@@ -154,7 +154,8 @@ describe('<canvas-ai-chat> after a reload', () => {
     expect(resumes.map((event) => event.detail.outcome)).to.deep.equal(['resumed']);
     expect(ends[0]!.detail.status).to.equal('done');
     expect(record.posts().map((post) => post.body.hop)).to.deep.equal([1, 2, 3, 4, 4, 5, 6, 7, 8]);
-    expect(record.deletes(), 'nothing cancelled').to.have.length(0);
+    const requestId = record.posts()[0]!.body.request_id;
+    expect(record.deletes(requestId), 'nothing cancelled').to.have.length(0);
     expect(host.document.layout.regions.content!.components).to.have.length(5);
     expect(progressBlocks(after)).to.have.length(1);
   });

@@ -54,7 +54,16 @@ export function recorder() {
         (entry): entry is RecordedRequest & { body: HopRequest } =>
           entry.method === 'POST' && entry.path.endsWith('/api/hop') && entry.body !== undefined,
       ),
-    /** The cancels only. */
-    deletes: () => requests.filter((entry) => entry.method === 'DELETE'),
+    /**
+     * The cancels only; with `requestId`, only that turn's. A chat a test's clean-up removed cancels its turn without
+     * waiting, and the service worker asks the page which handler answers only when the request reaches it: on a busy
+     * machine that is after the next test installed its recorder, which then sees the earlier test's cancel.
+     */
+    deletes: (requestId?: string) =>
+      requests.filter(
+        (entry) =>
+          entry.method === 'DELETE' &&
+          (requestId === undefined || entry.path.endsWith(`/api/hop/${encodeURIComponent(requestId)}`)),
+      ),
   };
 }
