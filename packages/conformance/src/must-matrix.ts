@@ -62,6 +62,19 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'methods',
     checks: ['door.head'],
   },
+  {
+    section: '3.1',
+    says: 'A server that sends one MUST give two different',
+    group: 'agents-etag',
+    reason:
+      "the agents of a server change only by its operator (its config, or an admin surface), which the kit does not hold; the reference server's tests change them and compare the versions (packages/reference-server/test/agent-settings.test.ts)",
+  },
+  {
+    section: '3.1',
+    says: 'It MUST answer a `GET` whose `If-None-Match`',
+    group: 'agents-etag',
+    checks: ['agents.etag'],
+  },
   // spec §4 Transport
   {
     section: '4.1',
