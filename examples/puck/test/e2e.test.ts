@@ -212,6 +212,18 @@ describe('Puck with a chat on /loop against the reference server', () => {
       // Puck's Redo, the chat's Undo taken back: the turn is on the page again.
       await page.locator('.toolbar').getByRole('button', { name: 'Redo' }).click();
       assert.deepEqual(await types(page), ['Hero', 'Button']);
+      // Puck's Duplicate gives the copy an id of its own, so the agent never sees one uuid twice.
+      const uuids = await page.evaluate(() => {
+        type Puck = {
+          dispatch(action: unknown): void;
+          appState: { data: { content: Array<{ props: { id: string } }> } };
+        };
+        const getPuck = (window as unknown as { getPuck(): Puck }).getPuck;
+        getPuck().dispatch({ type: 'duplicate', sourceIndex: 0, sourceZone: 'root:default-zone' });
+        return getPuck().appState.data.content.map((item) => item.props.id);
+      });
+      assert.equal(uuids.length, 3);
+      assert.equal(new Set(uuids).size, 3, 'every component has its own uuid');
     } finally {
       await close();
     }
