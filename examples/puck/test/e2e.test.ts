@@ -265,6 +265,12 @@ describe('Puck with a chat on /loop against the reference server', () => {
         const messages = await shown(page);
         assert.equal(messages.filter((text) => text === ANSWER).length, 1, 'the answer shown once');
         assert.equal(messages[0], MESSAGE, 'the conversation was kept');
+        // Puck's history starts at the reload: the chat's Undo takes back the whole turn (its inverse outputs), the hero
+        // placed before the reload included.
+        await page.locator('.chat .controls').getByRole('button', { name: 'Undo' }).click();
+        await page.locator('.chat .message.note', { hasText: 'Undone' }).waitFor();
+        assert.deepEqual(await types(page), []);
+        assert.equal(await page.locator('#page-title').textContent(), 'Untitled page');
       } finally {
         await close();
       }
