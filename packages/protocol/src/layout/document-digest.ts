@@ -114,20 +114,16 @@ function* digestSteps(document: CanvasDocument, options: DigestOptions): Steps<D
   };
   const keep = options.keepValuesOf;
   const { uuids, parents, lists, components, hashes } = digest;
-  const walked = yield* entrySteps(
-    document,
-    intern,
-    options.prints ?? new PropsPrints(),
-    (node, _index, parent, list, component, props) => {
-      uuids.push(node.uuid);
-      parents.push(parent);
-      lists.push(list);
-      components.push(component);
-      hashes.push(props);
-      if (keep?.has(node.uuid)) digest.kept[node.uuid] = valuePrints(node.props);
-      return true;
-    },
-  );
+  const prints = options.prints ?? new PropsPrints();
+  const walked = yield* entrySteps(document, intern, prints, (node, _index, parent, list, component, props) => {
+    uuids.push(node.uuid);
+    parents.push(parent);
+    lists.push(list);
+    components.push(component);
+    hashes.push(props);
+    if (keep?.has(node.uuid)) digest.kept[node.uuid] = valuePrints(node.props, prints.derivedOf(node));
+    return true;
+  });
   // intern knows every name, so the walk always runs to its end.
   if (walked) {
     digest.page = walked.page;
@@ -193,7 +189,7 @@ function* entrySteps(
       frame.at += 1;
       const component = name(node.component);
       if (component === undefined) return undefined;
-      const props = prints.hash(node.props);
+      const props = prints.nodeHash(node);
       if (!visit(node, index, frame.parent, frame.list, component, props)) return undefined;
       hash = mix(hash, frame.parent, frame.list, component, props);
       const slots = node.slots;
@@ -485,9 +481,10 @@ function isKept(value: unknown): boolean {
 }
 
 /** `#hash`, and `=json` when short, per key of a props or page object. */
-function valuePrints(values: Record<string, JsonValue>): Record<string, string> {
+function valuePrints(values: Record<string, JsonValue>, leaveOut: readonly string[] = []): Record<string, string> {
   const prints: Record<string, string> = {};
   for (const key of Object.keys(values)) {
+    if (leaveOut.includes(key)) continue;
     const json = JSON.stringify(values[key]);
     const hash = `#${fnv(json, FNV_OFFSET).toString(36)}`;
     prints[key] = json.length <= SHORT_VALUE_CHARS ? `${hash}=${json}` : hash;
