@@ -4,6 +4,7 @@ import type { ToolOutput } from '../wire/outputs.js';
 import type { CanvasDocument } from './apply-outputs.js';
 import { type Pause, runSteps, runStepsNow } from '../steps/steps.js';
 import { walkLayout } from './layout-tree.js';
+import type { DerivedOf } from './derived-props.js';
 import { FNV_OFFSET, fnv, PropsPrints } from './props-json.js';
 
 /**
@@ -252,7 +253,7 @@ function* diffSteps(
   if (yield* matchSteps(expected, actual, prints)) return [];
   const now = yield* digestSteps(actual, { keepValuesOf: new Set(Object.keys(expected.kept)), prints });
   yield;
-  return yield* changesBetween(expected, now, actual, rejected);
+  return yield* changesBetween(expected, now, actual, rejected, prints.derivedOf);
 }
 
 /** Entries compared between two yields of {@link changesBetween}: a page of many changes is several steps. */
@@ -264,9 +265,10 @@ function* changesBetween(
   now: DocumentDigest,
   actual: CanvasDocument,
   rejected: readonly ToolOutput[],
+  derivedOf: DerivedOf,
 ): Steps<DocumentChange[]> {
   const explained = explainedByRejections(rejected);
-  if (sameStructure(expected, now)) return propChanges(expected, now, actual, explained);
+  if (sameStructure(expected, now)) return propChanges(expected, now, actual, explained, derivedOf);
   const before = entriesOf(expected);
   const after = entriesOf(now);
   yield;
@@ -316,7 +318,7 @@ function* changesBetween(
       changes.push({ kind: 'moved', uuid: entry.uuid, component: entry.component, from, to });
     }
     if (old.hash !== entry.hash)
-      changes.push(...componentChanges(expected, now, entry, nodes.get(entry.uuid)!, explained));
+      changes.push(...componentChanges(expected, now, entry, nodes.get(entry.uuid)!, explained, derivedOf));
   }
   changes.push(...pageChanges(expected, now, actual, explained));
   return changes;
@@ -371,6 +373,7 @@ function propChanges(
   now: DocumentDigest,
   actual: CanvasDocument,
   explained: Explained,
+  derivedOf: DerivedOf,
 ): DocumentChange[] {
   const changes: DocumentChange[] = [];
   let nodes: Map<string, ComponentNode> | undefined;
@@ -379,7 +382,7 @@ function propChanges(
     nodes ??= nodesByUuid(actual);
     const uuid = now.uuids[index]!;
     const entry = { uuid, component: now.names[now.components[index]!]! };
-    changes.push(...componentChanges(expected, now, entry, nodes.get(uuid)!, explained));
+    changes.push(...componentChanges(expected, now, entry, nodes.get(uuid)!, explained, derivedOf));
   }
   changes.push(...pageChanges(expected, now, actual, explained));
   return changes;
@@ -392,12 +395,15 @@ function componentChanges(
   entry: Pick<Entry, 'uuid' | 'component'>,
   node: ComponentNode,
   explained: Explained,
+  derivedOf: DerivedOf,
 ): DocumentChange[] {
   const keptBefore = Object.hasOwn(expected.kept, entry.uuid) ? expected.kept[entry.uuid] : undefined;
   if (!keptBefore) {
     // Without per-prop hashes a rejected edit of it cannot be told apart from the person's: leave it to the rejection.
     if (explained.edited.has(entry.uuid)) return [];
-    return [{ kind: 'props', uuid: entry.uuid, component: entry.component, now: someProps(node.props) }];
+    return [
+      { kind: 'props', uuid: entry.uuid, component: entry.component, now: someProps(node.props, derivedOf(node)) },
+    ];
   }
   const keptNow = now.kept[entry.uuid] ?? {};
   const changes: DocumentChange[] = [];
@@ -492,9 +498,11 @@ function valuePrints(values: Record<string, JsonValue>, leaveOut: readonly strin
   return prints;
 }
 
-/** At most {@link MAX_REPORTED_PROPS} of a component's props, for a coarse report. */
-function someProps(props: Record<string, JsonValue>): Record<string, JsonValue> {
-  return Object.fromEntries(Object.entries(props).slice(0, MAX_REPORTED_PROPS));
+/** At most {@link MAX_REPORTED_PROPS} of a component's props but the derived ones, for a coarse report. */
+function someProps(props: Record<string, JsonValue>, derived: readonly string[]): Record<string, JsonValue> {
+  const own =
+    derived.length === 0 ? Object.entries(props) : Object.entries(props).filter(([name]) => !derived.includes(name));
+  return Object.fromEntries(own.slice(0, MAX_REPORTED_PROPS));
 }
 
 function hashPart(print: string | undefined): string | undefined {
