@@ -687,6 +687,13 @@ export const MUST_MATRIX: readonly MustRow[] = [
     reason:
       "a server's start-up cannot be observed over HTTP; the kit bounds the turn it plays by the largest max_hops (invariants.turn-completes), and the reference server's config tests cover the refusal (packages/reference-server/test/config.test.ts)",
   },
+  {
+    section: '12.4',
+    says: 'A server MUST refuse settings that break one of these rules',
+    group: 'config',
+    reason:
+      "a server's start-up and its configuration cannot be observed over HTTP,; the protocol's and the reference server's config tests cover every rule (packages/protocol/test/agents-config.test.ts, packages/reference-server/test/config.test.ts)",
+  },
   // spec §13 Size limits
   {
     section: '13',
