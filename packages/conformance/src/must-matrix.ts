@@ -546,7 +546,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     says: 'A server MUST refuse, when it starts, a catalog that marks a prop both',
     group: 'config',
     reason:
-      "a server's start-up cannot be observed over HTTP; the protocol's catalog schema refuses such a catalog (packages/protocol/test/derived-props.test.ts)",
+      "a server's start-up cannot be observed over HTTP; the catalog file's schema and createApp refuse such a catalog (packages/protocol/test/derived-props.test.ts, packages/reference-server/test/config.test.ts)",
   },
   {
     section: '10.1',
@@ -556,7 +556,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
   },
   {
     section: '10.1',
-    says: 'MUST skip every prop derived on either node',
+    says: 'MUST skip every prop listed in `derived` on either node',
     group: 'client',
     reason:
       "a host's comparison cannot be observed by a server; the reference reducer's tests cover it (packages/protocol/test/derived-props.test.ts)",

@@ -14,6 +14,7 @@ import { derivedPropsOf, diffDocument, digestDocument, PropsPrints } from '../sr
 import { editComponentsTool } from '../src/tools/edit-components.js';
 import { getComponentDetailsTool } from '../src/tools/get-component-details.js';
 import { placeComponentsTool } from '../src/tools/place-components.js';
+import { removeComponentsTool } from '../src/tools/remove-components.js';
 import { catalog, contextOf, documentOf, emptyLayout, refusal, run } from './support/tools-fixtures.js';
 
 /** What the demo editor does: a heading's anchor made from its text. */
@@ -182,7 +183,7 @@ describe("a host's comparisons leave derived props out (spec §10.1, §11.4, §1
     const recomputed = headingPage();
     findComponent(recomputed.layout, 'h-1')!.props.anchor = 'our-cookies-2';
     assert.deepEqual(applyOutputsWithResults(recomputed, [removal]).results, [{ call_id: 'r', status: 'applied' }]);
-    // Without `derived` on either node the anchor is compared like any prop.
+    // Without `derived` on either node the anchor is compared like any prop: a host reads the lists, not the catalog.
     const unlisted = headingPage(null);
     findComponent(unlisted.layout, 'h-1')!.props.anchor = 'our-cookies-2';
     const plain = { ...removal, replaces: { 'h-1': headingPage(null).layout.regions.content!.components[0]! } };
@@ -190,7 +191,38 @@ describe("a host's comparisons leave derived props out (spec §10.1, §11.4, §1
   });
 });
 
+describe('a removal lists the derived props of what it replaces (spec §10.1)', () => {
+  it("lists the catalog's marks on a node the host did not list, nested ones included, and then removes it after the host recomputed them", async () => {
+    const section: ComponentNode = {
+      uuid: 's-1',
+      component: 'sdc.demo.section',
+      props: { background: 'none' },
+      slots: { content: [headingPage(null).layout.regions.content!.components[0]!] },
+    };
+    const page: CanvasDocument = { layout: { regions: { content: { components: [section] } } }, page: {} };
+    const { output } = await run(removeComponentsTool, { uuids: ['s-1'] }, contextOf(page));
+    assert.ok(output?.type === 'remove_components');
+    const replaced = output.replaces!['s-1']!;
+    assert.equal(Object.hasOwn(replaced, 'derived'), false, 'the section has no derived props');
+    assert.deepEqual(replaced.slots!.content![0]!.derived, ['anchor']);
+    assert.equal(Object.hasOwn(findComponent(page.layout, 'h-1')!, 'derived'), false, 'the page is left as it was');
+    const recomputed = structuredClone(page);
+    findComponent(recomputed.layout, 'h-1')!.props.anchor = 'our-cookies-again';
+    assert.deepEqual(applyOutputsWithResults(recomputed, [output]).results, [{ call_id: 'call-1', status: 'applied' }]);
+  });
+});
+
 describe("the server's report of the person's changes leaves derived props out (spec §10.1, §16.1)", () => {
+  it('prints the same props with another derived list afresh, never from the cache of the first', () => {
+    const props = { text: 'Our cookies', level: 2, anchor: 'our-cookies' };
+    const cached = new PropsPrints();
+    const node = (derived: string[]): ComponentNode => ({ uuid: 'h', component: 'sdc.demo.heading', props, derived });
+    const first = cached.nodeHash(node(['anchor']));
+    const second = cached.nodeHash(node(['anchor', 'level']));
+    assert.equal(second, new PropsPrints().nodeHash(node(['anchor', 'level'])));
+    assert.notEqual(first, second);
+  });
+
   it('does not report a derived prop the node lists, nor the node when only that prop changed', () => {
     const before = headingPage();
     const after = headingPage();

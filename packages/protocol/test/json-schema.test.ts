@@ -347,6 +347,16 @@ describe('hand-built messages', () => {
         },
       }),
     ],
+    [
+      'a "constructor" derived prop name (spec §10.1)',
+      hop1({
+        context: {
+          current_layout: {
+            regions: { content: { components: [{ uuid: 't1', component: 'x', props: {}, derived: ['constructor'] }] } },
+          },
+        },
+      }),
+    ],
   ];
   for (const [label, request] of badRequests) {
     it(`rejects ${label}, in ajv and in zod`, () => {

@@ -267,6 +267,7 @@ function serverDeps(options: AppOptions): {
   checkAgentTools(options.agents, Object.keys(tools), options.agentsSource ?? 'the agents config');
   const ttl = { ...DEFAULT_TTLS, ...options.ttl };
   checkLockOutlastsDecisions(options.provider, ttl.lockMs);
+  checkDerivedProps(options.catalog);
   // Every request's steps take turns, so no request holds the event loop for more than one step (spec §13).
   const turnstile = new Turnstile();
   const quotas = options.quotas ?? {};
@@ -440,6 +441,23 @@ function checkLockOutlastsDecisions(provider: ModelProvider, lockMs: number): vo
       `more than the turn lock's ${lockMs} ms allow (${LOCK_MARGIN_MS} ms are kept for the rest of the hop). ` +
       'Lower the timeout or the retries, or raise ttl.lockMs.',
   ]);
+}
+
+/**
+ * A catalog given to `createApp` as an object has not been through the catalog file's schema: a derived prop that is
+ * required or has a default is refused here too, at start-up (spec §10.1).
+ */
+function checkDerivedProps(catalog: Catalog): void {
+  const problems: string[] = [];
+  for (const component of catalog.components ?? []) {
+    for (const [name, prop] of Object.entries(component.props ?? {})) {
+      if (!prop.derived) continue;
+      const where = `createApp catalog: ${component.id}.props.${name}`;
+      if (prop.required) problems.push(`${where}: a derived prop cannot be required (spec §10.1)`);
+      if (prop.default !== undefined) problems.push(`${where}: a derived prop cannot have a default (spec §10.1)`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 /** Methods that change nothing: no origin check (a cross-site page cannot read their answers). */

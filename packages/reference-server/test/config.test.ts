@@ -3,6 +3,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { AgentsConfig, type Catalog } from '@canvas-ai/protocol';
 import { parse, stringify } from 'yaml';
 import { createApp } from '../src/app.js';
 import { ConfigError } from '../src/config-error.js';
@@ -112,6 +113,40 @@ describe('agents config validated at start-up', () => {
         ]);
         return true;
       },
+    );
+  });
+
+  it('refuses a catalog object with a derived prop that is required or has a default, one line each (spec §10.1)', () => {
+    const catalog = {
+      components: [
+        {
+          id: 'x.heading',
+          name: 'Heading',
+          description: 'A heading.',
+          props: {
+            anchor: { type: 'string', derived: true, required: true },
+            slug: { type: 'string', derived: true, required: false, default: 'top' },
+          },
+          slots: {},
+        },
+      ],
+      image_origins: [],
+    } as Catalog;
+    assert.throws(
+      () =>
+        createApp({
+          agents: AgentsConfig.parse(parse('main_agent: a\nagents: {a: {label: A, description: A, system_prompt: A}}')),
+          catalog,
+          provider: new ScriptedProvider([]),
+          log: silentLogger,
+        }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        JSON.stringify(error.problems) ===
+          JSON.stringify([
+            'createApp catalog: x.heading.props.anchor: a derived prop cannot be required (spec §10.1)',
+            'createApp catalog: x.heading.props.slug: a derived prop cannot have a default (spec §10.1)',
+          ]),
     );
   });
 

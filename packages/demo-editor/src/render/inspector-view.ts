@@ -13,13 +13,17 @@ export interface InspectorViewState {
 }
 
 /**
- * The selected component's string props, one text input each, committed on change (Enter or leaving the field), and
+ * The selected component's string props but the derived ones, one text input each, committed on change (Enter or leaving the field), and
  * a Remove button. The person edits the page here while the agent works; the next hop carries what they did.
  */
 export function inspectorView(state: InspectorViewState): TemplateResult {
   const node = state.selected === null ? undefined : findComponent(state.document.layout, state.selected);
   if (!node) return html`<p class="inspector-empty">Click a component on the page to edit it.</p>`;
-  const strings = Object.entries(node.props).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  // A derived prop is the editor's to compute (spec §10.1): shown on the page, not offered for editing.
+  const derived = new Set(node.derived ?? []);
+  const strings = Object.entries(node.props).filter(
+    (entry): entry is [string, string] => typeof entry[1] === 'string' && !derived.has(entry[0]),
+  );
   // Keyed by uuid: selecting another component gets fresh inputs, not the last one's half-typed text.
   return html`${keyed(
     node.uuid,

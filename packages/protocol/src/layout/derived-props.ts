@@ -8,6 +8,18 @@ export function catalogDerived(component: CatalogComponent): string[] {
     .map(([name]) => name);
 }
 
+/**
+ * `node` (a copy the caller owns) and every node inside it, each with `derived` listing its derived props, the
+ * catalog's marks included: a `replaces` a host compares without the catalog (spec §10.1).
+ */
+export function withDerivedListed(node: ComponentNode, derivedOf: DerivedOf): ComponentNode {
+  const derived = derivedOf(node);
+  if (derived.length > 0) node.derived = [...derived];
+  for (const children of Object.values(node.slots ?? {}))
+    for (const child of children) withDerivedListed(child, derivedOf);
+  return node;
+}
+
 /** Which props of a node are derived: the ones it lists and, with a catalog, the ones its component marks. */
 export type DerivedOf = (node: ComponentNode) => readonly string[];
 

@@ -6,6 +6,11 @@ interface Printed {
   hash: number | undefined;
 }
 
+/** The prints of props without some of them: which ones were left out, so another list is not served from it. */
+interface PrintedWithout extends Printed {
+  leftOut: string;
+}
+
 /**
  * `JSON.stringify` and a hash of props objects, each computed once per object for as long as this cache lives. A
  * hop keeps one: its request's props objects are parsed once and never changed (the reducer copies what it
@@ -17,7 +22,7 @@ interface Printed {
 export class PropsPrints {
   readonly #printed = new Map<Props, Printed>();
   /** The prints of props without their derived props, for the nodes that hold some (spec §10.1). */
-  readonly #withoutDerived = new Map<Props, Printed>();
+  readonly #withoutDerived = new Map<Props, PrintedWithout>();
 
   /**
    * `derivedOf`: which props of a node its host computes (spec §10.1); they are left out of {@link nodeHash}, so a
@@ -29,11 +34,14 @@ export class PropsPrints {
   nodeHash(node: ComponentNode): number {
     const derived = this.derivedOf(node);
     if (!derived.some((name) => Object.hasOwn(node.props, name))) return this.hash(node.props);
+    // Keyed by the props object, like the plain prints, and checked against the names left out: the same props with
+    // another derived list (a host that changed it, a cache used across hops) are printed again, not served stale.
+    const leftOut = derived.join('\u0000');
     let entry = this.#withoutDerived.get(node.props);
-    if (entry === undefined) {
+    if (entry === undefined || entry.leftOut !== leftOut) {
       const own = { ...node.props };
       for (const name of derived) delete own[name];
-      entry = { json: JSON.stringify(own), hash: undefined };
+      entry = { json: JSON.stringify(own), hash: undefined, leftOut };
       this.#withoutDerived.set(node.props, entry);
     }
     entry.hash ??= fnv(entry.json, FNV_OFFSET);

@@ -105,10 +105,14 @@ function compareOutput(
       problems.push(`${about} placed_props ${show(want.placed_props)} but got ${show(props)}`);
   }
   if (want.placed_derived !== undefined) {
-    const derived =
-      got.type === 'place_components' ? placedNodes([got], catalog).map((node) => node.derived ?? []) : [];
+    const nodes = got.type === 'place_components' ? placedNodes([got], catalog) : [];
+    const derived = nodes.map((node) => node.derived ?? []);
     if (!sameJson(want.placed_derived, derived))
       problems.push(`${about} placed_derived ${show(want.placed_derived)} but got ${show(derived)}`);
+    // A node without derived props carries no `derived` at all (spec §10.1), not an empty list.
+    const empty = nodes.filter((node) => node.derived?.length === 0).map((node) => node.uuid);
+    if (empty.length > 0)
+      problems.push(`${about} placed ${empty.join(', ')} with an empty derived list instead of none`);
   }
   if (want.operations !== undefined) {
     const wantOps = want.operations.map((op) =>

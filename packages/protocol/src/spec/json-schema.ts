@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { HopRequest } from '../wire/hop-request.js';
 import { FORBIDDEN_KEYS, SafeKey } from '../wire/json.js';
+import { DerivedProps } from '../wire/layout.js';
 import type { SpecMessage } from './messages.js';
 import { schemaFileName } from './messages.js';
 
@@ -24,6 +25,10 @@ function addRefinements(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: JsonSche
   }
   if (ctx.zodSchema === SafeKey) {
     ctx.jsonSchema.not = { enum: [...FORBIDDEN_KEYS] };
+  }
+  if (ctx.zodSchema === DerivedProps && typeof ctx.jsonSchema.items === 'object') {
+    // A derived prop's name is a prop name: never one of the keys the pollution guard refuses (spec §10.1).
+    (ctx.jsonSchema.items as JsonSchema).not = { enum: [...FORBIDDEN_KEYS] };
   }
   if (ctx.zodSchema === HopRequest) {
     // Hop 1 starts the turn: it needs the transcript. (That its last message is the user's cannot be said here.)

@@ -7,13 +7,13 @@ import { ToolInputError, type ToolDefinition } from './tool-definition.js';
 import { GetComponentDetailsInput } from './tool-inputs.js';
 
 /**
- * `get_component_details` (spec §12): the props (type, enum, required, default, description, examples) and slots (with
+ * `get_component_details` (spec §12): the props (type, enum, required, default, derived, description, examples) and slots (with
  * their allowed children) of catalog components, as YAML-like text. Changes nothing, so it has no output.
  */
 export const getComponentDetailsTool: ToolDefinition<GetComponentDetailsInput> = {
   name: 'get_component_details',
   description:
-    'Get the props (type, allowed values, required, default, examples) and slots of catalog components by id.',
+    'Get the props (type, allowed values, required, default, derived, examples) and slots of catalog components by id.',
   input: GetComponentDetailsInput,
   allowParallel: true,
   execute(input, context) {

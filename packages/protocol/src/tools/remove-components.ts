@@ -1,3 +1,4 @@
+import { derivedPropsOf, withDerivedListed } from '../layout/derived-props.js';
 import { locate, subtreeUuids } from '../layout/tree-edit.js';
 import type { ComponentNode } from '../wire/layout.js';
 import type { RemoveComponentsOutput } from '../wire/outputs.js';
@@ -23,6 +24,7 @@ export const removeComponentsTool: ToolDefinition<RemoveComponentsInput> = {
   allowParallel: true,
   outputType: NAME,
   execute(input, context) {
+    const derivedOf = derivedPropsOf(context.catalog);
     const layout = context.document.layout;
     const problems: string[] = [];
     const found = new Map<string, ComponentNode>();
@@ -44,8 +46,11 @@ export const removeComponentsTool: ToolDefinition<RemoveComponentsInput> = {
       type: NAME,
       call_id: context.callId,
       uuids,
-      // What the host must still hold for the removal to apply: a person's change inside it meanwhile is kept.
-      replaces: Object.fromEntries(uuids.map((uuid) => [uuid, structuredClone(found.get(uuid)!)])),
+      // What the host must still hold for the removal to apply: a person's change inside it meanwhile is kept. Each
+      // node lists its derived props, the catalog's marks included, so the host skips them (spec §10.1).
+      replaces: Object.fromEntries(
+        uuids.map((uuid) => [uuid, withDerivedListed(structuredClone(found.get(uuid)!), derivedOf)]),
+      ),
     };
     const lines = uuids.map((uuid) => {
       const { node, target, index } = locate(layout, uuid)!;
