@@ -35,6 +35,9 @@ const LOCK_TIMING =
 const WORK_BOUND =
   "what a request costs the server is time and memory, not an answer: a bounded and an unbounded server answer alike; the protocol's tests cover the bounds (packages/protocol/test/json-bounds.test.ts) and pnpm bench measures the stall (bench/README.md, attack bodies)";
 
+const ADMIN_SURFACE =
+  "the admin surface is optional (spec §19) and opened by the operator's token, which the kit is not given; the reference server's tests cover it over HTTP: off without a token, 401 without or with a wrong one or with the session cookie and CSRF token alone, the constant-time compare, 403 from another origin (packages/reference-server/test/agent-settings.test.ts)";
+
 const WORK_GROWTH =
   "how the server's work grows with a request is CPU time, not an answer: a linear and a quadratic server answer alike, and the kit does not time servers; pnpm bench measures it (bench/README.md, cost growth: each request and model-reply shape at 1× and 4× its size)";
 
@@ -680,6 +683,13 @@ export const MUST_MATRIX: readonly MustRow[] = [
     reason:
       "a server's start-up and its configuration cannot be observed over HTTP,; the protocol's and the reference server's config tests cover every rule (packages/protocol/test/agents-config.test.ts, packages/reference-server/test/config.test.ts)",
   },
+  {
+    section: '12.4',
+    says: 'a turn in flight MUST keep the agent it started with',
+    group: 'config',
+    reason:
+      "needs the settings changed mid-turn, which only the server's operator can do (its config, or the optional admin surface the kit holds no token for); the reference server's tests change them between hops of a main-agent turn and of a picked one (packages/reference-server/test/agent-settings.test.ts)",
+  },
   // spec §13 Size limits
   {
     section: '13',
@@ -840,6 +850,15 @@ export const MUST_MATRIX: readonly MustRow[] = [
       'turn-rules.failed-turn-gone',
     ],
   },
+  // spec §19 The admin surface (optional)
+  { section: '19', says: 'the surface MUST NOT exist (404)', group: 'admin', reason: ADMIN_SURFACE },
+  {
+    section: '19',
+    says: 'A request MUST carry `Authorization: Bearer <token>`',
+    group: 'admin',
+    reason: ADMIN_SURFACE,
+  },
+  { section: '19', says: 'The session cookie and the CSRF token', group: 'admin', reason: ADMIN_SURFACE },
 ];
 
 /** GitHub's anchor of a markdown heading. */
