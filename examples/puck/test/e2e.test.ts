@@ -41,8 +41,11 @@ after(async () => {
   await server?.stop();
 });
 
-/** The example with every hop and cancel recorded, and hop `hold` (if given) held until `release()`. */
-async function openExample(hold?: number) {
+/**
+ * The example (at `path`: `dev/` is React's development build) with every hop and cancel recorded, and hop `hold`
+ * (if given) held until `release()`.
+ */
+async function openExample(hold?: number, path = '') {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   const hops: HopRequest[] = [];
@@ -66,7 +69,7 @@ async function openExample(hold?: number) {
     }
     await route.fallback();
   });
-  await page.goto(server.url);
+  await page.goto(new URL(path, `${server.url}/`).href);
   await page.locator('.chat form').waitFor();
   await page.frameLocator('#preview-frame').locator('body').waitFor({ state: 'attached' });
   return {
@@ -85,13 +88,15 @@ async function send(page: Page, text: string): Promise<void> {
   await page.getByRole('button', { name: 'Send' }).click();
 }
 
+/** Puck's state as `getPuck()` gives it, the parts the test reads. */
+interface PuckStateRaw {
+  appState: { data: { content: PuckState['content']; root: { props?: { title?: string } } } };
+  history: { histories: unknown[]; index: number };
+}
+
 function puck(page: Page): Promise<PuckState> {
   return page.evaluate(() => {
-    type Puck = {
-      appState: { data: { content: PuckState['content']; root: { props?: { title?: string } } } };
-      history: { histories: unknown[]; index: number };
-    };
-    const { appState, history } = (window as unknown as { getPuck(): Puck }).getPuck();
+    const { appState, history } = (window as unknown as { getPuck(): PuckStateRaw }).getPuck();
     return {
       content: appState.data.content,
       title: appState.data.root.props?.title ?? '',
@@ -126,7 +131,10 @@ describe('Puck with a chat on /loop against the reference server', () => {
       await page.frameLocator('#preview-frame').locator('.hero h1').click();
       const field = page.locator('.fields input[name="title"]');
       await field.fill('Mill Lane, since 1921');
-      await page.waitForTimeout(400); // Puck records an edit 250 ms after it
+      // Puck records the edit as an entry of its history (250 ms after it).
+      await page.waitForFunction(
+        () => (window as unknown as { getPuck(): PuckStateRaw }).getPuck().history.histories.length === 2,
+      );
       await release();
       await page.locator('.chat .message.answer').waitFor({ timeout: 30_000 });
 
@@ -139,6 +147,9 @@ describe('Puck with a chat on /loop against the reference server', () => {
         hops[3]?.context.current_layout.regions.content?.components[0]?.props.title,
         'Mill Lane, since 1921',
       );
+      // The anchor Puck computes from the title (resolveData; the glue for what the agent placed) is sent as derived.
+      const hero = hops[2]?.context.current_layout.regions.content?.components[0];
+      assert.deepEqual([hero?.props.anchor, hero?.derived], ['mill-lane-bakery', ['anchor']]);
       assert.deepEqual(hops.at(-1)?.context.page, { title: 'Mill Lane Bakery' });
       // protocol → Puck: the components in Puck's data and its preview; the person's title kept.
       await turnRecorded(page);
@@ -148,7 +159,11 @@ describe('Puck with a chat on /loop against the reference server', () => {
         [
           {
             type: 'Hero',
-            props: { title: 'Mill Lane, since 1921', description: 'Sourdough, rye and croissants, baked at dawn.' },
+            props: {
+              title: 'Mill Lane, since 1921',
+              description: 'Sourdough, rye and croissants, baked at dawn.',
+              anchor: 'mill-lane-since-1921', // Puck's resolveData, after the person's edit
+            },
             id: 'string',
           },
           { type: 'Button', props: { label: 'Order now', href: '/order' }, id: 'string' },
@@ -204,6 +219,18 @@ describe('Puck with a chat on /loop against the reference server', () => {
       // Puck's Redo, the chat's Undo taken back: the turn is on the page again.
       await page.locator('.toolbar').getByRole('button', { name: 'Redo' }).click();
       assert.deepEqual(await types(page), ['Hero', 'Button']);
+      // Puck's Duplicate gives the copy an id of its own, so the agent never sees one uuid twice.
+      const uuids = await page.evaluate(() => {
+        type Puck = {
+          dispatch(action: unknown): void;
+          appState: { data: { content: Array<{ props: { id: string } }> } };
+        };
+        const getPuck = (window as unknown as { getPuck(): Puck }).getPuck;
+        getPuck().dispatch({ type: 'duplicate', sourceIndex: 0, sourceZone: 'root:default-zone' });
+        return getPuck().appState.data.content.map((item) => item.props.id);
+      });
+      assert.equal(uuids.length, 3);
+      assert.equal(new Set(uuids).size, 3, 'every component has its own uuid');
     } finally {
       await close();
     }
@@ -226,25 +253,35 @@ describe('Puck with a chat on /loop against the reference server', () => {
     }
   });
 
-  it('resumes a turn once after a reload mid-turn, and finishes it', async () => {
-    const { page, hops, held, close } = await openExample(3);
-    try {
-      await send(page, MESSAGE);
-      await held();
-      const before = hops.length;
-      await page.reload();
-      await page.locator('.chat .message.answer').waitFor({ timeout: 30_000 });
-      const after = hops.slice(before).map((hop) => hop.hop);
-      assert.deepEqual(after, [3, 4, 5], 'each hop after the reload went once');
-      assert.deepEqual(await types(page), ['Hero', 'Button']);
-      assert.equal(await page.locator('#page-title').textContent(), 'Mill Lane Bakery');
-      const messages = await shown(page);
-      assert.equal(messages.filter((text) => text === ANSWER).length, 1, 'the answer shown once');
-      assert.equal(messages[0], MESSAGE, 'the conversation was kept');
-    } finally {
-      await close();
-    }
-  });
+  for (const [build, path] of [
+    ['production', ''],
+    ['development (StrictMode mounts the chat twice)', 'dev/'],
+  ] as const)
+    it(`resumes a turn once after a reload mid-turn, and finishes it: React's ${build} build`, async () => {
+      const { page, hops, held, close } = await openExample(3, path);
+      try {
+        await send(page, MESSAGE);
+        await held();
+        const before = hops.length;
+        await page.reload();
+        await page.locator('.chat .message.answer').waitFor({ timeout: 30_000 });
+        const after = hops.slice(before).map((hop) => hop.hop);
+        assert.deepEqual(after, [3, 4, 5], 'each hop after the reload went once');
+        assert.deepEqual(await types(page), ['Hero', 'Button']);
+        assert.equal(await page.locator('#page-title').textContent(), 'Mill Lane Bakery');
+        const messages = await shown(page);
+        assert.equal(messages.filter((text) => text === ANSWER).length, 1, 'the answer shown once');
+        assert.equal(messages[0], MESSAGE, 'the conversation was kept');
+        // Puck's history starts at the reload: the chat's Undo takes back the whole turn (its inverse outputs), the hero
+        // placed before the reload included, though Puck filled in its anchor since (a derived prop: no conflict).
+        await page.locator('.chat .controls').getByRole('button', { name: 'Undo' }).click();
+        await page.locator('.chat .message.note', { hasText: 'Undone' }).waitFor();
+        assert.deepEqual(await types(page), []);
+        assert.equal(await page.locator('#page-title').textContent(), 'Untitled page');
+      } finally {
+        await close();
+      }
+    });
 });
 
 describe('Puck with a chat on /loop and the mock, no agent server', () => {

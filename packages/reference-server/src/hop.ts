@@ -88,7 +88,7 @@ export async function runHop(
       agent,
       turn,
       previousOutputs,
-      prints: new PropsPrints(),
+      prints: new PropsPrints(deps.derivedOf),
       tools,
       events,
     });
