@@ -70,6 +70,19 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'methods',
     checks: ['door.head'],
   },
+  {
+    section: '3.1',
+    says: 'A server that sends one MUST give two different',
+    group: 'agents-etag',
+    reason:
+      "the agents of a server change only by its operator (its config, or an admin surface), which the kit does not hold; the reference server's tests change them and compare the versions (packages/reference-server/test/agent-settings.test.ts)",
+  },
+  {
+    section: '3.1',
+    says: 'It MUST answer a `GET` whose `If-None-Match`',
+    group: 'agents-etag',
+    checks: ['agents.etag'],
+  },
   // spec §4 Transport
   {
     section: '4.1',
@@ -743,6 +756,13 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'config',
     reason:
       "a server's start-up cannot be observed over HTTP; the kit bounds the turn it plays by the largest max_hops (invariants.turn-completes), and the reference server's config tests cover the refusal (packages/reference-server/test/config.test.ts)",
+  },
+  {
+    section: '12.4',
+    says: 'A server MUST refuse settings that break one of these rules',
+    group: 'config',
+    reason:
+      "a server's start-up and its configuration cannot be observed over HTTP,; the protocol's and the reference server's config tests cover every rule (packages/protocol/test/agents-config.test.ts, packages/reference-server/test/config.test.ts)",
   },
   // spec §13 Size limits
   {

@@ -11,6 +11,7 @@ import { invariantChecks } from './checks/invariants.js';
 import { limitChecks } from './checks/limits.js';
 import { replayChecks } from './checks/replay.js';
 import { scenarioChecks } from './checks/scenarios.js';
+import { agentsChecks } from './checks/agents.js';
 import { schemaChecks } from './checks/schemas.js';
 import { statusChecks } from './checks/status.js';
 import { streamChecks } from './checks/stream.js';
@@ -49,6 +50,7 @@ export function planChecks(level: ConformanceLevel, inputs: PlanInputs): Conform
     ...capabilityChecks,
     ...scriptedChecks,
     ...streamChecks,
+    ...agentsChecks,
     ...schemaChecks,
   ];
   return all.filter((check) => check.level <= level);

@@ -75,9 +75,14 @@ export { AgentSummary, AgentsResponse } from './wire/agents.js';
 export { Catalog, CatalogComponent, PropDefinition, PropType, SlotDefinition } from './config/catalog.js';
 export {
   AgentDefinition,
+  AgentSettings,
   AgentsConfig,
   agentsResponse,
+  canvasAgentIds,
   PageField,
+  type SettingsProblem,
+  type SettingsRules,
+  settingsProblems,
   ToolSettings,
   ToolName,
 } from './config/agents-config.js';

@@ -1,6 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { AgentsConfig, AgentsResponse, agentsResponse, DEFAULT_AGENT_HOPS, MAX_AGENT_HOPS } from '../src/index.js';
+import {
+  AgentsConfig,
+  AgentsResponse,
+  agentsResponse,
+  canvasAgentIds,
+  DEFAULT_AGENT_HOPS,
+  MAX_AGENT_HOPS,
+  settingsProblems,
+} from '../src/index.js';
 
 // The agents config schema's own rules: the max_hops bound and the cross-references between its keys.
 
@@ -49,6 +57,58 @@ describe('AgentsConfig: cross-references name agents defined under agents', () =
   it('accepts a picker agent that is defined', () => {
     const parsed = AgentsConfig.parse(config({}, { tools: ['b'], agents: { a: agent(), b: agent() } }));
     assert.deepEqual(parsed.tools, ['b']);
+  });
+});
+
+describe('AgentsConfig: the settings rules (spec §12.4)', () => {
+  /** Three agents: the site's own `qa` and `builder`, and a third party's `vendor`, left off the allow-list. */
+  const agents = { qa: agent(), builder: agent(), vendor: agent() };
+
+  /** The problems of a config, as `key: message` lines. */
+  function problems(value: Record<string, unknown>): string[] {
+    const result = AgentsConfig.safeParse({ agents, canvas_agents: ['qa', 'builder'], ...value });
+    return result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  }
+
+  it('accepts a main agent and tools chosen among the canvas agents', () => {
+    assert.deepEqual(problems({ main_agent: 'qa', tools: ['builder'] }), []);
+  });
+
+  it('refuses a main agent that is also a tool, naming the tool', () => {
+    assert.deepEqual(problems({ main_agent: 'qa', tools: ['builder', 'qa'] }), [
+      'tools.1: "qa" is the main agent; remove it from tools (the main agent answers when nothing is picked)',
+    ]);
+  });
+
+  it('refuses agents that are not canvas agents or not defined, one problem each', () => {
+    assert.deepEqual(problems({ main_agent: 'vendor', tools: ['builder'] }), [
+      'main_agent: main_agent "vendor" is not a canvas agent; add it to canvas_agents or pick one of: qa, builder',
+    ]);
+    assert.deepEqual(problems({ main_agent: 'qa', tools: ['vendor', 'ghost'] }), [
+      'tools.0: tools names "vendor", which is not a canvas agent; add it to canvas_agents or pick one of: qa, builder',
+      'tools.1: tools names "ghost", which is not defined under agents (defined: qa, builder, vendor)',
+    ]);
+  });
+
+  it('refuses a tool listed twice', () => {
+    assert.deepEqual(problems({ main_agent: 'qa', tools: ['builder', 'builder'] }), [
+      'tools.1: "builder" is listed twice in tools; list it once',
+    ]);
+  });
+
+  it('refuses an allow-list naming an agent that is not defined', () => {
+    const result = AgentsConfig.safeParse({ main_agent: 'qa', agents, canvas_agents: ['qa', 'ghost'] });
+    assert.equal(result.success, false);
+    if (!result.success) {
+      assert.deepEqual(result.error.issues[0]!.path, ['canvas_agents', 1]);
+      assert.match(result.error.issues[0]!.message, /canvas_agents names "ghost", which is not defined under agents/);
+    }
+  });
+
+  it('takes every defined agent as a canvas agent when the config has no allow-list', () => {
+    const parsed = AgentsConfig.parse({ main_agent: 'vendor', tools: ['qa'], agents });
+    assert.deepEqual(canvasAgentIds(parsed), ['qa', 'builder', 'vendor']);
+    assert.deepEqual(settingsProblems({ main_agent: 'vendor', tools: ['qa'] }, parsed), []);
   });
 });
 

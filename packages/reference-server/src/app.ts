@@ -13,6 +13,7 @@ import {
 import { HopError, isHopError, pauseFor, readHopRequest, type ToolDefinition } from '@canvas-ai/protocol/server';
 import type { AppEnv, ConnectionInfo } from './app-env.js';
 import { checkAgentTools } from './agents/check-agents.js';
+import { agentsEtag, matchesIfNoneMatch } from './agents-etag.js';
 import { ConfigError } from './config-error.js';
 import { cancelTurn } from './cancel.js';
 import { BodyBudget } from './body-budget.js';
@@ -188,7 +189,15 @@ export function createApp(options: AppOptions): CanvasAiApp {
 
   app.get('/healthz', (c) => c.json({ status: 'ok', protocol: PROTOCOL_VERSION } satisfies HealthResponse));
 
-  app.get('/api/agents', (c) => c.json(agentsResponse(options.agents)));
+  // Versioned (spec §3.1): a client asks again at every turn and when its page is shown again; a 304 costs nothing.
+  app.get('/api/agents', async (c) => {
+    const body = agentsResponse(options.agents);
+    const etag = await agentsEtag(body);
+    c.header('ETag', etag);
+    c.header('Cache-Control', 'no-cache');
+    if (matchesIfNoneMatch(c.req.header('if-none-match'), etag)) return c.body(null, 304);
+    return c.json(body);
+  });
 
   app.get('/api/token', session.read, session.orMint, async (c) => {
     c.header('Cache-Control', 'no-store');

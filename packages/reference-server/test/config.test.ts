@@ -96,6 +96,25 @@ describe('agents config validated at start-up', () => {
     );
   });
 
+  it('refuses a config breaking several settings rules with one line per problem, each naming the file', async () => {
+    const file = join(dir, 'settings-rules.yaml');
+    await assert.rejects(
+      loadVariant('settings-rules', (config) => {
+        config.agents.vendor = { label: 'Vendor', description: 'A third party.', system_prompt: 'Sell.' };
+        config.main_agent = 'vendor';
+        config.tools = ['page_builder', 'page_builder', 'ghost'];
+      }),
+      (error: Error) => {
+        assert.deepEqual(error.message.split('\n'), [
+          `${file}: main_agent: main_agent "vendor" is not a canvas agent; add it to canvas_agents or pick one of: qa, page_builder, copy_editor`,
+          `${file}: tools.1: "page_builder" is listed twice in tools; list it once`,
+          `${file}: tools.2: tools names "ghost", which is not defined under agents (defined: qa, page_builder, copy_editor, vendor)`,
+        ]);
+        return true;
+      },
+    );
+  });
+
   it('refuses a backend tool whose name is already taken', () => {
     const tool = {
       name: 'place_components',

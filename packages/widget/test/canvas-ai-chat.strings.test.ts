@@ -41,6 +41,7 @@ const ARABIC: ChatStrings = {
   pickAgent: 'اختر وكيلًا للرسالة التالية',
   agentList: 'الوكلاء',
   backTo: (agent) => `العودة إلى ${agent}`,
+  toolGone: (tool) => `لم يعد ${tool} متاحًا.`,
   announcer: 'تحديثات المحادثة',
   send: 'إرسال',
   messages: 'الرسائل',

@@ -40,6 +40,71 @@ export const PageField = z
 export type PageField = z.infer<typeof PageField>;
 
 /**
+ * Who answers and what the picker offers (spec §12.4): the part of the agents config a site admin changes, in the
+ * agents file or while the server runs.
+ */
+export const AgentSettings = z
+  .object({
+    /** The agent that answers when the user picks none. */
+    main_agent: AgentId,
+    /** The other agents offered in the tools picker, one per message. */
+    tools: z.array(AgentId).default([]),
+  })
+  .meta({ id: 'AgentSettings', description: 'The main agent and the agents offered in the tools picker.' });
+export type AgentSettings = z.infer<typeof AgentSettings>;
+
+/** What {@link settingsProblems} checks settings against: the agents defined, and the canvas agents' allow-list. */
+export interface SettingsRules {
+  agents: Readonly<Record<string, unknown>>;
+  /** The site's own canvas agents; absent, every defined agent is one. */
+  canvas_agents?: readonly string[];
+}
+
+/** One broken settings rule: the key it is at and what is wrong, with the fix. */
+export interface SettingsProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * The settings rules (spec §12.4), one problem per broken rule: the main agent and every tool are defined and are
+ * canvas agents (on the allow-list), the main agent is never offered as a tool, and no tool is listed twice. The one
+ * check of both the agents file and the admin surface.
+ */
+export function settingsProblems(settings: AgentSettings, rules: SettingsRules): SettingsProblem[] {
+  const problems: SettingsProblem[] = [];
+  // Own keys only: `in` would also find `toString` or `constructor` on the prototype of every object.
+  const defined = Object.keys(rules.agents);
+  const allowed = rules.canvas_agents ?? defined;
+  const definedList = defined.join(', ') || 'none';
+  // `subject` is how a message starts: `main_agent "qa" is` or `tools names "qa", which is`.
+  const check = (id: string, path: (string | number)[], subject: string): void => {
+    if (!Object.hasOwn(rules.agents, id)) {
+      problems.push({ path, message: `${subject} not defined under agents (defined: ${definedList})` });
+    } else if (!allowed.includes(id)) {
+      problems.push({
+        path,
+        message: `${subject} not a canvas agent; add it to canvas_agents or pick one of: ${allowed.join(', ') || 'none'}`,
+      });
+    }
+  };
+  check(settings.main_agent, ['main_agent'], `main_agent "${settings.main_agent}" is`);
+  settings.tools.forEach((id, index) => {
+    if (id === settings.main_agent) {
+      problems.push({
+        path: ['tools', index],
+        message: `"${id}" is the main agent; remove it from tools (the main agent answers when nothing is picked)`,
+      });
+    } else if (settings.tools.indexOf(id) !== index) {
+      problems.push({ path: ['tools', index], message: `"${id}" is listed twice in tools; list it once` });
+    } else {
+      check(id, ['tools', index], `tools names "${id}", which is`);
+    }
+  });
+  return problems;
+}
+
+/**
  * The site admin's agents config: one main agent, the agents offered in the picker, and every agent's settings.
  * Cross-references are checked here; whether each named tool exists is the server's check (it owns the tools).
  */
@@ -47,38 +112,35 @@ export const AgentsConfig = z
   .object({
     main_agent: AgentId,
     tools: z.array(AgentId).default([]),
+    /**
+     * The site's own canvas agents: the only ones the main agent and the tools may be, and the only ones a settings
+     * screen offers (third-party agents defined under `agents` stay hidden). Default: every agent defined.
+     */
+    canvas_agents: z.array(AgentId).optional(),
     agents: z.record(AgentId, AgentDefinition),
     page_fields: z.array(PageField).default([]),
     /** Earlier transcript messages fed to the model on hop 1 (the current message always is). */
     history_limit: z.int().min(0).max(1000).default(20),
   })
   .superRefine((config, ctx) => {
-    // Own keys only: `in` would also find `toString` or `constructor` on the prototype of every object.
-    if (!Object.hasOwn(config.agents, config.main_agent)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['main_agent'],
-        message: `main_agent "${config.main_agent}" is not defined under agents (defined: ${Object.keys(config.agents).join(', ') || 'none'})`,
-      });
-    }
-    config.tools.forEach((id, index) => {
-      if (id === config.main_agent) {
+    config.canvas_agents?.forEach((id, index) => {
+      if (!Object.hasOwn(config.agents, id)) {
         ctx.addIssue({
           code: 'custom',
-          path: ['tools', index],
-          message: `"${id}" is the main agent; remove it from tools (the main agent answers when nothing is picked)`,
-        });
-      } else if (!Object.hasOwn(config.agents, id)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['tools', index],
-          message: `tools names "${id}", which is not defined under agents`,
+          path: ['canvas_agents', index],
+          message: `canvas_agents names "${id}", which is not defined under agents`,
         });
       }
     });
+    for (const problem of settingsProblems(config, config)) ctx.addIssue({ code: 'custom', ...problem });
   })
   .meta({ id: 'AgentsConfig', description: 'Agents: the main agent, the picker, prompts, tools and limits.' });
 export type AgentsConfig = z.infer<typeof AgentsConfig>;
+
+/** The agents a settings screen may offer: the canvas agents' allow-list, or every agent defined (spec §12.4). */
+export function canvasAgentIds(config: AgentsConfig): string[] {
+  return config.canvas_agents ?? Object.keys(config.agents);
+}
 
 /** The body of `GET /api/agents` for a config: the main agent and the picker's agents, each as the picker shows it. */
 export function agentsResponse(config: AgentsConfig): AgentsResponse {

@@ -34,7 +34,8 @@ export async function readYamlFile<Schema extends z.ZodType>(file: string, schem
     const problems = parsed.error.issues
       .slice(0, 10)
       .map((issue) => `${issue.path.map(String).join('.') || '(top level)'}: ${issue.message}`);
-    throw new FixtureError(file, problems.join('; '));
+    // One line per problem, each naming the file (spec §12.4: a refused config names every broken rule).
+    throw new FixtureError(file, problems.join(`\n${file}: `));
   }
   return parsed.data;
 }

@@ -8,6 +8,7 @@ import { newId } from '../ids.js';
 import { ChatStorage, type SavedChat } from '../turn-storage.js';
 import type { UndoResult } from '../undo.js';
 import { agentsContext, pickContext, type ToolPick } from './agents-context.js';
+import { AgentsRefresh } from './agents-refresh.js';
 import { canvasAiChatStyles } from './canvas-ai-chat.styles.js';
 import type { ChatMessageContent, ChatOptions, DeepChatElement } from './chat-types.js';
 import { deepChatConfig, namesFor } from './deep-chat-theme.js';
@@ -198,6 +199,8 @@ export class CanvasAiChat extends LitElement {
   @state() private loadedAgents: AgentsResponse | undefined;
   /** Why the last `sendMessage()` was refused, shown until the turn that caused it ends. */
   @state() private refusal: string | undefined;
+  /** Why the picked agent was dropped: the server no longer offers it (shown until the next turn starts). */
+  @state() private pickNotice: string | undefined;
   @query('.chat') private chatSlot!: HTMLElement;
   @query('.announcer') private announcer!: HTMLElement;
 
@@ -208,6 +211,7 @@ export class CanvasAiChat extends LitElement {
     chat: () => this.deepChat,
     settings: () => this.turnSettings(),
     mainAgentId: () => this.effectiveAgents?.main_agent.id,
+    beforeTurn: () => this.beforeTurn(),
     takePick: () => this.takePick(),
     onFailed: (error) => {
       if (error.code === 'csrf_invalid') this.tokenCache?.invalidate();
@@ -222,6 +226,15 @@ export class CanvasAiChat extends LitElement {
   private tokenCache: TokenCache | undefined;
   private pickedAgent: string | undefined;
   private agentsLoading: Promise<void> | undefined;
+  private readonly agentsRefresh = new AgentsRefresh(this, {
+    // Agents the host set take precedence: nothing to ask then.
+    url: () => (this.agents ? undefined : this.agentsEndpoint),
+    credentials: () => this.credentials,
+    current: () => this.loadedAgents,
+    changed: (agents) => {
+      this.loadedAgents = agents;
+    },
+  });
   private readonly agentsProvider = new ContextProvider(this, { context: agentsContext });
   private readonly pickProvider = new ContextProvider(this, { context: pickContext, initialValue: this.toolPick() });
 
@@ -322,7 +335,7 @@ export class CanvasAiChat extends LitElement {
       <div
         part="toolbar"
         class="toolbar"
-        ?hidden=${!hasTools && !running && !this.refusal && !(this.canUndo && !this.noUndo)}
+        ?hidden=${!hasTools && !running && !this.refusal && !this.pickNotice && !(this.canUndo && !this.noUndo)}
       >
         ${
           hasTools
@@ -335,6 +348,7 @@ export class CanvasAiChat extends LitElement {
         }
         <span class="spacer"></span>
         ${this.refusal ? html`<span part="notice" class="notice">${this.refusal}</span>` : nothing}
+        ${this.pickNotice && !this.refusal ? html`<span part="notice" class="notice">${this.pickNotice}</span>` : nothing}
         ${
           this.canUndo && !this.noUndo
             ? html`<button part="undo-button" class="undo" type="button" aria-label=${text.undoLabel} @click=${() => void this.undo()}>${text.undo}</button>`
@@ -354,7 +368,12 @@ export class CanvasAiChat extends LitElement {
     if (!this.turns.busy) this.refusal = undefined;
     if (changed.has('agentsEndpoint') && this.agentsEndpoint) this.agentsLoading = this.loadAgents(this.agentsEndpoint);
     if (changed.has('tokenEndpoint') || changed.has('credentials')) this.tokenCache = undefined;
-    if (changed.has('agents') || changed.has('loadedAgents' as keyof CanvasAiChat)) this.agentsChanged();
+    if (changed.has('agents') || changed.has('loadedAgents' as keyof CanvasAiChat)) {
+      const previous = changed.has('agents')
+        ? (changed.get('agents') as AgentsResponse | undefined)
+        : (changed.get('loadedAgents' as keyof CanvasAiChat) as AgentsResponse | undefined);
+      this.agentsChanged(this.agents ?? previous ?? this.loadedAgents);
+    }
   }
 
   // deep-chat is created once, with its whole configuration, and never re-rendered by Lit: any property set on it, and
@@ -430,11 +449,17 @@ export class CanvasAiChat extends LitElement {
     return this.agents ?? this.loadedAgents;
   }
 
-  private agentsChanged(): void {
+  private agentsChanged(previous: AgentsResponse | undefined): void {
     const agents = this.effectiveAgents;
     this.agentsProvider.setValue(agents);
-    if (this.pickedAgent !== undefined && !agents?.tools.some((agent) => agent.id === this.pickedAgent))
+    const picked = this.pickedAgent;
+    if (picked !== undefined && !agents?.tools.some((agent) => agent.id === picked)) {
+      // The server's settings changed under the pick: dropped, never sent, and the person told why.
       this.setPick(undefined);
+      const label = previous?.tools.find((agent) => agent.id === picked)?.label ?? picked;
+      this.pickNotice = this.text.toolGone(label, agents?.main_agent.label ?? '');
+      this.announce(this.pickNotice);
+    }
     // Reply captions come from `names`; setting it re-renders deep-chat, harmless only while it shows nothing.
     const chat = this.deepChat;
     if (chat && !this.chatOptions?.names && chat.getMessages().length === 0) chat.names = namesFor(agents);
@@ -470,6 +495,16 @@ export class CanvasAiChat extends LitElement {
     };
   }
 
+  /**
+   * Before a turn takes its pick: the agents asked again (spec §3.1), so a tool the server no longer offers is dropped
+   * with a notice and the next message goes to the agents of now.
+   */
+  private async beforeTurn(): Promise<void> {
+    this.pickNotice = undefined;
+    await this.agentsRefresh.beforeTurn();
+    await this.updateComplete;
+  }
+
   /** The pick applies to one message: taking it resets it. */
   private takePick(): string | undefined {
     const agent = this.pickedAgent;
@@ -488,6 +523,7 @@ export class CanvasAiChat extends LitElement {
   }
 
   private setPick(agent: string | undefined): void {
+    if (agent !== undefined) this.pickNotice = undefined;
     const offered = agent === undefined || this.effectiveAgents?.tools.some((candidate) => candidate.id === agent);
     this.pickedAgent = offered ? agent : undefined;
     this.pickProvider.setValue(this.toolPick());

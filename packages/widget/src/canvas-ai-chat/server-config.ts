@@ -29,13 +29,17 @@ export class TokenCache {
   }
 }
 
-/** Loads the agents config for the picker from `agents-endpoint` (`GET /api/agents`). */
+/**
+ * Loads the agents config for the picker from `agents-endpoint` (`GET /api/agents`); `cache: 'no-cache'` has the
+ * browser revalidate what it kept (an unchanged config is a 304, spec §3.1).
+ */
 export async function fetchAgents(
   url: string,
   credentials: RequestCredentials = 'same-origin',
+  cache: RequestCache = 'default',
 ): Promise<AgentsResponse> {
   try {
-    return await fetchJson(url, AgentsResponse, credentials);
+    return await fetchJson(url, AgentsResponse, credentials, cache);
   } catch (error) {
     throw new Error(`Could not load the agents config: ${errorMessage(error)}`, { cause: error });
   }
@@ -45,10 +49,11 @@ async function fetchJson<T>(
   url: string,
   schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
   credentials: RequestCredentials,
+  cache: RequestCache = 'default',
 ): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(url, { credentials, headers: { Accept: 'application/json' } });
+    response = await fetch(url, { credentials, cache, headers: { Accept: 'application/json' } });
   } catch (error) {
     // On another origin, a refused CORS answer looks like a server that is down: the error names the setting.
     const serverOrigin = otherOrigin(url);

@@ -48,6 +48,8 @@ export interface ChatStrings {
   pickAgent: string;
   agentList: string;
   backTo: (mainAgent: string) => string;
+  /** The picked agent is no longer offered (the site's settings changed): the pick was dropped. */
+  toolGone: (tool: string, mainAgent: string) => string;
   /** The chat's live region, which announces the narration and the answers to screen readers. */
   announcer: string;
   /** deep-chat's send button, and its scrolling list of messages. */
@@ -120,6 +122,8 @@ export const DEFAULT_STRINGS: ChatStrings = {
   pickAgent: 'Pick an agent for the next message',
   agentList: 'Agents',
   backTo: (mainAgent) => `Back to ${mainAgent}`,
+  toolGone: (tool, mainAgent) =>
+    `${tool} is no longer offered, so it was unpicked${mainAgent ? `: ${mainAgent} answers` : ''}.`,
   announcer: 'Chat updates',
   send: 'Send',
   messages: 'Messages',

@@ -37,6 +37,8 @@ export interface TurnControllerOptions {
   settings: () => TurnSettings;
   /** The main agent's id, when the agents config is known (the narration block's role until a response names one). */
   mainAgentId: () => string | undefined;
+  /** Awaited when a message is sent, before its pick is taken (the element asks the server's agents again). */
+  beforeTurn: () => Promise<void>;
   /** The agent picked for this message, resetting the pick (a pick applies to one message). */
   takePick: () => string | undefined;
   /** Told when a turn failed, so the element can react (e.g. drop a rejected CSRF token). */
@@ -187,6 +189,7 @@ export class TurnController implements ReactiveController {
   private async run(body: unknown, signals: Signals): Promise<void> {
     const chat = this.options.chat();
     if (!chat) return;
+    await this.options.beforeTurn();
     const agent = this.options.takePick();
     const view = this.progressView(chat, agent);
     await this.session.send(

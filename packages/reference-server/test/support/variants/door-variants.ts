@@ -30,6 +30,18 @@ const KNOWN_FIELDS = new Set([
 ]);
 
 export const DOOR_VARIANTS = {
+  'agents-etag-ignored': {
+    bug: 'GET /api/agents sends an ETag but answers 200 with the whole body to an If-None-Match naming it',
+    group: 'agents-etag',
+    caughtBy: 'agents.etag',
+    build: (fixtures) =>
+      wrap(realApp(fixtures), (request, next) => {
+        if (new URL(request.url).pathname !== '/api/agents') return next(request);
+        const headers = new Headers(request.headers);
+        headers.delete('if-none-match');
+        return next(new Request(request, { headers }));
+      }),
+  },
   'malformed-traceparent-refused': {
     bug: 'a hop whose traceparent is not W3C trace context gets 400 invalid_request instead of being answered as without it',
     group: 'trace-context',
