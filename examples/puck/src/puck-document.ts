@@ -1,13 +1,16 @@
 // The mapping both ways: Puck's data ↔ the protocol's document. Puck's `content` is the `content` region, each item's
 // `props.id` (Puck's own id, e.g. `Hero-<uuid>`) is the component's uuid, and the root's props are the page values.
+// The props Puck computes (its resolveData) are listed as the node's `derived` (spec §10.1).
 import type { CanvasDocument, ComponentNode, JsonValue } from '@canvas-ai/protocol';
 import type { Data } from '@puckeditor/core';
+import { computeProps, DERIVED } from './puck-config.js';
 
 /** Puck → protocol: the page as the agent sees it. */
 export function toDocument(data: Data): CanvasDocument {
   const components: ComponentNode[] = data.content.map(({ type, props }) => {
     const { id, ...rest } = props as Record<string, JsonValue> & { id: string };
-    return { uuid: id, component: String(type), props: rest };
+    const derived = DERIVED[String(type)];
+    return { uuid: id, component: String(type), props: rest, ...(derived ? { derived: [...derived] } : {}) };
   });
   const page: Record<string, JsonValue> = {};
   for (const [name, value] of Object.entries(data.root.props ?? {})) if (value !== '') page[name] = value as JsonValue;
@@ -22,7 +25,7 @@ export function toData(document: CanvasDocument, data: Data): Data {
   const before = new Map(data.content.map((item) => [String(item.props.id), item]));
   const content = (document.layout.regions.content?.components ?? []).map((node) => {
     const kept = before.get(node.uuid);
-    const props = { ...node.props, id: node.uuid };
+    const props = { ...node.props, ...computeProps(node.component, node.props), id: node.uuid };
     const same = kept?.type === node.component && JSON.stringify(kept.props) === JSON.stringify(props);
     return same ? kept : { type: node.component, props };
   });

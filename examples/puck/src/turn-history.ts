@@ -13,7 +13,7 @@ const RECORD_DELAY_MS = 300;
 type Histories = PuckApi['history']['histories'];
 
 export class TurnHistory {
-  private turn: { requestId: string; index: number } | undefined;
+  private turn: { requestId: string; index: number; resumed: boolean } | undefined;
   /** The last turn's entry being written (awaited before the chat's Undo looks for it). */
   private writing: Promise<void> = Promise.resolve();
   /** Whether the person's own edits are inside the last turn's entry (they edited while it ran). */
@@ -23,13 +23,15 @@ export class TurnHistory {
   constructor(private readonly puck: () => PuckApi) {}
 
   /** `onTurnStart`: where Puck's history stands. The glue applies the turn's outputs without recording them. */
-  started(requestId: string): void {
-    this.turn = { requestId, index: this.puck().history.index };
+  started(requestId: string, resumed: boolean): void {
+    this.turn = { requestId, index: this.puck().history.index, resumed };
   }
 
   /**
    * `onTurnEnd`: the page as the turn left it becomes one entry, tagged with the turn. What the person changed while
-   * it ran (entries Puck recorded meanwhile) joins it, so Puck's Undo takes the turn back in one step.
+   * it ran (entries Puck recorded meanwhile) joins it, so Puck's Undo takes the turn back in one step. A turn resumed
+   * after a reload is an entry too, but not tagged: Puck's history starts at the reload, so that entry holds only the
+   * part after it, and the chat's Undo applies the whole turn's inverse outputs instead.
    */
   ended(requestId: string, changedPage: boolean): void {
     const turn = this.turn;
@@ -42,7 +44,8 @@ export class TurnHistory {
       if (history.index < ended) return;
       const start = Math.min(turn.index, history.index);
       this.edited = history.histories.length > start + 1;
-      history.setHistories([...history.histories.slice(0, start + 1), { id: `${TAG}${requestId}`, state: appState }]);
+      const id = turn.resumed ? `resumed:${requestId}` : `${TAG}${requestId}`;
+      history.setHistories([...history.histories.slice(0, start + 1), { id, state: appState }]);
     });
   }
 

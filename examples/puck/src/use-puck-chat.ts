@@ -93,7 +93,7 @@ export function usePuckChat() {
         storage: () => storage,
         messages: () => messagesRef.current,
         onChange: render,
-        onTurnStart: ({ turn }) => history.started(turn.requestId),
+        onTurnStart: ({ turn, resumed }) => history.started(turn.requestId, resumed),
         onTurnEnd: (result) => history.ended(result.requestId, changedPage(result.changes)),
         undoInHistory: ({ requestId }) => history.undo(requestId),
         onUndo: (undone) => {

@@ -147,6 +147,9 @@ describe('Puck with a chat on /loop against the reference server', () => {
         hops[3]?.context.current_layout.regions.content?.components[0]?.props.title,
         'Mill Lane, since 1921',
       );
+      // The anchor Puck computes from the title (resolveData; the glue for what the agent placed) is sent as derived.
+      const hero = hops[2]?.context.current_layout.regions.content?.components[0];
+      assert.deepEqual([hero?.props.anchor, hero?.derived], ['mill-lane-bakery', ['anchor']]);
       assert.deepEqual(hops.at(-1)?.context.page, { title: 'Mill Lane Bakery' });
       // protocol → Puck: the components in Puck's data and its preview; the person's title kept.
       await turnRecorded(page);
@@ -156,7 +159,11 @@ describe('Puck with a chat on /loop against the reference server', () => {
         [
           {
             type: 'Hero',
-            props: { title: 'Mill Lane, since 1921', description: 'Sourdough, rye and croissants, baked at dawn.' },
+            props: {
+              title: 'Mill Lane, since 1921',
+              description: 'Sourdough, rye and croissants, baked at dawn.',
+              anchor: 'mill-lane-since-1921', // Puck's resolveData, after the person's edit
+            },
             id: 'string',
           },
           { type: 'Button', props: { label: 'Order now', href: '/order' }, id: 'string' },
@@ -265,6 +272,12 @@ describe('Puck with a chat on /loop against the reference server', () => {
         const messages = await shown(page);
         assert.equal(messages.filter((text) => text === ANSWER).length, 1, 'the answer shown once');
         assert.equal(messages[0], MESSAGE, 'the conversation was kept');
+        // Puck's history starts at the reload: the chat's Undo takes back the whole turn (its inverse outputs), the hero
+        // placed before the reload included, though Puck filled in its anchor since (a derived prop: no conflict).
+        await page.locator('.chat .controls').getByRole('button', { name: 'Undo' }).click();
+        await page.locator('.chat .message.note', { hasText: 'Undone' }).waitFor();
+        assert.deepEqual(await types(page), []);
+        assert.equal(await page.locator('#page-title').textContent(), 'Untitled page');
       } finally {
         await close();
       }

@@ -594,6 +594,33 @@ export const MUST_MATRIX: readonly MustRow[] = [
     checks: ['invariants.outputs-apply', 'hop-rules.uuid-chaining'],
   },
   { section: '10', says: 'which MUST store it as given', group: 'client', reason: WIDGET },
+  // spec §10.1 Derived props
+  {
+    section: '10.1',
+    says: 'A server MUST refuse, as any invalid tool input',
+    group: 'derived-props',
+    checks: ['tools.derived-props-never-set'],
+  },
+  {
+    section: '10.1',
+    says: 'A server MUST refuse, when it starts, a catalog that marks a prop both',
+    group: 'config',
+    reason:
+      "a server's start-up cannot be observed over HTTP; the protocol's catalog schema refuses such a catalog (packages/protocol/test/derived-props.test.ts)",
+  },
+  {
+    section: '10.1',
+    says: 'A server MUST send every node it places with `derived` listing',
+    group: 'derived-props',
+    checks: ['tools.derived-props-listed'],
+  },
+  {
+    section: '10.1',
+    says: 'MUST skip every prop derived on either node',
+    group: 'client',
+    reason:
+      "a host's comparison cannot be observed by a server; the reference reducer's tests cover it (packages/protocol/test/derived-props.test.ts)",
+  },
   // spec §11 Outputs and how a host applies them
   { section: '11', says: 'A v1 host MUST understand these three types', group: 'client', reason: REDUCER },
   {

@@ -44,6 +44,7 @@ export const SPEC_SECTIONS = {
   whatIsLeft: { number: '8.7', title: 'What is left of a turn', anchor: '87-what-is-left-of-a-turn' },
   narration: { number: '9', title: 'Narration', anchor: '9-narration' },
   layout: { number: '10', title: 'The layout model', anchor: '10-the-layout-model' },
+  derivedProps: { number: '10.1', title: 'Derived props', anchor: '101-derived-props' },
   tools: { number: '12', title: 'Tools', anchor: '12-tools' },
   yaml: { number: '12.1', title: 'YAML in tool inputs', anchor: '121-yaml-in-tool-inputs' },
   propTypes: { number: '12.2', title: 'Prop types', anchor: '122-prop-types' },

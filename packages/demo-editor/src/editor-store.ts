@@ -10,6 +10,7 @@ import {
   type Props,
 } from '@canvas-ai/protocol';
 import type { ApplyInfo } from '@canvas-ai/widget/loop';
+import { withHeadingAnchors } from './heading-anchors.js';
 
 /** What changed in the last apply, so the canvas can highlight it briefly. */
 export interface StoreChange {
@@ -70,7 +71,7 @@ export class EditorStore {
     this.#storage = storage;
     this.#storageKey = storageKey;
     const kept = this.#load();
-    this.#document = kept?.document ?? initial;
+    this.#document = withHeadingAnchors(kept?.document ?? initial);
     this.#undo = kept?.undo ?? [];
   }
 
@@ -110,7 +111,7 @@ export class EditorStore {
    */
   apply(outputs: readonly ToolOutput[], info?: ApplyInfo): ApplyResult[] {
     const { document, results } = applyOutputsWithResults(this.#document, outputs);
-    this.#document = document;
+    this.#document = withHeadingAnchors(document);
     if (info?.kind === 'undo') this.#undo = this.#undo.filter((step) => step.requestId !== info.requestId);
     const applied = new Set(results.filter((r) => r.status === 'applied').map((r) => r.call_id));
     const change: StoreChange = { placed: [], edited: [], pageFields: [] };
@@ -175,7 +176,7 @@ export class EditorStore {
     const step = this.#undo.pop();
     if (!step) return undefined;
     const { document, results } = applyOutputsWithResults(this.#document, step.inverse);
-    this.#document = document;
+    this.#document = withHeadingAnchors(document);
     if (this.#selected !== null && !findComponent(document.layout, this.#selected)) this.#selected = null;
     this.#changed({ placed: [], edited: [], pageFields: [] });
     return { step, rejected: results.filter((result) => result.status === 'rejected') };
@@ -189,7 +190,7 @@ export class EditorStore {
 
   /** Replaces the whole document (a new page), and forgets the undo history. */
   reset(document: CanvasDocument): void {
-    this.#document = document;
+    this.#document = withHeadingAnchors(document);
     this.#selected = null;
     this.#undo = [];
     this.#changed({ placed: [], edited: [], pageFields: [] });
@@ -204,7 +205,7 @@ export class EditorStore {
   /** One of the person's changes, as an output through the reducer, with its undo step. */
   #personChange(label: string, output: ToolOutput): void {
     const { document, inverse } = applyOutputsWithResults(this.#document, [output]);
-    this.#document = document;
+    this.#document = withHeadingAnchors(document);
     if (this.#selected !== null && !findComponent(document.layout, this.#selected)) this.#selected = null;
     this.#push({ label, inverse });
     this.#changed({ placed: [], edited: [], pageFields: [] });

@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './support/browser.js';
 import { openDemo } from './support/demo-page.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
@@ -23,6 +23,22 @@ after(async () => {
   await chromium?.close();
   await page?.close();
 });
+
+/**
+ * Sends `text` once the chat has rendered: before that `sendMessage()` refuses (and says so on the console), and on a
+ * busy machine the module that renders it may still be loading when the element is already in the page.
+ */
+async function sendWhenRendered(tab: Page, text: string): Promise<void> {
+  await tab.waitForFunction(() => (document.querySelector('canvas-ai-chat') as unknown as { chat?: unknown })?.chat);
+  const sent = await tab.evaluate(
+    (message) =>
+      (document.querySelector('canvas-ai-chat') as unknown as { sendMessage(text: string): boolean }).sendMessage(
+        message,
+      ),
+    text,
+  );
+  assert.equal(sent, true, 'the chat took the message');
+}
 
 describe('the demo page with its agent server on another origin', () => {
   let agentServer: ServerProcess;
@@ -80,11 +96,7 @@ describe('the demo page with an agent server that does not list its origin', () 
       await tab.waitForFunction(() => (window as unknown as { __errors: string[] }).__errors.length > 0);
       assert.match((await errors())[0]!, /agents config/, 'the agents config could not be read across origins');
 
-      await tab.evaluate(() =>
-        (document.querySelector('canvas-ai-chat') as unknown as { sendMessage(text: string): void }).sendMessage(
-          'Build a cookie-shop homepage',
-        ),
-      );
+      await sendWhenRendered(tab, 'Build a cookie-shop homepage');
       await tab.locator('canvas-ai-chat .canvas-ai-error').first().waitFor();
       assert.equal(await tab.locator('#canvas [data-uuid]').count(), 0, 'nothing was applied');
       assert.deepEqual(
@@ -119,11 +131,7 @@ describe("G7: the demo page with ?agent-server= naming an origin not on its buil
       tab.on('request', (request) => requested.push(request.url()));
       await tab.goto(`${page.origin}/?agent-server=${encodeURIComponent(elsewhere)}`);
       await tab.waitForFunction(() => document.querySelector('canvas-ai-chat') !== null);
-      await tab.evaluate(() =>
-        (document.querySelector('canvas-ai-chat') as unknown as { sendMessage(text: string): void }).sendMessage(
-          'Build a cookie-shop homepage',
-        ),
-      );
+      await sendWhenRendered(tab, 'Build a cookie-shop homepage');
       await tab.locator('canvas-ai-chat .canvas-ai-error').first().waitFor();
       assert.ok(
         warnings.some((warning) => warning.includes(`?agent-server=${elsewhere} is ignored`)),

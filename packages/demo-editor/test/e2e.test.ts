@@ -310,6 +310,8 @@ describe('the demo editor against the reference server', () => {
       await clickChip(demo, 'Build a cookie-shop homepage');
       assert.equal(await demo.turnEnded(0), 'done');
       assert.equal(await demo.rows(), 5);
+      // The editor filled in the heading's derived anchor (spec §10.1); the undo below removes the heading anyway.
+      assert.equal(await demo.page.locator('h2#baked-by-hand-since-2015').count(), 1);
       const undo = demo.page.locator('canvas-ai-chat [part="undo-button"]');
       await undo.waitFor({ state: 'visible' });
       assert.equal(await undo.getAttribute('aria-label'), "Undo the agent's last turn");

@@ -160,6 +160,7 @@ describe('the fixtures folder', () => {
     assert.equal(fixtures.catalog.components.length, 12);
     assert.deepEqual(Object.keys(fixtures.layouts).sort(), [
       'layouts/cookie-shop.yaml',
+      'layouts/derived.yaml',
       'layouts/empty.yaml',
       'layouts/nested.yaml',
     ]);

@@ -30,8 +30,9 @@ function richLayout(): LooseLayout {
                 {
                   uuid: 'grid-1',
                   component: 'sdc.demo.grid',
-                  props: { columns: 3 },
+                  props: { columns: 3, summary: '2 cards' },
                   slots: { items: [card('c:1'), card('c.2')] },
+                  derived: ['summary'],
                 },
               ],
               aside: [],
@@ -121,6 +122,27 @@ const variants: Array<{ name: string; change: (layout: LooseLayout) => void; sch
     schema: 'refuses',
   },
   { name: 'regions that are a list', change: (l) => (l.regions = []), schema: 'refuses' },
+  {
+    name: 'derived that is not a list',
+    change: (l) => (l.regions.content.components[1].derived = 'x'),
+    schema: 'refuses',
+  },
+  { name: 'an empty derived name', change: (l) => (l.regions.content.components[1].derived = ['']), schema: 'refuses' },
+  {
+    name: 'a derived name of 201 characters',
+    change: (l) => (l.regions.content.components[1].derived = ['x'.repeat(201)]),
+    schema: 'refuses',
+  },
+  {
+    name: 'a forbidden key as a derived name',
+    change: (l) => (l.regions.content.components[1].derived = ['constructor']),
+    schema: 'refuses',
+  },
+  {
+    name: '101 derived names',
+    change: (l) => (l.regions.content.components[1].derived = Array.from({ length: 101 }, (_, i) => `p${i}`)),
+    schema: 'refuses',
+  },
 ];
 
 describe('isPlainLayout: the schema walk skipped only when the schema would return the layout unchanged', () => {

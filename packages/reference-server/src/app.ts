@@ -10,7 +10,14 @@ import {
   type HealthResponse,
   type TokenResponse,
 } from '@canvas-ai/protocol';
-import { HopError, isHopError, pauseFor, readHopRequest, type ToolDefinition } from '@canvas-ai/protocol/server';
+import {
+  derivedPropsOf,
+  HopError,
+  isHopError,
+  pauseFor,
+  readHopRequest,
+  type ToolDefinition,
+} from '@canvas-ai/protocol/server';
 import type { AppEnv, ConnectionInfo } from './app-env.js';
 import { checkAgentTools } from './agents/check-agents.js';
 import { agentsEtag, matchesIfNoneMatch } from './agents-etag.js';
@@ -276,6 +283,7 @@ function serverDeps(options: AppOptions): {
   const deps: ServerDeps = {
     config: options.agents,
     catalog: options.catalog,
+    derivedOf: derivedPropsOf(options.catalog),
     tools,
     provider: options.provider,
     store: quotaStore,

@@ -84,7 +84,7 @@ export async function runHop(
       agent,
       turn,
       previousOutputs,
-      prints: new PropsPrints(),
+      prints: new PropsPrints(deps.derivedOf),
       tools,
       events,
     });

@@ -1,4 +1,5 @@
 import type { AgentsConfig, Catalog } from '@canvas-ai/protocol';
+import type { DerivedOf } from '@canvas-ai/protocol/server';
 import type { Logger } from './log.js';
 import type { ModelProvider } from './providers/model-provider.js';
 import type { TurnKey } from './store/keys.js';
@@ -22,6 +23,8 @@ export interface TurnTtls {
 export interface ServerDeps {
   config: AgentsConfig;
   catalog: Catalog;
+  /** Which props of a node its host computes (spec §10.1): the node's list and the catalog's marks. */
+  derivedOf: DerivedOf;
   /** The built-in tools and the deployment's own, by name. */
   tools: ReturnType<typeof createToolRegistry>;
   provider: ModelProvider;

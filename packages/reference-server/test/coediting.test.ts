@@ -2,8 +2,15 @@
 // person's work is never overwritten by a decision that did not know of it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { applyOutputs, type CanvasDocument, findComponent, HopResponse, type ToolOutput } from '@canvas-ai/protocol';
-import { driveScenario, type Scenario } from '@canvas-ai/protocol/scenario';
+import {
+  applyOutputs,
+  type CanvasDocument,
+  type ComponentNode,
+  findComponent,
+  HopResponse,
+  type ToolOutput,
+} from '@canvas-ai/protocol';
+import { driveScenario, Scenario } from '@canvas-ai/protocol/scenario';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import type { ModelMessage } from '../src/providers/model-provider.js';
 import {
@@ -164,5 +171,144 @@ describe('co-editing: the person edits during a turn', () => {
     assert.equal(second!.should_continue, true);
     assert.equal(second!.outputs.length, 1);
     assert.ok(!third!.should_continue && third!.outputs.length === 0 && third!.message === played.replies[1]!.text);
+  });
+});
+
+describe('derived props (spec §10.1): the host fills them in, and the model hears nothing of it', () => {
+  // Decision 2 sets the page title, so decision 3 is made after the host filled in the placed heading's anchor: what
+  // the model is told before it is the server's change detection at work.
+  const anchored = Scenario.parse({
+    id: 'derived-anchor-filled',
+    title: 'The host fills in a placed heading’s anchor',
+    agent: 'page_builder',
+    max_hops: 12,
+    user_message: 'Add an Our story heading and title the page',
+    layout: 'layouts/empty.yaml',
+    replies: [
+      {
+        text: 'The heading first.',
+        tool_calls: [
+          {
+            id: 'call_heading',
+            name: 'place_components',
+            arguments: JSON.stringify({
+              operations: [
+                {
+                  target: 'content',
+                  placement: 'below',
+                  reference_uuid: 'heading-0',
+                  components: '- sdc.demo.heading:\n    props:\n      text: Our story\n',
+                },
+              ],
+            }),
+          },
+        ],
+      },
+      {
+        text: 'Now the title.',
+        tool_calls: [
+          {
+            id: 'call_title',
+            name: 'set_page_value',
+            arguments: JSON.stringify({ field: 'title', value: 'Our story' }),
+          },
+        ],
+      },
+      { text: 'The Our story heading is in place, and the page is titled.' },
+    ],
+    // Played by hand below, not checked against these; the schema wants a last hop that ends the turn.
+    hops: [
+      {
+        should_continue: false,
+        outputs: [],
+        progress: '',
+        message: 'The Our story heading is in place, and the page is titled.',
+        finish_reason: 'answer',
+      },
+    ],
+  });
+  let server: TestServer;
+  let model: RecordingProvider;
+  before(async () => {
+    model = new RecordingProvider(new ScriptedProvider([anchored, ...fixtures.scenarios]));
+    server = await startTestServer({ provider: model });
+  });
+  after(() => server.close());
+
+  /**
+   * Plays the turn on a page that starts with the person's heading `heading-0` (its anchor not filled in yet, so the
+   * agent's placement does not touch it). Between hops 2 and 3 the host fills in both headings' anchors, and `host`
+   * changes them as it likes (`placed` is the agent's heading, `own` the person's).
+   */
+  async function play(host: (headings: { placed: ComponentNode; own: ComponentNode }) => void, listed = true) {
+    const session = await openSession(server);
+    const id = `derived-${crypto.randomUUID()}`;
+    const own: ComponentNode = {
+      uuid: 'heading-0',
+      component: 'sdc.demo.heading',
+      props: { text: 'Our cookies', level: 2, align: 'left' },
+      ...(listed ? { derived: ['anchor'] } : {}),
+    };
+    let document: CanvasDocument = { layout: { regions: { content: { components: [own] } } }, page: {} };
+    const send = (hop: number) =>
+      session.hop(
+        hop === 1
+          ? {
+              ...firstHop(id, anchored.user_message, { agent: 'page_builder' }),
+              context: { current_layout: document.layout },
+            }
+          : laterHop(id, hop, document.layout, { agent: 'page_builder' }),
+      );
+    assert.equal((await send(1)).status, 200);
+    const second = HopResponse.parse((await send(2)).body);
+    document = applyOutputs(document, second.outputs);
+    const [person, placed] = structuredClone(document.layout.regions.content!.components) as [
+      ComponentNode,
+      ComponentNode,
+    ];
+    assert.deepEqual(placed.derived, ['anchor'], 'the placed heading lists its derived anchor');
+    person.props.anchor = 'our-cookies';
+    placed.props.anchor = 'our-story';
+    if (!listed) delete placed.derived;
+    host({ placed, own: person });
+    document = { ...document, layout: { regions: { content: { components: [person, placed] } } } };
+    const third = await send(3);
+    assert.equal(third.status, 200, JSON.stringify(third.body));
+    const log = server.logs.findLast((entry) => entry.event === 'hop' && entry.request_id === id && entry.hop === 3);
+    const decision3 = model.requests.findLast(
+      (request) => request.turn.userMessage === anchored.user_message && request.turn.decision === 3,
+    );
+    return { log, decision3 };
+  }
+
+  const told = (request: { messages: readonly ModelMessage[] } | undefined) =>
+    (request?.messages ?? []).filter((message) => message.role === 'notice').map((message) => message.text);
+
+  it('does not tell the model of the anchors a 1.6 host filled in, keeping `derived` on the nodes', async () => {
+    const { log, decision3 } = await play(() => undefined);
+    assert.equal(log?.person_changes, 0);
+    assert.deepEqual(
+      told(decision3).filter((text) => text.includes('the person edited')),
+      [],
+    );
+  });
+
+  it('does not tell it either when a 1.5 host sends no `derived`: the catalog marks the anchor derived', async () => {
+    const { log } = await play(() => undefined, false);
+    assert.equal(log?.person_changes, 0);
+  });
+
+  it('tells it of the text the person retyped, and not of the anchor that came with it (the control)', async () => {
+    const { log, decision3 } = await play(({ placed, own }) => {
+      placed.props.text = 'Our history';
+      placed.props.anchor = 'our-history';
+      own.props.text = 'Our biscuits';
+      own.props.anchor = 'our-biscuits';
+    });
+    assert.equal(log?.person_changes, 2);
+    const [notice] = told(decision3).filter((text) => text.includes('the person edited'));
+    assert.match(notice ?? '', /Our history/);
+    assert.match(notice ?? '', /Our biscuits/);
+    assert.doesNotMatch(notice ?? '', /anchor|our-history|our-biscuits/);
   });
 });

@@ -118,6 +118,22 @@ export const toolChecks: ConformanceCheck[] = [
     },
     { replaces: true },
   ),
+  toolRule(
+    'tools.derived-props-never-set',
+    'A tool call that gives a derived prop a value (the node lists it, or the catalog marks it) has no output.',
+    {
+      section: 'derivedProps',
+      must: 'A server MUST refuse a `place_components` that gives a derived prop a value and an `edit_components` that names a derived prop.',
+    },
+  ),
+  toolRule(
+    'tools.derived-props-listed',
+    'A placed node lists the props its catalog component marks derived, in `derived`.',
+    {
+      section: 'derivedProps',
+      must: 'A server MUST send every node it places with `derived` listing the props its catalog component marks derived.',
+    },
+  ),
 ];
 
 /** Every check id a scenario may name in `exercises`. */

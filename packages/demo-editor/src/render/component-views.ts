@@ -37,10 +37,12 @@ export const componentViews: Record<string, View> = {
     const level = Number(p.level ?? 2);
     const text = str(p.text);
     const cls = `c-heading align-${str(p.align, 'left')}`;
-    if (level === 1) return html`<h1 class=${cls}>${text}</h1>`;
-    if (level === 3) return html`<h3 class=${cls}>${text}</h3>`;
-    if (level === 4) return html`<h4 class=${cls}>${text}</h4>`;
-    return html`<h2 class=${cls}>${text}</h2>`;
+    // The anchor is derived (spec §10.1): the editor computes it from the text, so a link can point at the heading.
+    const id = str(p.anchor) || nothing;
+    if (level === 1) return html`<h1 class=${cls} id=${id}>${text}</h1>`;
+    if (level === 3) return html`<h3 class=${cls} id=${id}>${text}</h3>`;
+    if (level === 4) return html`<h4 class=${cls} id=${id}>${text}</h4>`;
+    return html`<h2 class=${cls} id=${id}>${text}</h2>`;
   },
   'sdc.demo.text': (p) => html`<p class="c-text size-${str(p.size, 'normal')}">${str(p.body)}</p>`,
   'sdc.demo.image': (p) => html`<div class="c-image ratio-${str(p.ratio, '16:9').replace(':', '-')}">

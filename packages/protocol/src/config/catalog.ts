@@ -21,6 +21,17 @@ export const PropDefinition = z
       .optional(),
     default: JsonValue.optional(),
     examples: z.array(JsonValue).optional(),
+    derived: z.boolean().optional().meta({
+      description:
+        'The host computes this prop from others (spec §10.1): the agent never sets it; never required, no default.',
+    }),
+  })
+  .superRefine((prop, ctx) => {
+    // The agent could not give a required derived prop, and a default would be a value the host did not compute.
+    if (prop.derived && prop.required)
+      ctx.addIssue({ code: 'custom', path: ['derived'], message: 'a derived prop cannot be required (spec §10.1)' });
+    if (prop.derived && prop.default !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['derived'], message: 'a derived prop cannot have a default (spec §10.1)' });
   })
   .meta({ id: 'PropDefinition' });
 export type PropDefinition = z.infer<typeof PropDefinition>;

@@ -81,10 +81,12 @@ export function findConflicts(output: ToolOutput, current: CurrentValues): Confl
 
 /**
  * The differences between a component as an output expected it and as the host holds it: every prop that differs (on
- * it or on a component inside it) and every slot whose children are not the same components in the same order.
+ * it or on a component inside it) but the derived ones, which the host computes (spec §10.1), and every slot whose
+ * children are not the same components in the same order.
  */
 function compareNodes(expected: ComponentNode, actual: ComponentNode, conflicts: Conflict[]): void {
   const props = new Set([...Object.keys(expected.props), ...Object.keys(actual.props)]);
+  for (const derived of [expected.derived, actual.derived]) for (const prop of derived ?? []) props.delete(prop);
   for (const prop of props) {
     const want = Object.hasOwn(expected.props, prop) ? expected.props[prop]! : null;
     const got = Object.hasOwn(actual.props, prop) ? actual.props[prop]! : null;

@@ -4,6 +4,7 @@ import type { ToolOutput } from '../wire/outputs.js';
 import type { CanvasDocument } from './apply-outputs.js';
 import { type Pause, runSteps, runStepsNow } from '../steps/steps.js';
 import { walkLayout } from './layout-tree.js';
+import type { DerivedOf } from './derived-props.js';
 import { FNV_OFFSET, fnv, PropsPrints } from './props-json.js';
 
 /**
@@ -114,20 +115,16 @@ function* digestSteps(document: CanvasDocument, options: DigestOptions): Steps<D
   };
   const keep = options.keepValuesOf;
   const { uuids, parents, lists, components, hashes } = digest;
-  const walked = yield* entrySteps(
-    document,
-    intern,
-    options.prints ?? new PropsPrints(),
-    (node, _index, parent, list, component, props) => {
-      uuids.push(node.uuid);
-      parents.push(parent);
-      lists.push(list);
-      components.push(component);
-      hashes.push(props);
-      if (keep?.has(node.uuid)) digest.kept[node.uuid] = valuePrints(node.props);
-      return true;
-    },
-  );
+  const prints = options.prints ?? new PropsPrints();
+  const walked = yield* entrySteps(document, intern, prints, (node, _index, parent, list, component, props) => {
+    uuids.push(node.uuid);
+    parents.push(parent);
+    lists.push(list);
+    components.push(component);
+    hashes.push(props);
+    if (keep?.has(node.uuid)) digest.kept[node.uuid] = valuePrints(node.props, prints.derivedOf(node));
+    return true;
+  });
   // intern knows every name, so the walk always runs to its end.
   if (walked) {
     digest.page = walked.page;
@@ -193,7 +190,7 @@ function* entrySteps(
       frame.at += 1;
       const component = name(node.component);
       if (component === undefined) return undefined;
-      const props = prints.hash(node.props);
+      const props = prints.nodeHash(node);
       if (!visit(node, index, frame.parent, frame.list, component, props)) return undefined;
       hash = mix(hash, frame.parent, frame.list, component, props);
       const slots = node.slots;
@@ -256,7 +253,7 @@ function* diffSteps(
   if (yield* matchSteps(expected, actual, prints)) return [];
   const now = yield* digestSteps(actual, { keepValuesOf: new Set(Object.keys(expected.kept)), prints });
   yield;
-  return yield* changesBetween(expected, now, actual, rejected);
+  return yield* changesBetween(expected, now, actual, rejected, prints.derivedOf);
 }
 
 /** Entries compared between two yields of {@link changesBetween}: a page of many changes is several steps. */
@@ -268,9 +265,10 @@ function* changesBetween(
   now: DocumentDigest,
   actual: CanvasDocument,
   rejected: readonly ToolOutput[],
+  derivedOf: DerivedOf,
 ): Steps<DocumentChange[]> {
   const explained = explainedByRejections(rejected);
-  if (sameStructure(expected, now)) return propChanges(expected, now, actual, explained);
+  if (sameStructure(expected, now)) return propChanges(expected, now, actual, explained, derivedOf);
   const before = entriesOf(expected);
   const after = entriesOf(now);
   yield;
@@ -320,7 +318,7 @@ function* changesBetween(
       changes.push({ kind: 'moved', uuid: entry.uuid, component: entry.component, from, to });
     }
     if (old.hash !== entry.hash)
-      changes.push(...componentChanges(expected, now, entry, nodes.get(entry.uuid)!, explained));
+      changes.push(...componentChanges(expected, now, entry, nodes.get(entry.uuid)!, explained, derivedOf));
   }
   changes.push(...pageChanges(expected, now, actual, explained));
   return changes;
@@ -375,6 +373,7 @@ function propChanges(
   now: DocumentDigest,
   actual: CanvasDocument,
   explained: Explained,
+  derivedOf: DerivedOf,
 ): DocumentChange[] {
   const changes: DocumentChange[] = [];
   let nodes: Map<string, ComponentNode> | undefined;
@@ -383,7 +382,7 @@ function propChanges(
     nodes ??= nodesByUuid(actual);
     const uuid = now.uuids[index]!;
     const entry = { uuid, component: now.names[now.components[index]!]! };
-    changes.push(...componentChanges(expected, now, entry, nodes.get(uuid)!, explained));
+    changes.push(...componentChanges(expected, now, entry, nodes.get(uuid)!, explained, derivedOf));
   }
   changes.push(...pageChanges(expected, now, actual, explained));
   return changes;
@@ -396,12 +395,15 @@ function componentChanges(
   entry: Pick<Entry, 'uuid' | 'component'>,
   node: ComponentNode,
   explained: Explained,
+  derivedOf: DerivedOf,
 ): DocumentChange[] {
   const keptBefore = Object.hasOwn(expected.kept, entry.uuid) ? expected.kept[entry.uuid] : undefined;
   if (!keptBefore) {
     // Without per-prop hashes a rejected edit of it cannot be told apart from the person's: leave it to the rejection.
     if (explained.edited.has(entry.uuid)) return [];
-    return [{ kind: 'props', uuid: entry.uuid, component: entry.component, now: someProps(node.props) }];
+    return [
+      { kind: 'props', uuid: entry.uuid, component: entry.component, now: someProps(node.props, derivedOf(node)) },
+    ];
   }
   const keptNow = now.kept[entry.uuid] ?? {};
   const changes: DocumentChange[] = [];
@@ -485,9 +487,10 @@ function isKept(value: unknown): boolean {
 }
 
 /** `#hash`, and `=json` when short, per key of a props or page object. */
-function valuePrints(values: Record<string, JsonValue>): Record<string, string> {
+function valuePrints(values: Record<string, JsonValue>, leaveOut: readonly string[] = []): Record<string, string> {
   const prints: Record<string, string> = {};
   for (const key of Object.keys(values)) {
+    if (leaveOut.includes(key)) continue;
     const json = JSON.stringify(values[key]);
     const hash = `#${fnv(json, FNV_OFFSET).toString(36)}`;
     prints[key] = json.length <= SHORT_VALUE_CHARS ? `${hash}=${json}` : hash;
@@ -495,9 +498,11 @@ function valuePrints(values: Record<string, JsonValue>): Record<string, string> 
   return prints;
 }
 
-/** At most {@link MAX_REPORTED_PROPS} of a component's props, for a coarse report. */
-function someProps(props: Record<string, JsonValue>): Record<string, JsonValue> {
-  return Object.fromEntries(Object.entries(props).slice(0, MAX_REPORTED_PROPS));
+/** At most {@link MAX_REPORTED_PROPS} of a component's props but the derived ones, for a coarse report. */
+function someProps(props: Record<string, JsonValue>, derived: readonly string[]): Record<string, JsonValue> {
+  const own =
+    derived.length === 0 ? Object.entries(props) : Object.entries(props).filter(([name]) => !derived.includes(name));
+  return Object.fromEntries(own.slice(0, MAX_REPORTED_PROPS));
 }
 
 function hashPart(print: string | undefined): string | undefined {

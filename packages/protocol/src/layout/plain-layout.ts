@@ -1,11 +1,11 @@
 import { FORBIDDEN_KEYS } from '../wire/json.js';
-import type { Layout } from '../wire/layout.js';
+import { type Layout, MAX_DERIVED_PROPS } from '../wire/layout.js';
 import { ID_PATTERN, NAME_PATTERN } from '../wire/ids.js';
 import { LIMITS } from '../wire/limits.js';
 
 // The same rules as the zod schemas in wire/ids.ts and wire/layout.ts, written as one walk (with the schemas' own
 // patterns). Keep the shapes and lengths in step: test/plain-layout.test.ts holds every rule against the schema.
-const NODE_KEYS: ReadonlySet<string> = new Set(['uuid', 'component', 'props', 'slots']);
+const NODE_KEYS: ReadonlySet<string> = new Set(['uuid', 'component', 'props', 'slots', 'derived']);
 
 /**
  * True when `value` is a layout exactly as `Layout.parse` would return it: every shape, id, name and prop value
@@ -44,8 +44,12 @@ function isNodeList(value: unknown, depth: number, checkValues: boolean): boolea
       if (!NODE_KEYS.has(key)) return false;
       keys += 1;
     }
-    const { uuid, component, props, slots } = node;
+    const { uuid, component, props, slots, derived } = node;
     if (!isId(uuid, 128) || !isId(component, 200) || !isPlainObject(props)) return false;
+    if (derived !== undefined) {
+      if (!isDerivedList(derived)) return false;
+      keys -= 1;
+    }
     if (checkValues) {
       for (const key in props) {
         if (FORBIDDEN_KEYS.has(key) || !isJsonValue(props[key], depth + 1)) return false;
@@ -81,6 +85,14 @@ function isJsonValue(value: unknown, depth: number): boolean {
     if (FORBIDDEN_KEYS.has(key) || !isJsonValue(value[key], depth + 1)) return false;
   }
   return true;
+}
+
+/** A node's `derived`: at most {@link MAX_DERIVED_PROPS} prop names of 1–200 characters, none a forbidden key. */
+function isDerivedList(value: unknown): boolean {
+  if (!Array.isArray(value) || value.length > MAX_DERIVED_PROPS) return false;
+  return value.every(
+    (name) => typeof name === 'string' && name.length >= 1 && name.length <= 200 && !FORBIDDEN_KEYS.has(name),
+  );
 }
 
 function isId(value: unknown, max: number): boolean {

@@ -1,4 +1,5 @@
-import type { Props } from '../wire/layout.js';
+import type { ComponentNode, Props } from '../wire/layout.js';
+import type { DerivedOf } from './derived-props.js';
 
 interface Printed {
   json: string;
@@ -15,6 +16,29 @@ interface Printed {
  */
 export class PropsPrints {
   readonly #printed = new Map<Props, Printed>();
+  /** The prints of props without their derived props, for the nodes that hold some (spec §10.1). */
+  readonly #withoutDerived = new Map<Props, Printed>();
+
+  /**
+   * `derivedOf`: which props of a node its host computes (spec §10.1); they are left out of {@link nodeHash}, so a
+   * value the host recomputed is not taken for the person's change. By default the ones the node lists.
+   */
+  constructor(readonly derivedOf: DerivedOf = (node) => node.derived ?? []) {}
+
+  /** A hash of a node's props without its derived ones; {@link hash} of its props when it holds none. */
+  nodeHash(node: ComponentNode): number {
+    const derived = this.derivedOf(node);
+    if (!derived.some((name) => Object.hasOwn(node.props, name))) return this.hash(node.props);
+    let entry = this.#withoutDerived.get(node.props);
+    if (entry === undefined) {
+      const own = { ...node.props };
+      for (const name of derived) delete own[name];
+      entry = { json: JSON.stringify(own), hash: undefined };
+      this.#withoutDerived.set(node.props, entry);
+    }
+    entry.hash ??= fnv(entry.json, FNV_OFFSET);
+    return entry.hash;
+  }
 
   #entry(props: Props): Printed {
     let entry = this.#printed.get(props);

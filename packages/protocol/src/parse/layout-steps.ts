@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ComponentId, ComponentUuid, SlotName } from '../wire/ids.js';
 import { SafeKey } from '../wire/json.js';
-import { type ComponentNode, type Layout, Props } from '../wire/layout.js';
+import { type ComponentNode, DerivedProps, type Layout, Props } from '../wire/layout.js';
 
 /** The layout as `Layout.parse` returns it, or the issues it would report (paths from the layout's root). */
 export type LayoutCheck = { success: true; data: Layout } | { success: false; issues: z.core.$ZodIssue[] };
@@ -13,6 +13,7 @@ const nodeHead = (props: z.ZodType) =>
     component: ComponentId,
     props,
     slots: z.record(SlotName, z.array(z.unknown())).optional(),
+    derived: DerivedProps.optional(),
   });
 const NODE_HEAD = nodeHead(Props);
 /** For values a byte scan already held to JSON: their keys are checked, not every value below them. */

@@ -104,6 +104,12 @@ function compareOutput(
     if (!sameJson(want.placed_props, props))
       problems.push(`${about} placed_props ${show(want.placed_props)} but got ${show(props)}`);
   }
+  if (want.placed_derived !== undefined) {
+    const derived =
+      got.type === 'place_components' ? placedNodes([got], catalog).map((node) => node.derived ?? []) : [];
+    if (!sameJson(want.placed_derived, derived))
+      problems.push(`${about} placed_derived ${show(want.placed_derived)} but got ${show(derived)}`);
+  }
   if (want.operations !== undefined) {
     const wantOps = want.operations.map((op) =>
       describeOperation(

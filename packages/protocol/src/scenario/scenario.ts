@@ -33,6 +33,8 @@ export const ExpectedOutput = z
     placed: z.array(ComponentId).optional(),
     /** place_components: the props of each placed component, in `placed` order, exactly (catalog defaults included). */
     placed_props: z.array(z.record(z.string(), JsonValue)).optional(),
+    /** place_components: the `derived` list of each placed component, in `placed` order, exactly (`[]`: none). */
+    placed_derived: z.array(z.array(z.string())).optional(),
     /** place_components and move_components: the target and placement of each operation, in order. */
     operations: z
       .array(

@@ -1,6 +1,7 @@
 import type { Catalog, CatalogComponent } from '../config/catalog.js';
 import type { ComponentNode, Props } from '../wire/layout.js';
 import { isMap, kindOf, listNames, quote } from './format.js';
+import { catalogDerived } from '../layout/derived-props.js';
 import { parseYamlData } from './parse-yaml.js';
 import { didYouMean } from './suggest.js';
 import { checkProps, type ImageRules } from './validate-props.js';
@@ -191,6 +192,9 @@ export function buildNodes(specs: readonly ComponentSpec[], newUuid: () => strin
       node.slots = {};
       for (const [name, children] of Object.entries(spec.slots)) node.slots[name] = buildNodes(children, newUuid);
     }
+    // The host computes these: it learns which from the node, without the catalog (spec §10.1).
+    const derived = catalogDerived(spec.component);
+    if (derived.length > 0) node.derived = derived;
     return node;
   });
 }

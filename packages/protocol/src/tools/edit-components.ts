@@ -58,7 +58,13 @@ export const editComponentsTool: ToolDefinition<EditComponentsInput> = {
         );
         continue;
       }
-      const checked = checkProps(definition, props, 'edit', { imageOrigins: context.catalog.image_origins ?? [] });
+      const checked = checkProps(
+        definition,
+        props,
+        'edit',
+        { imageOrigins: context.catalog.image_origins ?? [] },
+        node.derived,
+      );
       problems.push(...checked.problems.map((problem) => `component_edits.${uuid}: ${problem}`));
       const { changed, described } = changedProps(node.props, checked.props);
       changes.push(`- ${uuid} (${node.component}): ${described.join('; ')}`);

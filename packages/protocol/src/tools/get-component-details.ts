@@ -38,6 +38,7 @@ export const getComponentDetailsTool: ToolDefinition<GetComponentDetailsInput> =
 function describeProp(name: string, prop: PropDefinition): string[] {
   const lines = [`    ${name}:`, `      type: ${prop.type}${prop.type === 'image' ? ' # {src, alt}' : ''}`];
   if (prop.required) lines.push('      required: true');
+  if (prop.derived) lines.push('      derived: true # computed by the page: never set it');
   if (prop.enum) lines.push(`      enum: ${yamlFlow(prop.enum)}`);
   if (prop.default !== undefined) lines.push(`      default: ${yamlFlow(prop.default)}`);
   if (prop.title) lines.push(`      title: ${prop.title}`);

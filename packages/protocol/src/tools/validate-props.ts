@@ -131,19 +131,28 @@ export type PropsMode =
 
 /**
  * Checks a map of prop values against a catalog component and returns the props to use plus every problem found.
- * Unknown props are named with the closest known ones.
+ * Unknown props are named with the closest known ones. `derived`: the props the edited node lists as derived; the
+ * catalog's derived props are refused too (spec §10.1).
  */
 export function checkProps(
   component: CatalogComponent,
   given: Record<string, unknown>,
   mode: PropsMode,
   rules: ImageRules,
+  derived: readonly string[] = [],
 ): { props: Props; problems: string[] } {
   const problems: string[] = [];
   const checked: Props = {};
   const known = Object.keys(component.props);
   for (const [name, value] of Object.entries(given)) {
     const definition = Object.hasOwn(component.props, name) ? component.props[name] : undefined;
+    if (definition?.derived || derived.includes(name)) {
+      problems.push(
+        `prop \`${name}\` of ${component.id} is computed by the page from its other props (derived): ` +
+          `leave it out${mode === 'edit' ? '; change the props it is computed from instead' : ''}.`,
+      );
+      continue;
+    }
     if (!definition) {
       problems.push(
         `${component.id} has no prop \`${name}\`${didYouMean(name, known) || '.'}` +

@@ -1,10 +1,28 @@
 import * as z from 'zod';
 import { ComponentId, ComponentUuid, SlotName, TARGET_PATTERN } from './ids.js';
-import { JsonObject, SafeKey, JsonValue } from './json.js';
+import { FORBIDDEN_KEYS, JsonObject, SafeKey, JsonValue } from './json.js';
 
 /** A component's resolved prop values, by prop name. */
 export const Props = z.record(SafeKey, JsonValue).meta({ id: 'Props' });
 export type Props = z.infer<typeof Props>;
+
+/** At most this many props of one node are derived (spec §10.1). */
+export const MAX_DERIVED_PROPS = 100;
+
+/** The props of a node its host computes from others (spec §10.1): never set by the agent, never a conflict. */
+export const DerivedProps = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(200)
+      .refine((key) => !FORBIDDEN_KEYS.has(key), { message: 'this key is not allowed (prototype pollution guard)' }),
+  )
+  .max(MAX_DERIVED_PROPS)
+  .meta({
+    id: 'DerivedProps',
+    description: 'The props of this node its host computes from others (spec §10.1): the agent never sets them.',
+  });
 
 /** One component instance in the layout tree (spec §10). A node lists every slot it has; an empty slot is `[]`. */
 export const ComponentNode = z
@@ -18,6 +36,7 @@ export const ComponentNode = z
     get slots(): z.ZodOptional<z.ZodRecord<typeof SlotName, z.ZodArray<typeof ComponentNode>>> {
       return z.record(SlotName, z.array(ComponentNode)).optional();
     },
+    derived: DerivedProps.optional(),
   })
   .meta({ id: 'ComponentNode', description: 'One component instance; its slots hold child components.' });
 export type ComponentNode = z.infer<typeof ComponentNode>;

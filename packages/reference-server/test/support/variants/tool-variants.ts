@@ -1,10 +1,20 @@
 // Planted bugs in what a hop answers: narration, max_hops, uuids, the built-in tools, co-editing, scripted mode.
-import type { ComponentNode, Layout, PlaceComponentsOutput, ToolOutput } from '@canvas-ai/protocol';
+import { type ComponentNode, Layout, type PlaceComponentsOutput, type ToolOutput } from '@canvas-ai/protocol';
 import { joinNarration, NARRATION_SEPARATOR } from '@canvas-ai/protocol/server';
 import type { Fixtures } from '@canvas-ai/protocol/scenario';
 import { parseDocument, stringify } from 'yaml';
 import type { ModelMessage, StoredToolCall } from '../../../src/providers/model-provider.js';
-import { type Json, modelWrapper, realApp, rewriteHopResponses, rewriteToolYaml } from './seams.js';
+import {
+  isHopPost,
+  type Json,
+  jsonBody,
+  modelWrapper,
+  realApp,
+  rewriteHopResponses,
+  rewriteToolYaml,
+  withBody,
+  wrap,
+} from './seams.js';
 import type { BrokenVariant } from './variant.js';
 
 export const TOOL_VARIANTS = {
@@ -122,6 +132,45 @@ export const TOOL_VARIANTS = {
         outputs: (body.outputs as ToolOutput[]).map((output) => withoutDefaults(output, fixtures)),
       })),
   },
+  'derived-list-ignored': {
+    bug: "a tool ignores the props a node lists as derived (only the catalog's marks are refused)",
+    group: 'derived-props',
+    caughtBy: 'tools.derived-props-never-set',
+    // The refused edit's output is also a refused call that produced one.
+    alsoFailing: ['scenario.derived-props', 'hop-rules.validation-error-recovery'],
+    build: (fixtures) =>
+      wrap(realApp(fixtures), async (request, next) => {
+        const body = isHopPost(request) ? await jsonBody(request) : undefined;
+        const context = body?.context as Json | undefined;
+        const parsed = Layout.safeParse(context?.current_layout);
+        // A malformed layout goes on as sent: the server's own answer to it is not this bug.
+        if (!body || !context || !parsed.success) return next(request);
+        const layout = parsed.data;
+        for (const region of Object.values(layout.regions)) region.components = region.components.map(unlisted);
+        return next(withBody(request, { ...body, context: { ...context, current_layout: layout } }));
+      }),
+  },
+  'derived-not-listed': {
+    bug: 'placed nodes leave out `derived`, so a host without the catalog cannot tell which props it computes',
+    group: 'derived-props',
+    caughtBy: 'tools.derived-props-listed',
+    alsoFailing: ['scenario.derived-props-listed'],
+    build: (fixtures) =>
+      rewriteHopResponses(realApp(fixtures), (body) => ({
+        ...body,
+        outputs: (body.outputs as ToolOutput[]).map((output) =>
+          output.type === 'place_components'
+            ? {
+                ...output,
+                operations: output.operations.map((operation) => ({
+                  ...operation,
+                  components: operation.components.map(unlisted),
+                })),
+              }
+            : output,
+        ),
+      })),
+  },
   'unchanged-props-sent': {
     bug: 'an edit output carries every prop the model named, the ones already holding that value included',
     group: 'edit-changed',
@@ -205,6 +254,14 @@ function alphabetical(messages: readonly ModelMessage[]): string[] {
     for (const node of placed) if (!inside.has(node.container.split('/')[0]!)) visit(node.uuid);
   }
   return uuids;
+}
+
+/** A node and its slot children without `derived`. */
+function unlisted(node: ComponentNode): ComponentNode {
+  const { derived: _derived, ...rest } = node;
+  const slots =
+    node.slots && Object.fromEntries(Object.entries(node.slots).map(([name, list]) => [name, list.map(unlisted)]));
+  return { ...rest, ...(slots ? { slots } : {}) };
 }
 
 /** The catalog's props of a component, by id. */
