@@ -35,8 +35,19 @@ const LOCK_TIMING =
 const WORK_BOUND =
   "what a request costs the server is time and memory, not an answer: a bounded and an unbounded server answer alike; the protocol's tests cover the bounds (packages/protocol/test/json-bounds.test.ts) and pnpm bench measures the stall (bench/README.md, attack bodies)";
 
+const ADMIN_SURFACE =
+  "the admin surface is optional (spec §19) and opened by the operator's token, which the kit is not given; the reference server's tests cover it over HTTP: off without a token, 401 without or with a wrong one or with the session cookie and CSRF token alone, the constant-time compare, 403 from another origin (packages/reference-server/test/agent-settings.test.ts)";
+
 const WORK_GROWTH =
   "how the server's work grows with a request is CPU time, not an answer: a linear and a quadratic server answer alike, and the kit does not time servers; pnpm bench measures it (bench/README.md, cost growth: each request and model-reply shape at 1× and 4× its size)";
+
+/** The scenarios in which the person changes, between two hops, what a parked call of each kind would overwrite. */
+const PARKED_GUARD = [
+  'scenario.coedit-edit-after-person',
+  'scenario.coedit-title-after-person',
+  'scenario.coedit-remove-after-person',
+  'scenario.coedit-move-after-person',
+];
 
 export const MUST_MATRIX: readonly MustRow[] = [
   // spec §2 A turn, step by step
@@ -172,6 +183,18 @@ export const MUST_MATRIX: readonly MustRow[] = [
     says: 'nor one the server allows MUST be refused with 403 `origin_not_allowed`',
     group: 'origins',
     checks: ['origin.cross-site-refused'],
+  },
+  {
+    section: '4.5',
+    says: 'a server MUST compare it by host name and port only, never by scheme',
+    group: 'origins',
+    checks: ['origin.own-origin-any-scheme'],
+  },
+  {
+    section: '4.5',
+    says: 'MUST get 403 `origin_not_allowed` whatever its path, method, session, token and body',
+    group: 'origins',
+    checks: ['origin.refused-first'],
   },
   {
     section: '4.5',
@@ -485,6 +508,25 @@ export const MUST_MATRIX: readonly MustRow[] = [
     checks: ['status.active'],
   },
   {
+    section: '8.6',
+    says: 'a server MUST answer such a turn as gone (410 `turn_not_found`)',
+    group: 'status',
+    reason:
+      "needs a status request while hop 1 runs, and a scripted hop 1 answers in milliseconds: the kit cannot hold a server's model; the reference server's tests hold hop 1's model call and ask (packages/reference-server/test/turn-status.test.ts)",
+  },
+  {
+    section: '8.6',
+    says: 'A status request without a session',
+    group: 'status',
+    checks: ['status.no-session-410'],
+  },
+  {
+    section: '8.6',
+    says: 'The endpoint MUST NOT mint a session for it',
+    group: 'status',
+    checks: ['status.no-session-410'],
+  },
+  {
     section: '8.7',
     says: 'Cancelling a finished turn answers `cancelled: false` and MUST leave it replayable',
     group: 'after-the-turn',
@@ -510,6 +552,27 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'quotas',
     reason:
       "reaching the total, and seeing new turns refused while a turn held goes on, takes filling the server's store (the reference server: 512 MiB) with turns from several clients, far past what a conformance run may do to a server it is pointed at; the reference server's tests fill a small store on memory and on Redis and check that a parked turn of another address still answers its next hop (packages/reference-server/test/quotas.test.ts, G1)",
+  },
+  {
+    section: '8.8',
+    says: 'A server MUST answer the bound on new sessions of one client address on the',
+    group: 'quotas',
+    reason:
+      "reaching it takes as many new sessions from the kit's address as the deployment allows in its window (the reference server: 120 in 10 minutes), after which that address can open no session, the rest of the run's included, until the window ends; the reference server's tests cover it (packages/reference-server/test/quotas.test.ts, new sessions from one address)",
+  },
+  {
+    section: '8.8',
+    says: 'A server MUST check the bounds on turns and stored data for a *new* turn only',
+    group: 'quotas',
+    reason:
+      "the bounds are the deployment's, and putting a session at its share takes as many running turns as it allows (the reference server: 32) and knowing that number; the reference server's tests put a session at a share of 2 and send a malformed hop 1, an unknown agent and a repeated hop 1 (packages/reference-server/test/quotas.test.ts)",
+  },
+  {
+    section: '8.8',
+    says: "A server MUST count as a session's (and its address's) **stored data**",
+    group: 'quotas',
+    reason:
+      "what a server stores for a turn, and so when the byte bound is reached, is the server's own affair: no answer tells the bytes; the reference server's tests count attachments and kept answers (packages/reference-server/test/quotas.test.ts)",
   },
   // spec §9 Narration
   {
@@ -657,6 +720,30 @@ export const MUST_MATRIX: readonly MustRow[] = [
       "needs a model that repeats a call id, which no scripted scenario does (their ids are the fixture's); the reference server's tests cover it (packages/reference-server/test/model-context.test.ts)",
   },
   {
+    section: '12',
+    says: 'A server MUST NOT send a `remove_components` output that names a uuid twice',
+    group: 'remove-listed-twice',
+    checks: ['tools.remove-listed-twice'],
+  },
+  {
+    section: '12',
+    says: 'A uuid listed twice in the `uuids` of one operation MUST refuse the whole call',
+    group: 'move-listed-twice',
+    checks: ['tools.move-listed-twice'],
+  },
+  {
+    section: '12',
+    says: '`replaces` MUST give where it was before the call',
+    group: 'move-replaces',
+    checks: ['tools.move-replaces-before-the-call'],
+  },
+  {
+    section: '12',
+    says: 'an operation of a `move_components` output with placement `inside` MUST NOT carry `reference_uuid`',
+    group: 'placement-rules',
+    checks: ['tools.placement-rules'],
+  },
+  {
     section: '12.1',
     says: 'A server MUST read the YAML strings of tool inputs',
     group: 'yaml',
@@ -707,6 +794,13 @@ export const MUST_MATRIX: readonly MustRow[] = [
     reason:
       "a server's start-up and its configuration cannot be observed over HTTP,; the protocol's and the reference server's config tests cover every rule (packages/protocol/test/agents-config.test.ts, packages/reference-server/test/config.test.ts)",
   },
+  {
+    section: '12.4',
+    says: 'a turn in flight MUST keep the agent it started with',
+    group: 'config',
+    reason:
+      "needs the settings changed mid-turn, which only the server's operator can do (its config, or the optional admin surface the kit holds no token for); the reference server's tests change them between hops of a main-agent turn and of a picked one (packages/reference-server/test/agent-settings.test.ts)",
+  },
   // spec §13 Size limits
   {
     section: '13',
@@ -725,6 +819,12 @@ export const MUST_MATRIX: readonly MustRow[] = [
       'limits.layout-components',
       'limits.messages',
     ],
+  },
+  {
+    section: '13',
+    says: '`field` MUST be the path of the object that key is in',
+    group: 'limits',
+    checks: ['limits.map-keys'],
   },
   // spec §13.1 Bounding the work before it is spent
   {
@@ -783,6 +883,18 @@ export const MUST_MATRIX: readonly MustRow[] = [
     says: "A server MUST NOT present these changes as the agent's own work",
     group: 'model-context',
     reason: PROMPT,
+  },
+  {
+    section: '16.1',
+    says: 'a parked call MUST NOT undo it',
+    group: 'parked-calls-keep-person-edits',
+    checks: PARKED_GUARD,
+  },
+  {
+    section: '16.1',
+    says: 'A server MUST refuse a parked call, as a whole, when it would overwrite what the person changed',
+    group: 'parked-calls-keep-person-edits',
+    checks: PARKED_GUARD,
   },
   {
     section: '16.2',
@@ -867,6 +979,15 @@ export const MUST_MATRIX: readonly MustRow[] = [
       'turn-rules.failed-turn-gone',
     ],
   },
+  // spec §19 The admin surface (optional)
+  { section: '19', says: 'the surface MUST NOT exist (404)', group: 'admin', reason: ADMIN_SURFACE },
+  {
+    section: '19',
+    says: 'A request MUST carry `Authorization: Bearer <token>`',
+    group: 'admin',
+    reason: ADMIN_SURFACE,
+  },
+  { section: '19', says: 'The session cookie and the CSRF token', group: 'admin', reason: ADMIN_SURFACE },
 ];
 
 /** GitHub's anchor of a markdown heading. */

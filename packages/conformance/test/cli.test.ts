@@ -1,7 +1,9 @@
 import { strict as assert } from 'node:assert';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { UsageError } from '@canvas-ai/protocol/node';
 import { CONFORMANCE_FLAGS, conformanceHelp, parseConformanceArgs } from '../src/cli-args.js';
 import { type CliIo, main } from '../src/cli-main.js';
@@ -165,5 +167,54 @@ describe('the CLI', () => {
     const written = JSON.parse(io.files['report.json']!) as { failed: number; results: unknown[] };
     assert.equal(written.failed, failed);
     assert.equal(written.results.length, checkLines.length);
+  });
+});
+
+describe('the built bin, inside a checkout of the repository', () => {
+  const packageDir = fileURLToPath(new URL('../', import.meta.url));
+  /** Runs `node dist/cli.js …` as a contributor would after the build, from the repository's root. */
+  const runBin = (args: string[]) =>
+    spawnSync(process.execPath, [join(packageDir, 'dist/cli.js'), ...args], {
+      cwd: join(packageDir, '../..'),
+      encoding: 'utf8',
+    });
+
+  it('runs with plain node after the package build (the workspace exports TypeScript sources)', async () => {
+    // The package's build (package.json "build"): compile, then the fixtures and the bin's shebang.
+    const tsc = fileURLToPath(import.meta.resolve('typescript/bin/tsc'));
+    const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+      cwd: packageDir,
+      encoding: 'utf8',
+    });
+    assert.equal(build.status, 0, build.stdout + build.stderr);
+    const finish = spawnSync(
+      process.execPath,
+      ['../../scripts/finish-build.mjs', '--fixtures', '--bin', 'dist/cli.js'],
+      { cwd: packageDir, encoding: 'utf8' },
+    );
+    assert.equal(finish.status, 0, finish.stderr);
+
+    const help = runBin(['--help']);
+    assert.equal(help.status, 0, help.stderr);
+    assert.match(help.stdout, /Exit status: 0 every check passed, 1 a check failed, 2 a usage error/);
+
+    const usage = runBin(['--level', '2']);
+    assert.equal(usage.status, 2, 'a usage error exits 2, as from the sources');
+    assert.match(usage.stderr, /--endpoint/);
+
+    const server = await startFakeServer(() => ({ status: 500, body: 'down' }));
+    try {
+      const checked = await new Promise<{ status: number | null; stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, [join(packageDir, 'dist/cli.js'), '--endpoint', `${server.url}/api/hop`]);
+        let stdout = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.on('close', (status) => resolve({ status, stdout }));
+      });
+      assert.equal(checked.status, 1, 'a server that answers 500 fails its checks');
+      assert.match(checked.stdout, /^FAIL {2}/m);
+      assert.match(checked.stdout, /\d+ passed, \d+ failed\n?$/);
+    } finally {
+      await server.close();
+    }
   });
 });

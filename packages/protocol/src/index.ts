@@ -72,10 +72,10 @@ export {
 } from './wire/hop-stream.js';
 export { encodeStreamLine, StreamLineDecoder } from './wire/ndjson.js';
 export { AgentSummary, AgentsResponse } from './wire/agents.js';
+export { ADMIN_SETTINGS_PATH, AdminSettingsResponse, AgentSettings } from './wire/admin.js';
 export { Catalog, CatalogComponent, PropDefinition, PropType, SlotDefinition } from './config/catalog.js';
 export {
   AgentDefinition,
-  AgentSettings,
   AgentsConfig,
   agentsResponse,
   canvasAgentIds,

@@ -123,8 +123,9 @@ describe('spec/openapi.yaml', () => {
       assert.ok(components.includes(message.id), `${message.id} missing`);
   });
 
-  it('has the five operations of the protocol', () => {
+  it('has the operations of the protocol, the optional admin surface among them', () => {
     assert.deepEqual(Object.keys(paths).sort(), [
+      '/api/admin/settings',
       '/api/agents',
       '/api/hop',
       '/api/hop/{request_id}',
@@ -136,6 +137,8 @@ describe('spec/openapi.yaml', () => {
     assert.ok(operation('/api/agents', 'get'));
     assert.ok(operation('/api/token', 'get'));
     assert.ok(operation('/healthz', 'get'));
+    assert.ok(operation('/api/admin/settings', 'get'));
+    assert.ok(operation('/api/admin/settings', 'put'));
   });
 
   it('accepts a hop as JSON or as multipart with a request part and attachment parts', () => {
@@ -169,6 +172,7 @@ describe('spec/openapi.yaml', () => {
       agents: ['/api/agents', 'get'],
       token: ['/api/token', 'get'],
       health: ['/healthz', 'get'],
+      admin: ['/api/admin/settings', 'put'],
     } as const;
     for (const code of ERROR_CODES) {
       for (const name of ERROR_CODE_DOCS[code].operations) {

@@ -21,6 +21,8 @@ import {
 import type { AppEnv, ConnectionInfo } from './app-env.js';
 import { checkAgentTools } from './agents/check-agents.js';
 import { agentsEtag, matchesIfNoneMatch } from './agents-etag.js';
+import { type AdminOptions, MIN_ADMIN_TOKEN_LENGTH, mountAdmin } from './admin.js';
+import { LiveAgents } from './live-agents.js';
 import { ConfigError } from './config-error.js';
 import { cancelTurn } from './cancel.js';
 import { BodyBudget } from './body-budget.js';
@@ -69,6 +71,13 @@ export interface AppOptions {
   docs?: string;
   /** Names the agents config in start-up errors. Default: "the agents config". */
   agentsSource?: string;
+  /**
+   * The optional admin surface (spec §19), `GET`/`PUT /api/admin/settings`: absent (the default), it does not exist.
+   * Its settings are kept in `store`, so every instance shares them.
+   */
+  admin?: AdminOptions;
+  /** How long an instance reuses the settings it read from the store (ms): instances agree within it. Default 500. */
+  settingsRefreshMs?: number;
   /** Serves other GET requests (e.g. the demo editor). Default: 404. */
   staticFiles?: StaticFiles;
   /** Structured logs. Default: JSON lines on stdout. */
@@ -170,6 +179,8 @@ export interface AppOptions {
 /** A web-standard handler: mount it in any runtime that speaks `Request`/`Response`. */
 export interface CanvasAiApp {
   fetch(request: Request, connection?: ConnectionInfo): Promise<Response>;
+  /** The agents config in force, which a watch of the agents file replaces (`watchAgentsFile`). */
+  readonly agents?: LiveAgents;
 }
 
 const DEFAULT_TTLS: TurnTtls = { turnMs: 30 * 60_000, finishedMs: 60_000, lockMs: 5 * 60_000 };
@@ -181,7 +192,13 @@ const DEFAULT_TTLS: TurnTtls = { turnMs: 30 * 60_000, finishedMs: 60_000, lockMs
  */
 export function createApp(options: AppOptions): CanvasAiApp {
   const security = options.security ?? {};
-  const { deps, admitFrom } = serverDeps(options);
+  const { deps, admitFrom, store } = serverDeps(options);
+  // Saved settings exist only where an admin surface can save them: without one the store is never read for them.
+  const live = new LiveAgents(options.agents, {
+    store: options.admin ? store : undefined,
+    log: deps.log,
+    refreshMs: options.settingsRefreshMs,
+  });
   const session = sessions(options);
   const allowedOrigins = security.allowedOrigins ?? [];
   const corsOrigins = listedOrigins(allowedOrigins);
@@ -198,7 +215,7 @@ export function createApp(options: AppOptions): CanvasAiApp {
 
   // Versioned (spec §3.1): a client asks again at every turn and when its page is shown again; a 304 costs nothing.
   app.get('/api/agents', async (c) => {
-    const body = agentsResponse(options.agents);
+    const body = agentsResponse(await live.current());
     const etag = await agentsEtag(body);
     c.header('ETag', etag);
     c.header('Cache-Control', 'no-cache');
@@ -216,7 +233,8 @@ export function createApp(options: AppOptions): CanvasAiApp {
 
   // One span per hop, continuing the trace of the request's traceparent (spec §4.7); the API's no-op without an SDK.
   const hopSpan: MiddlewareHandler = (c, next) => inHopSpan(c.req.raw, () => next().then(() => c.res.status));
-  app.post('/api/hop', hopSpan, session.read, session.require, hopRoute(deps, admitFrom, options.limits ?? {}));
+  app.post('/api/hop', hopSpan, session.read, session.require, hopRoute(deps, live, admitFrom, options.limits ?? {}));
+  if (options.admin) mountAdmin(app, live, checkedAdmin(options.admin), deps.log);
 
   app.delete('/api/hop/:request_id', session.read, session.require, async (c) =>
     c.json(await cancelTurn(deps, c.var.session!, pathRequestId(c))),
@@ -252,7 +270,18 @@ export function createApp(options: AppOptions): CanvasAiApp {
     return new HopError('internal_error', 'The server failed; the error is in its log.').toResponse();
   });
 
-  return { fetch: (request, connection) => Promise.resolve(app.fetch(request, connection ?? {})) };
+  return { fetch: (request, connection) => Promise.resolve(app.fetch(request, connection ?? {})), agents: live };
+}
+
+/** The admin options, refused at start-up with a token too short to resist guessing. */
+function checkedAdmin(admin: AdminOptions): AdminOptions {
+  if (admin.token.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigError([
+      `CANVAS_AI_ADMIN_TOKEN (createApp admin.token): ${admin.token.length} characters; use at least ${MIN_ADMIN_TOKEN_LENGTH} ` +
+        '(e.g. openssl rand -base64 24).',
+    ]);
+  }
+  return admin;
 }
 
 /**
@@ -262,6 +291,8 @@ export function createApp(options: AppOptions): CanvasAiApp {
 function serverDeps(options: AppOptions): {
   deps: ServerDeps;
   admitFrom: (bucket: string | undefined) => ServerDeps['admitNewTurn'];
+  /** The store itself, outside the quota ledgers: where the settings are shared. */
+  store: TurnStore;
 } {
   const tools = createToolRegistry(options.tools);
   checkAgentTools(options.agents, Object.keys(tools), options.agentsSource ?? 'the agents config');
@@ -271,8 +302,9 @@ function serverDeps(options: AppOptions): {
   // Every request's steps take turns, so no request holds the event loop for more than one step (spec §13).
   const turnstile = new Turnstile();
   const quotas = options.quotas ?? {};
+  const store = options.store ?? new MemoryTurnStore({ pause: turnstile.pass, maxBytes: quotas.storeBytes });
   const quotaStore = new QuotaStore(
-    options.store ?? new MemoryTurnStore({ pause: turnstile.pass, maxBytes: quotas.storeBytes }),
+    store,
     { maxTurns: 32, maxFinished: 32, maxBytes: 64 * 1024 * 1024, ...quotas.session },
     { maxTurns: 64, maxBytes: 256 * 1024 * 1024, ...quotas.address },
   );
@@ -297,7 +329,7 @@ function serverDeps(options: AppOptions): {
     admitNewTurn: admitFrom(undefined),
     ttl,
   };
-  return { deps, admitFrom };
+  return { deps, admitFrom, store };
 }
 
 /** The session middleware of `createApp`'s security options, and the CSRF tokens `GET /api/token` issues. */
@@ -365,6 +397,7 @@ function guardRequest(
 /** `POST /api/hop` once its session is checked: reads the body, runs the hop, answers as JSON or a stream. */
 function hopRoute(
   deps: ServerDeps,
+  live: LiveAgents,
   admitFrom: (bucket: string | undefined) => ServerDeps['admitNewTurn'],
   limits: NonNullable<AppOptions['limits']>,
 ): (c: Context<AppEnv>) => Promise<Response> {
@@ -390,7 +423,13 @@ function hopRoute(
         // A small request's steps are small: they need not wait their turn.
         const pause = pauseFor(bytes, deps.pause);
         await encodeAttachments(attachments, pause);
-        const response = await runHop({ ...deps, admitNewTurn, pause }, { sessionId, request, attachments }, events);
+        // The settings of now for a new turn; a turn in flight keeps its agent (runHop).
+        const config = await live.current();
+        const response = await runHop(
+          { ...deps, config, admitNewTurn, pause },
+          { sessionId, request, attachments },
+          events,
+        );
         await pause();
         return response;
       } finally {

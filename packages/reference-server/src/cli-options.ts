@@ -200,6 +200,8 @@ const CLI_ENV = {
   CANVAS_AI_ANTHROPIC_MAX_TOKENS: 'The most tokens one Anthropic reply may have (default 8192).',
   CANVAS_AI_SECRET:
     'HMAC secret of session cookies and CSRF tokens, at least 16 characters (default: random per start).',
+  CANVAS_AI_ADMIN_TOKEN:
+    'Turns the admin settings on (GET/PUT /api/admin/settings, Authorization: Bearer <token>); at least 16 characters.',
   CANVAS_AI_CSRF: 'Set to "off" to skip CSRF checks, only behind your own CSRF protection (the origin check stays).',
   CANVAS_AI_SECURE_COOKIES: 'Set to "1" for a Secure, __Host- prefixed session cookie (serve over HTTPS).',
   CANVAS_AI_CROSS_SITE_COOKIES:

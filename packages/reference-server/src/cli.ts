@@ -14,6 +14,8 @@ import type { ModelProvider } from './providers/model-provider.js';
 import { ScriptedProvider } from './providers/scripted.js';
 import { redactUrl } from './redact.js';
 import { RedisTurnStore } from './store/redis.js';
+import { watchAgentsFile } from './agents-watch.js';
+import { createToolRegistry } from './tools/registry.js';
 
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let options: ReturnType<typeof parseCliOptions>;
@@ -49,6 +51,11 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       }
     }
     const app = createApp(appOptions(options, env, { config, provider, log, store: redis }));
+    // The agents file is followed while the server runs: a valid change is taken, a broken one logged and ignored.
+    const stopWatching = watchAgentsFile(config.agentsFile, app.agents!, {
+      toolNames: Object.keys(createToolRegistry()),
+      log,
+    });
     const server = await startServer(app, {
       port: options.port,
       host: options.host,
@@ -65,12 +72,14 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
         ? ` (scripted: ${config.scenarios.length} scenarios; --provider openai or anthropic for a real model)`
         : '';
     const store = redis ? `; turns in ${redactUrl(options.store)}` : '';
-    console.error(`canvas-ai-server listening on ${server.url}${scripted}${store}`);
+    const admin = env.CANVAS_AI_ADMIN_TOKEN ? `; admin settings at ${server.url}/api/admin/settings` : '';
+    console.error(`canvas-ai-server listening on ${server.url}${scripted}${store}${admin}`);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
+    stopWatching();
     await server.close();
     return 0;
   } catch (error) {
@@ -102,6 +111,7 @@ function appOptions(
     logModelRequests: env.CANVAS_AI_LOG_MODEL_REQUESTS === '1',
     log: parts.log,
     staticFiles: options.static ? staticDirectory(options.static) : undefined,
+    ...(env.CANVAS_AI_ADMIN_TOKEN ? { admin: { token: env.CANVAS_AI_ADMIN_TOKEN } } : {}),
     security: {
       secret: env.CANVAS_AI_SECRET || undefined,
       csrf: env.CANVAS_AI_CSRF !== 'off',

@@ -52,18 +52,22 @@ export async function runHop(
   events: HopEvents = NO_HOP_EVENTS,
 ): Promise<HopResponse> {
   const { request } = input;
-  const agentId = request.agent ?? deps.config.main_agent;
-  const agent = offeredAgent(deps.config, agentId, request.request_id);
+  // A new turn takes an agent offered now; a turn in flight keeps the one it started with, even when the settings
+  // changed since (spec §12.4, §19): checked once the stored turn is read.
+  if (request.hop === 1) offeredAgent(deps.config, request.agent ?? deps.config.main_agent, request.request_id);
+  else if (request.agent !== undefined) definedAgent(deps.config, request.agent, request.request_id);
   const key = turnKey(input.sessionId, request.request_id);
-  describeHopSpan({ requestId: request.request_id, hop: request.hop, agent: agentId });
+  describeHopSpan({ requestId: request.request_id, hop: request.hop, agent: request.agent ?? deps.config.main_agent });
 
   const lock = await inSpan('canvas_ai.store.lock', () =>
     guardStore(() => deps.store.lock(key, deps.ttl.lockMs), request.request_id),
   );
   try {
     const admission = await inSpan('canvas_ai.store.load', () =>
-      admitStoredHop(deps.store, key, request, agentId, lock),
+      admitStoredHop(deps.store, key, request, deps.config.main_agent, lock),
     );
+    const agentId = admission.agentId;
+    const agent = definedAgent(deps.config, agentId, request.request_id);
     if (admission.kind === 'replay') {
       deps.log({ event: 'hop_replayed', request_id: request.request_id, hop: request.hop, agent: agentId });
       events.admitted();
@@ -93,9 +97,14 @@ export async function runHop(
   }
 }
 
-/** The agent a request names, if the picker offers it (the main agent or one of `tools`). */
+/** The agent a new turn names, if the picker offers it now (the main agent or one of `tools`). */
 function offeredAgent(config: AgentsConfig, agentId: string, requestId: string): AgentDefinition {
   const offered = agentId === config.main_agent || config.tools.includes(agentId);
+  return definedAgent(config, agentId, requestId, offered);
+}
+
+/** The definition of an agent the config defines (and, with `offered` false, refused as not offered). */
+function definedAgent(config: AgentsConfig, agentId: string, requestId: string, offered = true): AgentDefinition {
   const agent = Object.hasOwn(config.agents, agentId) ? config.agents[agentId] : undefined;
   if (!offered || !agent) {
     throw new HopError(

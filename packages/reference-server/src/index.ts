@@ -27,3 +27,6 @@ export { ConfigError } from './config-error.js';
 export { loadConfig, type ConfigFiles, type LoadedConfig } from './config.js';
 export { type ConnectionLimits, startServer, staticDirectory, type RunningServer } from './node.js';
 export { jsonLineLogger, silentLogger, type Logger, type LogEntry } from './log.js';
+export type { AdminOptions } from './admin.js';
+export { LiveAgents, type LiveAgentsOptions } from './live-agents.js';
+export { watchAgentsFile, type AgentsWatchOptions } from './agents-watch.js';

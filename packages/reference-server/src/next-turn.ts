@@ -98,6 +98,7 @@ export function nextTurn(run: TurnFacts, step: ParkedCallsStep, hop: GoingOn): N
   const record: ActiveTurn = {
     kind: 'active',
     agent: agentId,
+    ...(turn.by_main ? { by_main: true } : {}),
     user_message: turn.user_message,
     hop: request.hop,
     decisions: turn.decisions + (hop.decided ? 1 : 0),
@@ -130,7 +131,13 @@ export function endWith(
       : maxHopsResponse(head, turnTexts(turn), agent.max_hops);
   return {
     response,
-    record: { kind: 'finished', agent: agentId, hop: request.hop, response },
+    record: {
+      kind: 'finished',
+      agent: agentId,
+      ...(turn.by_main ? { by_main: true } : {}),
+      hop: request.hop,
+      response,
+    },
     ttlMs: deps.ttl.finishedMs,
   };
 }

@@ -13,6 +13,8 @@ export class SessionMints {
     private readonly max: number,
     private readonly windowMs: number,
     private readonly now: () => number = Date.now,
+    /** The 429's message (the admin surface counts its requests with this class too). */
+    private readonly refusal = 'Too many new sessions from this address; keep the cookie of the one you have, or try again later.',
   ) {}
 
   /** Counts a new session for `address`, or throws 429 `quota_exceeded` when it has minted its share. */
@@ -22,11 +24,9 @@ export class SessionMints {
     const recent = (this.#minted.get(address) ?? []).filter((at) => at > now - this.windowMs);
     if (recent.length >= this.max) {
       this.#minted.set(address, recent);
-      throw new HopError(
-        'quota_exceeded',
-        'Too many new sessions from this address; keep the cookie of the one you have, or try again later.',
-        { retryAfterSeconds: Math.max(1, Math.ceil((recent[0]! + this.windowMs - now) / 1000)) },
-      );
+      throw new HopError('quota_exceeded', this.refusal, {
+        retryAfterSeconds: Math.max(1, Math.ceil((recent[0]! + this.windowMs - now) / 1000)),
+      });
     }
     recent.push(now);
     this.#minted.set(address, recent);

@@ -25,9 +25,10 @@ export async function loadTurn(store: TurnStore, key: TurnKey, requestId: string
  * What to do with a hop, given what the store holds: replay a stored response, or run it (with the turn to resume,
  * none on hop 1) under the turn's lock, which admission required.
  */
-export type Admission =
+export type Admission = { agentId: string } & (
   | { kind: 'replay'; response: HopResponse }
-  | { kind: 'run'; lock: TurnLock; turn: ActiveTurn | undefined };
+  | { kind: 'run'; lock: TurnLock; turn: ActiveTurn | undefined }
+);
 
 /** Whether the turn's cancel marker is in the store (a store that cannot answer is a 503). */
 export async function isCancelled(store: TurnStore, key: TurnKey, requestId: string): Promise<boolean> {
@@ -43,23 +44,26 @@ export async function admitStoredHop(
   store: TurnStore,
   key: TurnKey,
   request: HopRequest,
-  agentId: string,
+  mainAgent: string,
   lock: TurnLock | undefined,
 ): Promise<Admission> {
-  const rules = { requestId: request.request_id, hop: request.hop, agentId };
+  const rules = { requestId: request.request_id, hop: request.hop, agentId: request.agent ?? mainAgent };
   // Without the lock the store is not even read: the first rule (busy) answers before any other.
   if (!lock) return admitHop({ ...rules, busy: true, cancelled: false, turn: undefined });
   const [record, cancelled] = await Promise.all([
     loadTurn(store, key, request.request_id),
     isCancelled(store, key, request.request_id),
   ]);
-  const decision = admitHop({ ...rules, busy: false, cancelled, turn: record && summary(record) });
+  // A later hop that names no agent, of a turn started naming none, goes on with the turn's agent whatever the main
+  // agent is now (spec §12.4); in a turn started with a picked agent it still means the main agent (409).
+  const agentId = request.agent ?? (record?.by_main ? record.agent : mainAgent);
+  const decision = admitHop({ ...rules, agentId, busy: false, cancelled, turn: record && summary(record) });
   // The rules start a turn only when none is stored, and only replay an ended one (or refuse the hop).
-  if (!record) return { kind: 'run', lock, turn: undefined };
-  if (record.kind === 'finished') return { kind: 'replay', response: record.response };
+  if (!record) return { agentId, kind: 'run', lock, turn: undefined };
+  if (record.kind === 'finished') return { agentId: record.agent, kind: 'replay', response: record.response };
   return decision === 'replay'
-    ? { kind: 'replay', response: replayResponse(record) }
-    : { kind: 'run', lock, turn: record };
+    ? { agentId, kind: 'replay', response: replayResponse(record) }
+    : { agentId, kind: 'run', lock, turn: record };
 }
 
 function summary(record: TurnRecord): StoredTurnSummary {

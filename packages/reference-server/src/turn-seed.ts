@@ -38,6 +38,7 @@ export function seedTurn(
   });
   return {
     agent: agentId,
+    ...(request.agent === undefined ? { by_main: true } : {}),
     hop: 0,
     decisions: 0,
     user_message: current.text,

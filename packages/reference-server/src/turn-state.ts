@@ -31,6 +31,11 @@ export type HeldEnding = z.infer<typeof HeldEnding>;
 export const ActiveTurn = z.object({
   kind: z.literal('active'),
   agent: AgentId,
+  /**
+   * Started naming no agent, so run by the main agent of then: a later hop that names none goes on with this turn's
+   * agent even after the settings named another main agent (spec §12.4). Absent in turns stored before it existed.
+   */
+  by_main: z.boolean().optional(),
   /** The last hop answered. */
   hop: z.int().min(1),
   /** Model decisions made so far in this turn. */
@@ -82,6 +87,11 @@ export type ActiveTurn = z.infer<typeof ActiveTurn>;
 export const FinishedTurn = z.object({
   kind: z.literal('finished'),
   agent: AgentId,
+  /**
+   * Started naming no agent, so run by the main agent of then: a later hop that names none goes on with this turn's
+   * agent even after the settings named another main agent (spec §12.4). Absent in turns stored before it existed.
+   */
+  by_main: z.boolean().optional(),
   hop: z.int().min(1),
   response: FinalHopResponse,
 });

@@ -62,6 +62,30 @@ describe('a session that floods the store with turns', () => {
     }
   });
 
+  it('is checked last, for a new turn only: a refusal at the door and a replay of hop 1 come first (spec §8.8)', async () => {
+    const server = await startTestServer({ quotas: { session: { maxTurns: 2 } } });
+    try {
+      const session = await openSession(server);
+      const first = await session.hop(firstHop('quota-order-1', HERO, BUILDER));
+      assert.equal(first.status, 200);
+      assert.equal((await session.hop(firstHop('quota-order-2', HERO, BUILDER))).status, 200);
+      assert.equal((await session.hop(firstHop('quota-order-3', HERO, BUILDER))).status, 429, 'its share is 2');
+
+      const malformed = await session.hop({ ...firstHop('quota-order-4', HERO, BUILDER), messages: [] });
+      assert.equal(malformed.status, 400, 'the door refuses first');
+      assert.equal(HopErrorBody.parse(malformed.body).error.field, 'messages');
+      const unknownAgent = await session.hop(firstHop('quota-order-5', HERO, { agent: 'nobody' }));
+      assert.equal(HopErrorBody.parse(unknownAgent.body).error.code, 'unknown_agent');
+
+      const replay = await session.hop(firstHop('quota-order-1', HERO, BUILDER));
+      assert.equal(replay.status, 200, 'a repeat of an answered hop 1 is no new turn');
+      assert.deepEqual(replay.body, first.body);
+      assert.equal((await session.hop(laterHop('quota-order-1', 2, EMPTY_LAYOUT, BUILDER))).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('says when to come back, and lets the session go on once one of its turns has ended', async () => {
     const server = await startTestServer({ quotas: { session: { maxTurns: 2 } } });
     try {

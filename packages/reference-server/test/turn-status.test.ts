@@ -144,6 +144,31 @@ describe('GET /api/hop/{request_id}', () => {
     assert.equal(put.headers.get('allow'), 'GET, DELETE');
   });
 
+  it('answers 410 while hop 1 still runs (no hop answered yet), and active at hop 1 once it was answered', async () => {
+    const model = new RecordingProvider(new ScriptedProvider(fixtures.scenarios));
+    const slow = await startTestServer({ provider: model });
+    try {
+      const own = await openSession(slow);
+      const id = `status-first-${crypto.randomUUID()}`;
+      const held = model.holdNext();
+      const running = own.hop(firstHop(id, HERO, { agent: 'page_builder' }));
+      await held.entered;
+      const during = await status(slow, id, own.cookie);
+      assert.equal(during.status, 410, 'nothing of the turn is answered yet');
+      assert.equal(during.body.error.code, 'turn_not_found');
+      const repeat = await own.hop(firstHop(id, HERO, { agent: 'page_builder' }));
+      assert.equal(repeat.status, 409, 'hop 1 sent again while it runs');
+      assert.equal(repeat.body.error.code, 'hop_in_progress');
+      held.release();
+      assert.equal((await running).status, 200);
+      const after = TurnStatusResponse.parse((await status(slow, id, own.cookie)).body);
+      assert.equal(after.state, 'active');
+      assert.equal(after.hop, 1);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('does not wait for a running hop, nor take its lock: it answers the state that hop started from', async () => {
     const model = new RecordingProvider(new ScriptedProvider(fixtures.scenarios));
     const slow = await startTestServer({ provider: model });

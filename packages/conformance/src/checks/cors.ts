@@ -1,6 +1,7 @@
 import { defineCheck, fail, pass, type ConformanceCheck } from '../check.js';
 import { describeAnswer, errorCodeOf } from '../http-client.js';
-import { doorProbe } from '../requests.js';
+import { doorProbe, newRequestId } from '../requests.js';
+import { passedTheDoor } from './door-answers.js';
 
 /**
  * An origin no deployment lists (`.invalid` is reserved, RFC 2606 names it so): the kit cannot know which origins a
@@ -29,6 +30,65 @@ export const corsChecks: ConformanceCheck[] = [
       if (sent.status === 403 && errorCodeOf(sent.body) === 'origin_not_allowed')
         return pass(`refused with ${describeAnswer(sent)}`);
       return fail(`expected 403 origin_not_allowed, got ${describeAnswer(sent)}`);
+    },
+  }),
+  defineCheck({
+    id: 'origin.refused-first',
+    level: 1,
+    title:
+      'A request of another site gets 403 origin_not_allowed before the rest of the order: on a path that is no endpoint, with a method the path does not have, and without a token or a readable body.',
+    spec: {
+      section: 'hostsOrigins',
+      must: 'The origin check sits right after the Host check, before everything of the validation order of spec §7: a request of a refused origin with any method but GET, HEAD and OPTIONS MUST get 403 origin_not_allowed whatever its path, method, session, token and body.',
+    },
+    async run(context) {
+      const client = context.client;
+      const origin = { origin: UNLISTED_ORIGIN };
+      const probes: Array<[string, Promise<Awaited<ReturnType<typeof client.send>>>]> = [
+        [
+          'POST to a path that is no endpoint',
+          client.send(`${client.cancelUrl(newRequestId('origin-path'))}/no-such-endpoint`, {
+            method: 'POST',
+            headers: { ...origin, 'content-type': 'application/json' },
+            body: '{}',
+          }),
+        ],
+        ['PUT on the hop endpoint', client.send(client.options.endpoint, { method: 'PUT', headers: origin })],
+        [
+          'a hop without a CSRF token and with a body that is not JSON',
+          client.postRaw('{', 'application/json', { csrf: false, headers: origin }),
+        ],
+      ];
+      const problems: string[] = [];
+      for (const [what, sending] of probes) {
+        const sent = await sending;
+        if (sent.status !== 403 || errorCodeOf(sent.body) !== 'origin_not_allowed')
+          problems.push(`${what} answered ${describeAnswer(sent)}, expected 403 origin_not_allowed`);
+      }
+      return problems.length === 0
+        ? pass(`${probes.length} requests of another site, each refused by its origin before anything else`)
+        : fail(problems.join('; '));
+    },
+  }),
+  defineCheck({
+    id: 'origin.own-origin-any-scheme',
+    level: 1,
+    title:
+      "A hop whose Origin is the endpoint's own host and port under the other scheme (a page behind a TLS-terminating proxy) is not refused by its origin.",
+    spec: {
+      section: 'hostsOrigins',
+      must: "The request's own origin is the one its Host header names, and a server MUST compare it by host name and port only, never by scheme.",
+    },
+    async run(context) {
+      const url = new URL(context.client.options.endpoint);
+      const other = url.protocol === 'https:' ? 'http:' : 'https:';
+      // The port as the endpoint's Host header carries it: a port left out stays left out.
+      const origin = `${other}//${url.host}`;
+      const sent = await context.client.postHop(doorProbe('origin-scheme'), { headers: { origin } });
+      if (passedTheDoor(sent)) return pass(`Origin ${origin} passed the door (${describeAnswer(sent)})`);
+      return fail(
+        `Origin ${origin}, the request's own host and port, answered ${describeAnswer(sent)}; expected it to pass the door (400 unknown_agent, the probe's agent)`,
+      );
     },
   }),
   defineCheck({

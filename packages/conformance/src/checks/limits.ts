@@ -74,7 +74,42 @@ export const limitChecks: ConformanceCheck[] = [
       return total.status === 'pass' ? pass(`outside the layout: ${outside.why}; in all: ${total.why}`) : total;
     },
   }),
+  defineCheck({
+    id: 'limits.map-keys',
+    level: 1,
+    title: `Maps of ${LIMITS.maxMapKeys.toLocaleString('en-US')} keys in all pass (objects of more than ${LIMITS.mapThresholdKeys} keys); one key more is refused naming the map that key is in.`,
+    spec: must(
+      'an object of more keys than the threshold is a map whose keys all count, and `field` is the path of the map whose key puts the sum over the limit',
+    ),
+    run: (context) => {
+      const over = mapsOfKeys(LIMITS.maxMapKeys + 1);
+      return judgeLimit(context, {
+        atLimit: mapsOfKeys(LIMITS.maxMapKeys).probe,
+        over: over.probe,
+        field: over.lastMap,
+        what: 'map keys',
+      });
+    },
+  }),
 ];
+
+/**
+ * A layout whose components' props are maps holding `keys` keys in all, 1,000 a map and the rest in the last one (so
+ * every map is over the threshold), and the path of that last map: the key one over the limit is in it.
+ */
+function mapsOfKeys(keys: number): { probe: Record<string, unknown>; lastMap: string } {
+  const perMap = 1_000;
+  const maps = Math.floor(keys / perMap);
+  const components = Array.from({ length: maps }, (_, index) => {
+    const size = index === maps - 1 ? keys - perMap * (maps - 1) : perMap;
+    const props = Object.fromEntries(Array.from({ length: size }, (_, key) => [`k${key}`, 0]));
+    return { uuid: `conformance-map-${index}`, component: 'conformance.box', props };
+  });
+  return {
+    probe: doorProbe('map-keys', { context: { current_layout: { regions: { content: { components } } } } }),
+    lastMap: `context.current_layout.regions.content.components.${maps - 1}.props`,
+  };
+}
 
 async function messageCharacters(context: CheckContext): Promise<CheckVerdict> {
   const probe = (text: string) => doorProbe('characters', { messages: [{ role: 'user', text }] });

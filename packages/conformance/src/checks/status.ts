@@ -140,6 +140,38 @@ export const statusChecks: ConformanceCheck[] = [
       }
     },
   }),
+  defineCheck({
+    id: 'status.no-session-410',
+    level: 2,
+    title:
+      'The status of a live turn asked without a session cookie gets 410 turn_not_found and no Set-Cookie; the own session sees the turn.',
+    spec: {
+      section: 'turnStatus',
+      must: 'A status request without a session MUST get 410 turn_not_found; the endpoint MUST NOT mint a session for it.',
+    },
+    async run(context) {
+      const turn = secondSessionTurn(context, 'status-no-session');
+      if ('skip' in turn) return skip(turn.skip);
+      const { id } = turn;
+      try {
+        const refused = await firstHopRefused(context, turn);
+        if (refused) return refused;
+        // A client of its own that never fetched a token: its jar is empty, so the request carries no cookie.
+        const anonymous = await context.client.fork().status(id);
+        if (anonymous.status !== 410 || errorCodeOf(anonymous.body) !== 'turn_not_found')
+          return fail(`asked without a session cookie: ${describeAnswer(anonymous)}, expected 410 turn_not_found`);
+        if (anonymous.headers.get('set-cookie') !== null)
+          return fail(
+            'asked without a session cookie: 410, but the answer sets a cookie (the endpoint minted a session)',
+          );
+        const own = await context.client.status(id);
+        if (own.status !== 200) return fail(`the turn's own session then got ${describeAnswer(own)}`);
+        return pass('without a session: 410 turn_not_found and no cookie set; the own session 200');
+      } finally {
+        await context.client.cancel(id).catch(() => undefined);
+      }
+    },
+  }),
 ];
 
 /** The status answer as a TurnStatusResponse, or why it is not one. */

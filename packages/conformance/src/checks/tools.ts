@@ -10,7 +10,7 @@ import { verdict } from './invariants.js';
  * exists to exercise this rule alone, so any difference between the outputs it expects and the ones a hop returns
  * is this rule broken.
  */
-function toolRule(id: string, title: string, spec: SpecRef): ConformanceCheck {
+function toolRule(id: string, title: string, spec: SpecRef, judged: { replaces?: boolean } = {}): ConformanceCheck {
   return {
     id,
     family: id,
@@ -21,7 +21,7 @@ function toolRule(id: string, title: string, spec: SpecRef): ConformanceCheck {
       const outcomes = (await scenarioOutcomes(context)).filter(({ scenario }) => scenario.exercises.includes(id));
       if (outcomes.length === 0) return skip(`no scenario names ${id} in exercises`);
       // The outputs alone: a scenario's narration and where it ends are the rules of other checks.
-      const problems = outcomes.flatMap(({ scenario, responses, error, catalog }) => {
+      const problems = outcomes.flatMap(({ scenario, responses, error, catalog, run }) => {
         if (error) return [`${scenario.id}: ${error}`];
         const placed: string[] = [];
         return scenario.hops.flatMap((expected, index) => {
@@ -31,6 +31,8 @@ function toolRule(id: string, title: string, spec: SpecRef): ConformanceCheck {
               ? [`${scenario.id} hop ${index + 1}, which expects outputs, was not played`]
               : [];
           const problems = checkOutputs(expected, response, placed, scenario.selected_component, catalog);
+          // A rule about `replaces` judges them too: what the page held when the tool ran (spec §16.2).
+          if (judged.replaces) problems.push(...(run?.hops[index]?.replacesProblems ?? []));
           placed.push(...collectPlacedUuids(response.outputs, catalog));
           return problems.map((problem) => `${scenario.id} ${problem}`);
         });
@@ -77,7 +79,7 @@ export const toolChecks: ConformanceCheck[] = [
   ),
   toolRule(
     'tools.placement-rules',
-    '`inside` carries no reference_uuid in the output, and is refused on a target that is not empty.',
+    '`inside` carries no reference_uuid in the output, of a placement or a move, and is refused on a target that is not empty.',
     {
       section: 'toolOutputs',
       must: 'An operation with placement `inside` MUST NOT carry `reference_uuid`; `inside` on a target that is not empty is refused.',
@@ -90,6 +92,31 @@ export const toolChecks: ConformanceCheck[] = [
       section: 'toolOutputs',
       must: 'A server MUST leave out of `component_updates` every prop whose value the component already holds, and a uuid left with no prop.',
     },
+  ),
+  toolRule(
+    'tools.remove-listed-twice',
+    'A uuid listed twice in one removal is removed once: the output names it once.',
+    {
+      section: 'tools',
+      must: 'A server MUST NOT send a `remove_components` output that names a uuid twice or names a component inside another it names.',
+    },
+  ),
+  toolRule(
+    'tools.move-listed-twice',
+    'A move that lists a uuid twice in one operation is refused as a whole: no output, its valid operations included.',
+    {
+      section: 'tools',
+      must: 'A uuid listed twice in the `uuids` of one operation MUST refuse the whole call, like every problem of a move.',
+    },
+  ),
+  toolRule(
+    'tools.move-replaces-before-the-call',
+    'A component that two operations of one move call move is replaced from where it was before the call, not from where the first operation put it.',
+    {
+      section: 'tools',
+      must: 'For a component that several operations of one call move, `replaces` MUST give where it was before the call.',
+    },
+    { replaces: true },
   ),
   toolRule(
     'tools.derived-props-never-set',

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { AgentSettings } from '../wire/admin.js';
 import type { AgentSummary, AgentsResponse } from '../wire/agents.js';
 import { AgentId } from '../wire/ids.js';
 import { SafeKey } from '../wire/json.js';
@@ -38,20 +39,6 @@ export const PageField = z
   .object({ name: SafeKey.pipe(z.string().min(1).max(100)), label: z.string(), description: z.string().optional() })
   .meta({ id: 'PageField' });
 export type PageField = z.infer<typeof PageField>;
-
-/**
- * Who answers and what the picker offers (spec §12.4): the part of the agents config a site admin changes, in the
- * agents file or while the server runs.
- */
-export const AgentSettings = z
-  .object({
-    /** The agent that answers when the user picks none. */
-    main_agent: AgentId,
-    /** The other agents offered in the tools picker, one per message. */
-    tools: z.array(AgentId).default([]),
-  })
-  .meta({ id: 'AgentSettings', description: 'The main agent and the agents offered in the tools picker.' });
-export type AgentSettings = z.infer<typeof AgentSettings>;
 
 /** What {@link settingsProblems} checks settings against: the agents defined, and the canvas agents' allow-list. */
 export interface SettingsRules {

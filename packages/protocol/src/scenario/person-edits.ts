@@ -6,7 +6,8 @@ import type { PersonEdit } from './scenario.js';
 
 /**
  * Plays what the person does in the editor (a scenario hop's `person`, spec §16) on the client's document, in order,
- * as their own editor would: props set, components removed with their slot children, page fields set. Throws a
+ * as their own editor would: props set, components removed with their slot children, components moved, page fields
+ * set. Throws a
  * readable error for a uuid that is not on the page (an error of the fixture).
  */
 export function applyPersonEdits(
@@ -24,6 +25,20 @@ export function applyPersonEdits(
     const uuid = resolvePlacedRefs(edit.uuid, placedUuids, selected);
     if (!findComponent(current.layout, uuid))
       throw new RangeError(`the person edits ${uuid}, which is not on the page`);
+    if (edit.action === 'move') {
+      const reference = edit.reference_uuid && resolvePlacedRefs(edit.reference_uuid, placedUuids, selected);
+      const operation = { uuids: [uuid], target: resolvePlacedRefs(edit.target, placedUuids, selected) };
+      current = applyOutputs(current, [
+        {
+          type: 'move_components',
+          call_id: 'person',
+          operations: [
+            { ...operation, placement: edit.placement, ...(reference ? { reference_uuid: reference } : {}) },
+          ],
+        },
+      ]);
+      continue;
+    }
     current =
       edit.action === 'edit'
         ? applyOutputs(current, [

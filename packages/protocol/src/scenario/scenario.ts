@@ -66,6 +66,14 @@ export const PersonEdit = z
     z.object({ action: z.literal('edit'), uuid: z.string(), props: z.record(SafeKey, JsonValue) }),
     z.object({ action: z.literal('remove'), uuid: z.string() }),
     z.object({ action: z.literal('set_page_value'), field: SafeKey, value: JsonValue }),
+    /** Drags the component elsewhere, as a move with one operation (spec §11.5) would. */
+    z.object({
+      action: z.literal('move'),
+      uuid: z.string(),
+      target: z.string(),
+      placement: z.enum(['above', 'below', 'inside']),
+      reference_uuid: z.string().optional(),
+    }),
   ])
   .meta({ id: 'PersonEdit' });
 export type PersonEdit = z.infer<typeof PersonEdit>;

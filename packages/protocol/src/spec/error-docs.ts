@@ -2,7 +2,7 @@ import type { ErrorCode } from '../wire/errors.js';
 import type { LIMITS } from '../wire/limits.js';
 
 /** The HTTP operations of the protocol, by a short name. */
-export type Operation = 'hop' | 'cancel' | 'status' | 'agents' | 'token' | 'health';
+export type Operation = 'hop' | 'cancel' | 'status' | 'agents' | 'token' | 'health' | 'admin';
 
 /** What one error code means to a client, and which operations may answer with it. */
 export interface ErrorCodeDoc {
@@ -19,7 +19,7 @@ export interface ErrorCodeDoc {
 export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   invalid_json: {
     when: 'The body (or the `request` part of a multipart body) is not valid JSON, or is empty.',
-    operations: ['hop'],
+    operations: ['admin', 'hop'],
   },
   invalid_request: {
     when:
@@ -28,7 +28,7 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
       "a layout over the component limit or holding a uuid twice, hop 1 whose last message is not the user's, a " +
       'multipart body that cannot be read. ' +
       '`field` names the first offending field.',
-    operations: ['hop', 'cancel', 'status'],
+    operations: ['admin', 'hop', 'cancel', 'status'],
   },
   missing_field: {
     when:
@@ -50,6 +50,12 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
       'are more files than allowed; or attachments come with a hop other than 1.',
     operations: ['hop'],
   },
+  unauthorized: {
+    when:
+      'A request of the optional admin surface (spec §19) without the admin credential, or with a wrong one. Nothing ' +
+      'changed; the session cookie and the CSRF token are not a credential there.',
+    operations: ['admin'],
+  },
   csrf_invalid: {
     when:
       'The `X-CSRF-Token` header is missing, or is not a token `GET /api/token` issued for this session (or it has ' +
@@ -59,8 +65,9 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   origin_not_allowed: {
     when:
       "A `POST` or `DELETE` carries an `Origin` that is neither the origin of the request's own host nor one the " +
-      'server allows (a page of another site). Nothing changed.',
-    operations: ['hop', 'cancel'],
+      'server allows (a page of another site); any request of the admin surface (spec §19) that carries an `Origin` ' +
+      'other than its own. Nothing changed.',
+    operations: ['admin', 'hop', 'cancel'],
   },
   not_found: {
     when: 'No endpoint at this path.',
@@ -111,18 +118,18 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
     when:
       'The `Host` of the request is not a name the server answers to (by default the loopback names when it is ' +
       "bound to loopback): a page whose own name resolves to the server's address (DNS rebinding). Nothing changed.",
-    operations: ['hop', 'cancel', 'agents', 'token', 'health'],
+    operations: ['admin', 'hop', 'cancel', 'agents', 'token', 'health'],
   },
   quota_exceeded: {
     when:
       'The session (or the client address) holds as many turns, or as many stored bytes, as the server allows it. ' +
       'Nothing changed; `Retry-After` says when the oldest of them expires, and a finished or cancelled turn frees ' +
-      'its share sooner.',
-    operations: ['hop'],
+      'its share sooner. On the admin surface (spec §19): too many requests from one client address.',
+    operations: ['admin', 'hop'],
   },
   internal_error: {
     when: "The server failed while executing the hop (a tool crashed, a bug). The turn's state is deleted.",
-    operations: ['hop', 'cancel', 'status', 'agents', 'token', 'health'],
+    operations: ['admin', 'hop', 'cancel', 'status', 'agents', 'token', 'health'],
   },
   provider_error: {
     when: "The model provider failed or answered something unusable. The turn's state is deleted.",
@@ -130,7 +137,7 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   },
   store_unavailable: {
     when: 'The turn store cannot be reached. Nothing changed; the client may retry later.',
-    operations: ['hop', 'cancel', 'status'],
+    operations: ['admin', 'hop', 'cancel', 'status'],
   },
   server_busy: {
     when:

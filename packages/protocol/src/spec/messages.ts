@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { AgentsConfig } from '../config/agents-config.js';
+import { AdminSettingsResponse, AgentSettings } from '../wire/admin.js';
 import { Catalog } from '../config/catalog.js';
 import { Scenario } from '../scenario/scenario.js';
 import {
@@ -62,6 +63,8 @@ export const SPEC_MESSAGES: readonly SpecMessage[] = [
   },
   { id: 'Layout', schema: Layout, io: 'input', api: false },
   { id: 'AgentsResponse', schema: AgentsResponse, io: 'output', api: true },
+  { id: 'AgentSettings', schema: AgentSettings, io: 'input', api: true },
+  { id: 'AdminSettingsResponse', schema: AdminSettingsResponse, io: 'output', api: true },
   {
     id: 'TokenResponse',
     schema: TokenResponse,

@@ -209,6 +209,23 @@ export function openApiDocument(messages: readonly SpecMessage[]): JsonSchema {
           },
         },
       },
+      '/api/admin/settings': {
+        get: {
+          operationId: 'getAdminSettings',
+          summary:
+            'Optional (spec §19): the settings in force and the canvas agents they may name. Only with the admin credential.',
+          security: [{ AdminToken: [] }],
+          responses: { ...ok('AdminSettingsResponse', 'The settings.'), ...errorResponses('admin') },
+        },
+        put: {
+          operationId: 'putAdminSettings',
+          summary:
+            'Optional (spec §19): replaces the main agent and the tools; refused settings are a 400 with one issue per broken rule.',
+          security: [{ AdminToken: [] }],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('AgentSettingsInput') } } },
+          responses: { ...ok('AdminSettingsResponse', 'The settings now in force.'), ...errorResponses('admin') },
+        },
+      },
       '/healthz': {
         get: {
           operationId: 'getHealth',
@@ -218,6 +235,14 @@ export function openApiDocument(messages: readonly SpecMessage[]): JsonSchema {
       },
     },
     components: {
+      securitySchemes: {
+        AdminToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "The operator's admin token (the reference server: CANVAS_AI_ADMIN_TOKEN), never the session cookie.",
+        },
+      },
       parameters: {
         CsrfToken: {
           name: 'X-CSRF-Token',

@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   unsupported_protocol: 400,
   unknown_agent: 400,
   attachment_rejected: 400,
+  unauthorized: 401,
   csrf_invalid: 403,
   origin_not_allowed: 403,
   not_found: 404,

@@ -4,6 +4,8 @@
 // own. No bug flag in src/. One variant at least per rule group of the MUST → check matrix (spec/conformance.md §6).
 import type { Fixtures } from '@canvas-ai/protocol/scenario';
 import { startServer, type RunningServer } from '../../src/node.js';
+import { CLARIFICATION_VARIANTS } from './variants/clarification-variants.js';
+import { COEDIT_VARIANTS } from './variants/coedit-variants.js';
 import { DOOR_VARIANTS } from './variants/door-variants.js';
 import { STATUS_VARIANTS } from './variants/status-variants.js';
 import { STREAM_VARIANTS } from './variants/stream-variants.js';
@@ -20,6 +22,8 @@ export const BROKEN_VARIANTS = {
   ...TOOL_VARIANTS,
   ...STATUS_VARIANTS,
   ...STREAM_VARIANTS,
+  ...COEDIT_VARIANTS,
+  ...CLARIFICATION_VARIANTS,
 } satisfies Record<string, BrokenVariant>;
 
 /** The name of a broken variant. */

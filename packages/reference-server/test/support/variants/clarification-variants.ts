@@ -1,0 +1,179 @@
+// Planted bugs of the clarifications CHANGELOG.md lists: the origin check's place and what "own origin" means
+// (spec §4.5), the status of a request without a session (spec §8.6), the field of the map-key budget (spec §13),
+// and listing a uuid twice in a removal or a move (spec §12).
+import type { ModelReply } from '../../../src/providers/model-provider.js';
+import { endpointAt } from '../../../src/endpoints.js';
+import {
+  errorAnswer,
+  isHopPost,
+  isStatusGet,
+  type Json,
+  modelWrapper,
+  realApp,
+  rewriteHopResponses,
+  withJson,
+  wrap,
+} from './seams.js';
+import type { BrokenVariant } from './variant.js';
+
+/** The methods that change nothing, which the origin check lets through (spec §4.5). */
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The arguments of every tool call the scripted model made, by call id (the scenarios' call ids are unique). */
+function recordingModel(calls: Map<string, Json>) {
+  return (reply: ModelReply): ModelReply => {
+    for (const call of reply.toolCalls) {
+      try {
+        calls.set(call.id, JSON.parse(call.arguments) as Json);
+      } catch {
+        // Arguments that are no JSON give no output either.
+      }
+    }
+    return reply;
+  };
+}
+
+type Operation = { uuids: string[]; target: string; placement: string; reference_uuid?: string };
+
+export const CLARIFICATION_VARIANTS = {
+  'paths-before-origin': {
+    bug: 'the routes answer before the origin check: a POST of another site to a path that is no endpoint gets 404, telling it what exists',
+    group: 'origins',
+    caughtBy: 'origin.refused-first',
+    build: (fixtures) =>
+      wrap(realApp(fixtures), async (request, next) => {
+        const path = new URL(request.url).pathname;
+        if (request.headers.has('origin') && !SAFE.has(request.method) && endpointAt(path) === undefined)
+          return errorAnswer(404, 'not_found', `Nothing at ${request.method} ${path}.`);
+        return next(request);
+      }),
+  },
+  'origin-scheme-compared': {
+    bug: "the request's own origin is compared scheme included, so a page behind a TLS-terminating proxy (https Origin, http request) is refused",
+    group: 'origins',
+    caughtBy: 'origin.own-origin-any-scheme',
+    build: (fixtures) =>
+      wrap(realApp(fixtures), async (request, next) => {
+        const origin = request.headers.get('origin');
+        const url = new URL(request.url);
+        if (origin && !SAFE.has(request.method)) {
+          const parsed = URL.canParse(origin) ? new URL(origin) : undefined;
+          if (parsed && parsed.host === url.host && parsed.protocol !== url.protocol)
+            return errorAnswer(403, 'origin_not_allowed', 'Requests from another site may not change anything here.');
+        }
+        return next(request);
+      }),
+  },
+  'status-without-session-403': {
+    bug: 'a status request without a session cookie gets 403 csrf_invalid, as a state change would, instead of 410',
+    group: 'status',
+    caughtBy: 'status.no-session-410',
+    build: (fixtures) =>
+      wrap(realApp(fixtures), async (request, next) => {
+        if (isStatusGet(request) && !request.headers.has('cookie'))
+          return errorAnswer(403, 'csrf_invalid', 'No session: fetch a token first.');
+        return next(request);
+      }),
+  },
+  'map-keys-field-names-the-key': {
+    bug: 'a request over the map-key budget is refused naming the key that went over, not the map it is in',
+    group: 'limits',
+    caughtBy: 'limits.map-keys',
+    build: (fixtures) =>
+      wrap(realApp(fixtures), async (request, next) => {
+        const response = await next(request);
+        if (!isHopPost(request) || response.status !== 400) return response;
+        const body = (await response.clone().json()) as Json & { message: string; error: Json };
+        if (!/keys in all/.test(body.message) || typeof body.error.field !== 'string') return response;
+        const map = body.error.field;
+        return withJson(response, { ...body, error: { ...body.error, field: `${map}.k1000` } });
+      }),
+  },
+  'remove-lists-uuids-as-named': {
+    bug: 'a removal sends the uuids as the model listed them, so one named twice is in the output twice',
+    group: 'remove-listed-twice',
+    caughtBy: 'tools.remove-listed-twice',
+    alsoFailing: ['scenario.remove-listed-twice'],
+    build: (fixtures) => {
+      const calls = new Map<string, Json>();
+      return rewriteHopResponses(
+        realApp(fixtures, { model: (scripted) => modelWrapper(scripted, { reply: recordingModel(calls) }) }),
+        (body) => ({
+          ...body,
+          outputs: (body.outputs as Json[]).map((output) => {
+            const named = calls.get(output.call_id as string)?.uuids;
+            return output.type === 'remove_components' && Array.isArray(named) ? { ...output, uuids: named } : output;
+          }),
+        }),
+      );
+    },
+  },
+  'move-duplicate-collapsed': {
+    bug: 'a move that lists a uuid twice in one operation is read as listing it once and executes, instead of being refused',
+    group: 'move-listed-twice',
+    caughtBy: 'tools.move-listed-twice',
+    alsoFailing: ['scenario.move-listed-twice', 'hop-rules.validation-error-recovery'],
+    build: (fixtures) =>
+      realApp(fixtures, {
+        model: (scripted) =>
+          modelWrapper(scripted, {
+            reply: (reply) => ({
+              ...reply,
+              toolCalls: reply.toolCalls.map((call) => {
+                if (call.name !== 'move_components') return call;
+                const args = JSON.parse(call.arguments) as { operations?: Operation[] };
+                for (const operation of args.operations ?? []) operation.uuids = [...new Set(operation.uuids)];
+                return { ...call, arguments: JSON.stringify(args) };
+              }),
+            }),
+          }),
+      }),
+  },
+  'move-replaces-last-place': {
+    bug: "a move's replaces says where each component was before the last operation that moved it, not before the call",
+    group: 'move-replaces',
+    caughtBy: 'tools.move-replaces-before-the-call',
+    alsoFailing: ['scenario.move-twice-in-one-call'],
+    build: (fixtures) =>
+      rewriteHopResponses(realApp(fixtures), (body) => ({
+        ...body,
+        outputs: (body.outputs as Json[]).map((output) => {
+          if (output.type !== 'move_components') return output;
+          const at = { ...(output.replaces as Record<string, string>) };
+          const replaces: Record<string, string> = {};
+          for (const operation of output.operations as Operation[])
+            for (const uuid of operation.uuids) {
+              replaces[uuid] = at[uuid]!;
+              at[uuid] = operation.target;
+            }
+          return { ...output, replaces };
+        }),
+      })),
+  },
+  'move-inside-keeps-reference': {
+    bug: 'a move inside a slot passes on the reference_uuid the model gave, which a placement inside never carries',
+    group: 'placement-rules',
+    caughtBy: 'tools.placement-rules',
+    alsoFailing: ['scenario.move-inside-with-reference'],
+    build: (fixtures) => {
+      const calls = new Map<string, Json>();
+      return rewriteHopResponses(
+        realApp(fixtures, { model: (scripted) => modelWrapper(scripted, { reply: recordingModel(calls) }) }),
+        (body) => ({
+          ...body,
+          outputs: (body.outputs as Json[]).map((output) => {
+            const asked = calls.get(output.call_id as string)?.operations as Operation[] | undefined;
+            if (output.type !== 'move_components' || !asked) return output;
+            const operations = (output.operations as Operation[]).map((operation, index) => {
+              const reference = asked[index]?.reference_uuid;
+              return operation.placement === 'inside' && reference
+                ? { ...operation, reference_uuid: reference }
+                : operation;
+            });
+            return { ...output, operations };
+          }),
+        }),
+      );
+    },
+  },
+} satisfies Record<string, BrokenVariant>;
