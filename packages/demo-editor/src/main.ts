@@ -7,6 +7,7 @@ import { allowedAgentServer } from './agent-server.js';
 import { EditorStore, emptyDocument } from './editor-store.js';
 import { canvasView } from './render/canvas-view.js';
 import { inspectorView } from './render/inspector-view.js';
+import { SettingsScreen, takeAdminTokenFromAddress } from './settings-screen.js';
 import { SUGGESTIONS } from './suggestions.js';
 import './demo.css';
 
@@ -139,3 +140,18 @@ document.querySelector('#new-page')!.addEventListener('click', () => {
 paint();
 // For end-to-end tests and curious developers: the store, read-only by convention.
 Object.assign(window, { canvasAiDemo: { store } });
+
+// The settings screen (#settings), a second page of the same document: the editor and its chat stay as they are while
+// it is shown, so going back needs no reload; the chat asks for the agents again at its next message (spec §3.1).
+takeAdminTokenFromAddress();
+const settings = new SettingsScreen(document.querySelector<HTMLElement>('#settings-screen')!);
+const workspace = document.querySelector<HTMLElement>('.workspace')!;
+const settingsPage = document.querySelector<HTMLElement>('#settings')!;
+function showPage(): void {
+  const onSettings = location.hash === '#settings';
+  settingsPage.hidden = !onSettings;
+  workspace.hidden = onSettings;
+  if (onSettings) void settings.open();
+}
+addEventListener('hashchange', showPage);
+showPage();
