@@ -2,7 +2,7 @@
 // Puck. Every hop reads Puck's data (getLayout) and writes to it through the protocol's shared reducer
 // (applyOutputs); a turn is one entry of Puck's history (turn-history.ts); the conversation and a running turn are
 // kept in sessionStorage, so a reload mid-turn resumes it. Used inside <Puck> (it reads Puck's state).
-import { applyOutputsWithResults, type ChatMessage } from '@canvas-ai/protocol';
+import { applyOutputsWithResults, type ChatMessage, TOOL_OUTPUT_TYPES } from '@canvas-ai/protocol';
 import {
   ChatSession,
   ChatStorage,
@@ -21,13 +21,6 @@ import { config } from './puck-config.js';
 import { toData, toDocument } from './puck-document.js';
 import { TurnHistory } from './turn-history.js';
 
-const OUTPUT_TYPES = [
-  'place_components',
-  'edit_components',
-  'set_page_value',
-  'remove_components',
-  'move_components',
-] as const;
 /** What the person reads: components named by their Puck label. */
 const STRINGS = chatStrings({ componentLabel: (id) => config.components[id as 'Hero']?.label ?? id });
 
@@ -77,7 +70,7 @@ export function usePuckChat() {
         settings: () => ({
           endpoint: '/api/hop',
           csrfToken,
-          outputTypes: [...OUTPUT_TYPES],
+          outputTypes: [...TOOL_OUTPUT_TYPES],
           getLayout: () => {
             const { appState, selectedItem } = getPuck();
             return { ...toDocument(appState.data), selectedComponent: selectedItem?.props.id ?? null };
@@ -150,7 +143,7 @@ export function usePuckChat() {
     progress,
     busy: session.busy,
     running: session.running !== undefined,
-    canUndo: session.canUndo(OUTPUT_TYPES),
+    canUndo: session.canUndo(TOOL_OUTPUT_TYPES),
     send(text: string) {
       if (session.busy) return; // one turn at a time
       add({ role: 'user', text });
