@@ -73,7 +73,14 @@ export {
 export { encodeStreamLine, StreamLineDecoder } from './wire/ndjson.js';
 export { AgentSummary, AgentsResponse } from './wire/agents.js';
 export { ADMIN_SETTINGS_PATH, AdminSettingsResponse, AgentSettings } from './wire/admin.js';
-export { Catalog, CatalogComponent, PropDefinition, PropType, SlotDefinition } from './config/catalog.js';
+export {
+  Catalog,
+  CatalogComponent,
+  derivedPropProblems,
+  PropDefinition,
+  PropType,
+  SlotDefinition,
+} from './config/catalog.js';
 export {
   AgentDefinition,
   AgentsConfig,

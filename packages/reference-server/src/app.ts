@@ -2,6 +2,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import {
   agentsResponse,
   CSRF_HEADER,
+  derivedPropProblems,
   LIMITS,
   PROTOCOL_VERSION,
   RequestId,
@@ -490,10 +491,8 @@ function checkDerivedProps(catalog: Catalog): void {
   const problems: string[] = [];
   for (const component of catalog.components ?? []) {
     for (const [name, prop] of Object.entries(component.props ?? {})) {
-      if (!prop.derived) continue;
-      const where = `createApp catalog: ${component.id}.props.${name}`;
-      if (prop.required) problems.push(`${where}: a derived prop cannot be required (spec §10.1)`);
-      if (prop.default !== undefined) problems.push(`${where}: a derived prop cannot have a default (spec §10.1)`);
+      for (const problem of derivedPropProblems(prop))
+        problems.push(`createApp catalog: ${component.id}.props.${name}: ${problem}`);
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);

@@ -27,14 +27,23 @@ export const PropDefinition = z
     }),
   })
   .superRefine((prop, ctx) => {
-    // The agent could not give a required derived prop, and a default would be a value the host did not compute.
-    if (prop.derived && prop.required)
-      ctx.addIssue({ code: 'custom', path: ['derived'], message: 'a derived prop cannot be required (spec §10.1)' });
-    if (prop.derived && prop.default !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['derived'], message: 'a derived prop cannot have a default (spec §10.1)' });
+    for (const message of derivedPropProblems(prop)) ctx.addIssue({ code: 'custom', path: ['derived'], message });
   })
   .meta({ id: 'PropDefinition' });
 export type PropDefinition = z.infer<typeof PropDefinition>;
+
+/**
+ * Why a prop definition cannot be derived as it stands (spec §10.1), one line per problem; none when it can. The
+ * schema and `createApp` (a catalog given as an object) both ask it: the agent could not give a required derived
+ * prop, and a default would be a value the host did not compute.
+ */
+export function derivedPropProblems(prop: Pick<PropDefinition, 'derived' | 'required' | 'default'>): string[] {
+  if (!prop.derived) return [];
+  const problems: string[] = [];
+  if (prop.required) problems.push('a derived prop cannot be required (spec §10.1)');
+  if (prop.default !== undefined) problems.push('a derived prop cannot have a default (spec §10.1)');
+  return problems;
+}
 
 /** One slot of a catalog component: a named place for child components. */
 export const SlotDefinition = z
