@@ -988,6 +988,74 @@ export const MUST_MATRIX: readonly MustRow[] = [
     reason: ADMIN_SURFACE,
   },
   { section: '19', says: 'The session cookie and the CSRF token', group: 'admin', reason: ADMIN_SURFACE },
+  // spec §20 Waiting turns: the person inside a turn (revision 1.7)
+  {
+    section: '20.1',
+    says: 'A server MUST NOT offer the model a tool that makes a turn wait',
+    group: 'waits-offered',
+    checks: ['waits.undeclared-not-offered'],
+  },
+  {
+    section: '20.1',
+    says: 'A hop that executed such a call MUST NOT call the model',
+    group: 'waits-hop',
+    checks: ['waits.waiting-hop', 'scenario.*'],
+  },
+  {
+    section: '20.1',
+    says: 'MUST answer every later one of the same reply with a readable result and no wait',
+    group: 'waits-hop',
+    reason: `${PROMPT}; a second ask_question of a reply is refused by its allow_parallel, and a second call of another waiting tool by the shared executor (packages/protocol/test/ask-question.test.ts)`,
+  },
+  {
+    section: '20.1',
+    says: 'The client shows what the turn waits for and MUST NOT send the next hop before',
+    group: 'client',
+    reason: WIDGET,
+  },
+  {
+    section: '20.1',
+    says: 'a server MUST refuse with 400, changing nothing, the next hop of a waiting turn',
+    group: 'waits-answer-checked',
+    checks: ['waits.answer-checked'],
+  },
+  {
+    section: '20.1',
+    says: 'A hop of a turn that waits for nothing and carries an `answer` MUST get 400',
+    group: 'waits-answer-checked',
+    checks: ['waits.stray-answer'],
+  },
+  {
+    section: '20.1',
+    says: 'MUST carry the same `waiting` as that hop',
+    group: 'waits-status',
+    checks: ['waits.status'],
+  },
+  {
+    section: '20.1',
+    says: 'a server MUST NOT run the turn on, and answers its next hop',
+    group: 'waits-expiry',
+    checks: ['waits.expiry'],
+  },
+  {
+    section: '20.1',
+    says: '`DELETE /api/hop/{request_id}` MUST cancel a waiting turn as any other',
+    group: 'waits-cancel',
+    checks: ['waits.cancel'],
+  },
+  {
+    section: '20.2',
+    says: 'A server MUST refuse (400 `invalid_request`, as above) an answer that picks a choice',
+    group: 'waits-answer-checked',
+    reason:
+      "which answers a question refuses depends on its choices and flags, and the kit's scenario asks one question; the reference server's tests send each refused answer over HTTP (packages/reference-server/test/questions.test.ts)",
+  },
+  {
+    section: '20.2',
+    says: 'The result of the call is one line, which a server MUST word exactly so',
+    group: 'waits-answer',
+    checks: ['waits.answer-reaches-model', 'scenario.*'],
+  },
 ];
 
 /** GitHub's anchor of a markdown heading. */

@@ -20,6 +20,7 @@ import { toolChecks } from './checks/tools.js';
 import { traceContextChecks } from './checks/trace-context.js';
 import { turnRuleChecks } from './checks/turn-rules.js';
 import { validationChecks } from './checks/validation.js';
+import { waitChecks } from './checks/waits.js';
 
 /** What the plan is made from: the malformed-request table and, for level 2, the scenarios. */
 export interface PlanInputs {
@@ -48,6 +49,7 @@ export function planChecks(level: ConformanceLevel, inputs: PlanInputs): Conform
     ...scenarioChecks(inputs.scenarios),
     ...toolChecks,
     ...capabilityChecks,
+    ...waitChecks,
     ...scriptedChecks,
     ...streamChecks,
     ...agentsChecks,

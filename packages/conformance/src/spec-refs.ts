@@ -65,6 +65,8 @@ export const SPEC_SECTIONS = {
     title: 'Every output reported before the answer',
     anchor: '163-every-output-reported-before-the-answer',
   },
+  waitingTurns: { number: '20.1', title: 'Waiting turns', anchor: '201-waiting-turns' },
+  questions: { number: '20.2', title: 'Questions', anchor: '202-questions' },
 } as const;
 
 /** A section of spec/hop-protocol.md, by key. */

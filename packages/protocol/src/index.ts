@@ -3,7 +3,21 @@
 // '@canvas-ai/protocol/server'; the scripted-turn fixtures in '@canvas-ai/protocol/scenario'.
 export { JsonObject, JsonValue, SafeKey } from './wire/json.js';
 export { AgentId, CallId, ComponentId, ComponentUuid, PROTOCOL_VERSION, RequestId, SlotName } from './wire/ids.js';
-export { DEFAULT_AGENT_HOPS, LIMITS, MAX_AGENT_HOPS, MAX_TURN_REQUESTS } from './wire/limits.js';
+export {
+  DEFAULT_AGENT_HOPS,
+  LIMITS,
+  MAX_AGENT_HOPS,
+  MAX_TURN_REQUESTS,
+  MAX_WAITING_TURN_REQUESTS,
+} from './wire/limits.js';
+export {
+  Question,
+  QUESTION_LIMITS,
+  QuestionAnswer,
+  WAIT_KINDS,
+  type WaitKind,
+  Waiting,
+} from './wire/waits.js';
 export { ComponentNode, Layout, PageValues, Placement, PlacementTarget, Props, Region } from './wire/layout.js';
 export {
   ApplyResult,

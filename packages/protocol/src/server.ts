@@ -30,7 +30,20 @@ export {
   type KnownValue,
   type Place,
 } from './layout/document-digest.js';
-export { type ToolContext, type ToolDefinition, type ToolExecution, ToolInputError } from './tools/tool-definition.js';
+export {
+  type ToolContext,
+  type ToolDefinition,
+  type ToolExecution,
+  ToolInputError,
+  type WaitRequest,
+} from './tools/tool-definition.js';
+export {
+  answerProblems,
+  answerResult,
+  askQuestionTool,
+  DISMISSED_RESULT,
+  QUESTION_PENDING_RESULT,
+} from './tools/ask-question.js';
 export { type BuiltinToolName, builtinTools, offeredTools } from './tools/builtin-tools.js';
 export { suggestionWork } from './tools/suggest.js';
 export { UUID_SUGGESTION_LIMITS } from './tools/uuid-suggestions.js';
@@ -39,6 +52,7 @@ export {
   type ExecuteToolCallsResult,
   executeToolCalls,
   outputLimitMessage,
+  secondWaitMessage,
   type ToolCall,
   type ToolCallResult,
 } from './tools/execute-tool-calls.js';

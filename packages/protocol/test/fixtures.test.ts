@@ -7,6 +7,7 @@ import { parse } from 'yaml';
 import { findComponent, walkLayout, type CatalogComponent } from '../src/index.js';
 import { builtinTools, executeToolCalls } from '../src/server.js';
 import {
+  AskQuestionInput,
   EditComponentsInput,
   GetComponentDetailsInput,
   MoveComponentsInput,
@@ -27,6 +28,7 @@ const inputs: Record<string, { safeParse(value: unknown): { success: boolean } }
   remove_components: RemoveComponentsInput,
   move_components: MoveComponentsInput,
   get_component_details: GetComponentDetailsInput,
+  ask_question: AskQuestionInput,
 };
 
 /** The agent a scenario runs: its own, or the main agent. */

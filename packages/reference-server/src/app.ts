@@ -90,7 +90,7 @@ export interface AppOptions {
   logModelRequests?: boolean;
   /** Makes component uuids. Default `crypto.randomUUID`. */
   newUuid?: () => string;
-  /** Store lifetimes. Defaults: turn 30 min, finished/cancelled 60 s, lock 5 min. */
+  /** Store lifetimes. Defaults: turn 30 min, finished/cancelled 60 s, lock 5 min, a wait for the person 15 min. */
   ttl?: Partial<TurnTtls>;
   /** Who may call, from where, and what every answer carries (spec §4.2, §4.5, §4.6). */
   security?: {
@@ -184,7 +184,7 @@ export interface CanvasAiApp {
   readonly agents?: LiveAgents;
 }
 
-const DEFAULT_TTLS: TurnTtls = { turnMs: 30 * 60_000, finishedMs: 60_000, lockMs: 5 * 60_000 };
+const DEFAULT_TTLS: TurnTtls = { turnMs: 30 * 60_000, finishedMs: 60_000, lockMs: 5 * 60_000, waitMs: 15 * 60_000 };
 
 /**
  * The reference server as a `(Request) => Promise<Response>` handler: `POST /api/hop`, `GET /api/agents`,

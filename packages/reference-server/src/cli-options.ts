@@ -78,6 +78,13 @@ const CLI_FLAGS = {
     env: 'CANVAS_AI_TOKEN_TTL',
     help: 'How long a CSRF token from GET /api/token is accepted (then 403 csrf_invalid; the widget fetches another).',
   },
+  'wait-ttl': {
+    type: 'string',
+    value: 'TIME',
+    default: '15m',
+    env: 'CANVAS_AI_WAIT_TTL',
+    help: "How long a turn waits for the person's answer to a question (then 410 wait_expired; spec §20.1).",
+  },
   'session-turns': {
     type: 'string',
     value: 'N',
@@ -235,6 +242,8 @@ export interface CliOptions {
   allowedHosts: string[] | '*' | undefined;
   allowedOrigins: string[];
   tokenTtlMs: number;
+  /** How long a turn waits for the person's answer (spec §20.1). */
+  waitTtlMs: number;
   sessionTurns: number;
   sessionBytes: number;
   sessionAnswers: number;
@@ -307,6 +316,7 @@ export function parseCliOptions(
     allowedHosts: hostList(setting('allowed-hosts')),
     allowedOrigins: originList(setting('allowed-origins')),
     tokenTtlMs: duration(setting('token-ttl')),
+    waitTtlMs: duration(setting('wait-ttl')),
     sessionTurns: count(setting('session-turns'), 0),
     sessionBytes: setting('session-bytes').text === '0' ? 0 : size(setting('session-bytes')),
     sessionAnswers: count(setting('session-answers'), 0),

@@ -111,6 +111,7 @@ function appOptions(
     logModelRequests: env.CANVAS_AI_LOG_MODEL_REQUESTS === '1',
     log: parts.log,
     staticFiles: options.static ? staticDirectory(options.static) : undefined,
+    ttl: { waitMs: options.waitTtlMs },
     ...(env.CANVAS_AI_ADMIN_TOKEN ? { admin: { token: env.CANVAS_AI_ADMIN_TOKEN } } : {}),
     security: {
       secret: env.CANVAS_AI_SECRET || undefined,

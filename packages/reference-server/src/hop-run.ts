@@ -1,4 +1,4 @@
-import type { AgentDefinition, CanvasDocument, HopRequest, ToolOutput } from '@canvas-ai/protocol';
+import type { AgentDefinition, CanvasDocument, HopRequest, ToolOutput, Waiting } from '@canvas-ai/protocol';
 import type { PropsPrints, ToolDefinition } from '@canvas-ai/protocol/server';
 import type { HopEvents } from './hop-events.js';
 import type { ServerDeps } from './server-deps.js';
@@ -37,4 +37,6 @@ export interface ParkedCallsStep {
   executed: Array<{ name: string; ok: boolean }>;
   /** What the model knows of the selection and host data once this hop's page notice is appended. */
   told?: PageTold | undefined;
+  /** What the turn waits for when a call of this hop asked the person (spec §20.1): then no decision is made. */
+  waiting?: Waiting | undefined;
 }

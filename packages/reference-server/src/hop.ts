@@ -24,6 +24,7 @@ import type { ServerDeps } from './server-deps.js';
 import { turnKey } from './store/keys.js';
 import { guardStore, LockLostError } from './store/turn-store.js';
 import { admitStoredHop, isCancelled } from './turn-gate.js';
+import { waitExpired, waitExpiredError, waitingFor, withAnswer } from './waiting.js';
 import { seedTurn } from './turn-seed.js';
 import { describeHopSpan, inSpan, tracedDecision, tracedTools } from './tracing.js';
 import { hopUsage } from './usage.js';
@@ -73,12 +74,19 @@ export async function runHop(
       events.admitted();
       return admission.response;
     }
+    if (admission.turn?.waiting && waitExpired(admission.turn.waiting, Date.now())) {
+      // The turn is over (spec §20.1): nothing of it runs again, and its record goes.
+      await guardStore(() => deps.store.delete(key), request.request_id);
+      throw waitExpiredError(request.request_id);
+    }
+    // The answer is checked before anything runs: a refused hop changes nothing and may be sent again.
+    const answered = withAnswer(admission.turn, request);
     if (!admission.turn) await deps.admitNewTurn(key, request.request_id);
     events.admitted();
-    const turn = admission.turn ?? seedTurn(deps.config, agentId, request, input.attachments);
+    const turn = answered ?? seedTurn(deps.config, agentId, request, input.attachments);
     const previousOutputs = admission.turn?.response.outputs ?? [];
     // Decided by hop 1's capabilities, kept with the turn (spec §5.1): the same tools on every hop.
-    const tools = offeredTools(deps.tools, agent.tools, turn.declared_outputs ?? []);
+    const tools = offeredTools(deps.tools, agent.tools, turn.declared_outputs ?? [], turn.declared_waits ?? []);
     return await executeHop({
       deps,
       key,
@@ -136,14 +144,16 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
     const step = await runParkedCalls(run, person);
     if (step.outputs.length > 0) run.events.outputs(step.outputs);
     await pause();
-    if (decides) await tellPage(run, step, person);
+    // A hop whose call asked the person calls no model: the turn waits for the answer (spec §20.1).
+    const waits = step.waiting !== undefined;
+    if (decides && !waits) await tellPage(run, step, person);
     await pause();
-    reply = decides ? await decideOnce(run, step, systemPrompt(run)) : undefined;
+    reply = decides && !waits ? await decideOnce(run, step, systemPrompt(run)) : undefined;
     const usage = hopUsage(run.turn.usage, reply?.usage);
-    const { next, digestMs } = await turnAfter(run, step, outcomeOf(held, reply, step.outputs), {
-      decided: reply !== undefined,
-      usage,
-    });
+    const outcome: Outcome = step.waiting
+      ? { kind: 'waits', waiting: step.waiting }
+      : outcomeOf(held, reply, step.outputs);
+    const { next, digestMs } = await turnAfter(run, step, outcome, { decided: reply !== undefined, usage });
     await pause();
     await persist(run, next);
     logHop(run, step, next.response, {
@@ -196,6 +206,7 @@ async function runParkedCalls(
       step.messages.push({ role: 'tool', call_id: result.call_id, name: result.name, content: result.content });
     }
     step.placedUuids.push(...collectPlacedUuids(step.outputs, deps.catalog));
+    if (execution.wait) step.waiting = waitingFor(execution.wait, deps.ttl.waitMs, Date.now());
   }
   // After the tool results, never between a reply's calls and their results (providers refuse that order).
   if (person.notice) step.messages.push({ role: 'notice', text: person.notice.text });

@@ -2,7 +2,7 @@
  * How a hop leaves its turn: whether it ends, holds its ending back or goes on (decided by {@link outcomeOf} alone),
  * and the response and stored record that follow. Pure: no clock, no store, no change to what it is given.
  */
-import type { HopResponse, HopUsage, ToolOutput } from '@canvas-ai/protocol';
+import type { HopResponse, HopUsage, ToolOutput, Waiting } from '@canvas-ai/protocol';
 import {
   answerResponse,
   continuingResponse,
@@ -21,13 +21,14 @@ export type TurnFacts = Pick<HopRun, 'request' | 'agentId' | 'agent' | 'turn'> &
 
 /**
  * How this hop leaves the turn: `ends` now (the response carries the answer or the max_hops message), `holds` (it
- * goes on with this hop's outputs and ends on the next hop, once the host reported on them), or `parks` the reply's
- * tool calls for the next hop.
+ * goes on with this hop's outputs and ends on the next hop, once the host reported on them), `parks` the reply's
+ * tool calls for the next hop, or `waits` for the person's answer to a call of this hop (spec §20.1, no decision).
  */
 export type Outcome =
   | { kind: 'ends'; ending: HeldEnding }
   | { kind: 'holds'; ending: HeldEnding }
-  | { kind: 'parks'; reply: ModelReply };
+  | { kind: 'parks'; reply: ModelReply }
+  | { kind: 'waits'; waiting: Waiting };
 
 /**
  * The ending a turn held back until the host reported on the last outputs (spec §2 step 5), if it applies now:
@@ -93,7 +94,8 @@ export function nextTurn(run: TurnFacts, step: ParkedCallsStep, hop: GoingOn): N
     texts.push(outcome.reply.text);
     messages.push({ role: 'assistant', text: outcome.reply.text, tool_calls: outcome.reply.toolCalls });
   }
-  const response = continuingResponse(responseHead(run, step, hop.usage), texts);
+  const continuing = continuingResponse(responseHead(run, step, hop.usage), texts);
+  const response = outcome.kind === 'waits' ? { ...continuing, waiting: outcome.waiting } : continuing;
   const told = step.told ?? turn.told;
   const record: ActiveTurn = {
     kind: 'active',
@@ -107,13 +109,17 @@ export function nextTurn(run: TurnFacts, step: ParkedCallsStep, hop: GoingOn): N
     narration_from: turn.narration_from,
     placed_uuids: step.placedUuids,
     ...(turn.declared_outputs ? { declared_outputs: turn.declared_outputs } : {}),
+    ...(turn.declared_waits ? { declared_waits: turn.declared_waits } : {}),
+    ...(outcome.kind === 'waits' ? { waiting: outcome.waiting } : {}),
     expected: hop.expected,
     ...(told ? { told } : {}),
     ...(outcome.kind === 'holds' ? { held: outcome.ending } : {}),
     ...(hop.usage ? { usage: hop.usage.turn } : {}),
     response: storedResponse(response),
   };
-  return { response, record, ttlMs: deps.ttl.turnMs };
+  // A waiting turn is kept past its expiry for a while, so a late answer hears that it expired (spec §20.1).
+  const ttlMs = outcome.kind === 'waits' ? deps.ttl.waitMs + deps.ttl.finishedMs : deps.ttl.turnMs;
+  return { response, record, ttlMs };
 }
 
 /** Ends the turn: the answer (the model's text joins the narration only now) or the max_hops message. */

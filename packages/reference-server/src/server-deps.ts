@@ -17,6 +17,11 @@ export interface TurnTtls {
   finishedMs: number;
   /** The per-turn lock; longer than the slowest model call. */
   lockMs: number;
+  /**
+   * How long a turn waits for the person's answer (spec §20.1), stated in `waiting.expires_at`; the store keeps the
+   * turn `finishedMs` longer, so a late answer hears that it expired (410 `wait_expired`).
+   */
+  waitMs: number;
 }
 
 /** What the hop and the cancel run on: `createApp`'s options with every default filled in. */

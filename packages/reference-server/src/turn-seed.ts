@@ -1,4 +1,10 @@
-import { DECLARED_OUTPUT_TYPES, type AgentsConfig, type Attachment, type HopRequest } from '@canvas-ai/protocol';
+import {
+  DECLARED_OUTPUT_TYPES,
+  WAIT_KINDS,
+  type AgentsConfig,
+  type Attachment,
+  type HopRequest,
+} from '@canvas-ai/protocol';
 import { toBase64 } from './base64.js';
 import type { ModelMessage } from './providers/model-provider.js';
 import type { TurnSoFar } from './turn-state.js';
@@ -47,7 +53,15 @@ export function seedTurn(
     parked: [],
     placed_uuids: [],
     ...declaredOutputs(request),
+    ...declaredWaits(request),
   };
+}
+
+/** The kinds of wait hop 1 declares that this server knows (spec §20.1); a name it does not know is ignored. */
+function declaredWaits(request: HopRequest): { declared_waits?: string[] } {
+  const known: readonly string[] = WAIT_KINDS;
+  const declared = [...new Set(request.capabilities?.waits ?? [])].filter((kind) => known.includes(kind));
+  return declared.length > 0 ? { declared_waits: declared } : {};
 }
 
 /** The output types hop 1 declares that this server knows (spec §5.1); a name it does not know is ignored. */

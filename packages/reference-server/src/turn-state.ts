@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AgentId, ContinuingHopResponse, FinalHopResponse, TokenCounts } from '@canvas-ai/protocol';
+import { AgentId, ContinuingHopResponse, FinalHopResponse, TokenCounts, Waiting } from '@canvas-ai/protocol';
 import { type DocumentDigest, isDocumentDigest, joinNarration } from '@canvas-ai/protocol/server';
 import { ModelMessage, StoredToolCall } from './providers/model-provider.js';
 
@@ -58,6 +58,16 @@ export const ActiveTurn = z.object({
    * declared none.
    */
   declared_outputs: z.array(z.string()).optional(),
+  /**
+   * The kinds of wait the turn's client declared on hop 1 (spec §20.1): a tool that makes the turn wait is offered
+   * only for them. Absent for a client that declared none.
+   */
+  declared_waits: z.array(z.string()).optional(),
+  /**
+   * What the turn waits for since its last hop (spec §20.1): the next hop must bring the answer, which replaces the
+   * asking call's result in `messages`. Absent while it waits for nothing.
+   */
+  waiting: Waiting.optional(),
   /**
    * The fingerprint of the document the next request should carry: this hop's request with its outputs applied.
    * What differs in the next request is the person's doing (spec §16.1). Absent in turns stored before it existed.

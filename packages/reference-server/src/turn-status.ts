@@ -4,6 +4,7 @@ import type { ServerDeps } from './server-deps.js';
 import { cancelMarkerKey, turnKey } from './store/keys.js';
 import { guardStore } from './store/turn-store.js';
 import { TurnRecord, turnTexts } from './turn-state.js';
+import { waitExpired, waitExpiredError } from './waiting.js';
 
 /**
  * `GET /api/hop/{request_id}` (spec/hop-protocol.md §8.6): where a turn of the caller's session stands. Read-only: two
@@ -49,6 +50,8 @@ export async function turnStatus(
       response: record.response,
     };
   }
+  // Read-only: an expired wait is answered as such, and its record left to its TTL (spec §20.1).
+  if (record.waiting && waitExpired(record.waiting, Date.now())) throw waitExpiredError(requestId);
   return {
     status: true,
     protocol: PROTOCOL_VERSION,
@@ -57,5 +60,6 @@ export async function turnStatus(
     hop: record.hop,
     state: 'active',
     progress: joinNarration(turnTexts(record)),
+    ...(record.waiting ? { waiting: record.waiting } : {}),
   };
 }

@@ -97,7 +97,7 @@ describe('every scenario fixture, driven through the HTTP server', () => {
  * The hop rules every scenario must show, stated independently of the fixture's expectations (spec §2): each hop
  * makes the next model decision, unless the turn only waits for the host's report on the last outputs; a reply
  * with tool calls goes on; an answer or the end of max_hops ends the turn only in a hop without outputs, else the
- * next hop ends it without a model call. Every scenario reports every output applied unless it says otherwise.
+ * next hop ends it without a model call; a hop that asked the person makes none. Every scenario reports every output applied unless it says otherwise.
  */
 function assertHopSemantics(scenario: Scenario, responses: HopResponse[], run: ScenarioRun): void {
   const maxHops = scenario.max_hops ?? Infinity;
@@ -117,6 +117,8 @@ function assertHopSemantics(scenario: Scenario, responses: HopResponse[], run: S
       assert.ok(response.progress.startsWith(responses[index - 1]!.progress), `hop ${hop}: progress accumulates`);
     }
     parkedBefore = new Set();
+    // A hop that executed a question waits for the person: it makes no decision (spec §20.1).
+    if (response.should_continue && response.waiting) return;
 
     if (held && !(held.kind === 'answer' && rejectedBefore)) {
       assert.equal(response.should_continue, false, `hop ${hop}: the held ending ends the turn`);

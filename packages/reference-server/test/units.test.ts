@@ -115,6 +115,7 @@ describe('the CLI options', () => {
       allowedHosts: undefined,
       allowedOrigins: [],
       tokenTtlMs: 12 * 3_600_000,
+      waitTtlMs: 15 * 60_000,
       sessionTurns: 32,
       sessionBytes: 64 * 1024 * 1024,
       sessionAnswers: 32,

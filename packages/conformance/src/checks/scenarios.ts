@@ -4,7 +4,7 @@ import { decidedReplies } from '@canvas-ai/protocol/scenario';
 import type { ScenarioRun } from '@canvas-ai/protocol/scenario';
 import type { Scenario } from '@canvas-ai/protocol/scenario';
 import { TOOL_OUTPUT_TYPES } from '@canvas-ai/protocol';
-import { maxHopsMessage } from '@canvas-ai/protocol/server';
+import { answerResult, maxHopsMessage } from '@canvas-ai/protocol/server';
 import { fail, pass, skip, type CheckVerdict, type ConformanceCheck } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { scenarioOutcomes, type ScenarioOutcome } from '../scenario-runs.js';
@@ -273,7 +273,22 @@ function expectedMessage(
     return scenario.max_hops === undefined ? scenario.hops.at(-1)!.message : maxHopsMessage(scenario.max_hops);
   const decided = decidedReplies(scenario, responses as never, (index) => rejectedAfter(run, index));
   const last = decided.filter((reply) => reply !== undefined).at(-1);
-  return last === undefined ? undefined : scenario.replies[last]!.text.trim();
+  return last === undefined ? undefined : withAnswer(scenario, scenario.replies[last]!.text).trim();
+}
+
+/**
+ * A reply's text with `{{answer}}` as the scripted model resolves it (spec §15): the result of the turn's latest
+ * question, worded from the answer the scenario sends (spec §20.2).
+ */
+function withAnswer(scenario: Scenario, text: string): string {
+  const asked = scenario.hops.findLast((hop) => hop.waiting !== undefined && hop.answer !== undefined);
+  if (!text.includes('{{answer}}') || !asked?.waiting || !asked.answer) return text;
+  const result = answerResult(asked.waiting.question, {
+    kind: 'question',
+    call_id: asked.waiting.call_id,
+    ...asked.answer,
+  });
+  return text.replaceAll('{{answer}}', result);
 }
 
 /** Expected outputs that name `{{placed.N}}`, against the uuids the server really assigned; duplicates; the reducer. */

@@ -136,5 +136,8 @@ export const toolChecks: ConformanceCheck[] = [
   ),
 ];
 
-/** Every check id a scenario may name in `exercises`. */
-export const EXERCISABLE_CHECKS: readonly string[] = toolChecks.map((check) => check.id);
+/** Every check id a scenario may name in `exercises`: the tool rules, and the one wait rule judged on scenarios. */
+export const EXERCISABLE_CHECKS: readonly string[] = [
+  ...toolChecks.map((check) => check.id),
+  'waits.answer-reaches-model',
+];

@@ -40,6 +40,10 @@ export function checkHop(
     );
   }
 
+  const waiting = response.should_continue ? response.waiting : undefined;
+  const gotWaiting = waiting && { kind: waiting.kind, call_id: waiting.call_id, question: waiting.question };
+  if (show(gotWaiting) !== show(expected.waiting)) differ('waiting', expected.waiting, gotWaiting);
+
   const message = response.should_continue ? undefined : response.message;
   const finishReason = response.should_continue ? undefined : response.finish_reason;
   if (message !== expected.message) differ('message', expected.message, message);

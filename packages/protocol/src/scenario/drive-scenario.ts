@@ -14,6 +14,9 @@ import { collectPlacedUuids } from '../layout/placed-uuids.js';
 import { applyPersonEdits } from './person-edits.js';
 import type { Scenario, ScenarioHop } from './scenario.js';
 
+/** The `answer` a request carries after a waiting hop (spec §20.1). */
+type RequestAnswer = NonNullable<HopRequestInput['answer']>;
+
 /** Where and how {@link driveScenario} plays a scenario. */
 export interface DriveScenarioOptions {
   /** The hop endpoint, e.g. `http://127.0.0.1:8787/api/hop`; cancelling uses `DELETE <endpoint>/<request_id>`. */
@@ -67,13 +70,14 @@ export async function driveScenario(scenario: Scenario, options: DriveScenarioOp
 
   let document: CanvasDocument = { layout: structuredClone(layout), page: structuredClone(scenario.page) };
   let applyResults: ApplyResult[] | undefined;
+  let answer: RequestAnswer | undefined;
   const placed: string[] = [];
   const hops: DrivenHop[] = [];
   let serverWaits = false;
 
   for (const [index, expected] of scenario.hops.entries()) {
     const hop = index + 1;
-    const request = hopRequest(scenario, { requestId, hop, document, applyResults }, options);
+    const request = hopRequest(scenario, { requestId, hop, document, applyResults, answer }, options);
     const init = await requestInit(scenario, request, options);
     const reply = await doFetch(options.endpoint, init);
     const text = await reply.text();
@@ -117,6 +121,7 @@ export async function driveScenario(scenario: Scenario, options: DriveScenarioOp
     driven.applyResults = applied.results;
     driven.mismatches.push(...applied.mismatches);
     placed.push(...collectPlacedUuids(response.outputs, options.fixtures.catalog));
+    answer = waitAnswer(response, expected);
     serverWaits = response.should_continue;
     if (!response.should_continue) break;
   }
@@ -136,7 +141,13 @@ export async function driveScenario(scenario: Scenario, options: DriveScenarioOp
 /** The request of hop `hop` of `scenario`, carrying the document the client holds and the last apply results. */
 function hopRequest(
   scenario: Scenario,
-  at: { requestId: string; hop: number; document: CanvasDocument; applyResults: ApplyResult[] | undefined },
+  at: {
+    requestId: string;
+    hop: number;
+    document: CanvasDocument;
+    applyResults: ApplyResult[] | undefined;
+    answer: RequestAnswer | undefined;
+  },
   options: DriveScenarioOptions,
 ): HopRequestInput {
   const request: HopRequestInput = {
@@ -155,7 +166,19 @@ function hopRequest(
   if (at.hop === 1) request.messages = [...scenario.history, { role: 'user', text: scenario.user_message }];
   if (at.hop === 1 && scenario.capabilities !== undefined) request.capabilities = scenario.capabilities;
   if (at.applyResults !== undefined) request.apply_results = at.applyResults;
+  if (at.answer !== undefined) request.answer = at.answer;
   return request;
+}
+
+/**
+ * The answer the next request carries (spec §20.1): the scenario's, for what this response waits for. A response
+ * that waits where the scenario expects none gets none (its mismatch is already reported), and the server then
+ * refuses the next hop.
+ */
+function waitAnswer(response: HopResponse, expected: ScenarioHop): RequestAnswer | undefined {
+  const waiting = response.should_continue ? response.waiting : undefined;
+  if (!waiting || !expected.answer) return undefined;
+  return { kind: waiting.kind, call_id: waiting.call_id, ...expected.answer };
 }
 
 /** How `request` is sent: JSON, or multipart for hop 1 of a scenario with attachments; with the caller's headers. */

@@ -5,6 +5,7 @@ import { PageValues } from '../wire/layout.js';
 import { ATTACHMENT_MEDIA_TYPES, Capabilities, ChatMessage } from '../wire/hop-request.js';
 import { FinishReason } from '../wire/hop-response.js';
 import { ApplyResult, TOOL_OUTPUT_TYPES } from '../wire/outputs.js';
+import { Question, QUESTION_LIMITS } from '../wire/waits.js';
 
 /**
  * A tool call exactly as a model sends it: `arguments` is the JSON text of the input (YAML strings included).
@@ -99,6 +100,26 @@ export const ScenarioHop = z
     finish_reason: FinishReason.optional(),
     /** What the client reports back in the next request's `apply_results` (default: every output applied). */
     apply_results: z.array(ApplyResult).optional(),
+    /**
+     * What this hop's response must carry in `waiting` (spec §20.1), `expires_at` aside; a hop without it must carry
+     * none.
+     */
+    waiting: z.object({ kind: z.literal('question'), call_id: CallId, question: Question }).optional(),
+    /** What the client answers in the next request's `answer` (its `kind` and `call_id` come from `waiting`). */
+    answer: z
+      .object({
+        dismissed: z.boolean().default(false),
+        choices: z
+          .array(
+            z
+              .int()
+              .min(0)
+              .max(QUESTION_LIMITS.maxChoices - 1),
+          )
+          .default([]),
+        text: z.string().optional(),
+      })
+      .optional(),
   })
   .meta({ id: 'ScenarioHop' });
 export type ScenarioHop = z.infer<typeof ScenarioHop>;
@@ -149,6 +170,13 @@ export const Scenario = z
           code: 'custom',
           path: ['hops', index, 'should_continue'],
           message: index < last ? 'only the last hop may end the turn' : 'the last hop must end the turn',
+        });
+      }
+      if ((hop.answer !== undefined) !== (hop.waiting !== undefined)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['hops', index, 'answer'],
+          message: 'a hop that waits needs the answer the client sends, and only such a hop has one',
         });
       }
       if ((hop.message !== undefined || hop.finish_reason !== undefined) !== (index === last)) {

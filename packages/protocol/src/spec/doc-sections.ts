@@ -1,5 +1,11 @@
 import { ERROR_STATUS, type ErrorCode } from '../wire/errors.js';
-import { DEFAULT_AGENT_HOPS, LIMITS, MAX_AGENT_HOPS, MAX_TURN_REQUESTS } from '../wire/limits.js';
+import {
+  DEFAULT_AGENT_HOPS,
+  LIMITS,
+  MAX_AGENT_HOPS,
+  MAX_TURN_REQUESTS,
+  MAX_WAITING_TURN_REQUESTS,
+} from '../wire/limits.js';
 import { ERROR_CODE_DOCS, LIMIT_DOCS } from './error-docs.js';
 
 /** Tables and sentences of spec/hop-protocol.md that are generated from the code, by section name. */
@@ -12,7 +18,8 @@ function turnBound(): string {
     `A turn is bounded by its agent's \`max_hops\` decisions (${DEFAULT_AGENT_HOPS} unless configured, at most ` +
       `${MAX_AGENT_HOPS}), counted across hops in the stored state, never per request. A turn is therefore at most ` +
       `${MAX_TURN_REQUESTS} requests (\`max_hops + 2\`, see [§2](#2-a-turn-step-by-step)), which a client may use as ` +
-      'its safety net against a server that never ends a turn.',
+      'its safety net against a server that never ends a turn; a turn that waits for the person is at most ' +
+      `${MAX_WAITING_TURN_REQUESTS} (\`2 × max_hops + 2\`, one hop more per wait, see [§20.1](#201-waiting-turns)).`,
   );
 }
 

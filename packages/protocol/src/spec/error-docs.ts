@@ -106,6 +106,12 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
       'Also the status of such a turn (`GET /api/hop/{request_id}`).',
     operations: ['hop', 'status'],
   },
+  wait_expired: {
+    when:
+      'A turn waited for the person (spec §20.1) past its `expires_at`: the turn is over. Answers its next hop and, ' +
+      'while the server still holds the turn, its status (revision 1.7). Send the message again.',
+    operations: ['hop', 'status'],
+  },
   payload_too_large: {
     when: 'The body is larger than the body limit; answered before the body is parsed.',
     operations: ['hop'],

@@ -4,6 +4,7 @@ import { AdminSettingsResponse, AgentSettings } from '../wire/admin.js';
 import { Catalog } from '../config/catalog.js';
 import { Scenario } from '../scenario/scenario.js';
 import {
+  AskQuestionInput,
   EditComponentsInput,
   GetComponentDetailsInput,
   MoveComponentsInput,
@@ -136,6 +137,13 @@ export const SPEC_MESSAGES: readonly SpecMessage[] = [
     io: 'input',
     api: false,
     description: 'The arguments a model sends to the get_component_details tool.',
+  },
+  {
+    id: 'AskQuestionInput',
+    schema: AskQuestionInput,
+    io: 'input',
+    api: false,
+    description: 'The arguments a model sends to the ask_question tool (revision 1.7).',
   },
 ];
 

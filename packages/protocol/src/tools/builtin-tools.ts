@@ -1,3 +1,4 @@
+import { askQuestionTool } from './ask-question.js';
 import { editComponentsTool } from './edit-components.js';
 import { getComponentDetailsTool } from './get-component-details.js';
 import { moveComponentsTool } from './move-components.js';
@@ -14,7 +15,8 @@ export type BuiltinToolName =
   | 'set_page_value'
   | 'remove_components'
   | 'move_components'
-  | 'get_component_details';
+  | 'get_component_details'
+  | 'ask_question';
 
 /**
  * The built-in tools (spec §12) by name: pure and deterministic, so a replayed scenario gets the same outputs. The
@@ -27,21 +29,25 @@ export const builtinTools: Record<BuiltinToolName, ToolDefinition> = {
   remove_components: removeComponentsTool,
   move_components: moveComponentsTool,
   get_component_details: getComponentDetailsTool,
+  ask_question: askQuestionTool,
 };
 
 /**
- * The tools of `names` a turn may offer its model (spec §5.1): every tool whose output type every v1 host applies (or
- * that has no output), and a tool of a type the client must declare only when the turn's client declared it.
+ * The tools of `names` a turn may offer its model (spec §5.1, §20.1): every tool whose output type every v1 host
+ * applies (or that has no output), a tool of a type the client must declare only when the turn's client declared it,
+ * and a tool that makes the turn wait only when the client declared that kind of wait.
  */
 export function offeredTools(
   tools: Readonly<Record<string, ToolDefinition>>,
   names: readonly string[],
   declared: readonly string[],
+  declaredWaits: readonly string[] = [],
 ): Record<string, ToolDefinition> {
   const offered: Record<string, ToolDefinition> = {};
   for (const name of names) {
     const tool = Object.hasOwn(tools, name) ? tools[name] : undefined;
     if (!tool) continue;
+    if (tool.waitKind !== undefined && !declaredWaits.includes(tool.waitKind)) continue;
     const type = tool.outputType;
     if (type === undefined || (REQUIRED_OUTPUT_TYPES as readonly string[]).includes(type) || declared.includes(type))
       offered[name] = tool;

@@ -5,7 +5,7 @@ import { LayoutError } from '../layout/layout-error.js';
 import { describeScanProblem, scanJson } from '../parse/scan-json.js';
 import { LIMITS } from '../wire/limits.js';
 import { REQUIRED_OUTPUT_TYPES, ToolOutput } from '../wire/outputs.js';
-import { ToolInputError, type ToolDefinition, type ToolExecution } from './tool-definition.js';
+import { ToolInputError, type ToolDefinition, type ToolExecution, type WaitRequest } from './tool-definition.js';
 import { errorMessage } from '../wire/errors.js';
 import type { Pause } from '../steps/steps.js';
 import { type SuggestionPool, suggestionPool } from './uuid-suggestions.js';
@@ -69,6 +69,8 @@ export interface ExecuteToolCallsResult {
   outputs: ToolOutput[];
   /** One result per call, in call order. */
   results: ToolCallResult[];
+  /** What the turn waits for, when a call asked (spec §20.1): the first call of the reply that makes it wait. */
+  wait?: WaitRequest & { call_id: string };
   /** The document with every output applied: what the browser will hold after applying them. */
   document: CanvasDocument;
 }
@@ -92,6 +94,14 @@ export function outputLimitMessage(tool: string): string {
   );
 }
 
+/** Told to the model for a call that would make the turn wait after an earlier call of its reply did (spec §20.1). */
+export function secondWaitMessage(tool: string): string {
+  return (
+    `This ${tool} call was not executed: an earlier call of your reply already waits for the person, and one reply ` +
+    'waits for one thing at a time. Ask it after the answer, if you still need to.'
+  );
+}
+
 /** Told to the model for a call not run because its hop already ran {@link MAX_CALLS_RUN_PER_HOP} calls. */
 export function callLimitMessage(tool: string): string {
   return (
@@ -112,19 +122,21 @@ export async function executeToolCalls(
   calls: ReadonlyArray<ToolCall>,
   options: ExecuteToolCallsOptions,
 ): Promise<ExecuteToolCallsResult> {
-  const state: HopCalls = { outputs: [], document: options.document, called: new Set(), ran: 0 };
+  const state: HopCalls = { outputs: [], document: options.document, called: new Set(), ran: 0, waits: false };
   const results: ToolCallResult[] = [];
+  let wait: ExecuteToolCallsResult['wait'];
   const suggestions = suggestionPool();
   for (const [index, call] of calls.entries()) {
     if (index > 0) await options.pause?.();
     const admitted = admitCall(call, state, options);
-    const outcome =
+    const outcome: CallOutcome =
       'refusal' in admitted
         ? { ok: false, content: admitted.refusal }
         : await runCall(call, admitted.tool, state, options, suggestions);
     results.push({ call_id: call.id, name: call.name, content: outcome.content, ok: outcome.ok });
+    if (outcome.wait) wait = { ...outcome.wait, call_id: call.id };
   }
-  return { outputs: state.outputs, results, document: state.document };
+  return { outputs: state.outputs, results, document: state.document, ...(wait ? { wait } : {}) };
 }
 
 /** What the calls of one hop have done so far: their outputs, the document with them applied, who was called. */
@@ -135,6 +147,15 @@ interface HopCalls {
   called: Set<string>;
   /** The calls that reached their tool, for {@link MAX_CALLS_RUN_PER_HOP}. */
   ran: number;
+  /** Whether a call that makes the turn wait was admitted: the first one is the reply's only wait (spec §20.1). */
+  waits: boolean;
+}
+
+/** What one call came to: its result for the model and, for a call that asked, what the turn waits for. */
+interface CallOutcome {
+  ok: boolean;
+  content: string;
+  wait?: WaitRequest | undefined;
 }
 
 /** The tool a call may run, or why it may not: the checks that cost nothing, in the order the model hears them. */
@@ -160,6 +181,11 @@ function admitCall(
     return { refusal: settings?.parallel_message ?? defaultParallelMessage(call.name) };
   }
   state.called.add(call.name);
+  // Counted per call, like allow_parallel: the first call that may wait is the reply's one wait.
+  if (tool.waitKind !== undefined) {
+    if (state.waits) return { refusal: secondWaitMessage(call.name) };
+    state.waits = true;
+  }
   if (state.ran >= MAX_CALLS_RUN_PER_HOP) return { refusal: callLimitMessage(call.name) };
   state.ran += 1;
   return { tool };
@@ -175,7 +201,7 @@ async function runCall(
   state: HopCalls,
   options: ExecuteToolCallsOptions,
   suggestions: SuggestionPool,
-): Promise<{ ok: boolean; content: string }> {
+): Promise<CallOutcome> {
   const input = parseArguments(call, tool);
   if (!input.ok) return { ok: false, content: input.message };
   let execution: ToolExecution;
@@ -192,6 +218,7 @@ async function runCall(
     if (!(error instanceof ToolInputError)) throw error;
     return { ok: false, content: error.message };
   }
+  if (execution.wait) return { ok: true, content: execution.result, wait: execution.wait };
   if (!execution.output) return { ok: true, content: execution.result };
   const output = checkOutput(execution.output, call, options.declaredOutputs ?? []);
   const refusal = options.refuseOutput?.(output);

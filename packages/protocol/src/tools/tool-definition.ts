@@ -3,6 +3,7 @@ import type { Catalog } from '../config/catalog.js';
 import type { PageField } from '../config/agents-config.js';
 import type { CanvasDocument } from '../layout/apply-outputs.js';
 import type { ToolOutput, ToolOutputType } from '../wire/outputs.js';
+import type { Question, WaitKind } from '../wire/waits.js';
 import type { SuggestionPool } from './uuid-suggestions.js';
 
 /** What a tool sees when it executes: the document as the browser sent it, with earlier outputs of this hop applied. */
@@ -30,6 +31,17 @@ export interface ToolExecution {
   result: string;
   /** Sent to the browser in this hop's `outputs`. */
   output?: ToolOutput;
+  /**
+   * What the turn now waits for (spec §20.1): the hop answers without a model decision, and `result` stands in the
+   * transcript until the person's answer replaces it.
+   */
+  wait?: WaitRequest;
+}
+
+/** What a call makes its turn wait for (spec §20): one kind in revision 1.7. */
+export interface WaitRequest {
+  kind: 'question';
+  question: Question;
 }
 
 /**
@@ -52,6 +64,11 @@ export interface ToolDefinition<Input = unknown> {
    * (`remove_components`, `move_components`) is offered only to a turn whose client declared it (spec §5.1).
    */
   outputType?: ToolOutputType;
+  /**
+   * The kind of wait this tool makes its turn wait for, if any: offered only to a turn whose client declared that
+   * kind in `capabilities.waits` (spec §20.1).
+   */
+  waitKind?: WaitKind;
   execute(input: Input, context: ToolContext): ToolExecution | Promise<ToolExecution>;
 }
 

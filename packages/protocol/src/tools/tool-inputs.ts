@@ -2,6 +2,8 @@ import * as z from 'zod';
 import { ComponentId, ComponentUuid } from '../wire/ids.js';
 import { JsonValue } from '../wire/json.js';
 import { Placement, PlacementTarget } from '../wire/layout.js';
+import { boundedText } from '../wire/text.js';
+import { QUESTION_LIMITS } from '../wire/waits.js';
 
 /**
  * How much one call of a built-in tool may ask for (spec §12, §13.2). Each operation and each named component is
@@ -98,3 +100,24 @@ export const GetComponentDetailsInput = z
   .object({ component_ids: z.array(ComponentId).min(1).max(50) })
   .meta({ id: 'GetComponentDetailsInput' });
 export type GetComponentDetailsInput = z.infer<typeof GetComponentDetailsInput>;
+
+/** Ask the person a question with choices; the turn waits for the answer (revision 1.7, spec §20.2). */
+export const AskQuestionInput = z
+  .object({
+    question: boundedText(QUESTION_LIMITS.questionChars)
+      .min(1)
+      .describe('What you ask the person, in one or two plain sentences.'),
+    choices: z
+      .array(boundedText(QUESTION_LIMITS.choiceChars).min(1))
+      .min(QUESTION_LIMITS.minChoices)
+      .max(QUESTION_LIMITS.maxChoices)
+      .refine(
+        (choices) => new Set(choices.map((choice) => choice.trim())).size === choices.length,
+        'no two choices may be the same',
+      )
+      .describe(`${QUESTION_LIMITS.minChoices} to ${QUESTION_LIMITS.maxChoices} short answers to pick from, in order.`),
+    multiple: z.boolean().default(false).describe('Whether the person may pick several choices.'),
+    free_text: z.boolean().default(false).describe('Whether the person may also write an answer of their own.'),
+  })
+  .meta({ id: 'AskQuestionInput' });
+export type AskQuestionInput = z.infer<typeof AskQuestionInput>;

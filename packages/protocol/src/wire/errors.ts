@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   hop_in_progress: 409,
   hop_out_of_order: 409,
   turn_not_found: 410,
+  wait_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   host_not_allowed: 421,

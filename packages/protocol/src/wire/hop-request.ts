@@ -5,6 +5,7 @@ import { Layout, PageValues } from './layout.js';
 import { ApplyResult } from './outputs.js';
 import { LIMITS } from './limits.js';
 import { boundedText } from './text.js';
+import { QuestionAnswer } from './waits.js';
 
 /** One text message of the transcript. HTML progress messages are never sent. */
 export const ChatMessage = z
@@ -27,11 +28,15 @@ export const HopContext = z
 export type HopContext = z.infer<typeof HopContext>;
 
 /**
- * What the client applies beyond every v1 host (revision 1.2, spec §5.1): `outputs` names output types such as
- * `remove_components`. Plain strings, not an enum: a name this server does not know is ignored (spec §7.1).
+ * What the client handles beyond every v1 host (spec §5.1): `outputs` names output types such as `remove_components`
+ * (revision 1.2), `waits` the kinds of wait it answers, such as `question` (revision 1.7, spec §20.1). Plain strings,
+ * not enums: a name this server does not know is ignored (spec §7.1).
  */
 export const Capabilities = z
-  .object({ outputs: z.array(z.string().min(1).max(100)).max(50).default([]) })
+  .object({
+    outputs: z.array(z.string().min(1).max(100)).max(50).default([]),
+    waits: z.array(z.string().min(1).max(100)).max(50).default([]),
+  })
   .meta({ id: 'Capabilities' });
 export type Capabilities = z.infer<typeof Capabilities>;
 
@@ -54,6 +59,11 @@ export const HopRequest = z
     apply_results: z.array(ApplyResult).max(LIMITS.maxOutputsPerHop).optional(),
     /** Hop 1: the output types beyond the v1 three this client applies (spec §5.1); kept with the turn. */
     capabilities: Capabilities.optional(),
+    /**
+     * The hop after a waiting one: the person's answer to what the turn waits for (revision 1.7, spec §20); a
+     * question's in 1.7, a union by `kind` once other kinds of wait come.
+     */
+    answer: QuestionAnswer.optional(),
   })
   .superRefine((request, ctx) => {
     if (request.hop !== 1) return;

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { AgentId, RequestId } from './ids.js';
 import { ProtocolField } from './hop-request.js';
 import { ToolOutput } from './outputs.js';
+import { Waiting } from './waits.js';
 
 /** The agent that runs the turn, as shown to the user. */
 export const AgentRef = z.object({ id: AgentId, label: z.string() }).meta({ id: 'AgentRef' });
@@ -48,7 +49,12 @@ const hopResponseFields = {
 
 /** A hop after which the turn goes on: the client applies the outputs and sends hop + 1. */
 export const ContinuingHopResponse = z
-  .object({ ...hopResponseFields, should_continue: z.literal(true) })
+  .object({
+    ...hopResponseFields,
+    should_continue: z.literal(true),
+    /** The turn waits for the person: the next hop carries the answer (revision 1.7, spec §20.1). */
+    waiting: Waiting.optional(),
+  })
   .meta({ id: 'ContinuingHopResponse' });
 export type ContinuingHopResponse = z.infer<typeof ContinuingHopResponse>;
 
@@ -91,6 +97,8 @@ export const ActiveTurnStatus = z
     state: z.literal('active'),
     /** The turn's narration so far, as the response to `hop` carried it. */
     progress: z.string(),
+    /** What the turn waits for, as the response to `hop` carried it (revision 1.7, spec §20.1). */
+    waiting: Waiting.optional(),
   })
   .meta({ id: 'ActiveTurnStatus' });
 export type ActiveTurnStatus = z.infer<typeof ActiveTurnStatus>;

@@ -50,3 +50,9 @@ export const MAX_AGENT_HOPS = 49;
  * a turn a conforming server would finish.
  */
 export const MAX_TURN_REQUESTS = MAX_AGENT_HOPS + 2;
+
+/**
+ * The most requests a turn whose client declared waits can take (spec §20.1): a waiting hop makes no decision, and
+ * each decision may make the turn wait once, so one hop more per decision.
+ */
+export const MAX_WAITING_TURN_REQUESTS = 2 * MAX_AGENT_HOPS + 2;

@@ -16,6 +16,20 @@ const REAL_MODEL_HELP =
   'CANVAS_AI_OPENAI_BASE_URL; or with `--provider anthropic` and set CANVAS_AI_ANTHROPIC_MODEL and ' +
   'CANVAS_AI_ANTHROPIC_API_KEY.';
 
+/** In a reply's text: the result the model was told for the turn's latest question (spec §15, §20.2). */
+const ANSWER_REF = '{{answer}}';
+
+/**
+ * `text` with {@link ANSWER_REF} replaced by the latest `ask_question` result of the conversation the model is handed,
+ * so a scenario's expected narration proves that the person's answer reached the model.
+ */
+function resolveAnswerRef(text: string, messages: ModelRequest['messages']): string {
+  if (!text.includes(ANSWER_REF)) return text;
+  const result = messages.findLast((message) => message.role === 'tool' && message.name === 'ask_question');
+  if (result?.role !== 'tool') throw new Error(`${ANSWER_REF} is used before any question was asked in this turn`);
+  return text.replaceAll(ANSWER_REF, result.content);
+}
+
 /** Options of {@link ScriptedProvider}. */
 export interface ScriptedProviderOptions {
   /**
@@ -73,7 +87,7 @@ export class ScriptedProvider implements ModelProvider {
     }
     try {
       return {
-        text: reply.text,
+        text: resolveAnswerRef(reply.text, request.messages),
         toolCalls: reply.tool_calls.map((call) => ({
           id: call.id,
           name: call.name,

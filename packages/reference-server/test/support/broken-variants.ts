@@ -11,6 +11,7 @@ import { STATUS_VARIANTS } from './variants/status-variants.js';
 import { STREAM_VARIANTS } from './variants/stream-variants.js';
 import { TOOL_VARIANTS } from './variants/tool-variants.js';
 import { TURN_VARIANTS } from './variants/turn-variants.js';
+import { WAIT_VARIANTS } from './variants/wait-variants.js';
 import type { BrokenVariant } from './variants/variant.js';
 
 export type { BrokenVariant } from './variants/variant.js';
@@ -24,6 +25,7 @@ export const BROKEN_VARIANTS = {
   ...STREAM_VARIANTS,
   ...COEDIT_VARIANTS,
   ...CLARIFICATION_VARIANTS,
+  ...WAIT_VARIANTS,
 } satisfies Record<string, BrokenVariant>;
 
 /** The name of a broken variant. */

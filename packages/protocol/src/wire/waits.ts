@@ -1,0 +1,78 @@
+import * as z from 'zod';
+import { CallId } from './ids.js';
+import { boundedText } from './text.js';
+
+/**
+ * The kinds of wait a client may declare in `capabilities.waits` (revision 1.7, spec §20.1): what a turn can wait for
+ * from the person or the host. Plain strings on the wire: a kind this server does not know is ignored (spec §7.1).
+ */
+export const WAIT_KINDS = ['question'] as const;
+/** A kind of wait this version knows. */
+export type WaitKind = (typeof WAIT_KINDS)[number];
+
+/** How much a question may carry (spec §20.2). */
+export const QUESTION_LIMITS = {
+  questionChars: 500,
+  minChoices: 2,
+  maxChoices: 6,
+  choiceChars: 200,
+  answerTextChars: 2000,
+} as const;
+
+/** A question the person is asked, as the response's `waiting.question` carries it (spec §20.2). */
+export const Question = z
+  .object({
+    text: boundedText(QUESTION_LIMITS.questionChars).min(1),
+    choices: z
+      .array(boundedText(QUESTION_LIMITS.choiceChars).min(1))
+      .min(QUESTION_LIMITS.minChoices)
+      .max(QUESTION_LIMITS.maxChoices),
+    multiple: z.boolean(),
+    free_text: z.boolean(),
+  })
+  .meta({ id: 'Question' });
+export type Question = z.infer<typeof Question>;
+
+/**
+ * What a waiting turn waits for (spec §20.1): in a response with `should_continue: true`, and on the status of the
+ * active turn whose latest hop it came with. `expires_at` is when the server stops waiting (RFC 3339, UTC).
+ */
+export const Waiting = z
+  .object({
+    kind: z.literal('question'),
+    call_id: CallId,
+    expires_at: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, 'an RFC 3339 date-time in UTC')
+      .meta({
+        description: 'When the server stops waiting: an RFC 3339 date-time in UTC, e.g. 2026-12-04T16:00:00.000Z.',
+      }),
+    question: Question,
+  })
+  .meta({ id: 'Waiting' });
+export type Waiting = z.infer<typeof Waiting>;
+
+/**
+ * The person's answer to a question (spec §20.2), in the hop after the waiting one: the indexes of the picked choices
+ * and/or a text of their own, or `dismissed`. Whether it fits the question is checked against the turn
+ * (`answerProblems`).
+ */
+export const QuestionAnswer = z
+  .object({
+    kind: z.literal('question'),
+    call_id: CallId,
+    dismissed: z.boolean().default(false),
+    choices: z
+      .array(
+        z
+          .int()
+          .min(0)
+          .max(QUESTION_LIMITS.maxChoices - 1),
+      )
+      .max(QUESTION_LIMITS.maxChoices)
+      .refine((picked) => new Set(picked).size === picked.length, 'a choice is picked at most once')
+      .default([]),
+    text: boundedText(QUESTION_LIMITS.answerTextChars).optional(),
+  })
+  .meta({ id: 'QuestionAnswer' });
+export type QuestionAnswer = z.infer<typeof QuestionAnswer>;

@@ -1,0 +1,72 @@
+/**
+ * Waiting turns (spec/hop-protocol.md §20): what a turn waits for once a call asked the person, and the checks of
+ * the hop that brings the answer, before anything of it runs.
+ */
+import type { HopRequest, Waiting } from '@canvas-ai/protocol';
+import { answerProblems, answerResult, HopError, type WaitRequest } from '@canvas-ai/protocol/server';
+import type { TurnSoFar } from './turn-state.js';
+
+/** What the response and the stored turn carry for a call that asked: until when the server waits (spec §20.1). */
+export function waitingFor(wait: WaitRequest & { call_id: string }, waitMs: number, now: number): Waiting {
+  return {
+    kind: wait.kind,
+    call_id: wait.call_id,
+    expires_at: new Date(now + waitMs).toISOString(),
+    question: wait.question,
+  };
+}
+
+/** Whether the server stopped waiting: past `expires_at` the turn is over (spec §20.1). */
+export function waitExpired(waiting: Waiting, now: number): boolean {
+  return now >= Date.parse(waiting.expires_at);
+}
+
+/** The 410 of a turn whose wait expired: the turn is over, and the message says what to do (spec §20.1). */
+export function waitExpiredError(requestId: string): HopError {
+  return new HopError(
+    'wait_expired',
+    'The question waited too long for an answer, so this turn ended. Send your message again to start over.',
+    { requestId },
+  );
+}
+
+/**
+ * The turn a hop continues, with the person's answer in place of the asking call's result (spec §20.1, §20.2); or
+ * the 400 of a hop whose `answer` is missing, does not fit, or answers a turn that waits for nothing. Checked after
+ * the turn rules and before the hop runs, so a refused hop changes nothing and may be sent again. An expired wait is
+ * the caller's to find first (it ends the turn).
+ */
+export function withAnswer(turn: TurnSoFar | undefined, request: HopRequest): TurnSoFar | undefined {
+  const { answer } = request;
+  const waiting = turn?.waiting;
+  if (!waiting) {
+    if (answer === undefined) return turn;
+    throw new HopError('invalid_request', 'This turn waits for no answer; send the hop without `answer`.', {
+      field: 'answer',
+      requestId: request.request_id,
+    });
+  }
+  if (answer === undefined) {
+    throw new HopError(
+      'missing_field',
+      `This turn waits for the person's answer to call "${waiting.call_id}"; send it in \`answer\`.`,
+      { field: 'answer', requestId: request.request_id },
+    );
+  }
+  const problems = answerProblems(waiting, answer);
+  if (problems.length > 0) {
+    throw new HopError('invalid_request', problems.map((problem) => problem.message).join(' '), {
+      field: problems[0]!.path,
+      issues: problems,
+      requestId: request.request_id,
+    });
+  }
+  const content = answerResult(waiting.question, answer);
+  const { waiting: _answered, ...rest } = turn;
+  return {
+    ...rest,
+    messages: turn.messages.map((message) =>
+      message.role === 'tool' && message.call_id === waiting.call_id ? { ...message, content } : message,
+    ),
+  };
+}
