@@ -36,4 +36,10 @@ export const SUGGESTIONS: readonly Suggestion[] = [
     agent: 'page_builder',
     hint: 'Click a card on the page first: the agent edits the selected component.',
   },
+  {
+    label: 'A hero, after a question',
+    text: 'Add a hero for my tea shop, but ask me about the tone first',
+    agent: 'page_builder',
+    hint: 'The page builder asks you a question first; the turn waits for your answer.',
+  },
 ];

@@ -235,7 +235,10 @@ describe('the demo editor against the reference server', () => {
       await clickChip(demo, 'Remove the selected component');
       assert.equal(await demo.turnEnded(2), 'done');
       const turn = demo.hops.filter((hop) => hop.body.context.selected_component === first);
-      assert.deepEqual(turn[0]!.body.capabilities, { outputs: ['remove_components', 'move_components'] });
+      assert.deepEqual(turn[0]!.body.capabilities, {
+        outputs: ['remove_components', 'move_components'],
+        waits: ['question'],
+      });
       assert.equal(await quotes.count(), 1);
       assert.equal(await demo.page.locator(`#canvas [data-uuid="${first}"]`).count(), 0);
 

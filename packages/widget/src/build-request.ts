@@ -7,6 +7,7 @@ import {
   type JsonValue,
   type Layout,
   type PageValues,
+  type QuestionAnswer,
 } from '@canvas-ai/protocol';
 
 /**
@@ -38,6 +39,10 @@ export interface BuildHopRequestInput {
    * (spec §5.1), so the server may send them.
    */
   outputTypes?: readonly string[] | undefined;
+  /** The kinds of wait the client answers, declared on hop 1 as `capabilities.waits` (spec §20.1). */
+  waits?: readonly string[] | undefined;
+  /** The person's answer to what the turn waits for, on the hop after a waiting one (spec §20.1). */
+  answer?: QuestionAnswer | undefined;
 }
 
 /**
@@ -63,6 +68,13 @@ export function buildHopRequest(input: BuildHopRequestInput): HopRequest {
   const declared = (input.outputTypes ?? []).filter(
     (type) => !(REQUIRED_OUTPUT_TYPES as readonly string[]).includes(type),
   );
-  if (input.hop === 1 && declared.length > 0) request.capabilities = { outputs: [...new Set(declared)] };
+  const waits = [...new Set(input.waits ?? [])];
+  if (input.hop === 1 && (declared.length > 0 || waits.length > 0))
+    // A list with nothing to declare is left out, as before revision 1.7 (the server's default is the empty list).
+    request.capabilities = {
+      outputs: [...new Set(declared)],
+      ...(waits.length > 0 ? { waits } : {}),
+    } as NonNullable<HopRequest['capabilities']>;
+  if (input.hop > 1 && input.answer !== undefined) request.answer = input.answer;
   return request;
 }

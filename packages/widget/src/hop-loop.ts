@@ -8,12 +8,15 @@ import {
   CSRF_HEADER,
   errorMessage,
   MAX_TURN_REQUESTS,
+  MAX_WAITING_TURN_REQUESTS,
   type ApplyResult,
   type ChatMessage,
   type FinalHopResponse,
   type HopRequest,
   type HopResponse,
   type ToolOutput,
+  type QuestionAnswer,
+  type Waiting,
 } from '@canvas-ai/protocol';
 import { buildHopRequest, type HostDocument } from './build-request.js';
 import { checkHostDocument } from './check-document.js';
@@ -59,6 +62,26 @@ export type ApplyOutputsHook = (
   info: ApplyInfo,
   // biome-ignore lint/suspicious/noConfusingVoidType: a host's store function that returns nothing must type-check.
 ) => ApplyResult[] | void | Promise<ApplyResult[] | void>;
+
+/** The person's answer to a question, as {@link AskPersonHook} gives it; the loop adds `kind` and `call_id`. */
+export interface PersonAnswer {
+  /** The person closed the question without answering. */
+  dismissed?: boolean | undefined;
+  /** The indexes (from 0) of the picked choices. */
+  choices?: readonly number[] | undefined;
+  /** Their own answer, where the question allows it. */
+  text?: string | undefined;
+}
+
+/**
+ * Shows the person what the turn waits for (spec §20: a question) and resolves with their answer or dismissal. The
+ * loop sends it with the next hop; a stop while it waits ends the turn (the promise is then left). Giving this hook
+ * declares the wait `question` on hop 1, so only then may the server's agent ask.
+ */
+export type AskPersonHook = (
+  waiting: Waiting,
+  info: { requestId: string; hop: number; signal: AbortSignal },
+) => PersonAnswer | Promise<PersonAnswer>;
 
 /** Reads the host's document at the start of a hop. Called on every hop: never cache its result. */
 export type GetLayoutHook = () => HostDocument | Promise<HostDocument>;
@@ -155,6 +178,11 @@ export interface TurnOptions {
    */
   outputTypes?: readonly string[] | undefined;
   /**
+   * Shows a question the agent asks and gives the person's answer (spec §20). Given, the loop declares the wait
+   * `question`; absent, no turn ever waits (the server does not offer the question tool).
+   */
+  askPerson?: AskPersonHook | undefined;
+  /**
    * Goes on with a turn the server holds instead of starting one (spec §18): hops up to `hop` were answered and
    * applied, so the first request is `hop + 1`, with `applyResults` (what the host reported for hop `hop`'s outputs).
    * `messages` and `attachments` are not sent. `changes` are what the turn had changed so far (for its undo).
@@ -174,6 +202,8 @@ export interface ResumePoint {
   hop: number;
   applyResults?: ApplyResult[] | undefined;
   changes?: TurnChanges | undefined;
+  /** What the turn waits for after hop `hop` (its status said so, spec §20.1): asked again before `hop + 1`. */
+  waiting?: Waiting | undefined;
 }
 
 /** How a turn ended; `changes` is what it changed on the page, with its undo (spec §17). */
@@ -266,6 +296,8 @@ class TurnRun {
   private lastResponse: HopResponse | undefined;
   /** What the host's `applyOutputs` returned for the latest hop: the next request's `apply_results`. */
   private lastApplyResults: ApplyResult[] | undefined;
+  /** What the turn waits for after the latest hop (spec §20.1): the person answers before the next hop is sent. */
+  private waiting: Waiting | undefined;
   /** The host's fetch or the global one, always called as a plain function (a bare `window.fetch` needs that). */
   private readonly fetchImpl: typeof fetch;
   /** What the host applied so far, with its undo. */
@@ -281,6 +313,7 @@ class TurnRun {
       // The server holds this turn already: its hops so far count, and a turn that ends without its answer is cancelled.
       this.hops = options.resume.hop;
       this.lastApplyResults = options.resume.applyResults;
+      this.waiting = options.resume.waiting;
       this.posted = true;
     }
     const given = options.fetch;
@@ -344,6 +377,8 @@ class TurnRun {
     this.hops += 1;
     const hop = this.hops;
     this.checkHopBudget(hop);
+    const answer = await this.answerWaiting(hop - 1);
+    if (this.stopped) return undefined;
     const document = checkHostDocument(await this.callHost('getLayout', hop, () => options.getLayout()), hop);
     if (this.stopped) return undefined;
     const request = buildHopRequest({
@@ -355,6 +390,8 @@ class TurnRun {
       conversationId: options.conversationId,
       applyResults: this.lastApplyResults,
       outputTypes: options.outputTypes,
+      waits: options.askPerson ? ['question'] : [],
+      answer,
     });
     const applied = new HopOutputs(hop);
     const apply = async (outputs: ToolOutput[], response: HopResponse | undefined): Promise<void> => {
@@ -382,6 +419,7 @@ class TurnRun {
     // A response read to its end just as the stop came is not the turn's: it is neither applied nor reported.
     this.stopSignal.signal.throwIfAborted();
     this.lastResponse = response;
+    this.waiting = response.should_continue ? response.waiting : undefined;
     await apply(response.outputs, response);
     options.onHop?.({
       requestId: this.requestId,
@@ -395,9 +433,41 @@ class TurnRun {
     return response;
   }
 
+  /**
+   * The person's answer to what the turn waits for after hop `hop`, if it waits (spec §20.1): asked through the host's
+   * {@link AskPersonHook}; a stop meanwhile unwinds the run. A wait the client never declared ends the turn.
+   */
+  private async answerWaiting(hop: number): Promise<QuestionAnswer | undefined> {
+    const waiting = this.waiting;
+    if (!waiting) return undefined;
+    const ask = this.options.askPerson;
+    if (!ask)
+      throw new TurnError(
+        'invalid_response',
+        `The server's answer to hop ${hop} waits for a question this page cannot show.`,
+        {
+          hop,
+        },
+      );
+    const { signal } = this.stopSignal;
+    const given = await untilStopped(
+      this.callHost('askPerson', hop, () => ask(waiting, { requestId: this.requestId, hop, signal })),
+      signal,
+    );
+    this.waiting = undefined;
+    return {
+      kind: waiting.kind,
+      call_id: waiting.call_id,
+      dismissed: given.dismissed ?? false,
+      choices: [...(given.choices ?? [])],
+      ...(given.text === undefined ? {} : { text: given.text }),
+    };
+  }
+
   /** The client's safety net: a hop past `maxHops` ends the turn instead of being sent. */
   private checkHopBudget(hop: number): void {
-    const maxHops = this.options.maxHops ?? DEFAULT_MAX_HOPS;
+    // A turn that may wait has one more hop per wait (spec §20.1).
+    const maxHops = this.options.maxHops ?? (this.options.askPerson ? MAX_WAITING_TURN_REQUESTS : DEFAULT_MAX_HOPS);
     if (hop > maxHops) {
       throw new TurnError('too_many_hops', `The server kept the turn going past ${maxHops} steps, so it was stopped.`, {
         hop,
@@ -587,6 +657,16 @@ function sameJson(a: unknown, b: unknown): boolean {
   const keys = Object.keys(left);
   if (keys.length !== Object.keys(right).length) return false;
   return keys.every((key) => Object.hasOwn(right, key) && sameJson(left[key], right[key]));
+}
+
+/** `promise`, or the stop signal's reason as soon as it aborts (the person may never answer a stopped turn). */
+function untilStopped<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const stopped = () => reject(signal.reason);
+    signal.addEventListener('abort', stopped, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', stopped));
+  });
 }
 
 /** The stop signal's reason: every await point of a stopped run unwinds with it. */

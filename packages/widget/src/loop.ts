@@ -3,11 +3,13 @@
 export {
   type ApplyInfo,
   type ApplyOutputsHook,
+  type AskPersonHook,
   type CsrfTokenRequest,
   type CsrfTokenSource,
   DEFAULT_MAX_HOPS,
   type GetLayoutHook,
   type HopReport,
+  type PersonAnswer,
   type ResumePoint,
   type RetryReport,
   runTurn,

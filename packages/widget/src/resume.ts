@@ -3,7 +3,13 @@
  * (`GET <endpoint>/<request_id>`, spec §8.6), then resume it with the document as it is now, show the final answer
  * that was missed, or close it. Framework-free, like the loop.
  */
-import { errorMessage, TurnStatusResponse, type ApplyResult, type FinalHopResponse } from '@canvas-ai/protocol';
+import {
+  errorMessage,
+  TurnStatusResponse,
+  type ApplyResult,
+  type FinalHopResponse,
+  type Waiting,
+} from '@canvas-ai/protocol';
 import { startTurn, type Turn, type TurnOptions } from './hop-loop.js';
 import type { TurnChanges } from './turn-changes.js';
 
@@ -22,7 +28,7 @@ export interface ResumableTurn {
 
 /** Where a turn stands, as the status endpoint says, or `unknown` when it could not say. */
 export type TurnStanding =
-  | { state: 'active'; hop: number; progress: string }
+  | { state: 'active'; hop: number; progress: string; waiting?: Waiting | undefined }
   | { state: 'finished'; hop: number; response: FinalHopResponse }
   | { state: 'gone'; status: number }
   | { state: 'unknown'; why: string };
@@ -67,7 +73,7 @@ export async function turnStanding(requestId: string, options: StandingOptions):
   if (!parsed.success) return { state: 'unknown', why: 'the status is not in the protocol’s format' };
   const status = parsed.data;
   return status.state === 'active'
-    ? { state: 'active', hop: status.hop, progress: status.progress }
+    ? { state: 'active', hop: status.hop, progress: status.progress, waiting: status.waiting }
     : { state: 'finished', hop: status.hop, response: status.response };
 }
 
@@ -96,7 +102,13 @@ export function takeUpTurn(
     ...options,
     requestId: saved.requestId,
     agent: saved.agent,
-    resume: { hop: saved.hop, applyResults: saved.applyResults, changes: saved.changes },
+    resume: {
+      hop: saved.hop,
+      applyResults: saved.applyResults,
+      changes: saved.changes,
+      // Asked again only when the page had applied the waiting hop; else sending that hop again gets it (spec §18).
+      waiting: standing.state === 'active' && standing.hop === saved.hop ? standing.waiting : undefined,
+    },
   });
   return { kind: 'resumed', turn, standing };
 }

@@ -1,4 +1,5 @@
-import type { Fixtures, Scenario } from '@canvas-ai/protocol/scenario';
+import { decidedReplies, type Fixtures, type Scenario } from '@canvas-ai/protocol/scenario';
+import { answerResult } from '@canvas-ai/protocol/server';
 import { HopResponse, TurnStatusResponse, type Waiting } from '@canvas-ai/protocol';
 import { defineCheck, fail, pass, skip, type CheckVerdict, type ConformanceCheck } from '../check.js';
 import type { CheckContext } from '../context.js';
@@ -28,13 +29,11 @@ function questionProbe(context: CheckContext): QuestionProbe | { skip: string } 
 }
 
 /** Sends the probe's hops up to the waiting one; its response and the `waiting` it carries, or the failing verdict. */
-async function untilWaiting(
-  context: CheckContext,
-  probe: QuestionProbe,
-  id: string,
-): Promise<{ exchange: Exchange; response: HopResponse; waiting: Waiting } | CheckVerdict> {
+async function untilWaiting(context: CheckContext, probe: QuestionProbe, id: string): Promise<Waited | CheckVerdict> {
   let last: Exchange | undefined;
+  let before = '';
   for (let hop = 1; hop <= probe.waitsAt; hop += 1) {
+    before = String((last?.body as { progress?: unknown } | undefined)?.progress ?? '');
     last = await context.client.postHop(scenarioHop(probe.scenario, probe.fixtures, id, hop));
     if (last.status !== 200) return fail(`${probe.scenario.id} hop ${hop} answered ${describeAnswer(last)}`);
   }
@@ -43,7 +42,38 @@ async function untilWaiting(
   const waiting = parsed.data.should_continue ? parsed.data.waiting : undefined;
   if (!waiting)
     return fail(`${probe.scenario.id} hop ${probe.waitsAt}, which executes the question, carries no \`waiting\``);
-  return { exchange: last!, response: parsed.data, waiting };
+  return { exchange: last!, response: parsed.data, waiting, before };
+}
+
+/** The probe's turn at its wait: the waiting hop's answer, and the narration of the hop before it. */
+interface Waited {
+  exchange: Exchange;
+  response: HopResponse;
+  waiting: Waiting;
+  before: string;
+}
+
+/**
+ * The text of the decision the script makes once the answer came (`{{answer}}` resolved as the spec words the
+ * result, spec §15, §20.2): the hop that brings the answer narrates it, or ends the turn with it.
+ */
+function decisionAfterAnswer(probe: QuestionProbe): string | undefined {
+  const decided = decidedReplies(probe.scenario, probe.scenario.hops, () => false);
+  const reply = decided.slice(probe.waitsAt).find((index) => index !== undefined);
+  const asked = probe.scenario.hops[probe.waitsAt - 1];
+  if (reply === undefined || !asked?.waiting || !asked.answer) return undefined;
+  const result = answerResult(asked.waiting.question, {
+    kind: 'question',
+    call_id: asked.waiting.call_id,
+    ...asked.answer,
+  });
+  return probe.scenario.replies[reply]!.text.replaceAll('{{answer}}', result).trim();
+}
+
+/** What a hop's answer says, narration and final message together. */
+function saidIn(body: unknown): string {
+  const { progress, message } = (body ?? {}) as { progress?: unknown; message?: unknown };
+  return `${String(progress ?? '')}\n${String(message ?? '')}`;
 }
 
 /** The hop after the waiting one, with the scenario's answer (or `answer` instead, or none with `null`). */
@@ -57,12 +87,7 @@ function answerHop(probe: QuestionProbe, id: string, waiting: Waiting, answer?: 
 /** A check that drives the probe's turn to its wait, judges it, and cancels what it left. */
 function waitCheck(
   check: Omit<ConformanceCheck, 'family' | 'run' | 'level'>,
-  judge: (
-    context: CheckContext,
-    probe: QuestionProbe,
-    id: string,
-    waited: { exchange: Exchange; response: HopResponse; waiting: Waiting },
-  ) => Promise<CheckVerdict>,
+  judge: (context: CheckContext, probe: QuestionProbe, id: string, waited: Waited) => Promise<CheckVerdict>,
 ): ConformanceCheck {
   return defineCheck({
     ...check,
@@ -121,20 +146,19 @@ export const waitChecks: ConformanceCheck[] = [
         must: 'A hop that executed such a call MUST NOT call the model.',
       },
     },
-    async (context, probe, id, { response, waiting }) => {
-      const expected = probe.scenario.hops[probe.waitsAt - 1]!;
+    async (context, probe, id, { response, waiting, before }) => {
       const problems: string[] = [];
-      if (response.progress !== expected.progress)
+      if (response.progress !== before)
         problems.push(
-          `the waiting hop's progress is ${JSON.stringify(response.progress)}, expected ${JSON.stringify(expected.progress)} (no model text)`,
+          `the waiting hop's progress is ${JSON.stringify(response.progress)}, the hop before it had ${JSON.stringify(before)}: it added model text`,
         );
       if (Number.isNaN(Date.parse(waiting.expires_at))) problems.push('`expires_at` is not a date-time');
       const next = await context.client.postHop(answerHop(probe, id, waiting));
-      const after = probe.scenario.hops[probe.waitsAt];
+      const decision = decisionAfterAnswer(probe);
       if (next.status !== 200) problems.push(`the answer hop answered ${describeAnswer(next)}`);
-      else if (after && (next.body as { progress?: unknown }).progress !== after.progress)
+      else if (decision !== undefined && !saidIn(next.body).includes(decision))
         problems.push(
-          `the answer hop's progress is ${JSON.stringify((next.body as { progress?: unknown }).progress)}, expected ${JSON.stringify(after.progress)}: the script's next decision was not the one made after the answer`,
+          `the answer hop does not say ${JSON.stringify(decision)}: the script's next decision was not the one made after the answer`,
         );
       return problems.length === 0
         ? pass(
@@ -156,9 +180,24 @@ export const waitChecks: ConformanceCheck[] = [
       const id = 'waits.answer-reaches-model';
       const outcomes = (await scenarioOutcomes(context)).filter(({ scenario }) => scenario.exercises.includes(id));
       if (outcomes.length === 0) return skip(`no scenario names ${id} in exercises`);
+      // The answer hop (the one after the wait) narrates the question's result back through {{answer}}.
       const problems = outcomes.flatMap(({ scenario, run, error }) => {
         if (error) return [`${scenario.id}: ${error}`];
-        return (run?.hops ?? []).flatMap((hop) => hop.mismatches.map((mismatch) => `${scenario.id} ${mismatch}`));
+        const waitsAt = scenario.hops.findIndex((hop) => hop.waiting !== undefined) + 1;
+        const probe = { scenario, fixtures: context.requireFixtures(), waitsAt };
+        const decision = decisionAfterAnswer(probe);
+        const answered = run?.hops[waitsAt];
+        if (waitsAt === 0 || decision === undefined)
+          return [`${scenario.id} waits for no answer the script reads back`];
+        if (answered?.status !== 200)
+          return [
+            `${scenario.id} hop ${waitsAt + 1}, which brings the answer, answered ${answered?.status ?? 'nothing'}`,
+          ];
+        return saidIn(answered.body).includes(decision)
+          ? []
+          : [
+              `${scenario.id} hop ${waitsAt + 1} does not say ${JSON.stringify(decision)}: the model did not read the answer`,
+            ];
       });
       const names = outcomes.map(({ scenario }) => scenario.id).join(', ');
       return problems.length === 0

@@ -1,9 +1,14 @@
 import { ContextProvider } from '@lit/context';
-import { errorMessage, REQUIRED_OUTPUT_TYPES, type AgentsResponse } from '@canvas-ai/protocol';
+import {
+  errorMessage,
+  MAX_WAITING_TURN_REQUESTS,
+  REQUIRED_OUTPUT_TYPES,
+  type AgentsResponse,
+} from '@canvas-ai/protocol';
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { property, query, state } from 'lit/decorators.js';
 import { canvasAiEvent } from '../events.js';
-import { DEFAULT_MAX_HOPS, type ApplyOutputsHook, type GetLayoutHook } from '../hop-loop.js';
+import type { ApplyOutputsHook, GetLayoutHook } from '../hop-loop.js';
 import { newId } from '../ids.js';
 import { ChatStorage, type SavedChat } from '../turn-storage.js';
 import type { UndoResult } from '../undo.js';
@@ -18,6 +23,9 @@ import type { DeepChatInstance } from './deep-chat-types.js';
 import { fetchAgents, TokenCache } from './server-config.js';
 import type { HistoryUndo } from '../chat-session.js';
 import { TurnController, type TurnSettings } from './turn-controller.js';
+import { type AskedQuestion, questionCard } from './question-card.js';
+import type { PersonAnswer } from '../hop-loop.js';
+import type { Waiting } from '@canvas-ai/protocol';
 
 /** How many announcements the live region keeps (older ones were read already). */
 const ANNOUNCED_KEPT = 5;
@@ -74,6 +82,12 @@ export interface SendMessageOptions {
  * @csspart picker-chip-clear - The button in the chip that goes back to the main agent.
  * @csspart picker-menu - The tools picker's list of agents.
  * @csspart picker-option - One agent in that list.
+ * @csspart question - The question the agent asks inside a turn (spec §20.2): a form with its choices and buttons.
+ * @csspart question-text - The question's text.
+ * @csspart question-choice - One choice (a radio button, or a checkbox when several may be picked).
+ * @csspart question-input - The field for the person's own answer, when the question allows one.
+ * @csspart question-answer - The button that sends the answer.
+ * @csspart question-dismiss - The button that closes the question without answering (the agent is told).
  *
  * @cssproperty [--canvas-ai-height=32rem] - The element's height.
  * @cssproperty [--canvas-ai-font-family=inherit] - Font of the whole chat.
@@ -133,7 +147,7 @@ export class CanvasAiChat extends LitElement {
   @property({ attribute: 'conversation-id' }) conversationId: string | undefined;
 
   /** The client's safety net: a turn the server keeps going past this many hops ends with an error. */
-  @property({ type: Number, attribute: 'max-hops' }) maxHops = DEFAULT_MAX_HOPS;
+  @property({ type: Number, attribute: 'max-hops' }) maxHops = MAX_WAITING_TURN_REQUESTS;
 
   /**
    * The waits (ms) before each retry of a hop after a network failure, a 409 `hop_in_progress` or a 503; their number
@@ -197,6 +211,8 @@ export class CanvasAiChat extends LitElement {
   @property({ attribute: false }) strings: Partial<ChatStrings> | undefined;
 
   @state() private loadedAgents: AgentsResponse | undefined;
+  /** The question the agent asks now (spec §20), until the person answers or dismisses it, or the turn stops. */
+  @state() private asked: AskedQuestion | undefined;
   /** Why the last `sendMessage()` was refused, shown until the turn that caused it ends. */
   @state() private refusal: string | undefined;
   /** Why the picked agent was dropped: the server no longer offers it (shown until the next turn starts). */
@@ -332,6 +348,7 @@ export class CanvasAiChat extends LitElement {
     return html`<div part="base" class="base">
       <div part="announcer" class="announcer" role="log" aria-live="polite" aria-label=${text.announcer}></div>
       <div class="chat"></div>
+      ${this.asked ? questionCard(this.asked, text) : nothing}
       <div
         part="toolbar"
         class="toolbar"
@@ -492,7 +509,36 @@ export class CanvasAiChat extends LitElement {
       applyOutputs: (outputs, response, info) => this.applyOutputs?.(outputs, response, info),
       outputTypes: this.outputTypes,
       stream: !this.noStream,
+      askPerson: (waiting, info) => this.ask(waiting, info.signal),
     };
+  }
+
+  /**
+   * Shows the agent's question (spec §20.2) and resolves with the person's answer or dismissal. The live region reads
+   * it out and the first choice takes the focus; a stop of the turn takes the card away.
+   */
+  private ask(waiting: Waiting, stopped: AbortSignal): Promise<PersonAnswer> {
+    return new Promise((resolve) => {
+      const asked: AskedQuestion = {
+        waiting,
+        answer: (answer) => {
+          if (this.asked === asked) this.asked = undefined;
+          resolve(answer);
+        },
+      };
+      stopped.addEventListener(
+        'abort',
+        () => {
+          if (this.asked === asked) this.asked = undefined;
+        },
+        { once: true },
+      );
+      this.asked = asked;
+      this.announce(this.text.questionAsked(waiting.question.text));
+      void this.updateComplete.then(() => {
+        if (this.asked === asked) this.renderRoot.querySelector<HTMLInputElement>('.question input')?.focus();
+      });
+    });
   }
 
   /**

@@ -51,6 +51,78 @@ export const canvasAiChatStyles = css`
   .spacer {
     flex: 1;
   }
+  .question {
+    margin: 0.5rem 0;
+    padding: 0.6rem 0.8rem;
+    color: var(--canvas-ai-text-color, #1f2328);
+    background: var(--canvas-ai-progress-background, #f8f9fb);
+    border: 1px solid var(--canvas-ai-accent, #2563eb);
+    border-radius: var(--canvas-ai-radius, 10px);
+  }
+  .question fieldset {
+    display: flex;
+    flex-direction: column;
+    gap: 0.35rem;
+    margin: 0;
+    padding: 0;
+    border: 0;
+  }
+  .question legend {
+    margin-bottom: 0.35rem;
+    padding: 0;
+  }
+  .question-label {
+    display: block;
+    font-size: 0.85em;
+    color: var(--canvas-ai-muted-color, #57606a);
+  }
+  .question-choice,
+  .question-own {
+    display: flex;
+    align-items: center;
+    gap: 0.5rem;
+  }
+  .question-own input {
+    flex: 1;
+    padding: 0.3rem 0.5rem;
+    font: inherit;
+    border: 1px solid var(--canvas-ai-border-color, #d0d7de);
+    border-radius: var(--canvas-ai-radius, 10px);
+  }
+  .question-status:empty {
+    display: none;
+  }
+  .question-status {
+    margin: 0.35rem 0 0;
+    font-size: 0.85em;
+    color: var(--canvas-ai-error-color, #b42318);
+  }
+  .question-buttons {
+    display: flex;
+    gap: 0.5rem;
+    margin-top: 0.5rem;
+  }
+  .question-answer,
+  .question-dismiss {
+    padding: 0.35rem 0.8rem;
+    font: inherit;
+    border-radius: var(--canvas-ai-radius, 10px);
+    cursor: pointer;
+  }
+  .question-answer {
+    color: var(--canvas-ai-accent-contrast, #ffffff);
+    background: var(--canvas-ai-accent, #2563eb);
+    border: 1px solid var(--canvas-ai-accent, #2563eb);
+  }
+  .question-dismiss {
+    color: var(--canvas-ai-text-color, #1f2328);
+    background: var(--canvas-ai-background, #ffffff);
+    border: 1px solid var(--canvas-ai-border-color, #d0d7de);
+  }
+  .question :focus-visible {
+    outline: 2px solid var(--canvas-ai-accent, #2563eb);
+    outline-offset: 2px;
+  }
   .notice {
     font-size: 0.85em;
     color: var(--canvas-ai-muted-color, #57606a);

@@ -52,6 +52,15 @@ export interface ChatStrings {
   toolGone: (tool: string, mainAgent: string) => string;
   /** The chat's live region, which announces the narration and the answers to screen readers. */
   announcer: string;
+  /** A question the agent asks inside a turn (spec §20.2): the card's caption, its text field and buttons. */
+  questionLabel: string;
+  questionOwnAnswer: string;
+  questionAnswer: string;
+  questionDismiss: string;
+  /** Said when the person answers with nothing picked and nothing written. */
+  questionEmpty: string;
+  /** What the live region reads when the agent asks (`question` is the server's text). */
+  questionAsked: (question: string) => string;
   /** deep-chat's send button, and its scrolling list of messages. */
   send: string;
   messages: string;
@@ -125,6 +134,12 @@ export const DEFAULT_STRINGS: ChatStrings = {
   toolGone: (tool, mainAgent) =>
     `${tool} is no longer offered, so it was unpicked${mainAgent ? `: ${mainAgent} answers` : ''}.`,
   announcer: 'Chat updates',
+  questionLabel: 'The agent asks:',
+  questionOwnAnswer: 'Your own answer',
+  questionAnswer: 'Answer',
+  questionDismiss: 'Dismiss',
+  questionEmpty: 'Pick an answer or write your own, or dismiss the question.',
+  questionAsked: (question) => `The agent asks: ${question}`,
   send: 'Send',
   messages: 'Messages',
   turnError: (error) => error.message,

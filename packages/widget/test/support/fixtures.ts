@@ -13,6 +13,8 @@ const SCENARIOS = [
   'host-rejects-final-output',
   'edit-selected',
   'remove-testimonials',
+  'question-answered',
+  'question-dismissed',
 ] as const;
 const LAYOUTS = ['layouts/empty.yaml', 'layouts/nested.yaml', 'layouts/cookie-shop.yaml'] as const;
 const ATTACHMENTS = ['attachments/cookie.png'] as const;

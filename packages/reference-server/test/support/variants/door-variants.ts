@@ -27,6 +27,7 @@ const KNOWN_FIELDS = new Set([
   'context',
   'apply_results',
   'capabilities',
+  'answer',
 ]);
 
 export const DOOR_VARIANTS = {

@@ -42,6 +42,8 @@ export const TURN_VARIANTS = {
       'turn-rules.refusal-carries-no-narration',
       'turn-rules.failed-turn-gone',
       'turn-rules.failed-hop-keeps-narration',
+      // The question is asked in the hop that decided it, so no hop is left to bring the answer.
+      'waits.*',
       'scripted.match-normalized-message',
       // The variant plays the next hop behind the client's back, and the status tells the turn's real hop.
       'status.active',
@@ -216,6 +218,8 @@ export const TURN_VARIANTS = {
       // A streamed hop sent again is executed again too: streamed anew, and the JSON answer to it differs.
       'stream.replay-one-line',
       'stream.response-equals-json',
+      // The waiting hop sent again asks again, with an `expires_at` of its own.
+      'waits.status',
     ],
     build: (fixtures) => {
       const store = new RewindableStore(new MemoryTurnStore());
