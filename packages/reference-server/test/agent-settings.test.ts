@@ -324,6 +324,37 @@ describe('settings changed while the server runs', () => {
     const next = await session.hop(firstHop(`after-${crypto.randomUUID()}`, 'What can this editor do?'));
     assert.equal(next.body.agent.id, 'qa', 'the next message goes to the new main agent');
   });
+
+  it('answers a repeated hop with its stored response after its agent left the picker, hop 1 and the last alike', async () => {
+    await admin(server, { method: 'PUT', body: { main_agent: 'qa', tools: ['page_builder', 'copy_editor'] } });
+    const session = await openSession(server);
+    const turn = `repeat-${crypto.randomUUID()}`;
+    const hop1 = await session.hop(firstHop(turn, HERO, { agent: 'page_builder' }));
+    assert.equal(hop1.status, 200);
+    assert.equal(hop1.body.should_continue, true);
+    await admin(server, { method: 'PUT', body: { main_agent: 'qa', tools: ['copy_editor'] } });
+
+    const again = await session.hop(firstHop(turn, HERO, { agent: 'page_builder' }));
+    assert.equal(again.status, 200, `a lost hop 1 sent again: ${JSON.stringify(again.body.error)}`);
+    assert.deepEqual(again.body, hop1.body, 'the stored response, nothing run again');
+    const fresh = await session.hop(firstHop(`new-${crypto.randomUUID()}`, HERO, { agent: 'page_builder' }));
+    assert.equal(fresh.body.error?.code, 'unknown_agent', 'a new turn takes only what is offered now');
+
+    let hop = 1;
+    let response = hop1.body;
+    let layout: unknown = EMPTY_LAYOUT;
+    while (response.should_continue) {
+      hop += 1;
+      layout = applyAll(layout, response.outputs);
+      const next = await session.hop(laterHop(turn, hop, layout, { agent: 'page_builder' }));
+      assert.equal(next.status, 200, `hop ${hop}: ${JSON.stringify(next.body.error)}`);
+      response = next.body;
+    }
+    await admin(server, { method: 'PUT', body: { main_agent: 'copy_editor', tools: ['qa'] } });
+    const last = await session.hop(laterHop(turn, hop, layout, { agent: 'page_builder' }));
+    assert.equal(last.status, 200, 'the final response, repeated');
+    assert.deepEqual(last.body, response);
+  });
 });
 
 /** The layout after a response's outputs (the tests' own host). */
@@ -392,6 +423,46 @@ describe('the agents file, followed while the CLI runs', () => {
         assert.deepEqual(await offered(server), { main: 'page_builder', tools: ['copy_editor'] }),
       );
       assert.ok(server.logs.some((line) => line.event === 'agents_reloaded'));
+    } finally {
+      await server.kill();
+    }
+  });
+
+  it('lets a turn in flight run its agent to its end after the file drops that agent altogether', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'canvas-ai-watch-'));
+    const file = join(dir, 'agents.yaml');
+    const original = parse(await readFile(`${FIXTURES_DIR}agents.yaml`, 'utf8'));
+    await writeFile(file, stringify(original));
+    const server = await startServerProcess(['--agents', file]);
+    try {
+      const session = await openSession(server);
+      const turn = `dropped-${crypto.randomUUID()}`;
+      const hop1 = await session.hop(firstHop(turn, HERO, { agent: 'page_builder' }));
+      assert.equal(hop1.status, 200);
+      assert.equal(hop1.body.should_continue, true);
+
+      const { page_builder: _dropped, ...others } = original.agents;
+      await writeFile(
+        file,
+        stringify({ ...original, agents: others, tools: ['copy_editor'], canvas_agents: ['qa', 'copy_editor'] }),
+      );
+      await eventually(async () => assert.deepEqual(await offered(server), { main: 'qa', tools: ['copy_editor'] }));
+
+      let hop = 1;
+      let response = hop1.body;
+      let layout: unknown = EMPTY_LAYOUT;
+      while (response.should_continue) {
+        hop += 1;
+        layout = applyAll(layout, response.outputs);
+        const next = await session.hop(laterHop(turn, hop, layout, { agent: 'page_builder' }));
+        assert.equal(next.status, 200, `hop ${hop}: ${JSON.stringify(next.body.error)}`);
+        assert.equal(next.body.agent.id, 'page_builder');
+        response = next.body;
+      }
+      assert.equal(response.finish_reason, 'answer');
+      assert.ok(hop >= 3, `the cookie-shop hero takes several hops, took ${hop}`);
+      const fresh = await session.hop(firstHop(`new-${crypto.randomUUID()}`, HERO, { agent: 'page_builder' }));
+      assert.equal(fresh.body.error?.code, 'unknown_agent', 'the next message uses the new file');
     } finally {
       await server.kill();
     }
