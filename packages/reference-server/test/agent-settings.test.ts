@@ -9,6 +9,8 @@ import { equalBytes } from '../src/admin.js';
 import { createApp } from '../src/app.js';
 import { ConfigError } from '../src/config-error.js';
 import { FIXTURES_DIR } from '../src/config.js';
+import { LiveAgents } from '../src/live-agents.js';
+import { MemoryTurnStore } from '../src/store/memory.js';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import { eventually } from './support/eventually.js';
 import {
@@ -369,7 +371,7 @@ describe('settings shared by two instances on Redis', () => {
   });
   after(() => redis.close());
 
-  it('agree within a second: a change saved on one instance is what the other answers', async () => {
+  it('agree: a change saved on one instance is what the other answers (how soon: the LiveAgents test)', async () => {
     const cluster = await startCluster(redis.url, 2, () => ({ admin: { token: TOKEN } }));
     try {
       const [one, two] = cluster.instances as [TestServer, TestServer];
@@ -377,10 +379,10 @@ describe('settings shared by two instances on Redis', () => {
       const saved = await admin(one, { method: 'PUT', body: { main_agent: 'copy_editor', tools: ['qa'] } });
       assert.equal(saved.status, 200);
       const start = performance.now();
-      await eventually(async () => assert.equal((await offered(two)).main, 'copy_editor'), 100, 20);
-      const agreedMs = performance.now() - start;
-      console.log(`two instances agreed ${agreedMs.toFixed(0)} ms after the save`);
-      assert.ok(agreedMs < 1000, `${agreedMs} ms`);
+      // How soon is the unit test's below (a clock the test moves); a timed assertion here would only measure the
+      // machine. The figure is printed for the record.
+      await eventually(async () => assert.equal((await offered(two)).main, 'copy_editor'), 150, 20);
+      console.log(`two instances agreed ${(performance.now() - start).toFixed(0)} ms after the save`);
       assert.deepEqual(await offered(two), { main: 'copy_editor', tools: ['qa'] });
       assert.equal(
         (await fetch(`${one.url}/api/agents`)).headers.get('etag'),
@@ -390,6 +392,29 @@ describe('settings shared by two instances on Redis', () => {
     } finally {
       await cluster.close();
     }
+  });
+});
+
+describe('LiveAgents: how soon instances sharing a store agree', () => {
+  it('answers from its last read for refreshMs, then reads again: a save elsewhere is in force within that', async () => {
+    let now = 0;
+    const store = new MemoryTurnStore();
+    const options = { store, log: () => undefined, refreshMs: 500, now: () => now };
+    const one = new LiveAgents(fixtures.agents, options);
+    const two = new LiveAgents(fixtures.agents, options);
+    assert.equal((await two.current()).main_agent, 'qa');
+
+    now = 100;
+    await one.save({ main_agent: 'copy_editor', tools: ['qa'] });
+    assert.equal((await one.current()).main_agent, 'copy_editor', 'the instance that saved, at once');
+    now = 499;
+    assert.equal((await two.current()).main_agent, 'qa', 'the other still answers from its read at 0');
+    now = 500;
+    assert.deepEqual(
+      { main: (await two.current()).main_agent, tools: (await two.current()).tools },
+      { main: 'copy_editor', tools: ['qa'] },
+      'one refresh after its last read, it has read the save',
+    );
   });
 });
 
