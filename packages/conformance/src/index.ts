@@ -20,3 +20,9 @@ export {
 export { planChecks, type PlanInputs } from './plan.js';
 export { formatClosingLine, formatResultLine, formatSummary } from './reporter.js';
 export { MUST_MATRIX, matrixFigures, type MustRow } from './must-matrix.js';
+export {
+  type ClientConformanceOptions,
+  runClientConformance,
+} from './client/run-client-conformance.js';
+export { CLIENT_CHECKS, type ClientCheck } from './client/client-checks.js';
+export { CLIENT_SCENARIOS, type ClientScenario } from './client/client-scenarios.js';

@@ -82,6 +82,8 @@ describe('the CLI arguments', () => {
 
   const usage: Array<[string, string[], RegExp]> = [
     ['no endpoint', [], /--endpoint URL is required/],
+    ['an endpoint and a client', ['--endpoint', 'http://a.test/h', '--client', 'x'], /not both/],
+    ['an empty client command', ['--client', ' '], /--client needs the command/],
     ['a level other than 1 or 2', ['--endpoint', 'http://a.test/h', '--level', '3'], /--level must be 1 or 2/],
     ['an endpoint that is not a URL', ['--endpoint', 'localhost:8787'], /--endpoint must be an http or https URL/],
     [
@@ -134,8 +136,19 @@ describe('the CLI', () => {
     assert.deepEqual(io.stdout, []);
     assert.match(
       io.stderr[0]!,
-      /^--endpoint URL is required\.\n\ncanvas-ai-conformance: [\s\S]*\nUsage: canvas-ai-conformance --endpoint URL/,
+      /^--endpoint URL is required \(or --client COMMAND, to check a client\)\.\n\ncanvas-ai-conformance: [\s\S]*\nUsage: canvas-ai-conformance --endpoint URL/,
     );
+  });
+
+  it('checks a client with --client: a command that makes no request fails, with its stderr shown, and exits 1', async () => {
+    const io = memoryIo();
+    assert.equal(await main(['--client', 'echo "no client here: $CANVAS_AI_SERVER" >&2; exit 3'], io), 1);
+    assert.match(io.stdout.join('\n'), /FAIL {2}client\.valid-requests +build: the client sent no hop/);
+    assert.match(
+      io.stderr[0]!,
+      /^scenario build: the client exited 3; its stderr ends:\nno client here: http:\/\/127\.0\.0\.1:\d+/,
+    );
+    assert.match(io.stdout.join('\n'), /\n0 passed, \d+ failed$/, 'a client that sends nothing passes nothing');
   });
 
   it('exits 2 when the fixtures cannot be read', async () => {

@@ -1,6 +1,7 @@
 import {
   DECLARED_OUTPUT_TYPES,
   WAIT_KINDS,
+  type AgentDefinition,
   type AgentsConfig,
   type Attachment,
   type HopRequest,
@@ -27,6 +28,7 @@ export async function encodeAttachments(attachments: readonly Attachment[], paus
 export function seedTurn(
   config: AgentsConfig,
   agentId: string,
+  definition: AgentDefinition,
   request: HopRequest,
   attachments: readonly Attachment[],
 ): TurnSoFar {
@@ -45,6 +47,7 @@ export function seedTurn(
   return {
     agent: agentId,
     ...(request.agent === undefined ? { by_main: true } : {}),
+    definition,
     hop: 0,
     decisions: 0,
     user_message: current.text,
