@@ -6,6 +6,7 @@ import type { Fixtures } from '@canvas-ai/protocol/scenario';
 import { startServer, type RunningServer } from '../../src/node.js';
 import { CLARIFICATION_VARIANTS } from './variants/clarification-variants.js';
 import { COEDIT_VARIANTS } from './variants/coedit-variants.js';
+import { DOOR_ROW_VARIANTS } from './variants/door-row-variants.js';
 import { DOOR_VARIANTS } from './variants/door-variants.js';
 import { STATUS_VARIANTS } from './variants/status-variants.js';
 import { STREAM_VARIANTS } from './variants/stream-variants.js';
@@ -18,6 +19,7 @@ export type { BrokenVariant } from './variants/variant.js';
 /** The variants, by name. */
 export const BROKEN_VARIANTS = {
   ...DOOR_VARIANTS,
+  ...DOOR_ROW_VARIANTS,
   ...TURN_VARIANTS,
   ...TOOL_VARIANTS,
   ...STATUS_VARIANTS,
