@@ -84,6 +84,8 @@ describe('the conformance kit against deliberately broken variants of the refere
           tokenEndpoint: `${server.url}/api/token`,
           agentsEndpoint: `${server.url}/api/agents`,
           level: 2,
+          // A variant that serves every hop as JSON claims no streaming (spec §6.1 lets a server answer JSON).
+          claim: { revision: '1.6', parts: server.streams ? ['streaming', 'remove-move'] : ['remove-move'] },
         });
         const failed = report.results.filter((result) => result.status === 'fail');
         const seen = failed.map((result) => `${result.id}: ${result.why}`).join('\n');

@@ -12,6 +12,7 @@ import { STATUS_VARIANTS } from './variants/status-variants.js';
 import { STREAM_VARIANTS } from './variants/stream-variants.js';
 import { TOOL_VARIANTS } from './variants/tool-variants.js';
 import { TURN_VARIANTS } from './variants/turn-variants.js';
+import type { VariantApp } from './variants/seams.js';
 import type { BrokenVariant } from './variants/variant.js';
 
 export type { BrokenVariant } from './variants/variant.js';
@@ -31,7 +32,14 @@ export const BROKEN_VARIANTS = {
 /** The name of a broken variant. */
 export type BrokenVariantName = keyof typeof BROKEN_VARIANTS;
 
-/** Starts a broken variant on 127.0.0.1 (port 0). */
-export function startBrokenServer(name: BrokenVariantName, fixtures: Fixtures): Promise<RunningServer> {
-  return startServer(BROKEN_VARIANTS[name].build(fixtures), { port: 0, host: '127.0.0.1' });
+/**
+ * Starts a broken variant on 127.0.0.1 (port 0); `streams` says whether it still streams (most variants rewrite JSON
+ * answers, so serve every hop as JSON, and then do not claim streaming).
+ */
+export async function startBrokenServer(
+  name: BrokenVariantName,
+  fixtures: Fixtures,
+): Promise<RunningServer & { streams: boolean }> {
+  const app: VariantApp = BROKEN_VARIANTS[name].build(fixtures);
+  return { ...(await startServer(app, { port: 0, host: '127.0.0.1' })), streams: app.streams !== false };
 }

@@ -1,6 +1,6 @@
 import { MUST_MATRIX, type MustRow } from '@canvas-ai/conformance';
 import type { Fixtures } from '@canvas-ai/protocol/scenario';
-import type { CanvasAiApp } from '../../../src/app.js';
+import type { VariantApp } from './seams.js';
 
 /**
  * A broken variant of the reference server: one planted bug, the MUST rows it breaks (the matrix of conformance.md §6;
@@ -16,7 +16,7 @@ export interface BrokenVariant {
   alsoFailing?: readonly string[];
   /** Checks that see the bug only when the timing of a burst lets them meet it (a 409 while a hop runs). */
   mayAlsoFail?: readonly string[];
-  build(fixtures: Fixtures): CanvasAiApp;
+  build(fixtures: Fixtures): VariantApp;
 }
 
 /**
