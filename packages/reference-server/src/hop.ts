@@ -52,10 +52,6 @@ export async function runHop(
   events: HopEvents = NO_HOP_EVENTS,
 ): Promise<HopResponse> {
   const { request } = input;
-  // A new turn takes an agent offered now; a turn in flight keeps the one it started with, even when the settings
-  // changed since (spec §12.4, §19): checked once the stored turn is read.
-  if (request.hop === 1) offeredAgent(deps.config, request.agent ?? deps.config.main_agent, request.request_id);
-  else if (request.agent !== undefined) definedAgent(deps.config, request.agent, request.request_id);
   const key = turnKey(input.sessionId, request.request_id);
   describeHopSpan({ requestId: request.request_id, hop: request.hop, agent: request.agent ?? deps.config.main_agent });
 
@@ -67,15 +63,19 @@ export async function runHop(
       admitStoredHop(deps.store, key, request, deps.config.main_agent, lock),
     );
     const agentId = admission.agentId;
-    const agent = definedAgent(deps.config, agentId, request.request_id);
     if (admission.kind === 'replay') {
       deps.log({ event: 'hop_replayed', request_id: request.request_id, hop: request.hop, agent: agentId });
       events.admitted();
       return admission.response;
     }
+    // A new turn takes an agent offered now; a turn in flight runs the agent it started with to its end, even when
+    // the settings or the agents file changed since (spec §12.4).
+    const agent = admission.turn
+      ? (admission.turn.definition ?? definedAgent(deps.config, agentId, request.request_id))
+      : offeredAgent(deps.config, agentId, request.request_id);
     if (!admission.turn) await deps.admitNewTurn(key, request.request_id);
     events.admitted();
-    const turn = admission.turn ?? seedTurn(deps.config, agentId, request, input.attachments);
+    const turn = admission.turn ?? seedTurn(deps.config, agentId, agent, request, input.attachments);
     const previousOutputs = admission.turn?.response.outputs ?? [];
     // Decided by hop 1's capabilities, kept with the turn (spec §5.1): the same tools on every hop.
     const tools = offeredTools(deps.tools, agent.tools, turn.declared_outputs ?? []);

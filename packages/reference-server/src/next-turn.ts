@@ -85,7 +85,7 @@ export interface GoingOn {
  * The model's text joins the narration now only when it made calls; an answer joins it when the turn ends.
  */
 export function nextTurn(run: TurnFacts, step: ParkedCallsStep, hop: GoingOn): NextTurn {
-  const { deps, request, agentId, turn } = run;
+  const { deps, request, agentId, agent, turn } = run;
   const { outcome } = hop;
   const texts = turnTexts(turn);
   const messages = [...step.messages];
@@ -99,6 +99,7 @@ export function nextTurn(run: TurnFacts, step: ParkedCallsStep, hop: GoingOn): N
     kind: 'active',
     agent: agentId,
     ...(turn.by_main ? { by_main: true } : {}),
+    definition: agent,
     user_message: turn.user_message,
     hop: request.hop,
     decisions: turn.decisions + (hop.decided ? 1 : 0),

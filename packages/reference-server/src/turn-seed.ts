@@ -1,4 +1,10 @@
-import { DECLARED_OUTPUT_TYPES, type AgentsConfig, type Attachment, type HopRequest } from '@canvas-ai/protocol';
+import {
+  DECLARED_OUTPUT_TYPES,
+  type AgentDefinition,
+  type AgentsConfig,
+  type Attachment,
+  type HopRequest,
+} from '@canvas-ai/protocol';
 import { toBase64 } from './base64.js';
 import type { ModelMessage } from './providers/model-provider.js';
 import type { TurnSoFar } from './turn-state.js';
@@ -21,6 +27,7 @@ export async function encodeAttachments(attachments: readonly Attachment[], paus
 export function seedTurn(
   config: AgentsConfig,
   agentId: string,
+  definition: AgentDefinition,
   request: HopRequest,
   attachments: readonly Attachment[],
 ): TurnSoFar {
@@ -39,6 +46,7 @@ export function seedTurn(
   return {
     agent: agentId,
     ...(request.agent === undefined ? { by_main: true } : {}),
+    definition,
     hop: 0,
     decisions: 0,
     user_message: current.text,

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AgentId, ContinuingHopResponse, FinalHopResponse, TokenCounts } from '@canvas-ai/protocol';
+import { AgentDefinition, AgentId, ContinuingHopResponse, FinalHopResponse, TokenCounts } from '@canvas-ai/protocol';
 import { type DocumentDigest, isDocumentDigest, joinNarration } from '@canvas-ai/protocol/server';
 import { ModelMessage, StoredToolCall } from './providers/model-provider.js';
 
@@ -36,6 +36,11 @@ export const ActiveTurn = z.object({
    * agent even after the settings named another main agent (spec §12.4). Absent in turns stored before it existed.
    */
   by_main: z.boolean().optional(),
+  /**
+   * The agent's definition as the turn started: the turn runs it to its end even when the agents file changes or
+   * drops the agent meanwhile (spec §12.4). Absent in turns stored before it existed: they read the config in force.
+   */
+  definition: AgentDefinition.optional(),
   /** The last hop answered. */
   hop: z.int().min(1),
   /** Model decisions made so far in this turn. */

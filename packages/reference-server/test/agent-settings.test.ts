@@ -9,6 +9,8 @@ import { equalBytes } from '../src/admin.js';
 import { createApp } from '../src/app.js';
 import { ConfigError } from '../src/config-error.js';
 import { FIXTURES_DIR } from '../src/config.js';
+import { LiveAgents } from '../src/live-agents.js';
+import { MemoryTurnStore } from '../src/store/memory.js';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import { eventually } from './support/eventually.js';
 import {
@@ -324,6 +326,37 @@ describe('settings changed while the server runs', () => {
     const next = await session.hop(firstHop(`after-${crypto.randomUUID()}`, 'What can this editor do?'));
     assert.equal(next.body.agent.id, 'qa', 'the next message goes to the new main agent');
   });
+
+  it('answers a repeated hop with its stored response after its agent left the picker, hop 1 and the last alike', async () => {
+    await admin(server, { method: 'PUT', body: { main_agent: 'qa', tools: ['page_builder', 'copy_editor'] } });
+    const session = await openSession(server);
+    const turn = `repeat-${crypto.randomUUID()}`;
+    const hop1 = await session.hop(firstHop(turn, HERO, { agent: 'page_builder' }));
+    assert.equal(hop1.status, 200);
+    assert.equal(hop1.body.should_continue, true);
+    await admin(server, { method: 'PUT', body: { main_agent: 'qa', tools: ['copy_editor'] } });
+
+    const again = await session.hop(firstHop(turn, HERO, { agent: 'page_builder' }));
+    assert.equal(again.status, 200, `a lost hop 1 sent again: ${JSON.stringify(again.body.error)}`);
+    assert.deepEqual(again.body, hop1.body, 'the stored response, nothing run again');
+    const fresh = await session.hop(firstHop(`new-${crypto.randomUUID()}`, HERO, { agent: 'page_builder' }));
+    assert.equal(fresh.body.error?.code, 'unknown_agent', 'a new turn takes only what is offered now');
+
+    let hop = 1;
+    let response = hop1.body;
+    let layout: unknown = EMPTY_LAYOUT;
+    while (response.should_continue) {
+      hop += 1;
+      layout = applyAll(layout, response.outputs);
+      const next = await session.hop(laterHop(turn, hop, layout, { agent: 'page_builder' }));
+      assert.equal(next.status, 200, `hop ${hop}: ${JSON.stringify(next.body.error)}`);
+      response = next.body;
+    }
+    await admin(server, { method: 'PUT', body: { main_agent: 'copy_editor', tools: ['qa'] } });
+    const last = await session.hop(laterHop(turn, hop, layout, { agent: 'page_builder' }));
+    assert.equal(last.status, 200, 'the final response, repeated');
+    assert.deepEqual(last.body, response);
+  });
 });
 
 /** The layout after a response's outputs (the tests' own host). */
@@ -338,7 +371,7 @@ describe('settings shared by two instances on Redis', () => {
   });
   after(() => redis.close());
 
-  it('agree within a second: a change saved on one instance is what the other answers', async () => {
+  it('agree: a change saved on one instance is what the other answers (how soon: the LiveAgents test)', async () => {
     const cluster = await startCluster(redis.url, 2, () => ({ admin: { token: TOKEN } }));
     try {
       const [one, two] = cluster.instances as [TestServer, TestServer];
@@ -346,10 +379,10 @@ describe('settings shared by two instances on Redis', () => {
       const saved = await admin(one, { method: 'PUT', body: { main_agent: 'copy_editor', tools: ['qa'] } });
       assert.equal(saved.status, 200);
       const start = performance.now();
-      await eventually(async () => assert.equal((await offered(two)).main, 'copy_editor'), 100, 20);
-      const agreedMs = performance.now() - start;
-      console.log(`two instances agreed ${agreedMs.toFixed(0)} ms after the save`);
-      assert.ok(agreedMs < 1000, `${agreedMs} ms`);
+      // How soon is the unit test's below (a clock the test moves); a timed assertion here would only measure the
+      // machine. The figure is printed for the record.
+      await eventually(async () => assert.equal((await offered(two)).main, 'copy_editor'), 150, 20);
+      console.log(`two instances agreed ${(performance.now() - start).toFixed(0)} ms after the save`);
       assert.deepEqual(await offered(two), { main: 'copy_editor', tools: ['qa'] });
       assert.equal(
         (await fetch(`${one.url}/api/agents`)).headers.get('etag'),
@@ -359,6 +392,29 @@ describe('settings shared by two instances on Redis', () => {
     } finally {
       await cluster.close();
     }
+  });
+});
+
+describe('LiveAgents: how soon instances sharing a store agree', () => {
+  it('answers from its last read for refreshMs, then reads again: a save elsewhere is in force within that', async () => {
+    let now = 0;
+    const store = new MemoryTurnStore();
+    const options = { store, log: () => undefined, refreshMs: 500, now: () => now };
+    const one = new LiveAgents(fixtures.agents, options);
+    const two = new LiveAgents(fixtures.agents, options);
+    assert.equal((await two.current()).main_agent, 'qa');
+
+    now = 100;
+    await one.save({ main_agent: 'copy_editor', tools: ['qa'] });
+    assert.equal((await one.current()).main_agent, 'copy_editor', 'the instance that saved, at once');
+    now = 499;
+    assert.equal((await two.current()).main_agent, 'qa', 'the other still answers from its read at 0');
+    now = 500;
+    assert.deepEqual(
+      { main: (await two.current()).main_agent, tools: (await two.current()).tools },
+      { main: 'copy_editor', tools: ['qa'] },
+      'one refresh after its last read, it has read the save',
+    );
   });
 });
 
@@ -392,6 +448,46 @@ describe('the agents file, followed while the CLI runs', () => {
         assert.deepEqual(await offered(server), { main: 'page_builder', tools: ['copy_editor'] }),
       );
       assert.ok(server.logs.some((line) => line.event === 'agents_reloaded'));
+    } finally {
+      await server.kill();
+    }
+  });
+
+  it('lets a turn in flight run its agent to its end after the file drops that agent altogether', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'canvas-ai-watch-'));
+    const file = join(dir, 'agents.yaml');
+    const original = parse(await readFile(`${FIXTURES_DIR}agents.yaml`, 'utf8'));
+    await writeFile(file, stringify(original));
+    const server = await startServerProcess(['--agents', file]);
+    try {
+      const session = await openSession(server);
+      const turn = `dropped-${crypto.randomUUID()}`;
+      const hop1 = await session.hop(firstHop(turn, HERO, { agent: 'page_builder' }));
+      assert.equal(hop1.status, 200);
+      assert.equal(hop1.body.should_continue, true);
+
+      const { page_builder: _dropped, ...others } = original.agents;
+      await writeFile(
+        file,
+        stringify({ ...original, agents: others, tools: ['copy_editor'], canvas_agents: ['qa', 'copy_editor'] }),
+      );
+      await eventually(async () => assert.deepEqual(await offered(server), { main: 'qa', tools: ['copy_editor'] }));
+
+      let hop = 1;
+      let response = hop1.body;
+      let layout: unknown = EMPTY_LAYOUT;
+      while (response.should_continue) {
+        hop += 1;
+        layout = applyAll(layout, response.outputs);
+        const next = await session.hop(laterHop(turn, hop, layout, { agent: 'page_builder' }));
+        assert.equal(next.status, 200, `hop ${hop}: ${JSON.stringify(next.body.error)}`);
+        assert.equal(next.body.agent.id, 'page_builder');
+        response = next.body;
+      }
+      assert.equal(response.finish_reason, 'answer');
+      assert.ok(hop >= 3, `the cookie-shop hero takes several hops, took ${hop}`);
+      const fresh = await session.hop(firstHop(`new-${crypto.randomUUID()}`, HERO, { agent: 'page_builder' }));
+      assert.equal(fresh.body.error?.code, 'unknown_agent', 'the next message uses the new file');
     } finally {
       await server.kill();
     }

@@ -31,7 +31,7 @@ before(async () => {
     messages: [{ role: 'user', text: 'Add a hero' }],
     context: { current_layout: EMPTY_LAYOUT },
   });
-  const turn = { ...seedTurn(agents, agents.main_agent, first, []), hop: 1, decisions: 1 };
+  const turn = { ...seedTurn(agents, agents.main_agent, agent, first, []), hop: 1, decisions: 1 };
   run = {
     deps: { ttl: { turnMs: 60_000, finishedMs: 10_000, lockMs: 30_000 } },
     request: HopRequest.parse(laterHop('turn-1', 2, EMPTY_LAYOUT)),

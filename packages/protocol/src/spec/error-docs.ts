@@ -41,7 +41,7 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
     operations: ['hop'],
   },
   unknown_agent: {
-    when: '`agent` names neither the main agent nor an agent offered by `GET /api/agents`.',
+    when: "Hop 1 of a new turn names an agent that is neither the main agent nor one offered by `GET /api/agents` (a hop of a turn the server holds keeps the turn's agent, spec §12.4).",
     operations: ['hop'],
   },
   attachment_rejected: {
