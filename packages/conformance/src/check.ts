@@ -45,10 +45,10 @@ export interface CheckResult extends CheckVerdict {
 export interface ConformanceReport {
   endpoint: string;
   level: ConformanceLevel;
-  /** The revision and optional parts the run held the server to. */
-  claim: Claim;
+  /** The revision and optional parts the run held the server to (a server's run; a client's has none yet). */
+  claim?: Claim;
   /** The groups of checks the claim leaves out, each with why and its check ids (not run, not in `results`). */
-  notClaimed: Array<{ what: string; why: string; checks: string[] }>;
+  notClaimed?: Array<{ what: string; why: string; checks: string[] }>;
   results: CheckResult[];
   passed: number;
   failed: number;

@@ -9,7 +9,6 @@ interface FlagSpec {
   type: 'string' | 'boolean';
   value?: string;
   default?: string;
-  required?: boolean;
   help: string;
 }
 
@@ -18,8 +17,12 @@ export const CONFORMANCE_FLAGS = {
   endpoint: {
     type: 'string',
     value: 'URL',
-    required: true,
-    help: 'The hop endpoint, e.g. http://127.0.0.1:8787/api/hop (cancel is DELETE URL/<request_id>).',
+    help: 'A server: the hop endpoint, e.g. http://127.0.0.1:8787/api/hop (cancel is DELETE URL/<request_id>).',
+  },
+  client: {
+    type: 'string',
+    value: 'COMMAND',
+    help: 'A client instead: the shell command that runs one turn of it; {server}, {message} and {agent} are filled in, SIGINT means stop (spec/conformance.md §7).',
   },
   'token-endpoint': {
     type: 'string',
@@ -64,10 +67,13 @@ export const CONFORMANCE_FLAGS = {
 /** The command line, parsed and checked. */
 export interface CliOptions {
   endpoint: string;
+  /** The client's adapter command: check a client instead of a server. */
+  client?: string;
   tokenEndpoint?: string;
   agentsEndpoint?: string;
   level: ConformanceLevel;
-  claim: Claim;
+  /** What the server claims; a client's run has no claim yet. */
+  claim?: Claim;
   scenariosDir?: string;
   fixturesDir?: string;
   json?: string;
@@ -104,15 +110,21 @@ export function parseConformanceArgs(argv: readonly string[]): CliOptions {
       help,
       printFixtures,
     };
-  for (const [name, flag] of Object.entries(CONFORMANCE_FLAGS) as Array<[string, FlagSpec]>) {
-    if (flag.required && values[name] === undefined) throw new UsageError(`--${name} ${flag.value} is required.`);
-  }
+  const client = values.client as string | undefined;
+  if (client !== undefined && values.endpoint !== undefined)
+    throw new UsageError('Give --endpoint (check a server) or --client (check a client), not both.');
+  if (client === undefined && values.endpoint === undefined)
+    throw new UsageError('--endpoint URL is required (or --client COMMAND, to check a client).');
+  if (client !== undefined && client.trim() === '')
+    throw new UsageError('--client needs the command that runs the client.');
   const level = Number(values.level);
   if (level !== 1 && level !== 2) throw new UsageError(`--level must be 1 or 2, not "${values.level}".`);
   const timeoutMs = Number(values['timeout-ms']);
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
     throw new UsageError(`--timeout-ms must be a positive whole number, not "${values['timeout-ms']}".`);
   if (level === 1 && values.scenarios !== undefined) throw new UsageError('--scenarios is for level 2: add --level 2.');
+  if (client !== undefined)
+    return { endpoint: '', client, level: 1, prompt: values.prompt as string, timeoutMs, help, printFixtures };
   return {
     endpoint: httpUrl('endpoint', values.endpoint as string),
     tokenEndpoint: optionalUrl('token-endpoint', values['token-endpoint']),
@@ -133,16 +145,14 @@ export function parseConformanceArgs(argv: readonly string[]): CliOptions {
 export function conformanceHelp(): string {
   const flags = (Object.entries(CONFORMANCE_FLAGS) as Array<[string, FlagSpec]>).map(([name, flag]) => {
     const usage = `  --${name}${flag.value ? ` ${flag.value}` : ''}`;
-    const notes = [
-      flag.required ? 'required' : undefined,
-      flag.default === undefined ? undefined : `default ${flag.default}`,
-    ].filter(Boolean);
+    const notes = flag.default === undefined ? [] : [`default ${flag.default}`];
     return `${usage.padEnd(28)}${flag.help}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
   });
   return [
     'canvas-ai-conformance: checks a Canvas AI hop server against spec/hop-protocol.md, check by check.',
     '',
     'Usage: canvas-ai-conformance --endpoint URL [--token-endpoint URL] [--agents-endpoint URL] [--level 1|2] [--revision X.Y] [--parts LIST] [--scenarios DIR] [--json FILE]',
+    '       canvas-ai-conformance --client COMMAND [--json FILE]      (a client: the kit is the server)',
     '',
     'Options:',
     ...flags,

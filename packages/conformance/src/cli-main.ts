@@ -5,6 +5,7 @@ import { conformanceHelp, parseConformanceArgs, type CliOptions } from './cli-ar
 import { formatResultLine, formatSummary } from './reporter.js';
 import { KIT_FIXTURES_DIR } from './load-inputs.js';
 import { runConformance } from './run-conformance.js';
+import { runClientConformance } from './client/run-client-conformance.js';
 import { errorMessage } from '@canvas-ai/protocol';
 
 /** Where the CLI writes: stdout and stderr, one line per call, and files (for `--json`). */
@@ -43,6 +44,17 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return 0;
   }
   let report: ConformanceReport;
+  if (options.client !== undefined) {
+    report = await runClientConformance({
+      command: options.client,
+      onResult: (result) => io.out(formatResultLine(result)),
+      onScenario: (id, exitCode, stderr) => {
+        if (exitCode !== 0)
+          io.err(`scenario ${id}: the client exited ${exitCode ?? 'on a signal'}; its stderr ends:\n${stderr}`);
+      },
+    });
+    return finish(report, options, io);
+  }
   try {
     report = await runConformance({
       endpoint: options.endpoint,
@@ -61,6 +73,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     io.err(`Cannot read the fixtures: ${errorMessage(error)}`);
     return 2;
   }
+  return finish(report, options, io);
+}
+
+/** Prints the summary, writes `--json`, and resolves the exit status. */
+async function finish(report: ConformanceReport, options: CliOptions, io: CliIo): Promise<number> {
   io.out(formatSummary(report));
   if (options.json !== undefined) {
     try {

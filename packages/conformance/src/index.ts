@@ -21,3 +21,9 @@ export { planChecks, type PlanInputs } from './plan.js';
 export { formatClaimVerdict, formatClosingLine, formatResultLine, formatSummary } from './reporter.js';
 export type { Claim, OptionalPart, Revision } from './claims.js';
 export { MUST_MATRIX, matrixFigures, type MustRow } from './must-matrix.js';
+export {
+  type ClientConformanceOptions,
+  runClientConformance,
+} from './client/run-client-conformance.js';
+export { CLIENT_CHECKS, type ClientCheck } from './client/client-checks.js';
+export { CLIENT_SCENARIOS, type ClientScenario } from './client/client-scenarios.js';

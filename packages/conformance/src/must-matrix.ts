@@ -20,9 +20,9 @@ export interface MustRow {
   reason?: string;
 }
 
-const CLIENT = 'a rule for clients and hosts: a server never sees what a client does with a response';
+const CLIENT =
+  'a rule for clients and hosts that makes no request: neither a server nor the client kit (spec/conformance.md §7) sees it';
 const WIDGET = `${CLIENT}; the reference widget's tests cover it (packages/widget/test)`;
-const REDUCER = `${CLIENT}; the shared reducer's tests cover it (packages/protocol/test/apply-outputs.test.ts), and the kit applies every output with that reducer (invariants.outputs-apply)`;
 const PROMPT =
   "what the model is told cannot be observed over HTTP; the reference server's tests read the prompt (packages/reference-server/test/model-context.test.ts, coediting.test.ts)";
 
@@ -63,8 +63,18 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'final-no-outputs',
     checks: ['invariants.final-no-outputs', 'hop-rules.final-no-outputs'],
   },
-  { section: '2', says: 'The client MUST NOT send hop N+1 before', group: 'client', reason: WIDGET },
-  { section: '2', says: 'The client MUST use the uuids the server assigned', group: 'client', reason: WIDGET },
+  {
+    section: '2',
+    says: 'The client MUST NOT send hop N+1 before',
+    group: 'client',
+    checks: ['client.one-at-a-time', 'client.hop-numbers'],
+  },
+  {
+    section: '2',
+    says: 'The client MUST use the uuids the server assigned',
+    group: 'client',
+    checks: ['client.document-fresh'],
+  },
   // spec §3 Endpoints
   { section: '3', says: 'A 405 MUST carry an `Allow` header', group: 'methods', checks: ['door.method-not-allowed'] },
   {
@@ -124,7 +134,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '4.2',
     says: 'The client MUST send the session cookie with every request',
     group: 'client',
-    reason: WIDGET,
+    checks: ['client.session'],
   },
   {
     section: '4.2',
@@ -266,7 +276,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '5',
     says: "the next request's `context` MUST show the document as it really is",
     group: 'client',
-    reason: WIDGET,
+    checks: ['client.document-fresh'],
   },
   {
     section: '5',
@@ -293,7 +303,12 @@ export const MUST_MATRIX: readonly MustRow[] = [
     checks: ['capabilities.undeclared-not-offered'],
   },
   // spec §6 The hop response
-  { section: '6', says: 'A client MUST apply them in order', group: 'client', reason: REDUCER },
+  {
+    section: '6',
+    says: 'A client MUST apply them in order',
+    group: 'client',
+    checks: ['client.document-fresh', 'client.apply-results'],
+  },
   // spec §6.1 Streamed hops (revision 1.4)
   {
     section: '6.1',
@@ -305,7 +320,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '6.1',
     says: "a client MUST tell the two apart by the answer's `Content-Type`",
     group: 'client',
-    reason: WIDGET,
+    checks: ['client.content-type'],
   },
   {
     section: '6.1',
@@ -362,14 +377,14 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'usage',
     checks: ['invariants.usage-sums'],
   },
-  { section: '6.2', says: 'a client MUST NOT require it', group: 'client', reason: WIDGET },
+  { section: '6.2', says: 'a client MUST NOT require it', group: 'client', checks: ['client.usage-optional'] },
   // spec §7 Errors
   { section: '7', says: 'Clients MUST branch on `error.code`', group: 'client', reason: WIDGET },
   {
     section: '7',
     says: 'A client that meets a code it does not know MUST act on the HTTP status class',
     group: 'client',
-    reason: WIDGET,
+    checks: ['client.unknown-code'],
   },
   {
     section: '7',
@@ -461,7 +476,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     reason: LOCK_TIMING,
   },
   { section: '8', says: 'A hop that finds its lock lost MUST save nothing', group: 'locks', reason: LOCK_TIMING },
-  { section: '8.1', says: 'The client MUST stop the turn', group: 'client', reason: WIDGET },
+  { section: '8.1', says: 'The client MUST stop the turn', group: 'client', checks: ['client.stops-on-410'] },
   {
     section: '8.3',
     says: 'a 409 `hop_in_progress` MUST carry a `Retry-After` header',
@@ -474,7 +489,12 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'replay',
     checks: ['replay.same-response', 'replay.tools-not-executed-again'],
   },
-  { section: '8.2', says: 'It MUST NOT retry after `provider_error`', group: 'client', reason: WIDGET },
+  {
+    section: '8.2',
+    says: 'It MUST NOT retry after `provider_error`',
+    group: 'client',
+    checks: ['client.no-retry-after-failure', 'client.repeat-after-loss'],
+  },
   {
     section: '8.5',
     says: 'its parked calls MUST NOT execute',
@@ -596,7 +616,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'uuids',
     checks: ['invariants.outputs-apply', 'hop-rules.uuid-chaining'],
   },
-  { section: '10', says: 'which MUST store it as given', group: 'client', reason: WIDGET },
+  { section: '10', says: 'which MUST store it as given', group: 'client', checks: ['client.document-fresh'] },
   // spec §10.1 Derived props
   {
     section: '10.1',
@@ -625,7 +645,12 @@ export const MUST_MATRIX: readonly MustRow[] = [
       "a host's comparison cannot be observed by a server; the reference reducer's tests cover it (packages/protocol/test/derived-props.test.ts)",
   },
   // spec §11 Outputs and how a host applies them
-  { section: '11', says: 'A v1 host MUST understand these three types', group: 'client', reason: REDUCER },
+  {
+    section: '11',
+    says: 'A v1 host MUST understand these three types',
+    group: 'client',
+    checks: ['client.document-fresh'],
+  },
   {
     section: '11',
     says: 'so a server MUST NOT send either to a client that did not declare it',
@@ -673,7 +698,12 @@ export const MUST_MATRIX: readonly MustRow[] = [
     checks: ['scenario.move-testimonials-up'],
   },
   // spec §11.6 Impossible outputs and their conflicts
-  { section: '11.6', says: 'Impossible operations a host MUST reject', group: 'client', reason: REDUCER },
+  {
+    section: '11.6',
+    says: 'Impossible operations a host MUST reject',
+    group: 'client',
+    checks: ['client.apply-results'],
+  },
   {
     section: '11.6',
     says: 'A host MUST reject, besides the impossible operations of',
@@ -912,9 +942,14 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '16.2',
     says: 'A host that applies an output with `replaces` MUST first compare',
     group: 'client',
-    reason: REDUCER,
+    checks: ['client.apply-results'],
   },
-  { section: '16.2', says: 'When any differs, the host MUST NOT apply the output', group: 'client', reason: REDUCER },
+  {
+    section: '16.2',
+    says: 'When any differs, the host MUST NOT apply the output',
+    group: 'client',
+    checks: ['client.apply-results', 'client.document-fresh'],
+  },
   {
     section: '16.2',
     says: 'A server MUST tell the model of every conflict before its next decision',
@@ -931,7 +966,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '16.4',
     says: 'A client MUST NOT send a document that breaks the layout model',
     group: 'client',
-    reason: WIDGET,
+    checks: ['client.valid-requests'],
   },
   {
     section: '16.4',

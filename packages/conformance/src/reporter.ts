@@ -38,14 +38,17 @@ export function formatSummary(report: ConformanceReport): string {
     for (const result of failed.slice(0, MAX_LISTED)) lines.push(`  ${result.id} (${result.spec}): ${result.why}`);
     if (failed.length > MAX_LISTED) lines.push(`  … and ${failed.length - MAX_LISTED} more (their lines are above)`);
   }
-  if (report.notClaimed.length > 0) lines.push('', 'Not claimed, so not checked:', ...formatNotClaimed(report));
-  lines.push('', formatClaimVerdict(report), formatClosingLine(report));
+  if (report.notClaimed?.length) lines.push('', 'Not claimed, so not checked:', ...formatNotClaimed(report.notClaimed));
+  lines.push('');
+  const verdict = formatClaimVerdict(report);
+  if (verdict !== undefined) lines.push(verdict);
+  lines.push(formatClosingLine(report));
   return lines.join('\n');
 }
 
 /** One line per group of checks the claim leaves out: what, why, and its checks. */
-function formatNotClaimed(report: Pick<ConformanceReport, 'notClaimed'>): string[] {
-  return report.notClaimed.map(
+function formatNotClaimed(notClaimed: NonNullable<ConformanceReport['notClaimed']>): string[] {
+  return notClaimed.map(
     ({ what, why, checks }) =>
       `${LABEL.skip}  ${what}: needs ${why}; ${checks.length} check(s) skipped (${checks.join(', ')})`,
   );
@@ -55,7 +58,8 @@ function formatNotClaimed(report: Pick<ConformanceReport, 'notClaimed'>): string
  * The claim as one line a project can paste into its README when every check passed
  * (`canvas-ai/1 revision 1.6: level 2, streaming, remove/move`), or that it does not hold.
  */
-export function formatClaimVerdict(report: Pick<ConformanceReport, 'claim' | 'level' | 'failed'>): string {
+export function formatClaimVerdict(report: Pick<ConformanceReport, 'claim' | 'level' | 'failed'>): string | undefined {
+  if (report.claim === undefined) return undefined;
   const line = claimLine(report.claim, report.level);
   return report.failed === 0 ? line : `Not met: ${line} (${report.failed} check(s) failed)`;
 }

@@ -45,6 +45,16 @@ export const SPEC_SECTIONS = {
   narration: { number: '9', title: 'Narration', anchor: '9-narration' },
   layout: { number: '10', title: 'The layout model', anchor: '10-the-layout-model' },
   derivedProps: { number: '10.1', title: 'Derived props', anchor: '101-derived-props' },
+  outputs: {
+    number: '11',
+    title: 'Outputs and how a host applies them',
+    anchor: '11-outputs-and-how-a-host-applies-them',
+  },
+  impossibleOutputs: {
+    number: '11.6',
+    title: 'Impossible outputs and their conflicts',
+    anchor: '116-impossible-outputs-and-their-conflicts',
+  },
   tools: { number: '12', title: 'Tools', anchor: '12-tools' },
   yaml: { number: '12.1', title: 'YAML in tool inputs', anchor: '121-yaml-in-tool-inputs' },
   propTypes: { number: '12.2', title: 'Prop types', anchor: '122-prop-types' },
@@ -59,6 +69,11 @@ export const SPEC_SECTIONS = {
     number: '16.2',
     title: 'Outputs that know what they replace',
     anchor: '162-outputs-that-know-what-they-replace',
+  },
+  hostBoundary: {
+    number: '16.4',
+    title: 'The document at the host boundary',
+    anchor: '164-the-document-at-the-host-boundary',
   },
   reportedFirst: {
     number: '16.3',

@@ -49,7 +49,7 @@ describe('the CLI arguments', () => {
       revision: '1.3',
       parts: [],
     });
-    assert.deepEqual(parseConformanceArgs([...endpoint, '--parts', 'remove-move']).claim.parts, ['remove-move']);
+    assert.deepEqual(parseConformanceArgs([...endpoint, '--parts', 'remove-move']).claim?.parts, ['remove-move']);
     assert.throws(() => parseConformanceArgs([...endpoint, '--revision', '2.0']), /--revision must be one of 1\.0/);
     assert.throws(() => parseConformanceArgs([...endpoint, '--parts', 'streaming,undo']), /not "undo"/);
   });
@@ -94,6 +94,8 @@ describe('the CLI arguments', () => {
 
   const usage: Array<[string, string[], RegExp]> = [
     ['no endpoint', [], /--endpoint URL is required/],
+    ['an endpoint and a client', ['--endpoint', 'http://a.test/h', '--client', 'x'], /not both/],
+    ['an empty client command', ['--client', ' '], /--client needs the command/],
     ['a level other than 1 or 2', ['--endpoint', 'http://a.test/h', '--level', '3'], /--level must be 1 or 2/],
     ['an endpoint that is not a URL', ['--endpoint', 'localhost:8787'], /--endpoint must be an http or https URL/],
     [
@@ -146,8 +148,19 @@ describe('the CLI', () => {
     assert.deepEqual(io.stdout, []);
     assert.match(
       io.stderr[0]!,
-      /^--endpoint URL is required\.\n\ncanvas-ai-conformance: [\s\S]*\nUsage: canvas-ai-conformance --endpoint URL/,
+      /^--endpoint URL is required \(or --client COMMAND, to check a client\)\.\n\ncanvas-ai-conformance: [\s\S]*\nUsage: canvas-ai-conformance --endpoint URL/,
     );
+  });
+
+  it('checks a client with --client: a command that makes no request fails, with its stderr shown, and exits 1', async () => {
+    const io = memoryIo();
+    assert.equal(await main(['--client', 'echo "no client here: $CANVAS_AI_SERVER" >&2; exit 3'], io), 1);
+    assert.match(io.stdout.join('\n'), /FAIL {2}client\.valid-requests +build: the client sent no hop/);
+    assert.match(
+      io.stderr[0]!,
+      /^scenario build: the client exited 3; its stderr ends:\nno client here: http:\/\/127\.0\.0\.1:\d+/,
+    );
+    assert.match(io.stdout.join('\n'), /\n0 passed, \d+ failed$/, 'a client that sends nothing passes nothing');
   });
 
   it('exits 2 when the fixtures cannot be read', async () => {

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { loadConformanceInputs, planChecks } from '../src/index.js';
+import { CLIENT_CHECKS, loadConformanceInputs, planChecks } from '../src/index.js';
 import { fillMustMatrix, matrixFigures, MUST_MATRIX, mustMatrixMarkdown, type MustRow } from '../src/must-matrix.js';
 import { extractMusts, type MustStatement } from '../src/spec-musts.js';
 
@@ -52,8 +52,11 @@ describe('the MUST → check matrix', () => {
     }
   });
 
-  it('names only checks the kit has, each with its row in spec/conformance.md §4', () => {
-    const ids = new Set(plan.flatMap((check) => [check.id, check.family]));
+  it('names only checks the kit has, each with its row in spec/conformance.md §4 (a server) or spec/conformance.md §7 (a client)', () => {
+    const ids = new Set([
+      ...plan.flatMap((check) => [check.id, check.family]),
+      ...CLIENT_CHECKS.map((check) => check.id),
+    ]);
     const families = new Map(plan.map((check) => [check.id, check.family]));
     for (const row of MUST_MATRIX) {
       for (const check of row.checks ?? []) {

@@ -14,7 +14,11 @@ import {
   type ToolOutput,
   walkLayout,
 } from '../src/index.js';
-import { isDocumentDigest, matchesDigest } from '../src/layout/document-digest.js';
+import { digestsMatch, isDocumentDigest, matchesDigest } from '../src/layout/document-digest.js';
+import { DigestBuilder } from '../src/layout/digest-builder.js';
+import { plainLayoutSteps } from '../src/layout/plain-layout.js';
+import { PropsPrints } from '../src/layout/props-json.js';
+import { runStepsNow } from '../src/steps/steps.js';
 import {
   diffDocument,
   diffDocumentStepwise,
@@ -272,6 +276,69 @@ function pick(document: CanvasDocument, nth: number): { list: ComponentNode[]; a
   const places = listsOf(document).flatMap((list) => list.map((_, at) => ({ list, at })));
   return places.length === 0 ? undefined : places[nth % places.length];
 }
+
+/** The digest the validating walk of a request's layout builds (as the door does), or undefined when it refuses it. */
+function walkedDigest(document: CanvasDocument, prints = new PropsPrints()) {
+  const builder = new DigestBuilder(prints);
+  // The round trip through JSON gives the walk what it gets at the door: values JSON.parse built.
+  const layout = JSON.parse(JSON.stringify(document.layout)) as unknown;
+  const walked = runStepsNow(plainLayoutSteps(layout, { jsonValuesChecked: true, visitor: builder }));
+  return walked === undefined ? undefined : builder.finish(document.page);
+}
+
+describe('the fingerprint built in the validating walk of a request', () => {
+  it('is the digest digestDocument builds, and matches it, for any document', () => {
+    fc.assert(
+      fc.property(documents, (document) => {
+        const walked = walkedDigest(document);
+        assert.deepEqual(walked, digestDocument(document));
+        assert.ok(digestsMatch(digestDocument(document), walked!));
+      }),
+    );
+  });
+
+  it('does not match when one prop of one component changed', () => {
+    fc.assert(
+      fc.property(documents, fc.nat(), propKey, (document, nth, key) => {
+        const changed = structuredClone(document);
+        const place = pick(changed, nth);
+        fc.pre(place !== undefined);
+        const node = place!.list[place!.at]!;
+        node.props = { ...node.props, [key]: { was: node.props[key] ?? null } };
+        assert.ok(!digestsMatch(digestDocument(document), walkedDigest(changed)!));
+      }),
+    );
+  });
+
+  it('leaves derived props out, as digestDocument does (spec §10.1)', () => {
+    const page = doc();
+    const hero = page.layout.regions.header!.components[0]!;
+    hero.derived = ['subheading'];
+    const recomputed = structuredClone(page);
+    recomputed.layout.regions.header!.components[0]!.props.subheading = 'Recomputed by the host';
+    assert.ok(digestsMatch(digestDocument(page), walkedDigest(recomputed)!));
+    recomputed.layout.regions.header!.components[0]!.props.heading = 'Retyped';
+    assert.ok(!digestsMatch(digestDocument(page), walkedDigest(recomputed)!));
+  });
+
+  it('hands the hop’s props cache the hashes, so the next page’s digest hashes only what changed', () => {
+    const prints = new PropsPrints();
+    const layout = JSON.parse(JSON.stringify(doc().layout)) as CanvasDocument['layout'];
+    runStepsNow(plainLayoutSteps(layout, { jsonValuesChecked: true, visitor: new DigestBuilder(prints) }));
+    const hashed = prints.hashed;
+    const next = applyOutputs({ layout, page: {} }, [edit('card-1', { price: '$4' })]);
+    digestDocument(next, { prints });
+    assert.ok(prints.hashed - hashed < 40, `${prints.hashed - hashed} characters hashed again`);
+  });
+});
+
+describe('a digest stored by an earlier server (its props hashed as JSON text)', () => {
+  it('tells no change, as no digest at all would, rather than every component as changed', () => {
+    const { scheme: _, ...earlier } = digestDocument(doc());
+    assert.ok(isDocumentDigest(earlier), 'it still loads from the store');
+    assert.deepEqual(diffDocument(earlier, applyOutputs(doc(), [edit('card-1', { price: '$4' })])), []);
+  });
+});
 
 describe('matchesDigest', () => {
   it('holds for any document against its own digest, and against a copy of it', () => {

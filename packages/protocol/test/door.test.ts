@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { LIMITS } from '../src/index.js';
+import { type Layout, LIMITS } from '../src/index.js';
 import { readAttachments } from '../src/attachments/read-attachments.js';
 import { sniffImageType } from '../src/attachments/sniff.js';
 import { readBody } from '../src/door/read-body.js';
-import { readHopRequest } from '../src/server.js';
+import { digestDocument, PropsPrints, readHopRequest } from '../src/server.js';
 
 // The door every TypeScript server shares (the reference server, and so its msw mock): content type, body size, multipart, attachments.
 const bytes = (...values: number[]) => new Uint8Array(values);
@@ -110,6 +110,37 @@ describe('readHopRequest', () => {
       multipart.attachments.map((attachment) => attachment.mediaType),
       ['image/png'],
     );
+  });
+
+  it('fingerprints the page in the walk that validates its layout, given the hop’s props cache (spec §16.1)', async () => {
+    const page = { title: 'Crumb & Co.' };
+    const layout: Layout = {
+      regions: {
+        content: {
+          components: [
+            { uuid: 'grid-1', component: 'sdc.demo.grid', props: { columns: 2 }, slots: { items: [] } },
+            { uuid: 'text-1', component: 'sdc.demo.text', props: { body: 'Hello' } },
+          ],
+        },
+      },
+    };
+    const hop = { ...hop1, hop: 2, context: { current_layout: layout, page } };
+    const send = (body: unknown, prints?: PropsPrints) =>
+      readHopRequest(
+        new Request('http://x/', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+        { prints },
+      );
+    const { digest } = await send(hop, new PropsPrints());
+    assert.deepEqual(digest, digestDocument({ layout, page }));
+    assert.equal((await send(hop)).digest, undefined, 'no props cache, no fingerprint');
+    // A key the schema strips sends the layout down the schema's path: the server fingerprints it itself.
+    const stripped = structuredClone(hop);
+    Object.assign(stripped.context.current_layout.regions.content!.components[1]!, { label: 'host data' });
+    assert.equal((await send(stripped, new PropsPrints())).digest, undefined);
   });
 
   it('refuses any content type but application/json and multipart/form-data with 415, +json types included', async () => {

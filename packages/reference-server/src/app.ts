@@ -16,6 +16,7 @@ import {
   HopError,
   isHopError,
   pauseFor,
+  PropsPrints,
   readHopRequest,
   type ToolDefinition,
 } from '@canvas-ai/protocol/server';
@@ -418,8 +419,10 @@ function hopRoute(
     const hop = async (events: HopEvents) => {
       const lease = bodyBudget.lease();
       try {
-        const { request, attachments, bytes } = await inSpan('canvas_ai.door', () =>
-          readHopRequest(c.req.raw, { ...door, allowance: lease }),
+        // The hop's props cache, from the door on: the layout's validating walk fingerprints the page with it.
+        const prints = new PropsPrints(deps.derivedOf);
+        const { request, attachments, bytes, digest } = await inSpan('canvas_ai.door', () =>
+          readHopRequest(c.req.raw, { ...door, allowance: lease, prints }),
         );
         // A small request's steps are small: they need not wait their turn.
         const pause = pauseFor(bytes, deps.pause);
@@ -428,7 +431,7 @@ function hopRoute(
         const config = await live.current();
         const response = await runHop(
           { ...deps, config, admitNewTurn, pause },
-          { sessionId, request, attachments },
+          { sessionId, request, attachments, prints, digest },
           events,
         );
         await pause();

@@ -1,5 +1,5 @@
 import type { AgentDefinition, CanvasDocument, HopRequest, ToolOutput } from '@canvas-ai/protocol';
-import type { PropsPrints, ToolDefinition } from '@canvas-ai/protocol/server';
+import type { DocumentDigest, PropsPrints, ToolDefinition } from '@canvas-ai/protocol/server';
 import type { HopEvents } from './hop-events.js';
 import type { ServerDeps } from './server-deps.js';
 import type { TurnKey } from './store/keys.js';
@@ -19,8 +19,10 @@ export interface HopRun {
   turn: TurnSoFar;
   /** The outputs of the turn's previous response (none on hop 1): what this request's `apply_results` report on. */
   previousOutputs: readonly ToolOutput[];
-  /** This hop's props cache: the prompt and the change detection stringify each props object once. */
+  /** This hop's props cache: the fingerprints hash and the prompt stringifies each props object once. */
   prints: PropsPrints;
+  /** The fingerprint of the request's page, when the door built it in the walk that validated its layout. */
+  requestDigest?: DocumentDigest | undefined;
   /** The tools the model is offered this turn: the agent's, less those whose output the client did not declare. */
   tools: Record<string, ToolDefinition>;
   /** Where the outputs and the model's text go before the response, for a streamed answer (spec §6.1). */

@@ -3,6 +3,7 @@ import { errorMessage } from '@canvas-ai/protocol';
 import {
   BUSY_RETRY_AFTER_SECONDS,
   collectPlacedUuids,
+  type DocumentDigest,
   executeToolCalls,
   HopError,
   isHopError,
@@ -34,6 +35,10 @@ export interface HopInput {
   sessionId: string;
   request: HopRequest;
   attachments: readonly Attachment[];
+  /** The hop's props cache, when the door had it (default: a new one). */
+  prints?: PropsPrints | undefined;
+  /** The fingerprint of the request's page, when the door's walk of its layout built it (spec §16.1). */
+  digest?: DocumentDigest | undefined;
 }
 
 /**
@@ -88,7 +93,8 @@ export async function runHop(
       agent,
       turn,
       previousOutputs,
-      prints: new PropsPrints(deps.derivedOf),
+      prints: input.prints ?? new PropsPrints(deps.derivedOf),
+      requestDigest: input.digest,
       tools,
       events,
     });

@@ -37,7 +37,8 @@ export async function detectPersonChanges({
   turn,
   previousOutputs,
   prints,
-}: Pick<HopRun, 'request' | 'previousOutputs' | 'prints'> & {
+  requestDigest,
+}: Pick<HopRun, 'request' | 'previousOutputs' | 'prints' | 'requestDigest'> & {
   deps: Pick<ServerDeps, 'pause'>;
   turn: Pick<HopRun['turn'], 'expected'>;
 }): Promise<PersonChanges> {
@@ -51,6 +52,7 @@ export async function detectPersonChanges({
     ? await diffDocumentStepwise(turn.expected, document, {
         rejected: previousOutputs.filter((output) => rejectedCalls.has(output.call_id)),
         prints,
+        now: requestDigest,
         pause: deps.pause,
       })
     : [];

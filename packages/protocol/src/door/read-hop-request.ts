@@ -1,4 +1,7 @@
 import { readAttachments } from '../attachments/read-attachments.js';
+import { DigestBuilder } from '../layout/digest-builder.js';
+import type { DocumentDigest } from '../layout/document-digest.js';
+import type { PropsPrints } from '../layout/props-json.js';
 import { parseHopRequestBytes, type ParseResult } from '../parse/parse-hop-request.js';
 import { HopError } from '../wire/errors.js';
 import type { Attachment, HopRequest } from '../wire/hop-request.js';
@@ -13,6 +16,12 @@ export interface DoorResult {
   attachments: Attachment[];
   /** Bytes of the body: what the request may still cost (a server may let a small one skip its turns). */
   bytes: number;
+  /**
+   * The fingerprint of the request's page (spec §16.1), built in the validating walk of its layout with
+   * {@link DoorOptions.prints}; undefined without them, or when the layout missed that walk's fast path (a key the
+   * schema strips): then the server builds it from the request (`digestDocument`).
+   */
+  digest?: DocumentDigest | undefined;
 }
 
 /** How {@link readHopRequest} bounds a request; every field has the protocol's default. */
@@ -27,6 +36,8 @@ export interface DoorOptions extends ReadBodyOptions {
    * body's steps are small, and run at once). Default: the next macrotask.
    */
   pause?: Pause;
+  /** The hop's props cache: given, the page's fingerprint is built in the layout's validating walk ({@link DoorResult.digest}). */
+  prints?: PropsPrints | undefined;
 }
 
 /**
@@ -53,11 +64,8 @@ export async function readHopRequest(request: Request, options: DoorOptions = {}
   if (mediaType === 'application/json') {
     const body = await readBody(request, maxJsonBytes, options);
     const pause = pauseFor(body.byteLength, given);
-    return {
-      request: unwrap(await runSteps(parseHopRequestBytes(body), pause)),
-      attachments: [],
-      bytes: body.byteLength,
-    };
+    const { request: parsed, digest } = await parseFingerprinted(body, options.prints, pause);
+    return { request: parsed, attachments: [], bytes: body.byteLength, digest };
   }
   const body = await readBody(request, maxBodyBytes, options);
   const pause = pauseFor(body.byteLength, given);
@@ -81,7 +89,7 @@ export async function readHopRequest(request: Request, options: DoorOptions = {}
       { field: 'request' },
     );
   }
-  const parsed = unwrap(await runSteps(parseHopRequestBytes(part.body), pause));
+  const { request: parsed, digest } = await parseFingerprinted(part.body, options.prints, pause);
   const files = parts.filter((candidate) => candidate.name === 'attachments');
   if (files.length > 0 && parsed.hop !== 1) {
     throw new HopError('attachment_rejected', 'Attachments are sent with hop 1 only; later hops are plain JSON.', {
@@ -89,7 +97,20 @@ export async function readHopRequest(request: Request, options: DoorOptions = {}
       requestId: parsed.request_id,
     });
   }
-  return { request: parsed, attachments: readAttachments(files, parsed.request_id), bytes: body.byteLength };
+  return { request: parsed, attachments: readAttachments(files, parsed.request_id), bytes: body.byteLength, digest };
+}
+
+/** The request JSON parsed in steps, and with `prints` its page's fingerprint, built in the layout's validating walk. */
+async function parseFingerprinted(
+  bytes: Uint8Array,
+  prints: PropsPrints | undefined,
+  pause: Pause,
+): Promise<{ request: HopRequest; digest: DocumentDigest | undefined }> {
+  const builder = prints ? new DigestBuilder(prints) : undefined;
+  const result = await runSteps(parseHopRequestBytes(bytes, builder), pause);
+  const request = unwrap(result);
+  const visited = result.success && result.visited;
+  return { request, digest: builder && visited ? builder.finish(request.context.page) : undefined };
 }
 
 function unwrap(result: ParseResult): HopRequest {

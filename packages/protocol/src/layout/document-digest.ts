@@ -1,11 +1,13 @@
 import type { JsonValue } from '../wire/json.js';
-import type { ComponentNode } from '../wire/layout.js';
+import type { ComponentNode, Layout } from '../wire/layout.js';
 import type { ToolOutput } from '../wire/outputs.js';
 import type { CanvasDocument } from './apply-outputs.js';
 import { type Pause, runSteps, runStepsNow } from '../steps/steps.js';
-import { walkLayout } from './layout-tree.js';
+import { findComponentPaths, walkLayout } from './layout-tree.js';
 import type { DerivedOf } from './derived-props.js';
-import { FNV_OFFSET, fnv, PropsPrints } from './props-json.js';
+import { DIGEST_SCHEME, DigestBuilder, hashPart, valuePrints } from './digest-builder.js';
+import type { LayoutVisitor } from './plain-layout.js';
+import { PropsPrints } from './props-json.js';
 
 /**
  * A fingerprint of a document, enough to tell later what the person changed in it (spec §16.1) without keeping a
@@ -30,6 +32,11 @@ export interface DocumentDigest {
   page: Record<string, string>;
   /** A hash of all of the above but the kept values. */
   hash: number;
+  /**
+   * How its hashes were made: {@link DIGEST_SCHEME}. Absent in digests stored by a server before it (props hashed
+   * as their JSON text), which this one cannot compare with its own.
+   */
+  scheme?: number;
 }
 
 /** What {@link digestDocument} keeps besides hashes. */
@@ -40,8 +47,6 @@ export interface DigestOptions {
   prints?: PropsPrints | undefined;
 }
 
-/** Values whose JSON is at most this long may be kept as they are. */
-const SHORT_VALUE_CHARS = 48;
 /** A coarse report lists at most this many of a component's props. */
 const MAX_REPORTED_PROPS = 6;
 
@@ -91,108 +96,42 @@ export function digestDocumentStepwise(
   return runSteps(digestSteps(document, options), pause);
 }
 
-/** {@link digestDocument} as steps: it yields after each {@link STEP_CHARS} of props hashed (see {@link entrySteps}). */
+/** {@link digestDocument} as steps: it yields after each {@link STEP_CHARS} of props hashed. */
 function* digestSteps(document: CanvasDocument, options: DigestOptions): Steps<DocumentDigest> {
-  const digest: DocumentDigest = {
-    uuids: [],
-    parents: [],
-    lists: [],
-    components: [],
-    hashes: [],
-    names: [],
-    kept: {},
-    page: {},
-    hash: FNV_OFFSET,
-  };
-  const nameIndex = new Map<string, number>();
-  const intern = (name: string): number => {
-    let index = nameIndex.get(name);
-    if (index === undefined) {
-      index = digest.names.push(name) - 1;
-      nameIndex.set(name, index);
-    }
-    return index;
-  };
-  const keep = options.keepValuesOf;
-  const { uuids, parents, lists, components, hashes } = digest;
   const prints = options.prints ?? new PropsPrints();
-  const walked = yield* entrySteps(document, intern, prints, (node, _index, parent, list, component, props) => {
-    uuids.push(node.uuid);
-    parents.push(parent);
-    lists.push(list);
-    components.push(component);
-    hashes.push(props);
-    if (keep?.has(node.uuid)) digest.kept[node.uuid] = valuePrints(node.props, prints.derivedOf(node));
-    return true;
-  });
-  // intern knows every name, so the walk always runs to its end.
-  if (walked) {
-    digest.page = walked.page;
-    digest.hash = walked.hash;
-  }
-  return digest;
+  const builder = new DigestBuilder(prints, options.keepValuesOf);
+  yield* walkSteps(document.layout, builder);
+  return builder.finish(document.page);
 }
 
 /** A piece of work in synchronous steps, run by `runSteps` (between other requests) or `runStepsNow` (at once). */
 type Steps<T> = Generator<undefined, T, undefined>;
 
-/** Characters of props JSON one step of {@link entrySteps} stringifies and hashes before it yields. */
+/** Characters of props one step of {@link walkSteps} hashes before it yields. */
 const STEP_CHARS = 256 * 1024;
 
 /**
- * What the walk hands its visitor per component: the node, its index in document order, its parent's index (-1: in a
- * region), the name indexes of its list and component id, and the hash of its props' JSON. Numbers, not an object: no
- * allocation per component.
+ * Every list and component of a layout in memory, in the order the validating walk of a request meets them
+ * (`plainLayoutSteps`: a list when entered, each component before its slots, the slots in their order), told to
+ * `visitor`. Yields after every {@link STEP_CHARS} of the visitor's work, so a map-heavy page is no single step.
  */
-type VisitEntry = (
-  node: ComponentNode,
-  index: number,
-  parent: number,
-  list: number,
-  component: number,
-  props: number,
-) => boolean;
-
-/**
- * The fingerprint's one walk, which building it and matching it both run so the two cannot drift: every component in
- * document order (each before its slots, the slots in their order), folded into the hash with its numbers, then the
- * page fields. `name` gives a region, slot or component name's index (undefined: a name the digest does not hold);
- * `visit` sees each component before it is folded in (false: stop). Returns the hash and the page's prints, or
- * undefined when `name` or `visit` stopped it. The uuids are compared as they are by the visitor that matches, so they
- * are not hashed. Yields after every {@link STEP_CHARS} characters of props, so a map-heavy page is no single step.
- */
-function* entrySteps(
-  document: CanvasDocument,
-  name: (name: string) => number | undefined,
-  prints: PropsPrints,
-  visit: VisitEntry,
-): Steps<{ hash: number; page: Record<string, string> } | undefined> {
-  let hash = FNV_OFFSET;
+function* walkSteps(layout: Layout, visitor: LayoutVisitor): Steps<void> {
   let index = 0;
-  let chars = 0;
-  // The lists being walked, innermost last; a list's name is looked up when the walk enters it, so names are met
-  // (and interned) in document order.
+  let work = 0;
+  // The lists being walked, innermost last; a list's name is told when the walk enters it.
   const stack: Array<{ nodes: readonly ComponentNode[]; at: number; parent: number; name: string; list: number }> = [];
-  for (const [region, { components }] of Object.entries(document.layout.regions)) {
+  for (const [region, { components }] of Object.entries(layout.regions)) {
     stack.push({ nodes: components, at: 0, parent: -1, name: region, list: -1 });
     while (stack.length > 0) {
       const frame = stack.at(-1)!;
-      if (frame.list === -1) {
-        const list = name(frame.name);
-        if (list === undefined) return undefined;
-        frame.list = list;
-      }
+      if (frame.list === -1) frame.list = visitor.list(frame.name);
       const node = frame.nodes[frame.at];
       if (node === undefined) {
         stack.pop();
         continue;
       }
       frame.at += 1;
-      const component = name(node.component);
-      if (component === undefined) return undefined;
-      const props = prints.nodeHash(node);
-      if (!visit(node, index, frame.parent, frame.list, component, props)) return undefined;
-      hash = mix(hash, frame.parent, frame.list, component, props);
+      work += 1 + visitor.node(node, frame.parent, frame.list);
       const slots = node.slots;
       if (slots) {
         // Pushed last slot first: the first slot is walked first.
@@ -202,31 +141,29 @@ function* entrySteps(
         }
       }
       index += 1;
-      chars += prints.json(node.props).length;
-      if (chars >= STEP_CHARS) {
-        chars = 0;
+      if (work >= STEP_CHARS) {
+        work = 0;
         yield;
       }
     }
   }
-  const page = valuePrints(document.page);
-  for (const field of Object.keys(page).sort()) hash = fnv(hashPart(page[field])!, fnv(field, hash));
-  return { hash, page };
 }
 
 /**
  * What the person changed between `expected` (the digest of the document the server predicted) and `actual` (the
  * document the browser sent): removals, additions, moves, prop and page changes, in document order. Differences that
  * an output the host rejected explains (its placed components, the props or field it would have set) are left out:
- * the model hears of those as rejections. An unchanged document costs one hashing walk, not a diff.
+ * the model hears of those as rejections. An unchanged document costs the digest of `actual` (none when `now`, its
+ * digest, is given: the validating walk of the request built it) and a comparison of the two, not a diff.
  */
 export function diffDocument(
   expected: DocumentDigest,
   actual: CanvasDocument,
   rejected: readonly ToolOutput[] = [],
   prints?: PropsPrints,
+  now?: DocumentDigest,
 ): DocumentChange[] {
-  return runStepsNow(diffSteps(expected, actual, rejected, prints ?? new PropsPrints()));
+  return runStepsNow(diffSteps(expected, actual, { rejected, prints: prints ?? new PropsPrints(), now }));
 }
 
 /** {@link diffDocument} with `pause` awaited between its steps (see {@link digestDocumentStepwise}). */
@@ -236,24 +173,40 @@ export function diffDocumentStepwise(
   {
     rejected = [],
     prints = new PropsPrints(),
+    now,
     pause,
-  }: { rejected?: readonly ToolOutput[]; prints?: PropsPrints; pause: Pause },
+  }: { rejected?: readonly ToolOutput[]; prints?: PropsPrints; now?: DocumentDigest | undefined; pause: Pause },
 ): Promise<DocumentChange[]> {
-  return runSteps(diffSteps(expected, actual, rejected, prints), pause);
+  return runSteps(diffSteps(expected, actual, { rejected, prints, now }), pause);
 }
 
-/** {@link diffDocument} as steps: the walks that hash props yield; comparing the two digests is one step. */
+/** {@link diffDocument} as steps: the walk that hashes props yields; comparing the two digests is one step. */
 function* diffSteps(
   expected: DocumentDigest,
   actual: CanvasDocument,
-  rejected: readonly ToolOutput[],
-  prints: PropsPrints,
+  given: { rejected: readonly ToolOutput[]; prints: PropsPrints; now: DocumentDigest | undefined },
 ): Steps<DocumentChange[]> {
-  // The common case, the page exactly as predicted, is one walk that builds nothing.
-  if (yield* matchSteps(expected, actual, prints)) return [];
-  const now = yield* digestSteps(actual, { keepValuesOf: new Set(Object.keys(expected.kept)), prints });
+  // A digest another version of the server stored (its hashes made another way) tells nothing, like none at all.
+  if (expected.scheme !== DIGEST_SCHEME) return [];
+  const { prints } = given;
+  const now = given.now ?? (yield* digestSteps(actual, { prints }));
+  // The common case, the page exactly as predicted: the two digests are equal.
+  if (digestsMatch(expected, now)) return [];
   yield;
-  return yield* changesBetween(expected, now, actual, rejected, prints.derivedOf);
+  const kept = keptPrints(actual, Object.keys(expected.kept), prints.derivedOf);
+  return yield* changesBetween(expected, { ...now, kept }, actual, given.rejected, prints.derivedOf);
+}
+
+/**
+ * The per-prop prints of the components `uuids` names that `document` holds, as a digest keeping their values has
+ * them: the components the expected digest kept values of are compared prop by prop.
+ */
+function keptPrints(document: CanvasDocument, uuids: readonly string[], derivedOf: DerivedOf): DocumentDigest['kept'] {
+  const kept: DocumentDigest['kept'] = {};
+  if (uuids.length === 0) return kept;
+  for (const [uuid, { node }] of findComponentPaths(document.layout, new Set(uuids)))
+    kept[uuid] = valuePrints(node.props, derivedOf(node));
+  return kept;
 }
 
 /** Entries compared between two yields of {@link changesBetween}: a page of many changes is several steps. */
@@ -326,29 +279,24 @@ function* changesBetween(
 
 type Explained = ReturnType<typeof explainedByRejections>;
 
-/**
- * Whether `document` is the one `digest` fingerprints: its hash, computed by the walk {@link digestDocument} runs,
- * and its uuids in order, compared as they are. Builds no digest.
- */
+/** Whether `document` is the one `digest` fingerprints: its own digest matches it ({@link digestsMatch}). */
 export function matchesDigest(digest: DocumentDigest, document: CanvasDocument, prints = new PropsPrints()): boolean {
-  return runStepsNow(matchSteps(digest, document, prints));
+  return digestsMatch(digest, digestDocument(document, { prints }));
 }
 
-/** {@link matchesDigest} as steps. */
-function* matchSteps(digest: DocumentDigest, document: CanvasDocument, prints: PropsPrints): Steps<boolean> {
-  const names = new Map(digest.names.map((name, index) => [name, index]));
-  const { uuids } = digest;
-  let count = 0;
-  const walked = yield* entrySteps(
-    document,
-    (name) => names.get(name),
-    prints,
-    (node, index) => {
-      count = index + 1;
-      return uuids[index] === node.uuid;
-    },
-  );
-  return walked !== undefined && count === uuids.length && walked.hash === digest.hash;
+/**
+ * Whether two digests fingerprint the same document: the same hash (of every component's place, component id and
+ * props, and the page fields), the same names it was built from, and the same uuids in order, compared as they are.
+ * The values a digest keeps of some components are left out: they only say more about what is hashed.
+ */
+export function digestsMatch(expected: DocumentDigest, now: DocumentDigest): boolean {
+  return expected.hash === now.hash && sameList(expected.uuids, now.uuids) && sameList(expected.names, now.names);
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index += 1) if (a[index] !== b[index]) return false;
+  return true;
 }
 
 /** Whether both digests hold the same components in the same places: then only props or page values changed. */
@@ -486,29 +434,11 @@ function isKept(value: unknown): boolean {
   return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every(isPrintMap);
 }
 
-/** `#hash`, and `=json` when short, per key of a props or page object. */
-function valuePrints(values: Record<string, JsonValue>, leaveOut: readonly string[] = []): Record<string, string> {
-  const prints: Record<string, string> = {};
-  for (const key of Object.keys(values)) {
-    if (leaveOut.includes(key)) continue;
-    const json = JSON.stringify(values[key]);
-    const hash = `#${fnv(json, FNV_OFFSET).toString(36)}`;
-    prints[key] = json.length <= SHORT_VALUE_CHARS ? `${hash}=${json}` : hash;
-  }
-  return prints;
-}
-
 /** At most {@link MAX_REPORTED_PROPS} of a component's props but the derived ones, for a coarse report. */
 function someProps(props: Record<string, JsonValue>, derived: readonly string[]): Record<string, JsonValue> {
   const own =
     derived.length === 0 ? Object.entries(props) : Object.entries(props).filter(([name]) => !derived.includes(name));
   return Object.fromEntries(own.slice(0, MAX_REPORTED_PROPS));
-}
-
-function hashPart(print: string | undefined): string | undefined {
-  if (print === undefined) return undefined;
-  const end = print.indexOf('=');
-  return end === -1 ? print : print.slice(0, end);
 }
 
 function entriesOf(digest: DocumentDigest): Entry[] {
@@ -632,12 +562,4 @@ function knownFromPrint(print: string | undefined): KnownValue {
   if (print === undefined) return { set: false };
   const kept = print.indexOf('=');
   return kept === -1 ? { set: true } : { set: true, value: JSON.parse(print.slice(kept + 1)) as JsonValue };
-}
-
-/** Folds an entry's numbers into the running hash. */
-function mix(hash: number, a: number, b: number, c: number, d: number): number {
-  let h = Math.imul(hash ^ a, 0x01000193);
-  h = Math.imul(h ^ b, 0x01000193);
-  h = Math.imul(h ^ c, 0x01000193);
-  return Math.imul(h ^ d, 0x01000193) >>> 0;
 }

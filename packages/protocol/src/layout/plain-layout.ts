@@ -1,7 +1,8 @@
 import { FORBIDDEN_KEYS } from '../wire/json.js';
-import { type Layout, MAX_DERIVED_PROPS } from '../wire/layout.js';
+import { type ComponentNode, type Layout, MAX_DERIVED_PROPS } from '../wire/layout.js';
 import { ID_PATTERN, NAME_PATTERN } from '../wire/ids.js';
 import { LIMITS } from '../wire/limits.js';
+import { runStepsNow } from '../steps/steps.js';
 
 // The same rules as the zod schemas in wire/ids.ts and wire/layout.ts, written as one walk (with the schemas' own
 // patterns). Keep the shapes and lengths in step: test/plain-layout.test.ts holds every rule against the schema.
@@ -14,18 +15,10 @@ const NODE_KEYS: ReadonlySet<string> = new Set(['uuid', 'component', 'props', 's
  * "let the schema look", which also gives the precise error.
  */
 export function isPlainLayout(value: unknown, options: PlainLayoutOptions = {}): value is Layout {
-  if (!isPlainObject(value) || !hasOnlyKeys(value, 'regions')) return false;
-  const regions = value.regions;
-  if (!isPlainObject(regions)) return false;
-  const checkValues = !options.jsonValuesChecked;
-  for (const [name, region] of Object.entries(regions)) {
-    if (!isName(name) || !isPlainObject(region) || !hasOnlyKeys(region, 'components')) return false;
-    if (!isNodeList(region.components, 1, checkValues)) return false;
-  }
-  return true;
+  return runStepsNow(plainLayoutSteps(value, options)) !== undefined;
 }
 
-/** How much of the layout {@link isPlainLayout} may take as already checked. */
+/** How much of the layout {@link isPlainLayout} may take as already checked, and who else sees its walk. */
 export interface PlainLayoutOptions {
   /**
    * Every prop value is JSON as `JSON.parse` builds it from bytes `scanJsonBytes` passed: finite numbers, plain
@@ -33,9 +26,81 @@ export interface PlainLayoutOptions {
    * their props (a million values in one prop are a million steps saved).
    */
   jsonValuesChecked?: boolean;
+  /** Sees every list and valid component as the walk meets them (it may have seen part of a layout that fails). */
+  visitor?: LayoutVisitor | undefined;
 }
 
-function isNodeList(value: unknown, depth: number, checkValues: boolean): boolean {
+/**
+ * What rides along the validating walk, so that work which needs every component (the change detection's
+ * fingerprint, spec §16.1) costs no walk of its own. Lists and components come in document order: a list when the
+ * walk enters it (a region, or a slot of the component last seen), each component before its slots.
+ */
+export interface LayoutVisitor {
+  /** A list of components is entered; answers the number it goes by in {@link node}. */
+  list(name: string): number;
+  /**
+   * A component whose own shape is valid, with the index of its parent in document order (-1: in a region) and the
+   * number of its list; answers how much work it did (characters hashed, say), by which the walk yields.
+   */
+  node(node: ComponentNode, parent: number, list: number): number;
+}
+
+/** What the walk of a plain layout found besides its validity: the limits of spec §13 it does not decide itself. */
+export interface PlainLayoutWalk {
+  /** Components, slot children included. */
+  components: number;
+  /** The first uuid met a second time, in document order. */
+  duplicate: string | undefined;
+}
+
+/** Components and work of a visitor done between two yields of {@link plainLayoutSteps}: a few milliseconds. */
+const STEP_WORK = 256 * 1024;
+
+/**
+ * {@link isPlainLayout} as steps, telling `options.visitor` of every list and component as it goes: what it found,
+ * or undefined when the layout is not plain. Yields after every {@link STEP_WORK} of its own and the visitor's work.
+ */
+export function* plainLayoutSteps(
+  value: unknown,
+  options: PlainLayoutOptions = {},
+): Generator<undefined, PlainLayoutWalk | undefined, undefined> {
+  if (!isPlainObject(value) || !hasOnlyKeys(value, 'regions')) return undefined;
+  const regions = value.regions;
+  if (!isPlainObject(regions)) return undefined;
+  const walk: Walk = {
+    checkValues: !options.jsonValuesChecked,
+    visitor: options.visitor,
+    components: 0,
+    uuids: new Set(),
+    duplicate: undefined,
+    work: 0,
+  };
+  for (const [name, region] of Object.entries(regions)) {
+    if (!isName(name) || !isPlainObject(region) || !hasOnlyKeys(region, 'components')) return undefined;
+    const list = walk.visitor?.list(name) ?? -1;
+    if (!(yield* nodeListSteps(region.components, 1, -1, list, walk))) return undefined;
+  }
+  return { components: walk.components, duplicate: walk.duplicate };
+}
+
+/** The state of one walk. */
+interface Walk {
+  checkValues: boolean;
+  visitor: LayoutVisitor | undefined;
+  components: number;
+  uuids: Set<string>;
+  duplicate: string | undefined;
+  /** Work since the last yield. */
+  work: number;
+}
+
+function* nodeListSteps(
+  value: unknown,
+  depth: number,
+  parent: number,
+  list: number,
+  walk: Walk,
+): Generator<undefined, boolean, undefined> {
   if (!Array.isArray(value) || depth > LIMITS.maxJsonDepth) return false;
   for (const node of value) {
     if (!isPlainObject(node)) return false;
@@ -50,17 +115,32 @@ function isNodeList(value: unknown, depth: number, checkValues: boolean): boolea
       if (!isDerivedList(derived)) return false;
       keys -= 1;
     }
-    if (checkValues) {
+    if (walk.checkValues) {
       for (const key in props) {
         if (FORBIDDEN_KEYS.has(key) || !isJsonValue(props[key], depth + 1)) return false;
       }
     }
     if (keys === 4) {
       if (!isPlainObject(slots)) return false;
-      for (const name in slots) {
-        if (!isName(name) || !isNodeList(slots[name], depth + 2, checkValues)) return false;
-      }
     } else if (keys !== 3) return false;
+
+    const index = walk.components;
+    walk.components += 1;
+    if (walk.duplicate === undefined && walk.uuids.has(uuid)) walk.duplicate = uuid;
+    walk.uuids.add(uuid);
+    walk.work += 1 + (walk.visitor?.node(node as ComponentNode, parent, list) ?? 0);
+    if (walk.work >= STEP_WORK) {
+      walk.work = 0;
+      yield;
+    }
+    if (keys === 4) {
+      // Object.entries, not for…in with a keyed read: in this generator that read deoptimized on every call.
+      for (const [name, children] of Object.entries(slots as Record<string, unknown>)) {
+        if (!isName(name)) return false;
+        const slot = walk.visitor?.list(name) ?? -1;
+        if (!(yield* nodeListSteps(children, depth + 2, index, slot, walk))) return false;
+      }
+    }
   }
   return true;
 }
@@ -95,7 +175,7 @@ function isDerivedList(value: unknown): boolean {
   );
 }
 
-function isId(value: unknown, max: number): boolean {
+function isId(value: unknown, max: number): value is string {
   return typeof value === 'string' && value.length >= 1 && value.length <= max && ID_PATTERN.test(value);
 }
 

@@ -1,28 +1,25 @@
 import type { ComponentNode, Props } from '../wire/layout.js';
 import type { DerivedOf } from './derived-props.js';
+import { FNV_OFFSET, JsonHasher } from './json-hash.js';
 
-interface Printed {
-  json: string;
-  hash: number | undefined;
-}
-
-/** The prints of props without some of them: which ones were left out, so another list is not served from it. */
-interface PrintedWithout extends Printed {
+/** A node's props hash, and which derived props it leaves out (so another list is not served from it). */
+interface NodePrint {
+  hash: number;
   leftOut: string;
 }
 
 /**
  * `JSON.stringify` and a hash of props objects, each computed once per object for as long as this cache lives. A
  * hop keeps one: its request's props objects are parsed once and never changed (the reducer copies what it
- * changes), so one stringify serves every reader of the hop, the page told to the model and the change detection, and the
- * document with the hop's outputs applied (which shares every untouched props object) is fingerprinted from the
- * same entries. A plain Map dropped with the hop, not a WeakMap: ten thousand ephemerons cost the collector more than
- * the stringify they save.
+ * changes), so the validating walk of the request's layout hashes each props object once, and the document with the
+ * hop's outputs applied (which shares every untouched props object) is fingerprinted from the same entries; the page
+ * told to the model stringifies each once. Plain Maps dropped with the hop, not WeakMaps: ten thousand ephemerons
+ * cost the collector more than the work they save.
  */
 export class PropsPrints {
-  readonly #printed = new Map<Props, Printed>();
-  /** The prints of props without their derived props, for the nodes that hold some (spec §10.1). */
-  readonly #withoutDerived = new Map<Props, PrintedWithout>();
+  readonly #json = new Map<Props, string>();
+  readonly #hashes = new Map<Props, NodePrint>();
+  readonly #hasher = new JsonHasher();
 
   /**
    * `derivedOf`: which props of a node its host computes (spec §10.1); they are left out of {@link nodeHash}, so a
@@ -30,60 +27,31 @@ export class PropsPrints {
    */
   constructor(readonly derivedOf: DerivedOf = (node) => node.derived ?? []) {}
 
-  /** A hash of a node's props without its derived ones; {@link hash} of its props when it holds none. */
-  nodeHash(node: ComponentNode): number {
-    const derived = this.derivedOf(node);
-    if (!derived.some((name) => Object.hasOwn(node.props, name))) return this.hash(node.props);
-    // Keyed by the props object, like the plain prints, and checked against the names left out: the same props with
-    // another derived list (a host that changed it, a cache used across hops) are printed again, not served stale.
-    const leftOut = derived.join('\u0000');
-    let entry = this.#withoutDerived.get(node.props);
-    if (entry === undefined || entry.leftOut !== leftOut) {
-      const own = { ...node.props };
-      for (const name of derived) delete own[name];
-      entry = { json: JSON.stringify(own), hash: undefined, leftOut };
-      this.#withoutDerived.set(node.props, entry);
-    }
-    entry.hash ??= fnv(entry.json, FNV_OFFSET);
-    return entry.hash;
+  /** Characters and values hashed so far: walks that hash yield by it. */
+  get hashed(): number {
+    return this.#hasher.chars;
   }
 
-  #entry(props: Props): Printed {
-    let entry = this.#printed.get(props);
-    if (entry === undefined) {
-      entry = { json: JSON.stringify(props), hash: undefined };
-      this.#printed.set(props, entry);
-    }
-    return entry;
+  /** A hash of a node's props without its derived ones (the same for props whose JSON is the same). */
+  nodeHash(node: ComponentNode): number {
+    const derived = this.derivedOf(node);
+    // Keyed by the props object and checked against the names left out: the same props with another derived list (a
+    // host that changed it, a cache used across hops) are hashed again, not served stale.
+    const leftOut = derived.length === 0 ? '' : derived.join('\u0000');
+    const known = this.#hashes.get(node.props);
+    if (known !== undefined && known.leftOut === leftOut) return known.hash;
+    const hash = this.#hasher.object(node.props, FNV_OFFSET, derived);
+    this.#hashes.set(node.props, { hash, leftOut });
+    return hash;
   }
 
   /** `JSON.stringify(props)`. */
   json(props: Props): string {
-    return this.#entry(props).json;
+    let json = this.#json.get(props);
+    if (json === undefined) {
+      json = JSON.stringify(props);
+      this.#json.set(props, json);
+    }
+    return json;
   }
-
-  /** A 32-bit hash of {@link json}. */
-  hash(props: Props): number {
-    const entry = this.#entry(props);
-    entry.hash ??= fnv(entry.json, FNV_OFFSET);
-    return entry.hash;
-  }
-}
-
-/** The FNV-1a offset basis: the hash of nothing. */
-export const FNV_OFFSET = 0x811c9dc5;
-
-/**
- * A 32-bit FNV-1a-style hash of `text`, continuing `hash`, fed two UTF-16 code units at a time (half the multiplies
- * of the classic byte-wise loop, which matters on a 10,000-component page): a fingerprint, not a security boundary.
- */
-export function fnv(text: string, hash: number): number {
-  let h = hash;
-  const pairs = text.length - 1;
-  let index = 0;
-  for (; index < pairs; index += 2) {
-    h = Math.imul(h ^ (text.charCodeAt(index) | (text.charCodeAt(index + 1) << 16)), 0x01000193);
-  }
-  if (index < text.length) h = Math.imul(h ^ text.charCodeAt(index), 0x01000193);
-  return Math.imul(h ^ text.length, 0x01000193) >>> 0;
 }

@@ -6,15 +6,18 @@ import type { Layout } from '../wire/layout.js';
 import { PROTOCOL_VERSION, RequestId } from '../wire/ids.js';
 import { LIMITS } from '../wire/limits.js';
 import { runStepsNow } from '../steps/steps.js';
-import { isPlainLayout } from '../layout/plain-layout.js';
+import { type LayoutVisitor, type PlainLayoutWalk, plainLayoutSteps } from '../layout/plain-layout.js';
 import { layoutSteps } from './layout-steps.js';
 import { type ByteScanReport, type JsonPieces, scanJsonBytesSteps } from './scan-json-bytes.js';
 import { parseJsonPieces } from './parse-json-pieces.js';
 import { describeScanProblem, type JsonScanLimits, scanJson } from './scan-json.js';
 import { fieldName, isAbsent, toErrorIssues } from './zod-issues.js';
 
-/** The outcome of parsing a request: the typed request, or the error to answer with. */
-export type ParseResult = { success: true; data: HopRequest } | { success: false; error: HopError };
+/**
+ * The outcome of parsing a request: the typed request, or the error to answer with. `visited`: the layout visitor
+ * given saw every list and component of the returned layout, in document order (the layout took the fast path).
+ */
+export type ParseResult = { success: true; data: HopRequest; visited: boolean } | { success: false; error: HopError };
 
 /**
  * Parses a hop request body that is already JSON-decoded (spec §5). The error names the offending field, so a server
@@ -39,8 +42,13 @@ const REQUEST_SCAN_LIMITS: JsonScanLimits = {
  * {@link parseHopRequest} as steps (a generator that yields between its costly parts: the scan, the schema, the
  * layout checks), so a door can let other requests run between them (`runSteps`). `scanned`: the value was decoded
  * from bytes `scanJsonBytes` passed (with what it noticed), so the scan is skipped and the layout's values trusted.
+ * `visitor` rides along the layout's validating walk (see {@link ParseResult}).
  */
-function* parseSteps(input: unknown, scanned?: ByteScanReport): Generator<undefined, ParseResult, undefined> {
+function* parseSteps(
+  input: unknown,
+  scanned?: ByteScanReport,
+  visitor?: LayoutVisitor,
+): Generator<undefined, ParseResult, undefined> {
   const fail = (error: HopError): ParseResult => ({ success: false, error });
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     return fail(new HopError('invalid_request', 'The request body must be a JSON object.'));
@@ -64,9 +72,8 @@ function* parseSteps(input: unknown, scanned?: ByteScanReport): Generator<undefi
   yield;
   // Values decoded from scanned bytes with no overflowing number are all JSON: the layout's walk skips them.
   const jsonValuesChecked = scanned !== undefined && !scanned.nonFiniteNumber;
-  const parsed =
-    parseWithPlainLayout(input as Record<string, unknown>, jsonValuesChecked) ??
-    (yield* parseNodeByNode(input as Record<string, unknown>, jsonValuesChecked));
+  const plain = yield* parseWithPlainLayout(input as Record<string, unknown>, { jsonValuesChecked, visitor });
+  const parsed = plain?.parsed ?? (yield* parseNodeByNode(input as Record<string, unknown>, jsonValuesChecked));
   if (!parsed.success) {
     const first = parsed.error.issues[0]!;
     const field = fieldName(first.path);
@@ -80,9 +87,9 @@ function* parseSteps(input: unknown, scanned?: ByteScanReport): Generator<undefi
   }
 
   yield;
-  const layoutError = layoutBoundsError(parsed.data.context.current_layout, options);
+  const layoutError = layoutBoundsError(parsed.data.context.current_layout, options, plain?.walk);
   if (layoutError) return fail(layoutError);
-  return { success: true, data: parsed.data };
+  return { success: true, data: parsed.data, visited: plain !== undefined && visitor !== undefined };
 }
 
 /** The error for a request of another protocol version, or none: `protocol` must be this server's. */
@@ -104,9 +111,16 @@ function protocolError(protocol: unknown, options: { requestId: string | undefin
   );
 }
 
-/** The error for a layout past the component limit or holding a uuid twice, or none. */
-function layoutBoundsError(layout: Layout, options: { requestId: string | undefined }): HopError | undefined {
-  const count = countComponents(layout);
+/**
+ * The error for a layout past the component limit or holding a uuid twice, or none; from what the validating walk
+ * found (`walked`) when it took the layout, else by walking it.
+ */
+function layoutBoundsError(
+  layout: Layout,
+  options: { requestId: string | undefined },
+  walked?: PlainLayoutWalk,
+): HopError | undefined {
+  const count = walked ? walked.components : countComponents(layout);
   if (count > LIMITS.maxLayoutComponents) {
     return new HopError(
       'invalid_request',
@@ -114,7 +128,7 @@ function layoutBoundsError(layout: Layout, options: { requestId: string | undefi
       { ...options, field: 'context.current_layout' },
     );
   }
-  const duplicate = findDuplicateUuid(layout);
+  const duplicate = walked ? walked.duplicate : findDuplicateUuid(layout);
   if (duplicate === undefined) return undefined;
   return new HopError('invalid_request', `The layout holds uuid "${duplicate}" twice; every component needs its own.`, {
     ...options,
@@ -126,23 +140,29 @@ function layoutBoundsError(layout: Layout, options: { requestId: string | undefi
 const EMPTY_LAYOUT: Layout = { regions: {} };
 
 /**
- * The schema's result for a request whose layout {@link isPlainLayout} already vouches for: the rest of the request
- * goes through the schema with an empty layout in its place, and the layout itself is put back unchanged, so the
- * schema never walks thousands of components. Undefined when the fast path does not apply or the rest fails: then
- * the whole request goes through the schema, whose error is the one to report.
+ * The schema's result for a request whose layout the validating walk (`plainLayoutSteps`, in steps) vouches for, and
+ * what the walk found: the rest of the request goes through the schema with an empty layout in its place, and the
+ * layout itself is put back unchanged, so the schema never walks thousands of components. Undefined when the fast
+ * path does not apply or the rest fails: then the whole request goes through the schema, whose error is the one to
+ * report.
  */
-function parseWithPlainLayout(
+function* parseWithPlainLayout(
   input: Record<string, unknown>,
-  jsonValuesChecked: boolean,
-): ReturnType<typeof HopRequest.safeParse> | undefined {
+  options: { jsonValuesChecked: boolean; visitor: LayoutVisitor | undefined },
+): Generator<
+  undefined,
+  { parsed: Extract<SchemaResult, { success: true }>; walk: PlainLayoutWalk } | undefined,
+  undefined
+> {
   const context = input.context;
   if (typeof context !== 'object' || context === null || Array.isArray(context)) return undefined;
   const layout = (context as Record<string, unknown>).current_layout;
-  if (!isPlainLayout(layout, { jsonValuesChecked })) return undefined;
+  const walk = yield* plainLayoutSteps(layout, options);
+  if (walk === undefined) return undefined;
   const parsed = HopRequest.safeParse({ ...input, context: { ...context, current_layout: EMPTY_LAYOUT } });
   if (!parsed.success) return undefined;
-  parsed.data.context.current_layout = layout;
-  return parsed;
+  parsed.data.context.current_layout = layout as Layout;
+  return { parsed, walk };
 }
 
 type SchemaResult = ReturnType<typeof HopRequest.safeParse>;
@@ -214,9 +234,12 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * A JSON body as bytes, in steps: the bounds of spec §13 checked on the bytes first ({@link scanJsonBytes}), so
  * `JSON.parse` only ever builds a value the budget allows; then the UTF-8 text and the JSON (a large body in pieces, the
- * scan having found where to cut it), and {@link parseSteps}.
+ * scan having found where to cut it), and {@link parseSteps}, `visitor` riding along the layout's validating walk.
  */
-export function* parseHopRequestBytes(bytes: Uint8Array): Generator<undefined, ParseResult, undefined> {
+export function* parseHopRequestBytes(
+  bytes: Uint8Array,
+  visitor?: LayoutVisitor,
+): Generator<undefined, ParseResult, undefined> {
   const report: ByteScanReport = {};
   const problem = yield* scanJsonBytesSteps(bytes, REQUEST_SCAN_LIMITS, report);
   if (problem) {
@@ -229,7 +252,7 @@ export function* parseHopRequestBytes(bytes: Uint8Array): Generator<undefined, P
   const decoded = report.pieces ? yield* decodeJsonPieces(bytes, report.pieces) : decodeJsonBytes(bytes);
   if ('failure' in decoded) return decoded.failure;
   yield;
-  return yield* parseSteps(decoded.value, report);
+  return yield* parseSteps(decoded.value, report, visitor);
 }
 
 /** A small body: the UTF-8 text at once, then one `JSON.parse`. */

@@ -22,8 +22,9 @@ Usage: canvas-ai-turn --server URL --message TEXT [--document FILE] [--out FILE]
   --no-csrf         ask for no session and CSRF token first (a server that checks none)
   --help            this text
 
-The agent's narration goes to standard error as the turn runs. Exit codes: 0 the turn finished; 1 it failed or
-stopped (the page as far as it got is still written); 2 a usage or input error.`;
+The agent's narration goes to standard error as the turn runs. Ctrl-C (SIGINT) stops the turn: the hop in flight
+is aborted and the server told. Exit codes: 0 the turn finished; 1 it failed or stopped (the page as far as it got
+is still written); 2 a usage or input error.`;
 
 /** The document a host's store holds; the page values may be left out. */
 const DocumentFile = z.object({ layout: Layout, page: PageValues.default({}) });
@@ -37,6 +38,7 @@ export async function main(
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
   },
+  stop?: AbortSignal,
 ): Promise<number> {
   let values: ReturnType<typeof parse>;
   try {
@@ -75,6 +77,7 @@ export async function main(
     message: values.message,
     agent: values.agent,
     csrf: !values['no-csrf'],
+    signal: stop,
     onHop: (report) => {
       // The narration grows hop by hop: show what is new.
       const progress = report.response.progress;
@@ -164,4 +167,10 @@ function isTheCommand(): boolean {
   }
 }
 
-if (isTheCommand()) process.exitCode = await main(process.argv.slice(2));
+if (isTheCommand()) {
+  // Ctrl-C is the person's stop: the hop in flight is aborted and the server told (DELETE), then the command ends
+  // with the page as far as it got.
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
+  process.exitCode = await main(process.argv.slice(2), undefined, stop.signal);
+}

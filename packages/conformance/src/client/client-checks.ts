@@ -1,0 +1,382 @@
+import { isDeepStrictEqual } from 'node:util';
+import { type HopRequest, layoutProblem } from '@canvas-ai/protocol';
+import { type CheckVerdict, fail, pass, skip } from '../check.js';
+import type { SpecRef } from '../spec-refs.js';
+import type { RecordedRequest, ScenarioRecording } from './kit-server.js';
+
+/** What every client check reads: each scenario's recording, by scenario id. */
+export type Recordings = ReadonlyMap<string, ScenarioRecording>;
+
+/** One check of a client: what a passing client does, the rule, and how the recordings are judged. */
+export interface ClientCheck {
+  /** `client.<name>`; cited in spec/conformance.md. */
+  id: string;
+  title: string;
+  spec: SpecRef;
+  judge(recordings: Recordings): CheckVerdict;
+}
+
+/** The hops a client sent in one scenario, in the order they arrived. */
+function hopsOf(recording: ScenarioRecording): RecordedRequest[] {
+  return recording.requests.filter((request) => request.method === 'POST' && request.path === '/api/hop');
+}
+
+/** The parsed hop of a recorded request, when it was one the kit could read. */
+function hopOf(request: RecordedRequest): HopRequest | undefined {
+  return request.hop?.success ? request.hop.data : undefined;
+}
+
+/** Whether the kit answered this hop with a whole 200 response the client could read. */
+function answered(request: RecordedRequest): boolean {
+  return request.status === 200 && request.fault !== 'lose' && request.fault !== 'cut-stream';
+}
+
+/** The first failure of `judgeOne` over the scenarios, or a pass naming how many were judged. */
+function overScenarios(
+  recordings: Recordings,
+  judgeOne: (recording: ScenarioRecording) => string | undefined,
+  passed: string,
+  only?: readonly string[],
+): CheckVerdict {
+  let judged = 0;
+  for (const recording of recordings.values()) {
+    if (only && !only.includes(recording.scenario.id)) continue;
+    judged += 1;
+    // A client that made no hop has shown none of the rules: nothing passes for it.
+    const problem = hopsOf(recording).length === 0 ? 'the client sent no hop' : judgeOne(recording);
+    if (problem) return fail(`${recording.scenario.id}: ${problem}`);
+  }
+  if (judged === 0) return skip(`no scenario of ${only?.join(', ') ?? 'the kit'} ran`);
+  return pass(`${passed} (${judged} scenario${judged === 1 ? '' : 's'})`);
+}
+
+/** The requests of the turn after the first hop answered with `fault`, and that hop. */
+function afterFault(recording: ScenarioRecording): { faulted: RecordedRequest; later: RecordedRequest[] } | undefined {
+  const hops = hopsOf(recording);
+  const index = hops.findIndex((request) => request.fault !== undefined);
+  if (index < 0) return undefined;
+  return { faulted: hops[index]!, later: hops.slice(index + 1) };
+}
+
+/** No hop after a refusal that ends the turn (`gone`, `provider-error`, `unknown-code`). */
+function noHopAfter(scenario: string, recordings: Recordings): CheckVerdict {
+  const recording = recordings.get(scenario);
+  if (!recording) return skip(`the ${scenario} scenario did not run`);
+  const found = afterFault(recording);
+  if (!found) return fail(`${scenario}: the client never reached the hop the kit refuses (hop 2)`);
+  if (found.later.length > 0) {
+    const next = hopOf(found.later[0]!);
+    return fail(
+      `${scenario}: after ${found.faulted.status} the client sent hop ${next?.hop ?? '?'} of the turn again (${found.later.length} more hop request${found.later.length === 1 ? '' : 's'})`,
+    );
+  }
+  return pass(`${scenario}: no hop after the ${found.faulted.status}`);
+}
+
+export const CLIENT_CHECKS: readonly ClientCheck[] = [
+  {
+    id: 'client.valid-requests',
+    title: 'Sends every hop as a HopRequest the schema accepts, with a layout that keeps the layout model.',
+    spec: { section: 'hostBoundary', must: 'A client MUST NOT send a document that breaks the layout model.' },
+    judge: (recordings) =>
+      overScenarios(
+        recordings,
+        (recording) => {
+          for (const request of hopsOf(recording)) {
+            if (request.hop?.success) {
+              const problem = layoutProblem(request.hop.data.context.current_layout);
+              if (problem) return `hop ${request.hop.data.hop}'s layout: ${problem}`;
+              continue;
+            }
+            const issue = request.hop?.error.issues[0];
+            return issue
+              ? `a hop the schema refuses: ${issue.path.join('.') || '(root)'}: ${issue.message}`
+              : 'a hop that is not JSON';
+          }
+          return undefined;
+        },
+        'every hop parses as a HopRequest',
+      ),
+  },
+  {
+    id: 'client.session',
+    title: 'Asks GET /api/token first, and sends the session cookie and X-CSRF-Token with every hop and cancel.',
+    spec: { section: 'csrf', must: 'The client MUST send the session cookie with every request.' },
+    judge: (recordings) =>
+      overScenarios(
+        recordings,
+        (recording) => {
+          const writes = recording.requests.filter(
+            (request) => request.method === 'POST' || request.method === 'DELETE',
+          );
+          const first = recording.requests.findIndex((request) => request.path === '/api/token');
+          const firstWrite = recording.requests.findIndex((request) => writes.includes(request));
+          if (first < 0 || (firstWrite >= 0 && first > firstWrite)) return 'no GET /api/token before the first hop';
+          for (const request of writes) {
+            const cookies = (request.headers.cookie ?? '').split(/;\s*/);
+            if (!recording.cookie || !cookies.includes(recording.cookie))
+              return `${request.method} ${request.path} without the session cookie the kit set`;
+            if (request.headers['x-csrf-token'] !== recording.csrfToken)
+              return `${request.method} ${request.path} without the CSRF token the kit issued`;
+          }
+          return undefined;
+        },
+        'the token first, then the cookie and the token on every hop and cancel',
+      ),
+  },
+  {
+    id: 'client.hop-numbers',
+    title:
+      'Numbers the hops of a turn 1, 2, 3 under one request_id, and sends hop N+1 only after the response to hop N.',
+    spec: { section: 'replay', must: 'A client MUST NOT skip ahead to hop + 1 without a response.' },
+    judge: (recordings) =>
+      overScenarios(
+        recordings,
+        (recording) => {
+          const hops = hopsOf(recording);
+          const first = hops[0] && hopOf(hops[0]);
+          if (!first) return undefined;
+          if (first.hop !== 1) return `the turn started with hop ${first.hop}`;
+          let latest = hops[0]!;
+          for (const request of hops.slice(1)) {
+            const hop = hopOf(request);
+            const before = hopOf(latest)!;
+            if (!hop) continue;
+            if (hop.request_id !== first.request_id)
+              return `hop ${hop.hop} under request_id ${hop.request_id}, not the turn's ${first.request_id}`;
+            if (hop.hop === before.hop + 1 && !answered(latest))
+              return `hop ${hop.hop} sent though hop ${before.hop} got no response (${latest.fault ?? latest.status})`;
+            if (hop.hop !== before.hop && hop.hop !== before.hop + 1) return `hop ${hop.hop} after hop ${before.hop}`;
+            latest = request;
+          }
+          return undefined;
+        },
+        'hops numbered without gaps, each after the response to the one before',
+      ),
+  },
+  {
+    id: 'client.agent-repeated',
+    title: "Repeats hop 1's agent on every hop of the turn (or leaves it out on every hop).",
+    spec: { section: 'request', must: '`agent` MUST be the same on every hop of the turn.' },
+    judge: (recordings) =>
+      overScenarios(
+        recordings,
+        (recording) => {
+          const hops = hopsOf(recording)
+            .map(hopOf)
+            .filter((hop) => hop !== undefined);
+          const agent = hops[0]?.agent;
+          const other = hops.find((hop) => hop.agent !== agent);
+          return other
+            ? `hop ${other.hop} names agent ${other.agent ?? '(none)'}, hop 1 ${agent ?? '(none)'}`
+            : undefined;
+        },
+        'the same agent on every hop',
+      ),
+  },
+  {
+    id: 'client.one-at-a-time',
+    title: 'Sends one hop of a turn at a time: never a request while the previous one is unanswered.',
+    spec: { section: 'turn', must: 'The client MUST NOT send hop N+1 before it has received the response to hop N.' },
+    judge: (recordings) =>
+      overScenarios(
+        recordings,
+        (recording) => {
+          const hops = hopsOf(recording);
+          for (let index = 1; index < hops.length; index += 1) {
+            const before = hops[index - 1]!;
+            const request = hops[index]!;
+            if (request.startedAt < before.endedAt)
+              return `hop ${hopOf(request)?.hop ?? '?'} arrived while hop ${hopOf(before)?.hop ?? '?'} was still unanswered`;
+          }
+          return undefined;
+        },
+        'no two hops in flight at once',
+      ),
+  },
+  {
+    id: 'client.document-fresh',
+    title:
+      "Sends on each hop the document with the previous hop's outputs applied, in order, with the server's uuids, as given.",
+    spec: {
+      section: 'request',
+      must: "The next request's `context` MUST show the document as it really is (the server's uuids, spec §2; in order, spec §6).",
+    },
+    judge: (recordings) =>
+      overScenarios(
+        recordings,
+        (recording) => {
+          const hops = hopsOf(recording);
+          for (let index = 1; index < hops.length; index += 1) {
+            const hop = hopOf(hops[index]!);
+            const expected = hop && recording.expectedAfter.get(hop.hop - 1);
+            if (!hop || !expected) continue;
+            if (!isDeepStrictEqual(hop.context.current_layout, expected.document.layout))
+              return `hop ${hop.hop}'s layout is not hop ${hop.hop - 1}'s with its outputs applied`;
+            if (!isDeepStrictEqual(hop.context.page ?? {}, expected.document.page))
+              return `hop ${hop.hop}'s page values are not hop ${hop.hop - 1}'s with its outputs applied`;
+          }
+          return undefined;
+        },
+        "each hop's document is the one before with its outputs applied",
+      ),
+  },
+  {
+    id: 'client.apply-results',
+    title:
+      'Reports on the next hop one apply result per output, in order: applied, or rejected when impossible or stale.',
+    spec: {
+      section: 'impossibleOutputs',
+      must: 'Impossible operations a host MUST reject; when a `replaces` value differs, the host MUST NOT apply the output (spec §16.2).',
+    },
+    judge: (recordings) =>
+      overScenarios(
+        recordings,
+        (recording) => {
+          for (const request of hopsOf(recording)) {
+            const hop = hopOf(request);
+            const expected = hop && recording.expectedAfter.get(hop.hop - 1);
+            if (!hop || !expected) continue;
+            const sent = (hop.apply_results ?? []).map((result) => `${result.call_id}:${result.status}`);
+            const want = expected.results.map((result) => `${result.call_id}:${result.status}`);
+            if (!isDeepStrictEqual(sent, want))
+              return `hop ${hop.hop} reports [${sent.join(', ')}], expected [${want.join(', ')}]`;
+          }
+          return undefined;
+        },
+        'every output reported, impossible and stale ones rejected',
+        ['build', 'refusals', 'streamed'],
+      ),
+  },
+  {
+    id: 'client.content-type',
+    title: 'Reads an answer by its Content-Type: JSON to a request that asked for a stream, and NDJSON lines.',
+    spec: { section: 'stream', must: "A client MUST tell the two apart by the answer's `Content-Type`." },
+    judge: (recordings) => {
+      const asked = [...recordings.values()].filter((recording) =>
+        hopsOf(recording).some((request) => (request.headers.accept ?? '').includes('application/x-ndjson')),
+      );
+      if (asked.length === 0) return skip('the client never asked for a stream: it reads JSON only');
+      return overScenarios(
+        recordings,
+        (recording) => {
+          const hops = hopsOf(recording);
+          if (hops.length < 3) return `the turn stopped at hop ${hops.length}; the kit answered 3`;
+          return undefined;
+        },
+        'the turn went on through JSON and NDJSON answers alike',
+        ['build', 'streamed'],
+      );
+    },
+  },
+  {
+    id: 'client.usage-optional',
+    title: 'Runs a turn whose responses carry no usage to its answer.',
+    spec: { section: 'usage', must: 'A client MUST NOT require it.' },
+    judge: (recordings) =>
+      overScenarios(
+        recordings,
+        (recording) => {
+          const hops = hopsOf(recording);
+          return hops.some((request) => hopOf(request)?.hop === 3) ? undefined : 'the turn did not reach its answer';
+        },
+        'the answer reached without usage',
+        ['build'],
+      ),
+  },
+  {
+    id: 'client.repeat-after-loss',
+    title: 'After a lost response or a cut stream, sends the same hop again, unchanged, or stops; never the next one.',
+    spec: {
+      section: 'replay',
+      must: 'A client MAY then send the **same** hop again; it MUST NOT skip ahead to hop + 1.',
+    },
+    judge: (recordings) =>
+      overScenarios(
+        recordings,
+        (recording) => {
+          const found = afterFault(recording);
+          if (!found) return 'the client never reached the hop the kit loses (hop 2)';
+          const next = found.later[0];
+          if (!next) return undefined;
+          const first = hopOf(found.faulted);
+          const again = hopOf(next);
+          if (!first || !again) return undefined;
+          if (again.hop !== first.hop) return `hop ${again.hop} sent after hop ${first.hop}'s response was lost`;
+          if (
+            !isDeepStrictEqual(again.context, first.context) ||
+            !isDeepStrictEqual(again.apply_results, first.apply_results)
+          )
+            return `hop ${first.hop} sent again with another context or other apply results`;
+          return undefined;
+        },
+        'the lost hop sent again unchanged',
+        ['lost-response', 'cut-stream'],
+      ),
+  },
+  {
+    id: 'client.retry-after',
+    title: 'Sends a hop refused with 409 hop_in_progress or 503 and Retry-After again no sooner than it says.',
+    spec: { section: 'concurrent', must: 'It sends the hop again after `Retry-After`.' },
+    judge: (recordings) =>
+      overScenarios(
+        recordings,
+        (recording) => {
+          const found = afterFault(recording);
+          if (!found) return 'the client never reached the hop the kit refuses (hop 2)';
+          const retry = found.later[0];
+          if (!retry) return undefined;
+          const waited = retry.startedAt - found.faulted.endedAt;
+          // Retry-After: 1; the client's timer starts once it has read the answer, after the kit sent it.
+          if (waited < 1000)
+            return `sent again ${Math.round(waited)} ms after the ${found.faulted.status}, before Retry-After: 1`;
+          return undefined;
+        },
+        'the retry waited for Retry-After',
+        ['busy', 'unavailable'],
+      ),
+  },
+  {
+    id: 'client.stops-on-410',
+    title: 'Stops the turn on 410 turn_not_found: no hop of it after.',
+    spec: { section: 'unknownTurns', must: 'The client MUST stop the turn.' },
+    judge: (recordings) => noHopAfter('gone', recordings),
+  },
+  {
+    id: 'client.no-retry-after-failure',
+    title: 'Sends nothing more of a turn after 502 provider_error.',
+    spec: { section: 'replay', must: 'It MUST NOT retry after `provider_error` or `internal_error`.' },
+    judge: (recordings) => noHopAfter('provider-error', recordings),
+  },
+  {
+    id: 'client.unknown-code',
+    title: 'Acts on the HTTP status of an error code it does not know: a 400 ends the turn.',
+    spec: {
+      section: 'errors',
+      must: 'A client that meets a code it does not know MUST act on the HTTP status class.',
+    },
+    judge: (recordings) => noHopAfter('unknown-code', recordings),
+  },
+  {
+    id: 'client.stop',
+    title: 'When the person stops: the hop in flight aborted, DELETE /api/hop/{request_id} sent, no hop after.',
+    spec: {
+      section: 'turn',
+      must: 'When the user stops the turn, abort the request in flight and send DELETE (step 7).',
+    },
+    judge: (recordings) => {
+      const recording = recordings.get('stop');
+      if (!recording) return skip('the stop scenario did not run');
+      if (recording.stopAskedAt === undefined) return fail('stop: the client never reached the hop the kit holds');
+      const held = hopsOf(recording).find((request) => request.fault === 'hold');
+      const turn = held && hopOf(held)?.request_id;
+      const cancel = recording.requests.find(
+        (request) => request.method === 'DELETE' && request.path === `/api/hop/${encodeURIComponent(turn ?? '')}`,
+      );
+      if (!cancel) return fail(`stop: no DELETE /api/hop/${turn} after the stop`);
+      const after = hopsOf(recording).filter((request) => request.startedAt > recording.stopAskedAt!);
+      if (after.length > 0) return fail(`stop: ${after.length} hop request(s) after the stop`);
+      return pass('stop: the cancel sent, no hop after');
+    },
+  },
+];

@@ -1,0 +1,187 @@
+import type { ToolOutput } from '@canvas-ai/protocol';
+
+/**
+ * What the kit's server does instead of answering a hop, once (the client's repeat of the hop then gets the
+ * scripted answer): `lose` runs the hop and drops the connection before the answer; `cut-stream` sends a streamed
+ * answer without its last line; `busy` 409 `hop_in_progress` and `unavailable` 503 `store_unavailable`, both with
+ * `Retry-After: 1`; `gone` 410; `provider-error` 502; `unknown-code` a 400 with a code no revision has; `hold` keeps
+ * the hop unanswered until the client aborts it (the kit asks the client to stop meanwhile).
+ */
+export type KitFault =
+  | 'lose'
+  | 'cut-stream'
+  | 'busy'
+  | 'unavailable'
+  | 'gone'
+  | 'provider-error'
+  | 'unknown-code'
+  | 'hold';
+
+/** What the kit answers one hop: outputs to go on with, or the final answer; maybe after a fault. */
+export type HopStep = { progress?: string; fault?: KitFault } & (
+  | { kind: 'outputs'; outputs: ToolOutput[] }
+  | { kind: 'answer'; text: string }
+);
+
+/** One scripted turn the client under test is asked to run. */
+export interface ClientScenario {
+  id: string;
+  /** What it plays, for people. */
+  title: string;
+  /** The person's message the client is given. */
+  message: string;
+  /** The kit's answer to each hop, in order; a hop past the list gets a final answer. */
+  hops: HopStep[];
+  /** Answer a client that asks for a stream with NDJSON (else JSON, as a server of revision 1.3 does). */
+  stream?: boolean;
+}
+
+const HERO = 'kit-hero-0001';
+const TEXT = 'kit-text-0002';
+const BUTTON = 'kit-button-0003';
+
+const placeHero: ToolOutput = {
+  type: 'place_components',
+  call_id: 'kit_call_1',
+  operations: [
+    {
+      target: 'content',
+      placement: 'inside',
+      components: [{ uuid: HERO, component: 'hero', props: { title: 'Fresh bread daily', subtitle: 'Since 1921' } }],
+    },
+  ],
+};
+
+/** Outputs whose order matters: the text is placed below the hero, then edited in the same response. */
+const buildRest: ToolOutput[] = [
+  {
+    type: 'place_components',
+    call_id: 'kit_call_2',
+    operations: [
+      {
+        target: 'content',
+        placement: 'below',
+        reference_uuid: HERO,
+        components: [{ uuid: TEXT, component: 'text', props: { body: 'Our story' } }],
+      },
+      {
+        target: 'content',
+        placement: 'below',
+        reference_uuid: TEXT,
+        components: [{ uuid: BUTTON, component: 'button', props: { label: 'Order', href: '#order' } }],
+      },
+    ],
+  },
+  { type: 'edit_components', call_id: 'kit_call_3', component_updates: { [TEXT]: { body: 'Our story, since 1921' } } },
+  { type: 'set_page_value', call_id: 'kit_call_4', field: 'title', value: 'Crumb & Co.' },
+];
+
+/** Three outputs the host must refuse (spec §11.6, §16.2) between two it applies. */
+const refusedAndApplied: ToolOutput[] = [
+  {
+    type: 'edit_components',
+    call_id: 'kit_call_5',
+    component_updates: { [HERO]: { title: 'Not on this page' } },
+    replaces: { [HERO]: { title: 'What the page never said' } },
+  },
+  { type: 'edit_components', call_id: 'kit_call_6', component_updates: { 'kit-no-such-node': { title: 'Nowhere' } } },
+  {
+    type: 'place_components',
+    call_id: 'kit_call_7',
+    operations: [
+      {
+        target: 'content',
+        placement: 'below',
+        reference_uuid: 'kit-no-such-node',
+        components: [{ uuid: 'kit-orphan-0004', component: 'text', props: { body: 'Orphan' } }],
+      },
+    ],
+  },
+  {
+    type: 'edit_components',
+    call_id: 'kit_call_8',
+    component_updates: { [HERO]: { subtitle: 'Baked at dawn' } },
+    replaces: { [HERO]: { subtitle: 'Since 1921' } },
+  },
+  { type: 'set_page_value', call_id: 'kit_call_9', field: 'title', value: 'Kept', replaces: 'What it never was' },
+];
+
+const outputs = (list: ToolOutput[], progress: string, fault?: KitFault): HopStep => ({
+  kind: 'outputs',
+  outputs: list,
+  progress,
+  ...(fault ? { fault } : {}),
+});
+const answer: HopStep = { kind: 'answer', text: 'The page is built: a hero, a story and an order button.' };
+
+/** The scripted turns of the client kit, in the order it runs them. */
+export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
+  {
+    id: 'build',
+    title: 'a three-hop build: each output type, outputs whose order matters, a final answer, no usage',
+    message: 'Build a bakery homepage',
+    hops: [outputs([placeHero], 'Adding a hero.'), outputs(buildRest, 'Adding a hero. A story and a button.'), answer],
+  },
+  {
+    id: 'refusals',
+    title: 'outputs the host must refuse: a stale `replaces`, unknown targets, beside two it applies',
+    message: 'Touch up the hero',
+    hops: [outputs([placeHero], 'Adding a hero.'), outputs(refusedAndApplied, 'Editing.'), answer],
+  },
+  {
+    id: 'streamed',
+    title: 'streamed answers (NDJSON) to a client that asks for them',
+    message: 'Build a bakery homepage, streamed',
+    stream: true,
+    hops: [outputs([placeHero], 'Adding a hero.'), outputs(buildRest, 'A story and a button.'), answer],
+  },
+  {
+    id: 'lost-response',
+    title: 'hop 2 runs but its response is lost (the connection drops)',
+    message: 'Build, and lose a response',
+    hops: [outputs([placeHero], 'Adding a hero.'), outputs(buildRest, 'A story and a button.', 'lose'), answer],
+  },
+  {
+    id: 'cut-stream',
+    title: 'a streamed hop 2 ends without its last line',
+    message: 'Build, and cut a stream',
+    stream: true,
+    hops: [outputs([placeHero], 'Adding a hero.'), outputs(buildRest, 'A story and a button.', 'cut-stream'), answer],
+  },
+  {
+    id: 'busy',
+    title: 'hop 2 is answered 409 hop_in_progress with Retry-After: 1 once',
+    message: 'Build, and meet a busy turn',
+    hops: [outputs([placeHero], 'Adding a hero.'), outputs(buildRest, 'A story and a button.', 'busy'), answer],
+  },
+  {
+    id: 'unavailable',
+    title: 'hop 2 is answered 503 store_unavailable with Retry-After: 1 once',
+    message: 'Build, and meet a store that is down',
+    hops: [outputs([placeHero], 'Adding a hero.'), outputs(buildRest, 'A story and a button.', 'unavailable'), answer],
+  },
+  {
+    id: 'gone',
+    title: 'hop 2 is answered 410 turn_not_found',
+    message: 'Build, and lose the turn',
+    hops: [outputs([placeHero], 'Adding a hero.'), { ...answer, fault: 'gone' }],
+  },
+  {
+    id: 'provider-error',
+    title: 'hop 2 is answered 502 provider_error',
+    message: 'Build, and meet a failing model',
+    hops: [outputs([placeHero], 'Adding a hero.'), { ...answer, fault: 'provider-error' }],
+  },
+  {
+    id: 'unknown-code',
+    title: 'hop 2 is refused (400) with an error code no revision has',
+    message: 'Build, and meet an unknown refusal',
+    hops: [outputs([placeHero], 'Adding a hero.'), { ...answer, fault: 'unknown-code' }],
+  },
+  {
+    id: 'stop',
+    title: 'the person stops while hop 2 runs',
+    message: 'Build, then stop',
+    hops: [outputs([placeHero], 'Adding a hero.'), { ...answer, fault: 'hold' }],
+  },
+];

@@ -1,0 +1,340 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type AgentsResponse,
+  type ApplyResult,
+  applyOutputsWithResults,
+  type CancelResponse,
+  CSRF_HEADER,
+  type CanvasDocument,
+  HopRequest,
+  type HopResponse,
+  NDJSON_MEDIA_TYPE,
+  PROTOCOL_VERSION,
+  type TokenResponse,
+  type ToolOutput,
+} from '@canvas-ai/protocol';
+import type { ClientScenario, HopStep, KitFault } from './client-scenarios.js';
+
+/** The agents the kit's server offers: a main agent and one tool a client may pick. */
+export const KIT_AGENTS: AgentsResponse = {
+  main_agent: { id: 'kit_main', label: 'Kit main agent', description: 'Answers when nothing is picked.' },
+  tools: [{ id: 'kit_tool', label: 'Kit tool agent', description: 'The agent a client picks.' }],
+};
+
+/** One request the client under test made, as the kit received it. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  /** The parsed JSON body of a hop (undefined when it was not JSON). */
+  body: unknown;
+  /** `HopRequest.safeParse` of the body, for a `POST /api/hop`. */
+  hop?: ReturnType<typeof HopRequest.safeParse>;
+  /** Milliseconds since the scenario started, when the request arrived and when its answer was finished. */
+  startedAt: number;
+  endedAt: number;
+  /** What the kit answered: an HTTP status, and a fault's name when it played one. */
+  status: number;
+  fault?: KitFault;
+}
+
+/** What the kit expects the hop after hop N to carry: hop N's document with its outputs applied, and their results. */
+interface ExpectedNext {
+  document: CanvasDocument;
+  results: ApplyResult[];
+}
+
+/** What the kit saw while one scenario ran: every request, and the session it issued. */
+export interface ScenarioRecording {
+  scenario: ClientScenario;
+  requests: RecordedRequest[];
+  /** By hop number: what the next hop should carry, as the shared reducer applies that hop's outputs. */
+  expectedAfter: Map<number, ExpectedNext>;
+  /** The session cookie (`name=value`) and CSRF token the kit issued, once the client asked for them. */
+  cookie?: string;
+  csrfToken?: string;
+  /** When the kit asked the client to stop (ms since the start), in a scenario that does. */
+  stopAskedAt?: number;
+}
+
+const SESSION_COOKIE = 'canvas_ai_kit_session';
+/** How long the kit takes over every hop before it answers. */
+const THINK_MS = 100;
+
+/**
+ * The client kit's server: the protocol's endpoints on 127.0.0.1, answering each hop as the running scenario
+ * scripts it (outputs, faults, the final answer), and recording every request the client under test makes. It
+ * keeps no model and no turn store: a scenario is a list of answers, one per hop.
+ */
+export class KitServer {
+  private server: Server | undefined;
+  private recording: ScenarioRecording | undefined;
+  private started = 0;
+  /** Per hop number: the response the kit sent (a repeated hop gets it again, spec §8.2). */
+  private answered = new Map<number, HopResponse>();
+  /** Faults already played, per hop, so that the retry gets the scripted answer. */
+  private faultsPlayed = new Set<number>();
+  /** Resolves a held hop (the `stop` scenario) when the client aborts it or the scenario ends. */
+  private releaseHeld: (() => void) | undefined;
+  /** Heard when a hop the scenario holds has arrived (the runner then asks the client to stop). */
+  onHeld: (() => void) | undefined;
+
+  url = '';
+
+  async start(): Promise<string> {
+    this.server = createServer((request, response) => {
+      this.handle(request, response).catch((error: unknown) => {
+        if (!response.headersSent) this.error(response, 500, 'internal_error', String(error));
+        else response.destroy();
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
+  }
+
+  async close(): Promise<void> {
+    this.releaseHeld?.();
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
+
+  /** Starts recording `scenario`: a new session, nothing answered yet. */
+  begin(scenario: ClientScenario): ScenarioRecording {
+    this.releaseHeld?.();
+    this.recording = { scenario, requests: [], expectedAfter: new Map() };
+    this.started = performance.now();
+    this.answered = new Map();
+    this.faultsPlayed = new Set();
+    return this.recording;
+  }
+
+  /** Marks when the kit asked the client to stop. */
+  stopAsked(): void {
+    if (this.recording) this.recording.stopAskedAt = this.now();
+  }
+
+  /** Ends the running scenario: a held hop is let go (its client has gone). */
+  end(): void {
+    this.releaseHeld?.();
+  }
+
+  private now(): number {
+    return performance.now() - this.started;
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const recording = this.recording;
+    const startedAt = this.now();
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value]),
+    ) as Record<string, string>;
+    const text = await readBody(request);
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const entry: RecordedRequest = {
+      method: request.method ?? '',
+      path: url.pathname,
+      headers,
+      body,
+      startedAt,
+      endedAt: startedAt,
+      status: 0,
+    };
+    recording?.requests.push(entry);
+    // The answer's end is when the kit wrote its last byte (a client can read it only after), or when the
+    // connection closed without one.
+    const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
+    response.end = ((...args: unknown[]) => {
+      entry.endedAt = this.now();
+      return end(...args);
+    }) as typeof response.end;
+    response.on('close', () => {
+      if (!response.writableEnded) entry.endedAt = this.now();
+    });
+
+    if (request.method === 'GET' && url.pathname === '/api/token') return this.issueToken(response, recording);
+    if (request.method === 'GET' && url.pathname === '/api/agents') {
+      entry.status = 200;
+      return json(response, 200, KIT_AGENTS);
+    }
+    if (url.pathname === '/api/hop' && request.method === 'POST') return this.hop(entry, response);
+    const turn = /^\/api\/hop\/([^/]+)$/.exec(url.pathname);
+    if (turn && request.method === 'DELETE') {
+      this.releaseHeld?.();
+      entry.status = 200;
+      const cancelled: CancelResponse = { status: true, request_id: decodeURIComponent(turn[1]!), cancelled: true };
+      return json(response, 200, cancelled);
+    }
+    if (turn && request.method === 'GET') {
+      entry.status = 410;
+      return this.error(response, 410, 'turn_not_found', 'The kit keeps no turn status.');
+    }
+    entry.status = 404;
+    return this.error(response, 404, 'not_found', `No endpoint ${request.method} ${url.pathname} in the client kit.`);
+  }
+
+  private issueToken(response: ServerResponse, recording: ScenarioRecording | undefined): void {
+    const session = randomBytes(12).toString('base64url');
+    const token = randomBytes(16).toString('base64url');
+    if (recording) {
+      recording.cookie = `${SESSION_COOKIE}=${session}`;
+      recording.csrfToken = token;
+      recording.requests.at(-1)!.status = 200;
+    }
+    response.setHeader('Set-Cookie', `${SESSION_COOKIE}=${session}; Path=/; HttpOnly; SameSite=Strict`);
+    json(response, 200, { token, header: CSRF_HEADER } satisfies TokenResponse);
+  }
+
+  private async hop(entry: RecordedRequest, response: ServerResponse): Promise<void> {
+    // A hop takes a while, as a model call does: a client that sends a second request meanwhile shows as one.
+    await new Promise((resolve) => setTimeout(resolve, THINK_MS));
+    const parsed = HopRequest.safeParse(entry.body);
+    entry.hop = parsed;
+    const scenario = this.recording?.scenario;
+    if (!parsed.success || !scenario) {
+      entry.status = 400;
+      return this.error(response, 400, 'invalid_request', 'The kit could not read this hop as a HopRequest.');
+    }
+    const hop = parsed.data;
+    const step: HopStep = scenario.hops[hop.hop - 1] ?? { kind: 'answer', text: 'Done.' };
+    const replay = this.answered.get(hop.hop);
+    if (replay) {
+      entry.status = 200;
+      return this.send(response, entry, replay);
+    }
+    if (step.fault && !this.faultsPlayed.has(hop.hop)) {
+      this.faultsPlayed.add(hop.hop);
+      entry.fault = step.fault;
+      return this.playFault(step.fault, entry, response, () => this.respond(hop, step));
+    }
+    const answer = this.respond(hop, step);
+    entry.status = 200;
+    this.send(response, entry, answer);
+  }
+
+  /** The response this step scripts, remembered for a repeat, with what the next hop should carry. */
+  private respond(hop: HopRequest, step: HopStep): HopResponse {
+    const document: CanvasDocument = { layout: hop.context.current_layout, page: hop.context.page ?? {} };
+    const outputs: ToolOutput[] = step.kind === 'outputs' ? step.outputs : [];
+    const applied = applyOutputsWithResults(document, outputs);
+    this.recording?.expectedAfter.set(hop.hop, { document: applied.document, results: applied.results });
+    const head = {
+      status: true as const,
+      protocol: PROTOCOL_VERSION as typeof PROTOCOL_VERSION,
+      request_id: hop.request_id,
+      hop: hop.hop,
+      agent: { id: hop.agent ?? KIT_AGENTS.main_agent.id, label: 'Kit agent' },
+      progress: step.progress ?? '',
+      // A field of a newer revision: a client MUST ignore what it does not know (spec §7.1).
+      kit_newer_field: { ignored: true },
+    };
+    const answer: HopResponse =
+      step.kind === 'outputs'
+        ? { ...head, outputs, should_continue: true }
+        : { ...head, outputs: [], should_continue: false, message: step.text, finish_reason: 'answer' };
+    this.answered.set(hop.hop, answer);
+    return answer;
+  }
+
+  private send(response: ServerResponse, entry: RecordedRequest, answer: HopResponse): void {
+    const asked = (entry.headers.accept ?? '').includes(NDJSON_MEDIA_TYPE);
+    const step = this.recording?.scenario.hops[answer.hop - 1];
+    if (asked && this.recording?.scenario.stream) {
+      response.writeHead(200, { 'Content-Type': NDJSON_MEDIA_TYPE });
+      if (answer.outputs.length > 0)
+        response.write(`${JSON.stringify({ type: 'outputs', outputs: answer.outputs })}\n`);
+      if (step?.fault === 'cut-stream' && entry.fault === 'cut-stream') {
+        // The connection ends without the stream's last line: a network failure to the client (spec §8.2).
+        response.destroy();
+        return;
+      }
+      response.end(`${JSON.stringify({ type: 'response', response: answer })}\n`);
+      return;
+    }
+    // A client that asked for a stream from a server that does not stream gets JSON, told by its Content-Type
+    // (spec §14.3).
+    json(response, 200, answer);
+  }
+
+  private playFault(fault: KitFault, entry: RecordedRequest, response: ServerResponse, run: () => HopResponse): void {
+    switch (fault) {
+      case 'lose':
+        // The hop ran and its response is kept for a repeat, but the connection drops before the answer.
+        run();
+        entry.status = 0;
+        response.destroy();
+        return;
+      case 'cut-stream': {
+        const answer = run();
+        entry.status = 200;
+        this.send(response, entry, answer);
+        return;
+      }
+      case 'busy':
+        entry.status = 409;
+        response.setHeader('Retry-After', '1');
+        this.error(response, 409, 'hop_in_progress', 'The previous hop of this turn is still running.');
+        return;
+      case 'unavailable':
+        entry.status = 503;
+        response.setHeader('Retry-After', '1');
+        this.error(response, 503, 'store_unavailable', 'The turn store did not answer.');
+        return;
+      case 'gone':
+        entry.status = 410;
+        this.error(response, 410, 'turn_not_found', 'There is no such turn.');
+        return;
+      case 'provider-error':
+        entry.status = 502;
+        this.error(response, 502, 'provider_error', 'The model provider failed.');
+        return;
+      case 'unknown-code':
+        entry.status = 400;
+        this.error(response, 400, 'kit_unknown_refusal', 'A refusal with a code no revision has.');
+        return;
+      case 'hold':
+        entry.status = 0;
+        this.onHeld?.();
+        // Held until the client aborts it (it then sends the cancel) or the scenario ends.
+        new Promise<void>((resolve) => {
+          this.releaseHeld = resolve;
+          response.on('close', resolve);
+        }).then(() => {
+          this.releaseHeld = undefined;
+          if (!response.writableEnded) response.destroy();
+        });
+        return;
+    }
+  }
+
+  private error(response: ServerResponse, status: number, code: string, message: string): void {
+    json(response, status, {
+      status: false,
+      should_continue: false,
+      protocol: PROTOCOL_VERSION,
+      progress: '',
+      message,
+      error: { code },
+    });
+  }
+}
+
+function json(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'Content-Type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,131 @@
+import { spawn } from 'node:child_process';
+import type { CheckResult, ConformanceReport } from '../check.js';
+import { describeSpecRef } from '../spec-refs.js';
+import { CLIENT_CHECKS, type Recordings } from './client-checks.js';
+import { CLIENT_SCENARIOS, type ClientScenario } from './client-scenarios.js';
+import { KIT_AGENTS, KitServer, type ScenarioRecording } from './kit-server.js';
+
+/** How the kit runs the client under test, and what it reports as it goes. */
+export interface ClientConformanceOptions {
+  /**
+   * The adapter: a shell command that runs one turn of the client under test and exits (0 when the turn ended with
+   * its answer). `{server}`, `{message}` and `{agent}` are replaced, shell-quoted, by the kit's base URL, the
+   * person's message and the agent to pick; the same values are in `CANVAS_AI_SERVER`, `CANVAS_AI_MESSAGE` and
+   * `CANVAS_AI_AGENT`. SIGINT to its process group means the person pressed stop.
+   */
+  command: string;
+  /** The longest one scenario may run (default 30 s); past it the command is killed and the checks judge what came. */
+  timeoutMs?: number;
+  /** Only these scenarios (ids of {@link CLIENT_SCENARIOS}); default all. */
+  scenarios?: readonly string[];
+  onResult?: (result: CheckResult) => void;
+  /** Each scenario as it ends: its id, the command's exit code (null when killed) and the end of its stderr. */
+  onScenario?: (id: string, exitCode: number | null, stderr: string) => void;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * The client kit (spec/conformance.md §7): serves each scripted turn of {@link CLIENT_SCENARIOS} from its own server
+ * on 127.0.0.1, runs the client under test once per scenario through its adapter command, records every request it
+ * makes, then judges the recordings with {@link CLIENT_CHECKS}.
+ */
+export async function runClientConformance(options: ClientConformanceOptions): Promise<ConformanceReport> {
+  const kit = new KitServer();
+  const url = await kit.start();
+  const recordings = new Map<string, ScenarioRecording>();
+  try {
+    for (const scenario of CLIENT_SCENARIOS) {
+      if (options.scenarios && !options.scenarios.includes(scenario.id)) continue;
+      const recording = kit.begin(scenario);
+      const { exitCode, stderr } = await runAdapter(kit, url, scenario, options);
+      kit.end();
+      recordings.set(scenario.id, recording);
+      options.onScenario?.(scenario.id, exitCode, stderr);
+    }
+  } finally {
+    await kit.close();
+  }
+  return judge(recordings, url, options);
+}
+
+function judge(recordings: Recordings, url: string, options: ClientConformanceOptions): ConformanceReport {
+  const results: CheckResult[] = [];
+  for (const check of CLIENT_CHECKS) {
+    const started = performance.now();
+    const verdict = check.judge(recordings);
+    const result: CheckResult = {
+      id: check.id,
+      group: 'client',
+      level: 1,
+      title: check.title,
+      spec: describeSpecRef(check.spec),
+      durationMs: performance.now() - started,
+      ...verdict,
+    };
+    results.push(result);
+    options.onResult?.(result);
+  }
+  const count = (status: CheckResult['status']) => results.filter((result) => result.status === status).length;
+  return {
+    endpoint: `${options.command} (against the kit at ${url})`,
+    level: 1,
+    results,
+    passed: count('pass'),
+    failed: count('fail'),
+    skipped: count('skip'),
+  };
+}
+
+/** The most of an adapter's stderr kept for the report: its end. */
+const STDERR_KEPT = 4096;
+
+/** Runs the adapter for one scenario; resolves its exit code (null when the kit had to kill it) and stderr's end. */
+function runAdapter(
+  kit: KitServer,
+  url: string,
+  scenario: ClientScenario,
+  options: ClientConformanceOptions,
+): Promise<{ exitCode: number | null; stderr: string }> {
+  const agent = KIT_AGENTS.tools[0]!.id;
+  const command = options.command
+    .replaceAll('{server}', shellQuote(url))
+    .replaceAll('{message}', shellQuote(scenario.message))
+    .replaceAll('{agent}', shellQuote(agent));
+  const child = spawn(command, {
+    shell: true,
+    // Its own process group: the stop and the timeout reach the client, not only the shell that started it.
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, CANVAS_AI_SERVER: url, CANVAS_AI_MESSAGE: scenario.message, CANVAS_AI_AGENT: agent },
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_KEPT);
+  });
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      if (child.pid) process.kill(-child.pid, signal);
+    } catch {
+      // Already gone.
+    }
+  };
+  kit.onHeld = () => {
+    kit.stopAsked();
+    signalGroup('SIGINT');
+  };
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => signalGroup('SIGKILL'), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      kit.onHeld = undefined;
+      resolve({ exitCode: code, stderr });
+    });
+  });
+}
+
+/** `text` as one word of a POSIX shell. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}

@@ -1,0 +1,194 @@
+// Planted bugs of a client, for the client kit to catch (test/node/client-conformance.test.ts): the reference loop
+// (runHeadlessTurn) behind a `fetch` that breaks one client rule each, at the seam where a real client goes wrong.
+// Run as an adapter command: broken-loop.ts VARIANT SERVER MESSAGE AGENT; SIGINT stops the turn.
+import { runHeadlessTurn } from '../../src/loop.js';
+
+export interface BrokenLoop {
+  /** What the bug does. */
+  bug: string;
+  /** The client check that must fail. */
+  caughtBy: string;
+  /** Checks that may fail too, because the bug also breaks their rule. */
+  alsoFailing?: readonly string[];
+  /** The kit's scenarios that show it (the run is shorter than all of them). */
+  scenarios: readonly string[];
+  /** `fetch` with the bug. */
+  fetch(send: typeof fetch): typeof fetch;
+}
+
+/** A hop request's JSON body, and the same request with `change` made to it. */
+function hopBody(init: RequestInit | undefined): Record<string, unknown> | undefined {
+  if (typeof init?.body !== 'string') return undefined;
+  try {
+    return JSON.parse(init.body) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+function isHop(input: RequestInfo | URL, init?: RequestInit): boolean {
+  return String(input instanceof Request ? input.url : input).endsWith('/api/hop') && init?.method === 'POST';
+}
+
+/** A `fetch` that changes the JSON body of every hop after the first. */
+function laterHops(change: (body: Record<string, unknown>) => void) {
+  return (send: typeof fetch): typeof fetch =>
+    (input, init) => {
+      const body = isHop(input, init) ? hopBody(init) : undefined;
+      if (!body || body.hop === 1) return send(input, init);
+      change(body);
+      return send(input, { ...init, body: JSON.stringify(body) });
+    };
+}
+
+/** A `fetch` that sends a hop once more, at once, when its answer has `status`. */
+function resendOn(status: number) {
+  return (send: typeof fetch): typeof fetch =>
+    async (input, init) => {
+      const response = await send(input, init);
+      if (!isHop(input, init) || response.status !== status) return response;
+      await response.body?.cancel();
+      return send(input, init);
+    };
+}
+
+export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
+  'forgets-agent': {
+    bug: 'hops after the first leave the picked agent out',
+    caughtBy: 'client.agent-repeated',
+    scenarios: ['build'],
+    fetch: laterHops((body) => {
+      delete body.agent;
+    }),
+  },
+  'stale-layout': {
+    bug: 'each hop carries the layout of the hop before, not the one with its outputs applied',
+    caughtBy: 'client.document-fresh',
+    scenarios: ['build'],
+    fetch: (send) => {
+      let previous: unknown;
+      return laterHops((body) => {
+        const context = body.context as { current_layout: unknown };
+        const now = context.current_layout;
+        if (previous !== undefined) context.current_layout = previous;
+        previous = now;
+      })(async (input, init) => send(input, init));
+    },
+  },
+  'no-apply-results': {
+    bug: 'hops leave out the apply results of the outputs before',
+    caughtBy: 'client.apply-results',
+    scenarios: ['refusals'],
+    fetch: laterHops((body) => {
+      delete body.apply_results;
+    }),
+  },
+  'no-csrf-later': {
+    bug: 'hops after the first forget the X-CSRF-Token header',
+    caughtBy: 'client.session',
+    scenarios: ['build'],
+    fetch: (send) => (input, init) => {
+      const body = isHop(input, init) ? hopBody(init) : undefined;
+      if (!body || body.hop === 1) return send(input, init);
+      const headers = new Headers(init?.headers);
+      headers.delete('x-csrf-token');
+      return send(input, { ...init, headers });
+    },
+  },
+  'copied-uuid': {
+    bug: 'the host copies the first component without giving the copy a new uuid',
+    caughtBy: 'client.valid-requests',
+    alsoFailing: ['client.document-fresh'],
+    scenarios: ['build'],
+    fetch: laterHops((body) => {
+      const components = (body.context as { current_layout: { regions: Record<string, { components: unknown[] }> } })
+        .current_layout.regions.content?.components;
+      if (components?.[0]) components.push(structuredClone(components[0]));
+    }),
+  },
+  'skips-ahead': {
+    bug: 'a hop whose response was lost is followed by the next hop',
+    caughtBy: 'client.hop-numbers',
+    alsoFailing: ['client.repeat-after-loss', 'client.document-fresh', 'client.apply-results'],
+    scenarios: ['lost-response'],
+    fetch: (send) => async (input, init) => {
+      try {
+        return await send(input, init);
+      } catch (error) {
+        const body = isHop(input, init) ? hopBody(init) : undefined;
+        if (!body || typeof body.hop !== 'number') throw error;
+        body.hop += 1;
+        return send(input, { ...init, body: JSON.stringify(body) });
+      }
+    },
+  },
+  'double-send': {
+    bug: 'a retry timer sends each hop again while the first request is still unanswered',
+    caughtBy: 'client.one-at-a-time',
+    scenarios: ['build'],
+    fetch: (send) => (input, init) => {
+      const body = isHop(input, init) ? hopBody(init) : undefined;
+      if (!body || body.hop === 1) return send(input, init);
+      const first = send(input, init);
+      setTimeout(() => void send(input, init).catch(() => undefined), 0);
+      return first;
+    },
+  },
+  'ignores-retry-after': {
+    bug: 'a 409 or 503 with Retry-After is sent again at once',
+    caughtBy: 'client.retry-after',
+    scenarios: ['busy'],
+    fetch: resendOn(409),
+  },
+  'retries-provider-error': {
+    bug: 'a hop that failed with 502 provider_error is sent again',
+    caughtBy: 'client.no-retry-after-failure',
+    scenarios: ['provider-error'],
+    fetch: resendOn(502),
+  },
+  'retries-gone': {
+    bug: 'a hop answered 410 turn_not_found is sent again',
+    caughtBy: 'client.stops-on-410',
+    scenarios: ['gone'],
+    fetch: resendOn(410),
+  },
+  'retries-unknown-code': {
+    bug: 'a hop refused with an unknown code is sent again',
+    caughtBy: 'client.unknown-code',
+    scenarios: ['unknown-code'],
+    fetch: resendOn(400),
+  },
+  'no-cancel': {
+    bug: 'the stop aborts the hop but never sends the DELETE',
+    caughtBy: 'client.stop',
+    scenarios: ['stop'],
+    fetch: (send) => (input, init) =>
+      init?.method === 'DELETE'
+        ? Promise.resolve(Response.json({ status: true, request_id: 'x', cancelled: true }))
+        : send(input, init),
+  },
+};
+
+export type BrokenLoopName = keyof typeof BROKEN_LOOPS;
+
+/** Whether this module is the command being run (an adapter of the client kit). */
+function isTheCommand(): boolean {
+  return import.meta.url === new URL(process.argv[1] ?? '', 'file://').href;
+}
+
+if (isTheCommand()) {
+  const [name, server = '', message = '', agent] = process.argv.slice(2);
+  const variant = BROKEN_LOOPS[name ?? ''];
+  if (!variant) throw new Error(`No planted bug "${name}"; known: ${Object.keys(BROKEN_LOOPS).join(', ')}`);
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
+  const { result } = await runHeadlessTurn({
+    server,
+    message,
+    agent,
+    document: { layout: { regions: { content: { components: [] } } }, page: {} },
+    fetch: variant.fetch(globalThis.fetch),
+    signal: stop.signal,
+  });
+  process.exitCode = result.status === 'done' ? 0 : 1;
+}
