@@ -1,3 +1,4 @@
+import type { Claim } from './claims.js';
 import type { CheckContext } from './context.js';
 import type { SpecRef } from './spec-refs.js';
 
@@ -44,6 +45,10 @@ export interface CheckResult extends CheckVerdict {
 export interface ConformanceReport {
   endpoint: string;
   level: ConformanceLevel;
+  /** The revision and optional parts the run held the server to (a server's run; a client's has none yet). */
+  claim?: Claim;
+  /** The groups of checks the claim leaves out, each with why and its check ids (not run, not in `results`). */
+  notClaimed?: Array<{ what: string; why: string; checks: string[] }>;
   results: CheckResult[];
   passed: number;
   failed: number;

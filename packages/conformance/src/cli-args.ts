@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ConformanceLevel } from './check.js';
+import { type Claim, NEWEST_REVISION, type OptionalPart, PART_NAMES, REVISIONS, type Revision } from './claims.js';
 import { errorMessage } from '@canvas-ai/protocol';
 import { UsageError } from '@canvas-ai/protocol/node';
 
@@ -35,6 +36,18 @@ export const CONFORMANCE_FLAGS = {
     default: '1',
     help: '1: any server, any model. 2: also the scenario fixtures (a server in scripted mode).',
   },
+  revision: {
+    type: 'string',
+    value: 'X.Y',
+    default: NEWEST_REVISION,
+    help: `The revision of canvas-ai/1 the server claims (${REVISIONS.join(', ')}; spec §14.1): the checks of later revisions are skipped.`,
+  },
+  parts: {
+    type: 'string',
+    value: 'LIST',
+    default: PART_NAMES.join(','),
+    help: `The optional parts the server claims, comma-separated, or none (${PART_NAMES.join(', ')}): the checks of the others are skipped.`,
+  },
   scenarios: { type: 'string', value: 'DIR', help: 'The scenarios level 2 plays (default: <fixtures>/scenarios).' },
   fixtures: {
     type: 'string',
@@ -59,6 +72,8 @@ export interface CliOptions {
   tokenEndpoint?: string;
   agentsEndpoint?: string;
   level: ConformanceLevel;
+  /** What the server claims; a client's run has no claim yet. */
+  claim?: Claim;
   scenariosDir?: string;
   fixturesDir?: string;
   json?: string;
@@ -86,7 +101,15 @@ export function parseConformanceArgs(argv: readonly string[]): CliOptions {
   const help = values.help === true;
   const printFixtures = values['print-fixtures'] === true;
   if (help || printFixtures)
-    return { endpoint: '', level: 1, prompt: 'Hello', timeoutMs: 120_000, help, printFixtures };
+    return {
+      endpoint: '',
+      level: 1,
+      claim: { revision: NEWEST_REVISION, parts: PART_NAMES },
+      prompt: 'Hello',
+      timeoutMs: 120_000,
+      help,
+      printFixtures,
+    };
   const client = values.client as string | undefined;
   if (client !== undefined && values.endpoint !== undefined)
     throw new UsageError('Give --endpoint (check a server) or --client (check a client), not both.');
@@ -107,6 +130,7 @@ export function parseConformanceArgs(argv: readonly string[]): CliOptions {
     tokenEndpoint: optionalUrl('token-endpoint', values['token-endpoint']),
     agentsEndpoint: optionalUrl('agents-endpoint', values['agents-endpoint']),
     level,
+    claim: { revision: revisionOf(values.revision as string), parts: partsOf(values.parts as string) },
     scenariosDir: values.scenarios as string | undefined,
     fixturesDir: values.fixtures as string | undefined,
     json: values.json as string | undefined,
@@ -127,7 +151,7 @@ export function conformanceHelp(): string {
   return [
     'canvas-ai-conformance: checks a Canvas AI hop server against spec/hop-protocol.md, check by check.',
     '',
-    'Usage: canvas-ai-conformance --endpoint URL [--token-endpoint URL] [--agents-endpoint URL] [--level 1|2] [--scenarios DIR] [--json FILE]',
+    'Usage: canvas-ai-conformance --endpoint URL [--token-endpoint URL] [--agents-endpoint URL] [--level 1|2] [--revision X.Y] [--parts LIST] [--scenarios DIR] [--json FILE]',
     '       canvas-ai-conformance --client COMMAND [--json FILE]      (a client: the kit is the server)',
     '',
     'Options:',
@@ -136,6 +160,20 @@ export function conformanceHelp(): string {
     'Exit status: 0 every check passed, 1 a check failed, 2 a usage error (bad flag, unreadable fixtures).',
     'What each check enforces: spec/conformance.md.',
   ].join('\n');
+}
+
+function revisionOf(value: string): Revision {
+  if (!(REVISIONS as readonly string[]).includes(value))
+    throw new UsageError(`--revision must be one of ${REVISIONS.join(', ')}, not "${value}".`);
+  return value as Revision;
+}
+
+function partsOf(value: string): OptionalPart[] {
+  if (value.trim() === 'none') return [];
+  const parts = value.split(',').map((part) => part.trim());
+  const unknown = parts.find((part) => !(PART_NAMES as string[]).includes(part));
+  if (unknown !== undefined) throw new UsageError(`--parts takes ${PART_NAMES.join(', ')} or none, not "${unknown}".`);
+  return parts as OptionalPart[];
 }
 
 function httpUrl(flag: string, value: string): string {

@@ -61,6 +61,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       tokenEndpoint: options.tokenEndpoint,
       agentsEndpoint: options.agentsEndpoint,
       level: options.level,
+      claim: options.claim,
       fixturesDir: options.fixturesDir,
       scenariosDir: options.scenariosDir,
       prompt: options.prompt,

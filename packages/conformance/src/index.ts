@@ -18,7 +18,8 @@ export {
   loadConformanceInputs,
 } from './load-inputs.js';
 export { planChecks, type PlanInputs } from './plan.js';
-export { formatClosingLine, formatResultLine, formatSummary } from './reporter.js';
+export { formatClaimVerdict, formatClosingLine, formatResultLine, formatSummary } from './reporter.js';
+export type { Claim, OptionalPart, Revision } from './claims.js';
 export { MUST_MATRIX, matrixFigures, type MustRow } from './must-matrix.js';
 export {
   type ClientConformanceOptions,

@@ -1,4 +1,5 @@
 import type { CheckResult, CheckStatus, ConformanceReport } from './check.js';
+import { claimLine } from './claims.js';
 
 const LABEL: Record<CheckStatus, string> = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP' };
 const ID_WIDTH = 48;
@@ -37,8 +38,30 @@ export function formatSummary(report: ConformanceReport): string {
     for (const result of failed.slice(0, MAX_LISTED)) lines.push(`  ${result.id} (${result.spec}): ${result.why}`);
     if (failed.length > MAX_LISTED) lines.push(`  … and ${failed.length - MAX_LISTED} more (their lines are above)`);
   }
-  lines.push('', formatClosingLine(report));
+  if (report.notClaimed?.length) lines.push('', 'Not claimed, so not checked:', ...formatNotClaimed(report.notClaimed));
+  lines.push('');
+  const verdict = formatClaimVerdict(report);
+  if (verdict !== undefined) lines.push(verdict);
+  lines.push(formatClosingLine(report));
   return lines.join('\n');
+}
+
+/** One line per group of checks the claim leaves out: what, why, and its checks. */
+function formatNotClaimed(notClaimed: NonNullable<ConformanceReport['notClaimed']>): string[] {
+  return notClaimed.map(
+    ({ what, why, checks }) =>
+      `${LABEL.skip}  ${what}: needs ${why}; ${checks.length} check(s) skipped (${checks.join(', ')})`,
+  );
+}
+
+/**
+ * The claim as one line a project can paste into its README when every check passed
+ * (`canvas-ai/1 revision 1.6: level 2, streaming, remove/move`), or that it does not hold.
+ */
+export function formatClaimVerdict(report: Pick<ConformanceReport, 'claim' | 'level' | 'failed'>): string | undefined {
+  if (report.claim === undefined) return undefined;
+  const line = claimLine(report.claim, report.level);
+  return report.failed === 0 ? line : `Not met: ${line} (${report.failed} check(s) failed)`;
 }
 
 function count(results: readonly CheckResult[], status: CheckStatus): number {

@@ -9,6 +9,7 @@ import {
   type ConformanceLevel,
   type ConformanceReport,
 } from './check.js';
+import { type Claim, FULL_CLAIM, needsOf, scenarioNeeds, skippedByClaim, unclaimed } from './claims.js';
 import { createContext } from './context.js';
 import { describeError } from './describe-error.js';
 import { ConformanceClient } from './http-client.js';
@@ -35,6 +36,8 @@ export interface ConformanceOptions extends InputFolders {
   fetch?: typeof fetch;
   /** The malformed-request table and fixtures as data, instead of reading them from the folders. */
   inputs?: { malformedRequests: MalformedRequestCase[]; fixtures?: Fixtures };
+  /** The revision and optional parts the server claims (default: the newest revision with every part). */
+  claim?: Claim;
   /** Runs only the checks it keeps (the schema checks then judge fewer responses). */
   filter?: (check: ConformanceCheck) => boolean;
   /** Called with each result as soon as its check has run. */
@@ -47,8 +50,27 @@ export interface ConformanceOptions extends InputFolders {
  */
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
   const level = options.level ?? 1;
-  const inputs = options.inputs ?? (await loadConformanceInputs(level, options));
-  if (level === 2 && inputs.fixtures === undefined) throw new Error('level 2 needs the scenario fixtures');
+  const claim = options.claim ?? FULL_CLAIM;
+  const loaded = options.inputs ?? (await loadConformanceInputs(level, options));
+  if (level === 2 && loaded.fixtures === undefined) throw new Error('level 2 needs the scenario fixtures');
+  const scenarios = loaded.fixtures?.scenarios ?? [];
+  const needs = (check: ConformanceCheck) => {
+    const scenario = scenarios.find((candidate) => check.id === `scenario.${candidate.id}`);
+    return scenario ? scenarioNeeds(scenario) : needsOf(check.id);
+  };
+  const notClaimed = skippedByClaim(
+    planChecks(level, { malformedRequests: loaded.malformedRequests, scenarios }),
+    claim,
+    needs,
+  );
+  // The scenarios of what is not claimed are not played at all: the rules judged on every run would meet them.
+  const inputs = {
+    ...loaded,
+    fixtures: loaded.fixtures && {
+      ...loaded.fixtures,
+      scenarios: scenarios.filter((scenario) => unclaimed(scenarioNeeds(scenario), claim) === undefined),
+    },
+  };
   const client = new ConformanceClient({
     endpoint: options.endpoint,
     tokenEndpoint: options.tokenEndpoint,
@@ -70,7 +92,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     scenarios: inputs.fixtures?.scenarios ?? [],
   });
   const results: CheckResult[] = [];
-  for (const check of plan.filter(options.filter ?? (() => true))) {
+  const claimed = (check: ConformanceCheck) => unclaimed(needs(check), claim) === undefined;
+  for (const check of plan.filter(claimed).filter(options.filter ?? (() => true))) {
     const started = performance.now();
     let verdict: CheckVerdict;
     try {
@@ -94,6 +117,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   return {
     endpoint: options.endpoint,
     level,
+    claim,
+    notClaimed,
     results,
     passed: count('pass'),
     failed: count('fail'),

@@ -513,7 +513,7 @@ describe('the stream checks (spec §6.1)', () => {
       return ndjson(again ? [{ type: 'response', response }] : lines(response));
     };
 
-  it('skips, saying so, against a server that answers JSON to a request for a stream', async () => {
+  it('fails, saying so, against a server that claims streaming and answers JSON to a request for a stream', async () => {
     const results = await check(
       (request) =>
         request.method === 'DELETE' ? cancelled(request) : { status: 200, body: hopBody(request.json, {}) },
@@ -521,8 +521,11 @@ describe('the stream checks (spec §6.1)', () => {
     );
     assert.equal(results.length, STREAM_JUDGES.length);
     for (const result of results) {
-      assert.equal(result.status, 'skip', result.id);
-      assert.match(result.why, /the server does not stream: it answered 200 application\/json/);
+      assert.equal(result.status, 'fail', result.id);
+      assert.match(
+        result.why,
+        /the server does not stream: it answered 200 application\/json.*though it claims streaming/,
+      );
     }
   });
 

@@ -26,12 +26,13 @@ function memoryIo(): CliIo & { stdout: string[]; stderr: string[]; files: Record
 }
 
 describe('the CLI arguments', () => {
-  it('fills the defaults: level 1, the prompt "Hello", 120 s per request', () => {
+  it('fills the defaults: level 1, the newest revision with every part, the prompt "Hello", 120 s per request', () => {
     assert.deepEqual(parseConformanceArgs(['--endpoint', 'http://127.0.0.1:8787/api/hop']), {
       endpoint: 'http://127.0.0.1:8787/api/hop',
       tokenEndpoint: undefined,
       agentsEndpoint: undefined,
       level: 1,
+      claim: { revision: '1.6', parts: ['streaming', 'remove-move'] },
       scenariosDir: undefined,
       fixturesDir: undefined,
       json: undefined,
@@ -40,6 +41,17 @@ describe('the CLI arguments', () => {
       help: false,
       printFixtures: false,
     });
+  });
+
+  it('reads the claim: --revision one of spec §14.1, --parts a list of optional parts or none', () => {
+    const endpoint = ['--endpoint', 'http://127.0.0.1:8787/api/hop'];
+    assert.deepEqual(parseConformanceArgs([...endpoint, '--revision', '1.3', '--parts', 'none']).claim, {
+      revision: '1.3',
+      parts: [],
+    });
+    assert.deepEqual(parseConformanceArgs([...endpoint, '--parts', 'remove-move']).claim?.parts, ['remove-move']);
+    assert.throws(() => parseConformanceArgs([...endpoint, '--revision', '2.0']), /--revision must be one of 1\.0/);
+    assert.throws(() => parseConformanceArgs([...endpoint, '--parts', 'streaming,undo']), /not "undo"/);
   });
 
   it('prints the folder of the fixtures it ships with --print-fixtures, and needs no endpoint for it', async () => {

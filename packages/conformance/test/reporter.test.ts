@@ -20,11 +20,13 @@ const result = (id: string, status: CheckResult['status'], why = 'because'): Che
   durationMs: 1,
 });
 
-function report(results: CheckResult[]): ConformanceReport {
+function report(results: CheckResult[], notClaimed: ConformanceReport['notClaimed'] = []): ConformanceReport {
   const count = (status: CheckResult['status']) => results.filter((entry) => entry.status === status).length;
   return {
     endpoint: 'http://127.0.0.1:8787/api/hop',
     level: 2,
+    claim: { revision: '1.6', parts: ['streaming', 'remove-move'] },
+    notClaimed,
     results,
     passed: count('pass'),
     failed: count('fail'),
@@ -73,7 +75,30 @@ describe('the reporter', () => {
       'Failed:',
       '  validation.b (§8.2 Retries and replay): got 200',
       '',
+      'Not met: canvas-ai/1 revision 1.6: level 2, streaming, remove/move (1 check(s) failed)',
       '2 passed, 1 failed',
+    ]);
+  });
+
+  it('ends a passing run with the claim as one line for a README, after a line per group of checks not claimed', () => {
+    const passing = report(
+      [result('validation.a', 'pass')],
+      [
+        {
+          what: 'streamed hops (spec §6.1)',
+          why: 'the optional part streaming, which the server does not claim (--parts)',
+          checks: ['stream.content-type', 'stream.lines-valid'],
+        },
+      ],
+    );
+    const summary = formatSummary({ ...passing, claim: { revision: '1.5', parts: ['remove-move'] } });
+    assert.deepEqual(summary.split('\n').slice(-6), [
+      '',
+      'Not claimed, so not checked:',
+      'SKIP  streamed hops (spec §6.1): needs the optional part streaming, which the server does not claim (--parts); 2 check(s) skipped (stream.content-type, stream.lines-valid)',
+      '',
+      'canvas-ai/1 revision 1.5: level 2, remove/move',
+      '1 passed, 0 failed',
     ]);
   });
 
@@ -82,7 +107,7 @@ describe('the reporter', () => {
       report(Array.from({ length: 25 }, (_, index) => result(`validation.row-${index}`, 'fail'))),
     );
     assert.equal(summary.split('\n').filter((line) => line.startsWith('  validation.')).length, 20);
-    assert.match(summary, /… and 5 more \(their lines are above\)\n\n0 passed, 25 failed$/);
+    assert.match(summary, /… and 5 more \(their lines are above\)\n\nNot met: .*\n0 passed, 25 failed$/);
   });
 });
 

@@ -75,6 +75,7 @@ describe('the canvas-ai-conformance CLI as a process', () => {
     const passLines = stdout.split('\n').filter((line) => line.startsWith('PASS  ')).length;
     assert.ok(passLines > 60, `one line per check (${passLines})`);
     assert.equal(closingLine(stdout), `${passLines} passed, 0 failed`);
+    assert.match(stdout, /^canvas-ai\/1 revision 1\.6: level \d, streaming, remove\/move$/m);
     const written = JSON.parse(await readFile(report, 'utf8')) as { passed: number; failed: number };
     assert.deepEqual([written.passed, written.failed], [passLines, 0]);
   });
@@ -87,6 +88,9 @@ describe('the canvas-ai-conformance CLI as a process', () => {
         `${broken.url}/api/hop`,
         '--token-endpoint',
         `${broken.url}/api/token`,
+        // The variant serves every hop as JSON, so it does not claim streaming.
+        '--parts',
+        'remove-move',
       ]);
       assert.equal(code, 1);
       assert.match(

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { MUST_MATRIX, runConformance } from '@canvas-ai/conformance';
-import { BROKEN_VARIANTS, startBrokenServer, type BrokenVariantName } from './support/broken-variants.js';
+import { MUST_MATRIX, type MustRow, runConformance } from '@canvas-ai/conformance';
+import {
+  BROKEN_VARIANTS,
+  type BrokenVariant,
+  type BrokenVariantName,
+  startBrokenServer,
+} from './support/broken-variants.js';
 import { sharedFixtures } from './support/harness.js';
 
 // The kit catches real bugs: each deliberately broken variant of the reference server fails the check that names
@@ -10,43 +15,70 @@ import { sharedFixtures } from './support/harness.js';
 const fixtures = await sharedFixtures();
 const names = Object.keys(BROKEN_VARIANTS) as BrokenVariantName[];
 
-/** The checks of each rule group of the matrix, families (`validation.*`) kept as prefixes. */
-const groupChecks = new Map<string, string[]>();
-// The client rows are the client kit's: its planted bugs of a client are in packages/widget/test/node.
-for (const row of MUST_MATRIX)
-  if (row.checks && row.group !== 'client')
-    groupChecks.set(row.group, [...(groupChecks.get(row.group) ?? []), ...row.checks]);
 /** Whether a check id is `named`, or of the family `named` (`scenario.*`). */
 const matchesCheck = (named: string, id: string) =>
   named === id || (named.endsWith('.*') && id.startsWith(named.slice(0, -1)));
-const inGroup = (group: string, check: string) =>
-  (groupChecks.get(group) ?? []).some((named) => matchesCheck(named, check));
+/** Whether the matrix row claims `check` among the checks that observe it. */
+const claims = (row: MustRow, check: string) => (row.checks ?? []).some((named) => matchesCheck(named, check));
+const describeRow = (row: MustRow) => `${row.document ?? 'spec'} §${row.section} "${row.says}…"`;
 
+/** Rows with a check and no variant of their own yet (each still to get one; the list must stay exact). */
+const NOT_YET_PLANTED: readonly string[] = [
+  'spec §6.1 "A server MUST answer a hop whose `Accept` does not name…"',
+  'spec §6.1 "A server that streams MUST answer 200 with `Content-Type: application/x-ndjson…"',
+  'spec §6.1 "Every line MUST be one JSON object of the `HopStreamLine` schema…"',
+  'spec §6.1 "A stream MUST end with exactly one `response` or `error` line…"',
+  'spec §6.1 "The `response` line\'s `response` MUST be the response this hop gets as JSON…"',
+  'spec §6.1 "A request refused before its hop runs…"',
+  'spec §6.1 "that asks for a stream MUST get exactly one line…"',
+  'spec §7 "MUST change nothing: the turn it names…"',
+  'spec §8.5 "The hop in flight MUST NOT deliver its result…"',
+  'spec §8.6 "The endpoint is read-only: it MUST NOT change the turn…"',
+  'spec §8.7 "The marker MUST outlive every hop of the turn that may still be running…"',
+  'spec §11.1 "the region (it MUST exist in `regions`)…"',
+  'spec §11.1 "Every uuid in `components`, at any depth, MUST be new to the layout…"',
+  'spec §11.2 "For each uuid (it MUST be in the layout, at any depth)…"',
+  'spec §11.4 "Each uuid MUST be in the layout when its turn comes…"',
+  'spec §11.5 "Every uuid MUST be in the layout, and the target MUST NOT be a slot of a moved component…"',
+  'spec §11.5 "which MUST be in that list and MUST NOT be one of the moved components…"',
+  'spec §12 "`remove_components` and `move_components` MUST validate like the others…"',
+  'spec §12 "An output MUST be one of the v1 types…"',
+  'spec §12.2 "A placed component MUST be given every `required` prop…"',
+  'spec §16.2 "It MUST send `replaces` on every `set_page_value` output…"',
+];
+
+const ran: BrokenVariantName[] = [];
 const caught: string[] = [];
 
 describe('the conformance kit against deliberately broken variants of the reference server', () => {
-  it('plants at least 25 bugs, one or more in every rule group of the MUST → check matrix that has checks', () => {
-    assert.ok(names.length >= 25, `only ${names.length} variants`);
-    const planted = new Set(names.map((name) => BROKEN_VARIANTS[name].group));
-    assert.deepEqual(
-      [...groupChecks.keys()].filter((group) => !planted.has(group)),
-      [],
-      'groups without a planted bug',
-    );
+  it('plants a bug for every MUST row that claims a check, caught by a check the row claims', (t) => {
     for (const name of names) {
       const variant = BROKEN_VARIANTS[name];
-      assert.ok(groupChecks.has(variant.group), `${name}: no rule group ${variant.group}`);
-      assert.ok(
-        inGroup(variant.group, variant.caughtBy),
-        `${name}: ${variant.caughtBy} is not a check of ${variant.group}`,
-      );
+      assert.ok(variant.breaks.length > 0, `${name} names no MUST it breaks`);
+      for (const row of variant.breaks) {
+        assert.ok(row.checks, `${name}: ${describeRow(row)} claims no check`);
+        assert.ok(
+          claims(row, variant.caughtBy),
+          `${name}: ${variant.caughtBy} is not a check ${describeRow(row)} claims`,
+        );
+      }
     }
+    const planted = new Set(names.flatMap((name) => BROKEN_VARIANTS[name].breaks));
+    // The client rows are the client kit's: its planted bugs of a client are in packages/widget/test/node.
+    const serverRows = MUST_MATRIX.filter((row) => row.checks && row.group !== 'client');
+    const withoutVariant = serverRows.filter((row) => !planted.has(row)).map(describeRow);
+    const claimed = serverRows.length;
+    t.diagnostic(
+      `${claimed} server MUST rows claim a check; ${claimed - withoutVariant.length} have a planted variant, ${withoutVariant.length} do not`,
+    );
+    for (const row of withoutVariant) t.diagnostic(`no variant: ${row}`);
+    assert.deepEqual(withoutVariant, NOT_YET_PLANTED, 'MUST rows with a check and no planted variant');
   });
 
   for (const name of names) {
-    const variant: (typeof BROKEN_VARIANTS)[BrokenVariantName] & { alsoFailing?: readonly string[] } =
-      BROKEN_VARIANTS[name];
+    const variant: BrokenVariant = BROKEN_VARIANTS[name];
     it(`${name}: fails ${variant.caughtBy} when ${variant.bug}`, async () => {
+      ran.push(name);
       const server = await startBrokenServer(name, fixtures);
       try {
         const report = await runConformance({
@@ -54,10 +86,12 @@ describe('the conformance kit against deliberately broken variants of the refere
           tokenEndpoint: `${server.url}/api/token`,
           agentsEndpoint: `${server.url}/api/agents`,
           level: 2,
+          // A variant that serves every hop as JSON claims no streaming (spec §6.1 lets a server answer JSON).
+          claim: { revision: '1.6', parts: server.streams ? ['streaming', 'remove-move'] : ['remove-move'] },
         });
         const failed = report.results.filter((result) => result.status === 'fail');
         const seen = failed.map((result) => `${result.id}: ${result.why}`).join('\n');
-        const allowed = [variant.caughtBy, ...(variant.alsoFailing ?? [])];
+        const allowed = [variant.caughtBy, ...(variant.alsoFailing ?? []), ...(variant.mayAlsoFail ?? [])];
         assert.ok(
           failed.some((result) => result.id === variant.caughtBy),
           `${variant.caughtBy} did not fail:\n${seen}`,
@@ -85,10 +119,11 @@ describe('the conformance kit against deliberately broken variants of the refere
   }
 
   after(() => {
-    const groups = new Set(names.map((name) => BROKEN_VARIANTS[name].group)).size;
-    const rate = Math.round((caught.length / names.length) * 100);
+    if (ran.length === 0) return;
+    const rows = new Set(ran.flatMap((name) => BROKEN_VARIANTS[name].breaks)).size;
+    const rate = Math.round((caught.length / ran.length) * 100);
     console.log(
-      `conformance kit catch rate: ${caught.length}/${names.length} planted bugs caught by the check naming their rule (${rate}%), ${groups} rule groups`,
+      `conformance kit catch rate: ${caught.length}/${ran.length} planted bugs caught by a check their MUST row claims (${rate}%; ${names.length} variants, ${rows} MUST rows in this run)`,
     );
   });
 });

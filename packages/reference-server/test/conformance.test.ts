@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runConformance, type ConformanceReport } from '@canvas-ai/conformance';
+import { type ConformanceReport, formatClaimVerdict, runConformance } from '@canvas-ai/conformance';
 import { createApp } from '../src/app.js';
 import { silentLogger } from '../src/log.js';
 import { startServer } from '../src/node.js';
 import { ScriptedProvider } from '../src/providers/scripted.js';
 import { sharedFixtures, startTestServer } from './support/harness.js';
 import { RecordingProvider } from './support/providers.js';
+import { realApp, wrap } from './support/variants/seams.js';
 
 // The conformance kit (@canvas-ai/conformance) against the real reference server over HTTP.
 const fixtures = await sharedFixtures();
@@ -33,6 +34,71 @@ describe('the conformance kit against the reference server', () => {
         assert.ok(ids.includes(`scenario.${scenario.id}`), `scenario ${scenario.id} was played`);
       assert.ok(ids.includes('validation.request-id-missing'), 'the malformed-request table was read');
       assert.deepEqual(new Set(report.results.map((result) => result.level)), new Set([1, 2]));
+      assert.deepEqual(report.notClaimed, []);
+      assert.equal(formatClaimVerdict(report), 'canvas-ai/1 revision 1.6: level 2, streaming, remove/move');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('holds a server claiming revision 1.3 and no optional part to that: the later groups are skipped, each named once', async () => {
+    const server = await startTestServer();
+    try {
+      const report = await runConformance({
+        ...endpointsOf(server.url),
+        level: 2,
+        claim: { revision: '1.3', parts: [] },
+      });
+      assert.deepEqual(failures(report), []);
+      assert.deepEqual((report.notClaimed ?? []).map((group) => group.what).sort(), [
+        'derived props (spec §10.1, revision 1.6)',
+        'streamed hops (spec §6.1)',
+        "the agents' ETag (spec §3.1, revision 1.5)",
+        'the remove_components and move_components outputs (spec §11.4, §11.5)',
+        'trace context (spec §4.7, revision 1.4)',
+        'usage (spec §6.2, revision 1.4)',
+      ]);
+      const ran = report.results.map((result) => result.id);
+      const skipped = (report.notClaimed ?? []).flatMap((group) => group.checks);
+      assert.ok(skipped.includes('scenario.move-testimonials-up') && skipped.includes('tools.move-listed-twice'));
+      assert.deepEqual(
+        ran.filter((id) => skipped.includes(id)),
+        [],
+        'a check not claimed ran',
+      );
+      assert.ok(ran.includes('status.active') && ran.includes('scenario.coedit-edit-after-person'));
+      assert.equal(formatClaimVerdict(report), 'canvas-ai/1 revision 1.3: level 2');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('passes a server that answers JSON to a request for a stream when it does not claim streaming, and fails it when it does', async () => {
+    // The real app behind a layer that serves every hop as JSON (spec §6.1 lets a server do so).
+    const server = await startServer(
+      wrap(realApp(fixtures), (request, next) => next(request)),
+      { port: 0, host: '127.0.0.1' },
+    );
+    try {
+      const modest = await runConformance({
+        ...endpointsOf(server.url),
+        claim: { revision: '1.6', parts: ['remove-move'] },
+      });
+      assert.deepEqual(failures(modest), []);
+      assert.deepEqual(
+        (modest.notClaimed ?? []).map((group) => group.what),
+        ['streamed hops (spec §6.1)'],
+      );
+      assert.equal(formatClaimVerdict(modest), 'canvas-ai/1 revision 1.6: level 1, remove/move');
+      const claimed = await runConformance({
+        ...endpointsOf(server.url),
+        filter: (check) => check.id.startsWith('stream.'),
+      });
+      const failed = claimed.results.filter((result) => result.status === 'fail');
+      assert.ok(failed.length > 0 && failed.every((result) => /though it claims streaming/.test(result.why)));
+      assert.ok(
+        claimed.results.some((result) => result.id === 'stream.json-without-accept' && result.status === 'pass'),
+      );
     } finally {
       await server.close();
     }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { Hono } from 'hono';
 import { ConfigError } from '../src/config-error.js';
 import { addressBucket, clientAddress } from '../src/client-address.js';
@@ -12,6 +13,7 @@ import { Sessions } from '../src/session.js';
 import { Signer } from '../src/signer.js';
 import { addressLedgerKey, cancelMarkerKey, ledgerKey, parseTurnKey, turnKey } from '../src/store/keys.js';
 import { Turnstile } from '../src/turnstile.js';
+import { jsonLength } from '../src/store/json-length.js';
 
 describe('CSRF tokens', () => {
   const session = () => toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
@@ -343,5 +345,25 @@ describe('client addresses', () => {
     assert.equal(clientAddress('10.0.0.1', headers('[2001:db8::1]:443'), 'x-forwarded-for'), '2001:db8::1');
     assert.equal(clientAddress('10.0.0.1', headers('192.0.2.7, garbage'), 'x-forwarded-for'), '10.0.0.1');
     assert.equal(clientAddress('10.0.0.1', new Headers(), 'x-forwarded-for'), '10.0.0.1');
+  });
+});
+
+describe('jsonLength', () => {
+  /** The count it stands for, written as plainly as possible: its strings' lengths and a few characters per value. */
+  const plainCount = (value: unknown): number => {
+    if (typeof value === 'string') return value.length + 2;
+    if (value === null || typeof value !== 'object') return 8;
+    if (Array.isArray(value)) return 2 + value.reduce((sum: number, item) => sum + plainCount(item), 0);
+    return 2 + Object.entries(value).reduce((sum, [key, item]) => sum + key.length + 4 + plainCount(item), 0);
+  };
+
+  it('counts arrays by index as it counts any value (a fingerprint is arrays of numbers)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        assert.equal(jsonLength(value), plainCount(value));
+      }),
+    );
+    const digestLike = { uuids: ['a', 'bc'], hashes: [1, 2, 3], nested: [[1, 'x'], { k: null }] };
+    assert.equal(jsonLength(digestLike), plainCount(digestLike));
   });
 });

@@ -94,7 +94,8 @@ export const corsChecks: ConformanceCheck[] = [
   defineCheck({
     id: 'cors.unlisted-origin',
     level: 1,
-    title: 'A preflight and a GET from an origin the server does not list get no Access-Control-Allow-Origin for it.',
+    title:
+      'A preflight, a GET and a refused hop from an origin the server does not list get no Access-Control-Allow-Origin for it.',
     spec: {
       section: 'crossOrigin',
       must:
@@ -122,6 +123,16 @@ export const corsChecks: ConformanceCheck[] = [
       ];
       const readable = context.client.options.agentsEndpoint ?? context.client.options.tokenEndpoint;
       if (readable) probes.push([`GET ${readable}`, send(readable, { headers: { origin: UNLISTED_ORIGIN }, signal })]);
+      // Errors included (spec §4.6): the hop this origin sends is refused, and the refusal must not be readable.
+      probes.push([
+        `POST ${endpoint} (refused)`,
+        send(endpoint, {
+          method: 'POST',
+          headers: { origin: UNLISTED_ORIGIN, 'content-type': 'application/json' },
+          body: JSON.stringify(doorProbe('cors')),
+          signal,
+        }),
+      ]);
       const granted: string[] = [];
       for (const [what, answer] of probes) {
         const response = await answer;

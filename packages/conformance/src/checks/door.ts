@@ -47,7 +47,8 @@ export const doorChecks: ConformanceCheck[] = [
   defineCheck({
     id: 'door.head',
     level: 1,
-    title: 'HEAD on the agents endpoint answers as GET does, without a body; HEAD on the hop path gets 405.',
+    title:
+      'HEAD on the agents endpoint and on the status path answers as GET does, without a body; HEAD on the hop path gets 405.',
     spec: {
       section: 'endpoints',
       must: '`HEAD` on a `GET` endpoint MUST be answered as the `GET` would be, without a body; `HEAD` on `/api/hop` is another method (405).',
@@ -56,13 +57,19 @@ export const doorChecks: ConformanceCheck[] = [
       const { client } = context;
       const onHop = await client.send(client.options.endpoint, { method: 'HEAD' });
       if (onHop.status !== 405) return fail(`HEAD ${client.options.endpoint} answered ${onHop.status}, expected 405`);
-      const agents = client.options.agentsEndpoint;
-      if (agents === undefined)
-        return pass('HEAD on the hop path got 405 (no --agents-endpoint to try a GET endpoint)');
-      const head = await client.send(agents, { method: 'HEAD' });
-      if (head.status !== 200) return fail(`HEAD ${agents} answered ${head.status}, expected 200 as GET does`);
-      if (head.body !== '') return fail(`HEAD ${agents} answered with a body`);
-      return pass('HEAD on the agents endpoint got 200 without a body, HEAD on the hop path 405');
+      // Every GET endpoint, the one that has DELETE too included: a router may answer HEAD only where GET is alone.
+      const gets = [client.cancelUrl(newRequestId('head')), client.options.agentsEndpoint].filter(
+        (url) => url !== undefined,
+      );
+      const problems: string[] = [];
+      for (const url of gets) {
+        const get = await client.send(url, { method: 'GET' });
+        const head = await client.send(url, { method: 'HEAD' });
+        if (head.status !== get.status) problems.push(`HEAD ${url} answered ${head.status}, GET ${get.status}`);
+        else if (head.body !== '') problems.push(`HEAD ${url} answered with a body`);
+      }
+      if (problems.length > 0) return fail(problems.join('; '));
+      return pass(`HEAD on ${gets.length} GET endpoint(s) answered as GET without a body, HEAD on the hop path 405`);
     },
   }),
   defineCheck({

@@ -1,5 +1,5 @@
 import { HopErrorBody, type HopStreamLine } from '@canvas-ai/protocol';
-import { defineCheck, fail, pass, skip, type CheckVerdict, type ConformanceCheck } from '../check.js';
+import { defineCheck, fail, pass, type CheckVerdict, type ConformanceCheck } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { describeAnswer, isStream } from '../http-client.js';
 import { jsonDifference } from '../json-diff.js';
@@ -211,7 +211,9 @@ async function eachStream(
   extra?: (hops: readonly StreamedHop[]) => string,
 ): Promise<CheckVerdict> {
   const runs = await streamRuns(context);
-  if (runs.notStreaming !== undefined) return skip(runs.notStreaming);
+  // The stream checks run only for a server that claims streaming (--parts): one that answers JSON breaks its claim.
+  if (runs.notStreaming !== undefined)
+    return fail(`${runs.notStreaming}, though it claims streaming (leave streaming out of --parts)`);
   if (runs.hops.length === 0) return fail('no hop was streamed');
   const replayed = runs.hops.filter((hop) => hop.replay !== undefined).length;
   const why = `${runs.hops.length} streamed hop(s), ${replayed} replayed${extra ? `, ${extra(runs.hops)}` : ''}`;

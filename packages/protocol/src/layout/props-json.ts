@@ -2,11 +2,7 @@ import type { ComponentNode, Props } from '../wire/layout.js';
 import type { DerivedOf } from './derived-props.js';
 import { FNV_OFFSET, JsonHasher } from './json-hash.js';
 
-/** A node's props hash, and which derived props it leaves out (so another list is not served from it). */
-interface NodePrint {
-  hash: number;
-  leftOut: string;
-}
+const NONE: readonly string[] = [];
 
 /**
  * `JSON.stringify` and a hash of props objects, each computed once per object for as long as this cache lives. A
@@ -18,14 +14,17 @@ interface NodePrint {
  */
 export class PropsPrints {
   readonly #json = new Map<Props, string>();
-  readonly #hashes = new Map<Props, NodePrint>();
+  /** Each props object's hash, without the derived props its node named (numbers: no object per node). */
+  readonly #hashes = new Map<Props, number>();
+  /** For props hashed without some derived props, which ones (so another list is not served from them). */
+  readonly #leftOut = new Map<Props, string>();
   readonly #hasher = new JsonHasher();
 
   /**
    * `derivedOf`: which props of a node its host computes (spec §10.1); they are left out of {@link nodeHash}, so a
    * value the host recomputed is not taken for the person's change. By default the ones the node lists.
    */
-  constructor(readonly derivedOf: DerivedOf = (node) => node.derived ?? []) {}
+  constructor(readonly derivedOf: DerivedOf = (node) => node.derived ?? NONE) {}
 
   /** Characters and values hashed so far: walks that hash yield by it. */
   get hashed(): number {
@@ -37,12 +36,18 @@ export class PropsPrints {
     const derived = this.derivedOf(node);
     // Keyed by the props object and checked against the names left out: the same props with another derived list (a
     // host that changed it, a cache used across hops) are hashed again, not served stale.
-    const leftOut = derived.length === 0 ? '' : derived.join('\u0000');
+    const leftOut = derived.length === 0 ? undefined : derived.join('\u0000');
     const known = this.#hashes.get(node.props);
-    if (known !== undefined && known.leftOut === leftOut) return known.hash;
+    if (known !== undefined && this.#leftOutOf(node.props) === leftOut) return known;
     const hash = this.#hasher.object(node.props, FNV_OFFSET, derived);
-    this.#hashes.set(node.props, { hash, leftOut });
+    this.#hashes.set(node.props, hash);
+    if (leftOut !== undefined) this.#leftOut.set(node.props, leftOut);
+    else if (this.#leftOut.size > 0) this.#leftOut.delete(node.props);
     return hash;
+  }
+
+  #leftOutOf(props: Props): string | undefined {
+    return this.#leftOut.size === 0 ? undefined : this.#leftOut.get(props);
   }
 
   /** `JSON.stringify(props)`. */

@@ -6,11 +6,13 @@ import type { Fixtures } from '@canvas-ai/protocol/scenario';
 import { startServer, type RunningServer } from '../../src/node.js';
 import { CLARIFICATION_VARIANTS } from './variants/clarification-variants.js';
 import { COEDIT_VARIANTS } from './variants/coedit-variants.js';
+import { DOOR_ROW_VARIANTS } from './variants/door-row-variants.js';
 import { DOOR_VARIANTS } from './variants/door-variants.js';
 import { STATUS_VARIANTS } from './variants/status-variants.js';
 import { STREAM_VARIANTS } from './variants/stream-variants.js';
 import { TOOL_VARIANTS } from './variants/tool-variants.js';
 import { TURN_VARIANTS } from './variants/turn-variants.js';
+import type { VariantApp } from './variants/seams.js';
 import type { BrokenVariant } from './variants/variant.js';
 
 export type { BrokenVariant } from './variants/variant.js';
@@ -18,6 +20,7 @@ export type { BrokenVariant } from './variants/variant.js';
 /** The variants, by name. */
 export const BROKEN_VARIANTS = {
   ...DOOR_VARIANTS,
+  ...DOOR_ROW_VARIANTS,
   ...TURN_VARIANTS,
   ...TOOL_VARIANTS,
   ...STATUS_VARIANTS,
@@ -29,7 +32,14 @@ export const BROKEN_VARIANTS = {
 /** The name of a broken variant. */
 export type BrokenVariantName = keyof typeof BROKEN_VARIANTS;
 
-/** Starts a broken variant on 127.0.0.1 (port 0). */
-export function startBrokenServer(name: BrokenVariantName, fixtures: Fixtures): Promise<RunningServer> {
-  return startServer(BROKEN_VARIANTS[name].build(fixtures), { port: 0, host: '127.0.0.1' });
+/**
+ * Starts a broken variant on 127.0.0.1 (port 0); `streams` says whether it still streams (most variants rewrite JSON
+ * answers, so serve every hop as JSON, and then do not claim streaming).
+ */
+export async function startBrokenServer(
+  name: BrokenVariantName,
+  fixtures: Fixtures,
+): Promise<RunningServer & { streams: boolean }> {
+  const app: VariantApp = BROKEN_VARIANTS[name].build(fixtures);
+  return { ...(await startServer(app, { port: 0, host: '127.0.0.1' })), streams: app.streams !== false };
 }

@@ -14,7 +14,7 @@ import {
   withJson,
   wrap,
 } from './seams.js';
-import type { BrokenVariant } from './variant.js';
+import { type BrokenVariant, must } from './variant.js';
 
 /** The methods that change nothing, which the origin check lets through (spec §4.5). */
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -38,7 +38,7 @@ type Operation = { uuids: string[]; target: string; placement: string; reference
 export const CLARIFICATION_VARIANTS = {
   'paths-before-origin': {
     bug: 'the routes answer before the origin check: a POST of another site to a path that is no endpoint gets 404, telling it what exists',
-    group: 'origins',
+    breaks: [must('spec §4.5', 'MUST get 403 `origin_not_allowed` whatever')],
     caughtBy: 'origin.refused-first',
     build: (fixtures) =>
       wrap(realApp(fixtures), async (request, next) => {
@@ -50,7 +50,7 @@ export const CLARIFICATION_VARIANTS = {
   },
   'origin-scheme-compared': {
     bug: "the request's own origin is compared scheme included, so a page behind a TLS-terminating proxy (https Origin, http request) is refused",
-    group: 'origins',
+    breaks: [must('spec §4.5', 'a server MUST compare it by host name and port only')],
     caughtBy: 'origin.own-origin-any-scheme',
     build: (fixtures) =>
       wrap(realApp(fixtures), async (request, next) => {
@@ -66,7 +66,7 @@ export const CLARIFICATION_VARIANTS = {
   },
   'status-without-session-403': {
     bug: 'a status request without a session cookie gets 403 csrf_invalid, as a state change would, instead of 410',
-    group: 'status',
+    breaks: [must('spec §8.6', 'A status request without a session')],
     caughtBy: 'status.no-session-410',
     build: (fixtures) =>
       wrap(realApp(fixtures), async (request, next) => {
@@ -77,7 +77,7 @@ export const CLARIFICATION_VARIANTS = {
   },
   'map-keys-field-names-the-key': {
     bug: 'a request over the map-key budget is refused naming the key that went over, not the map it is in',
-    group: 'limits',
+    breaks: [must('spec §13', '`field` MUST be the path')],
     caughtBy: 'limits.map-keys',
     build: (fixtures) =>
       wrap(realApp(fixtures), async (request, next) => {
@@ -91,7 +91,7 @@ export const CLARIFICATION_VARIANTS = {
   },
   'remove-lists-uuids-as-named': {
     bug: 'a removal sends the uuids as the model listed them, so one named twice is in the output twice',
-    group: 'remove-listed-twice',
+    breaks: [must('spec §12', 'A server MUST NOT send a `remove_components` output')],
     caughtBy: 'tools.remove-listed-twice',
     alsoFailing: ['scenario.remove-listed-twice'],
     build: (fixtures) => {
@@ -110,7 +110,7 @@ export const CLARIFICATION_VARIANTS = {
   },
   'move-duplicate-collapsed': {
     bug: 'a move that lists a uuid twice in one operation is read as listing it once and executes, instead of being refused',
-    group: 'move-listed-twice',
+    breaks: [must('spec §12', 'A uuid listed twice in the `uuids` of one operation')],
     caughtBy: 'tools.move-listed-twice',
     alsoFailing: ['scenario.move-listed-twice', 'hop-rules.validation-error-recovery'],
     build: (fixtures) =>
@@ -131,7 +131,7 @@ export const CLARIFICATION_VARIANTS = {
   },
   'move-replaces-last-place': {
     bug: "a move's replaces says where each component was before the last operation that moved it, not before the call",
-    group: 'move-replaces',
+    breaks: [must('spec §12', '`replaces` MUST give where it was before the call')],
     caughtBy: 'tools.move-replaces-before-the-call',
     alsoFailing: ['scenario.move-twice-in-one-call'],
     build: (fixtures) =>
@@ -152,7 +152,10 @@ export const CLARIFICATION_VARIANTS = {
   },
   'move-inside-keeps-reference': {
     bug: 'a move inside a slot passes on the reference_uuid the model gave, which a placement inside never carries',
-    group: 'placement-rules',
+    breaks: [
+      must('spec §12', 'an operation of a `move_components` output with placement `inside`'),
+      must('spec §12.3', 'An operation with placement `inside`'),
+    ],
     caughtBy: 'tools.placement-rules',
     alsoFailing: ['scenario.move-inside-with-reference'],
     build: (fixtures) => {

@@ -5,7 +5,7 @@ import type { CanvasAiApp } from '../../../src/app.js';
 import { MemoryTurnStore } from '../../../src/store/memory.js';
 import type { TurnLock, TurnStore } from '../../../src/store/turn-store.js';
 import { realApp } from './seams.js';
-import type { BrokenVariant } from './variant.js';
+import { type BrokenVariant, must } from './variant.js';
 
 /**
  * A turn store that saves a turn without its fingerprint of the expected page (spec §16.1) whenever a call of `tool`
@@ -43,28 +43,40 @@ const unguarded =
 export const COEDIT_VARIANTS = {
   'parked-edit-overwrites-person': {
     bug: 'a parked edit_components runs without looking for what the person changed, and overwrites a prop they retyped',
-    group: 'parked-calls-keep-person-edits',
+    breaks: [
+      must('spec §16.1', 'a parked call MUST NOT undo it'),
+      must('spec §16.1', 'A server MUST refuse a parked call, as a whole'),
+    ],
     caughtBy: 'scenario.coedit-edit-after-person',
     alsoFailing: ['hop-rules.validation-error-recovery'],
     build: unguarded('edit_components'),
   },
   'parked-page-value-overwrites-person': {
     bug: 'a parked set_page_value runs without looking for what the person changed, and overwrites a title they retyped',
-    group: 'parked-calls-keep-person-edits',
+    breaks: [
+      must('spec §16.1', 'a parked call MUST NOT undo it'),
+      must('spec §16.1', 'A server MUST refuse a parked call, as a whole'),
+    ],
     caughtBy: 'scenario.coedit-title-after-person',
     alsoFailing: ['hop-rules.validation-error-recovery'],
     build: unguarded('set_page_value'),
   },
   'parked-remove-loses-person-edit': {
     bug: 'a parked remove_components runs without looking for what the person changed, and removes a card they edited',
-    group: 'parked-calls-keep-person-edits',
+    breaks: [
+      must('spec §16.1', 'a parked call MUST NOT undo it'),
+      must('spec §16.1', 'A server MUST refuse a parked call, as a whole'),
+    ],
     caughtBy: 'scenario.coedit-remove-after-person',
     alsoFailing: ['hop-rules.validation-error-recovery'],
     build: unguarded('remove_components'),
   },
   'parked-move-undoes-person-move': {
     bug: 'a parked move_components runs without looking for what the person changed, and undoes a row they moved',
-    group: 'parked-calls-keep-person-edits',
+    breaks: [
+      must('spec §16.1', 'a parked call MUST NOT undo it'),
+      must('spec §16.1', 'A server MUST refuse a parked call, as a whole'),
+    ],
     caughtBy: 'scenario.coedit-move-after-person',
     alsoFailing: ['hop-rules.validation-error-recovery'],
     build: unguarded('move_components'),

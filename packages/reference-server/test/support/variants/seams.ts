@@ -85,13 +85,19 @@ export function errorAnswer(status: number, code: string, message: string, field
  * server MAY answer JSON to it, spec §6.1), unless the variant rewrites streams itself (`streams`).
  */
 export function wrap(
-  app: CanvasAiApp,
+  app: VariantApp,
   handle: (request: Request, next: (request: Request) => Promise<Response>) => Promise<Response>,
   options: { streams?: boolean } = {},
-): CanvasAiApp {
+): VariantApp {
   return {
     fetch: (request) => handle(options.streams ? request : askingForJson(request), (forwarded) => app.fetch(forwarded)),
+    streams: options.streams === true && app.streams !== false,
   };
+}
+
+/** An app as a variant builds it: `streams` is false when a layer of it serves every hop as JSON. */
+export interface VariantApp extends CanvasAiApp {
+  streams?: boolean;
 }
 
 /** The request with `Accept: application/json` when it asked for a stream. */

@@ -2,7 +2,7 @@
 import { HopError } from '@canvas-ai/protocol/server';
 import type { CanvasAiApp } from '../../../src/app.js';
 import { isHopPost, isStatusGet, jsonBody, type Json, realApp, withBody, wrap } from './seams.js';
-import type { BrokenVariant } from './variant.js';
+import { type BrokenVariant, must } from './variant.js';
 
 /**
  * A status endpoint keyed by request_id alone: every status read is answered as the session that started the turn
@@ -47,7 +47,7 @@ function declareForEveryClient(app: CanvasAiApp): CanvasAiApp {
 export const STATUS_VARIANTS = {
   'status-ignores-session': {
     bug: 'the turn status looks a turn up by request_id alone, so another session reads it',
-    group: 'status',
+    breaks: [must('spec §8.6', 'A server that offers it MUST answer')],
     caughtBy: 'status.other-session-410',
     // A request without a cookie is answered as the owner too.
     alsoFailing: ['status.no-session-410'],
@@ -55,13 +55,16 @@ export const STATUS_VARIANTS = {
   },
   'status-forgets-finished': {
     bug: 'the turn status answers 410 for a turn that ended, though its final response is still kept for replays',
-    group: 'status',
+    breaks: [must('spec §8.6', 'A server that offers it MUST answer')],
     caughtBy: 'status.finished',
     build: (fixtures) => forgetFinishedStatus(realApp(fixtures)),
   },
   'capabilities-ignored': {
     bug: 'the remove and move tools are offered to every client, declared or not, so an older client gets outputs it cannot apply',
-    group: 'capabilities',
+    breaks: [
+      must('spec §5.1', "A server MUST NOT send an output of a type the turn's client"),
+      must('spec §11', 'so a server MUST NOT send either'),
+    ],
     caughtBy: 'capabilities.undeclared-not-offered',
     build: (fixtures) => declareForEveryClient(realApp(fixtures)),
   },

@@ -1,7 +1,7 @@
 // Planted bugs of revision 1.4: streamed hops (spec §6.1).
 import type { CanvasAiApp } from '../../../src/app.js';
 import { isHopPost, realApp, wrap } from './seams.js';
-import type { BrokenVariant } from './variant.js';
+import { type BrokenVariant, must } from './variant.js';
 
 /**
  * A stream whose outputs line is sent after the model's first words (a server that forwards the model's text as it
@@ -33,7 +33,7 @@ function outputsAfterText(app: CanvasAiApp): CanvasAiApp {
 export const STREAM_VARIANTS = {
   'stream-outputs-after-text': {
     bug: "a streamed hop's outputs line comes after the model's first words instead of before any text line",
-    group: 'stream',
+    breaks: [must('spec §6.1', 'The `outputs` line MUST come before')],
     caughtBy: 'stream.outputs-first',
     build: (fixtures) => outputsAfterText(realApp(fixtures)),
   },

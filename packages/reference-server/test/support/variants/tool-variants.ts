@@ -15,12 +15,12 @@ import {
   withBody,
   wrap,
 } from './seams.js';
-import type { BrokenVariant } from './variant.js';
+import { type BrokenVariant, must } from './variant.js';
 
 export const TOOL_VARIANTS = {
   'progress-not-accumulated': {
     bug: 'each response carries only the latest narration paragraph instead of the whole turn so far',
-    group: 'narration',
+    breaks: [must('spec §9', 'A server MUST trim with this set')],
     caughtBy: 'hop-rules.progress-accumulates',
     alsoFailing: ['scenario.*'],
     build: (fixtures) =>
@@ -28,7 +28,7 @@ export const TOOL_VARIANTS = {
   },
   'answer-repeated-in-progress': {
     bug: 'the final answer is left at the end of progress as well as sent as message',
-    group: 'narration',
+    breaks: [must('spec §9', 'A server MUST trim with this set')],
     caughtBy: 'invariants.answer-not-in-progress',
     alsoFailing: ['hop-rules.answer-stripped', 'scenario.*'],
     build: (fixtures) =>
@@ -40,7 +40,7 @@ export const TOOL_VARIANTS = {
   },
   'max-hops-own-wording': {
     bug: 'a turn that used its max_hops ends with a message of the server’s own wording, not the fixed text',
-    group: 'max-hops',
+    breaks: [must('spec §9', 'Servers MUST use this text')],
     caughtBy: 'hop-rules.max-hops',
     alsoFailing: ['scenario.max-hops'],
     build: (fixtures) =>
@@ -50,7 +50,7 @@ export const TOOL_VARIANTS = {
   },
   'placed-counted-alphabetically': {
     bug: '{{placed.N}} counts a node’s slots in alphabetical order (a serializer that sorts keys), not the catalog’s',
-    group: 'uuids',
+    breaks: [must('spec §10', 'which MUST be a component of that same list')],
     caughtBy: 'hop-rules.uuid-chaining',
     alsoFailing: ['scenario.slot-order'],
     build: (fixtures) =>
@@ -66,7 +66,7 @@ export const TOOL_VARIANTS = {
   },
   'invalid-enum-coerced': {
     bug: 'a prop value outside its enum is replaced by the enum’s first value instead of refusing the call',
-    group: 'tools-validation',
+    breaks: [must('spec §12', 'Every page-changing tool MUST validate')],
     caughtBy: 'hop-rules.validation-error-recovery',
     alsoFailing: ['scenario.validation-error-recovery'],
     build: (fixtures) =>
@@ -77,7 +77,7 @@ export const TOOL_VARIANTS = {
   },
   'parallel-calls-allowed': {
     bug: 'every place_components call of a reply executes: the one-call-at-a-time rule is not applied',
-    group: 'one-call',
+    breaks: [must('spec §12', 'a server MUST give every later call')],
     caughtBy: 'tools.one-call-at-a-time',
     // The calls the fixture expects refused are not.
     alsoFailing: ['scenario.one-call-at-a-time', 'hop-rules.validation-error-recovery'],
@@ -91,7 +91,10 @@ export const TOOL_VARIANTS = {
   },
   'yaml-1-1': {
     bug: 'tool inputs are read as YAML 1.1: `4:3` is the number 243, `yes` a boolean, a key written twice keeps the last',
-    group: 'yaml',
+    breaks: [
+      must('spec §12.1', 'A server MUST read the YAML strings'),
+      must('spec §12.1', 'A map MUST NOT hold one key twice'),
+    ],
     caughtBy: 'tools.yaml-1-2',
     alsoFailing: ['scenario.yaml-core-schema'],
     build: (fixtures) =>
@@ -108,7 +111,7 @@ export const TOOL_VARIANTS = {
   },
   'image-alt-optional': {
     bug: 'an image prop without alt is accepted (alt taken as optional)',
-    group: 'prop-types',
+    breaks: [must('spec §12.2', 'A server MUST accept a prop value exactly')],
     caughtBy: 'tools.prop-types',
     // The call the fixture expects refused is not.
     alsoFailing: ['scenario.prop-types', 'hop-rules.validation-error-recovery'],
@@ -123,7 +126,7 @@ export const TOOL_VARIANTS = {
   },
   'defaults-left-out': {
     bug: 'placed components carry only the props the model wrote, not the catalog defaults of the ones it left out',
-    group: 'placed-props',
+    breaks: [must('spec §12.3', 'a server MUST send each placed node')],
     caughtBy: 'tools.placed-props',
     alsoFailing: ['scenario.placed-props', 'scenario.slot-order'],
     build: (fixtures) =>
@@ -134,7 +137,7 @@ export const TOOL_VARIANTS = {
   },
   'derived-list-ignored': {
     bug: "a tool ignores the props a node lists as derived (only the catalog's marks are refused)",
-    group: 'derived-props',
+    breaks: [must('spec §10.1', 'A server MUST refuse, as any invalid tool input')],
     caughtBy: 'tools.derived-props-never-set',
     // The refused edit's output is also a refused call that produced one.
     alsoFailing: ['scenario.derived-props', 'hop-rules.validation-error-recovery'],
@@ -152,7 +155,7 @@ export const TOOL_VARIANTS = {
   },
   'derived-not-listed': {
     bug: 'placed nodes leave out `derived`, so a host without the catalog cannot tell which props it computes',
-    group: 'derived-props',
+    breaks: [must('spec §10.1', 'A server MUST send every node it places')],
     caughtBy: 'tools.derived-props-listed',
     alsoFailing: ['scenario.derived-props-listed'],
     build: (fixtures) =>
@@ -173,7 +176,7 @@ export const TOOL_VARIANTS = {
   },
   'unchanged-props-sent': {
     bug: 'an edit output carries every prop the model named, the ones already holding that value included',
-    group: 'edit-changed',
+    breaks: [must('spec §12.3', 'a server MUST leave out of `component_updates`')],
     caughtBy: 'tools.edit-changed-props-only',
     alsoFailing: ['scenario.edit-changed-props'],
     build: (fixtures) => {
@@ -195,7 +198,7 @@ export const TOOL_VARIANTS = {
   },
   'replaces-dropped': {
     bug: 'edit_components and set_page_value outputs carry no replaces, so a host cannot keep the person’s edits',
-    group: 'replaces',
+    breaks: [must('spec §16.2', 'A server MUST send `replaces` on every `edit_components`')],
     caughtBy: 'coediting.replaces',
     alsoFailing: ['scenario.*', 'tools.move-replaces-before-the-call'],
     build: (fixtures) =>
@@ -206,7 +209,7 @@ export const TOOL_VARIANTS = {
   },
   'message-matched-exactly': {
     bug: 'scripted mode matches a user message only as written, not trimmed, collapsed and lower-cased',
-    group: 'scripted',
+    breaks: [must('conformance.md §3', "Your server's **scripted mode** MUST:")],
     caughtBy: 'scripted.match-normalized-message',
     build: (fixtures) => {
       const messages = new Set(fixtures.scenarios.map((scenario) => scenario.user_message));

@@ -20,7 +20,7 @@ import {
   withJson,
   wrap,
 } from './seams.js';
-import type { BrokenVariant } from './variant.js';
+import { type BrokenVariant, must } from './variant.js';
 
 /** The request_id named by a cancel's path. */
 function cancelledId(request: Request): string | undefined {
@@ -31,7 +31,7 @@ function cancelledId(request: Request): string | undefined {
 export const TURN_VARIANTS = {
   'outputs-in-decision-hop': {
     bug: 'tool calls execute in the hop whose model decision made them, not at the start of the next hop',
-    group: 'parking',
+    breaks: [must('spec §2', 'Each call MUST see the document')],
     caughtBy: 'hop-rules.outputs-in-next-hop',
     // Every turn with a tool call runs into it: every scenario, and every probe that plays hops by hand.
     alsoFailing: [
@@ -50,7 +50,10 @@ export const TURN_VARIANTS = {
   },
   'ends-turn-with-outputs': {
     bug: 'a turn ends in the hop that carries its last outputs (revision 1.0), so the answer comes before the host reports on them',
-    group: 'final-no-outputs',
+    breaks: [
+      must('spec §2', 'A response that ends the turn MUST NOT carry outputs'),
+      must('spec §16.3', 'A response that ends the turn MUST NOT carry outputs'),
+    ],
     caughtBy: 'hop-rules.final-no-outputs',
     // Every scenario ends one hop early, so the kit’s own next hop meets an ended turn.
     alsoFailing: [
@@ -59,15 +62,16 @@ export const TURN_VARIANTS = {
       'hop-rules.validation-error-recovery',
       'coediting.replaces',
       'replay.tools-not-executed-again',
-      'turn-rules.concurrent-later-hop',
       // The variant plays the next hop behind the client's back, and the status tells the turn's real hop.
       'status.active',
     ],
+    // Copies of a later hop meet an ended turn only when one of them is served first.
+    mayAlsoFail: ['turn-rules.concurrent-later-hop'],
     build: (fixtures) => endWithLastOutputs(realApp(fixtures)),
   },
   'refusals-carry-narration': {
     bug: 'a 409 on a live turn carries the turn’s narration instead of progress ""',
-    group: 'error-progress',
+    breaks: [must('spec §7', 'A server MUST send `progress: ""`')],
     caughtBy: 'turn-rules.refusal-carries-no-narration',
     build: (fixtures) => {
       const narration = new Map<string, string>();
@@ -86,13 +90,13 @@ export const TURN_VARIANTS = {
   },
   'state-kept-after-error': {
     bug: "a hop that fails while it executes leaves the turn's state behind, so the turn resumes",
-    group: 'failure',
+    breaks: [must('spec §7', "MUST delete the turn's state")],
     caughtBy: 'turn-rules.failed-turn-gone',
     build: (fixtures) => realApp(fixtures, { store: new DeleteIgnoringStore(new MemoryTurnStore()) }),
   },
   'unknown-turn-409': {
     bug: 'a hop ≥ 2 of a turn the server never saw gets 409 hop_out_of_order (the order rule checked before existence)',
-    group: 'turn-rules',
+    breaks: [must('spec §8', 'Before executing a hop')],
     caughtBy: 'turn-rules.unknown-turn-410',
     // The table row for a multipart hop 2 of an unknown turn expects the 410 too.
     alsoFailing: ['validation.multipart-hop-2-without-attachments-is-read-like-json-here-an-unknown-turn'],
@@ -111,7 +115,7 @@ export const TURN_VARIANTS = {
   },
   'earlier-hop-replayed': {
     bug: 'every hop’s response is kept and an earlier hop sent again is answered with it, instead of 409',
-    group: 'turn-rules',
+    breaks: [must('spec §8', 'Before executing a hop')],
     caughtBy: 'turn-rules.earlier-hop-409',
     // Hop 1 of a cancelled turn is an earlier hop too, and is answered from the cache.
     alsoFailing: ['turn-rules.refusal-carries-no-narration', 'cancel.restart-410'],
@@ -131,7 +135,7 @@ export const TURN_VARIANTS = {
   },
   'ended-turn-replays-its-end': {
     bug: 'a hop past the last hop of an ended turn gets the final response again instead of 410',
-    group: 'turn-rules',
+    breaks: [must('spec §8', 'Before executing a hop')],
     caughtBy: 'turn-rules.ended-turn-410',
     build: (fixtures) => {
       const finals = new Map<string, Json>();
@@ -152,7 +156,7 @@ export const TURN_VARIANTS = {
   },
   'no-turn-lock': {
     bug: 'the per-turn lock never refuses, so copies of one hop sent at once all execute it',
-    group: 'turn-rules',
+    breaks: [must('spec §8', 'Before executing a hop')],
     caughtBy: 'turn-rules.concurrent-later-hop',
     // The copies must meet inside the hop: each decision waits a moment for the others (a slow model).
     build: (fixtures) =>
@@ -169,7 +173,7 @@ export const TURN_VARIANTS = {
   },
   'agent-change-unchecked': {
     bug: 'a later hop naming another agent is served with the turn’s agent instead of 409 agent_changed',
-    group: 'agent',
+    breaks: [must('spec §5', 'MUST be the same on every hop')],
     caughtBy: 'turn-rules.agent-changed-409',
     build: (fixtures) => {
       const agents = new Map<string, unknown>();
@@ -189,7 +193,7 @@ export const TURN_VARIANTS = {
   },
   'usage-counted-twice': {
     bug: 'the turn total of usage adds the hop’s tokens twice (once into the stored sum, once more for the response)',
-    group: 'usage',
+    breaks: [must('spec §6.2', 'The `turn` counts')],
     caughtBy: 'invariants.usage-sums',
     build: (fixtures) =>
       rewriteHopResponses(
@@ -206,17 +210,18 @@ export const TURN_VARIANTS = {
   },
   'replay-executes-again': {
     bug: 'a repeated hop is executed again from the state before it instead of answered from the stored response',
-    group: 'replay',
+    breaks: [must('spec §8.2', 'The server MUST answer it with the stored response')],
     caughtBy: 'replay.tools-not-executed-again',
     // An earlier hop sent again, and copies sent at once, are executed again as well.
     alsoFailing: [
       'turn-rules.earlier-hop-409',
       'turn-rules.refusal-carries-no-narration',
-      'turn-rules.concurrent-later-hop',
       // A streamed hop sent again is executed again too: streamed anew, and the JSON answer to it differs.
       'stream.replay-one-line',
       'stream.response-equals-json',
     ],
+    // Copies sent at once are executed again only when one is served before another arrives (timing).
+    mayAlsoFail: ['turn-rules.concurrent-later-hop'],
     build: (fixtures) => {
       const store = new RewindableStore(new MemoryTurnStore());
       return reexecuteRepeatedHops(realApp(fixtures, { store }), store);
@@ -224,7 +229,7 @@ export const TURN_VARIANTS = {
   },
   'cancel-not-idempotent': {
     bug: 'a second cancel of a turn answers cancelled true again',
-    group: 'cancel',
+    breaks: [must('spec §8.5', 'its parked calls MUST NOT execute')],
     caughtBy: 'cancel.running-turn',
     build: (fixtures) => {
       const cancelled = new Set<string>();
@@ -240,7 +245,7 @@ export const TURN_VARIANTS = {
   },
   'cancelled-hop-keeps-its-narration': {
     bug: 'a hop whose turn is cancelled while it runs answers 410 with the narration of that hop instead of progress ""',
-    group: 'cancel-during-hop',
+    breaks: [must('spec §7', 'A server MUST send `progress: ""`')],
     caughtBy: 'cancel.during-hop',
     build: (fixtures) => {
       const texts = new Map<string, string>();
@@ -269,7 +274,7 @@ export const TURN_VARIANTS = {
   },
   'cancel-drops-an-ended-turn': {
     bug: 'cancelling a turn that has ended deletes its final response, so its last hop can no longer be replayed',
-    group: 'after-the-turn',
+    breaks: [must('spec §8.7', 'Cancelling a finished turn')],
     caughtBy: 'cancel.finished-turn-stays',
     build: (fixtures) => {
       const ended = new Set<string>();
