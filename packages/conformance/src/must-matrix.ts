@@ -21,7 +21,7 @@ export interface MustRow {
 }
 
 const CLIENT =
-  'a rule for clients and hosts that makes no request: neither a server nor the client kit (spec/conformance.md §7) sees it';
+  "a rule for clients and hosts that neither a server nor the client kit (spec/conformance.md §7) observes: what a client shows the person or does without a request, or a case the client kit's scenarios do not play yet";
 const WIDGET = `${CLIENT}; the reference widget's tests cover it (packages/widget/test)`;
 const PROMPT =
   "what the model is told cannot be observed over HTTP; the reference server's tests read the prompt (packages/reference-server/test/model-context.test.ts, coediting.test.ts)";

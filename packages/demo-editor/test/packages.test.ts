@@ -207,6 +207,21 @@ describe('the packages installed from their tarballs, outside the workspace', ()
       assert.equal(page.layout.regions.content.components.length, 5);
     });
 
+    it('checks a client from the tarballs: npx canvas-ai-conformance --client with npx canvas-ai-turn passes', async () => {
+      const kit = await run(
+        'npx',
+        [
+          'canvas-ai-conformance',
+          '--client',
+          'npx canvas-ai-turn --server {server} --message {message} --agent {agent}',
+        ],
+        project,
+      );
+      assert.equal(kit.code, 0, kit.stdout.slice(-4_000) + kit.stderr.slice(-4_000));
+      assert.match(kit.stdout, /PASS {2}client\.stop /);
+      assert.match(kit.stdout.trimEnd().split('\n').at(-1)!, /^1[0-9] passed, 0 failed$/);
+    });
+
     it("runs a turn in Chromium with the widget's self-contained module", async () => {
       const chromium = await launchChromium();
       try {

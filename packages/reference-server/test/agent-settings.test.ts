@@ -310,17 +310,7 @@ describe('settings changed while the server runs', () => {
       [mainTurn, mainHop1, undefined],
       [pickedTurn, pickedHop1, 'page_builder'],
     ] as const) {
-      let hop = 1;
-      let response = hop1.body;
-      let layout: unknown = EMPTY_LAYOUT;
-      while (response.should_continue) {
-        hop += 1;
-        layout = applyAll(layout, response.outputs);
-        const next = await session.hop(laterHop(turn, hop, layout, agent ? { agent } : {}));
-        assert.equal(next.status, 200, `${turn} hop ${hop}: ${JSON.stringify(next.body.error)}`);
-        assert.equal(next.body.agent.id, 'page_builder', `${turn} hop ${hop} keeps its agent`);
-        response = next.body;
-      }
+      const { response } = await runToItsEnd(session, turn, hop1.body, agent);
       assert.equal(response.finish_reason, 'answer');
     }
     const next = await session.hop(firstHop(`after-${crypto.randomUUID()}`, 'What can this editor do?'));
@@ -342,22 +332,37 @@ describe('settings changed while the server runs', () => {
     const fresh = await session.hop(firstHop(`new-${crypto.randomUUID()}`, HERO, { agent: 'page_builder' }));
     assert.equal(fresh.body.error?.code, 'unknown_agent', 'a new turn takes only what is offered now');
 
-    let hop = 1;
-    let response = hop1.body;
-    let layout: unknown = EMPTY_LAYOUT;
-    while (response.should_continue) {
-      hop += 1;
-      layout = applyAll(layout, response.outputs);
-      const next = await session.hop(laterHop(turn, hop, layout, { agent: 'page_builder' }));
-      assert.equal(next.status, 200, `hop ${hop}: ${JSON.stringify(next.body.error)}`);
-      response = next.body;
-    }
+    const { hop, response, layout } = await runToItsEnd(session, turn, hop1.body, 'page_builder');
     await admin(server, { method: 'PUT', body: { main_agent: 'copy_editor', tools: ['qa'] } });
     const last = await session.hop(laterHop(turn, hop, layout, { agent: 'page_builder' }));
     assert.equal(last.status, 200, 'the final response, repeated');
     assert.deepEqual(last.body, response);
   });
 });
+
+/**
+ * Sends the hops after hop 1 of `turn` until it ends, each with the layout its outputs made and `agent` (none: the
+ * field left out); every hop must answer 200 with the page builder as the turn's agent.
+ */
+async function runToItsEnd(
+  session: Awaited<ReturnType<typeof openSession>>,
+  turn: string,
+  hop1: JsonBody,
+  agent: string | undefined,
+): Promise<{ hop: number; response: JsonBody; layout: unknown }> {
+  let hop = 1;
+  let response = hop1;
+  let layout: unknown = EMPTY_LAYOUT;
+  while (response.should_continue) {
+    hop += 1;
+    layout = applyAll(layout, response.outputs);
+    const next = await session.hop(laterHop(turn, hop, layout, agent ? { agent } : {}));
+    assert.equal(next.status, 200, `${turn} hop ${hop}: ${JSON.stringify(next.body.error)}`);
+    assert.equal(next.body.agent.id, 'page_builder', `${turn} hop ${hop} keeps its agent`);
+    response = next.body;
+  }
+  return { hop, response, layout };
+}
 
 /** The layout after a response's outputs (the tests' own host). */
 function applyAll(layout: unknown, outputs: JsonBody[]): unknown {
@@ -473,17 +478,7 @@ describe('the agents file, followed while the CLI runs', () => {
       );
       await eventually(async () => assert.deepEqual(await offered(server), { main: 'qa', tools: ['copy_editor'] }));
 
-      let hop = 1;
-      let response = hop1.body;
-      let layout: unknown = EMPTY_LAYOUT;
-      while (response.should_continue) {
-        hop += 1;
-        layout = applyAll(layout, response.outputs);
-        const next = await session.hop(laterHop(turn, hop, layout, { agent: 'page_builder' }));
-        assert.equal(next.status, 200, `hop ${hop}: ${JSON.stringify(next.body.error)}`);
-        assert.equal(next.body.agent.id, 'page_builder');
-        response = next.body;
-      }
+      const { hop, response } = await runToItsEnd(session, turn, hop1.body, 'page_builder');
       assert.equal(response.finish_reason, 'answer');
       assert.ok(hop >= 3, `the cookie-shop hero takes several hops, took ${hop}`);
       const fresh = await session.hop(firstHop(`new-${crypto.randomUUID()}`, HERO, { agent: 'page_builder' }));

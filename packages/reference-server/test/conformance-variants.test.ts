@@ -22,29 +22,17 @@ const matchesCheck = (named: string, id: string) =>
 const claims = (row: MustRow, check: string) => (row.checks ?? []).some((named) => matchesCheck(named, check));
 const describeRow = (row: MustRow) => `${row.document ?? 'spec'} §${row.section} "${row.says}…"`;
 
-/** Rows with a check and no variant of their own yet (each still to get one; the list must stay exact). */
+/**
+ * Rows with a check and no variant of their own, each with why (the list must stay exact):
+ * - spec §8.5, the hop in flight: the reference server refuses to deliver a cancelled hop twice over (its save is
+ *   fenced by the lock the cancel takes, and it looks for the cancel marker after the save), so no one seam breaks
+ *   this MUST alone; `cancelled-hop-keeps-its-narration` and `cancel-marker-expires-at-once` plant bugs next to it.
+ * - spec §11.5, a move's reference_uuid: no scenario moves components next to one of themselves, so the claimed
+ *   check never sends that input; it needs a scenario fixture of its own.
+ */
 const NOT_YET_PLANTED: readonly string[] = [
-  'spec §6.1 "A server MUST answer a hop whose `Accept` does not name…"',
-  'spec §6.1 "A server that streams MUST answer 200 with `Content-Type: application/x-ndjson…"',
-  'spec §6.1 "Every line MUST be one JSON object of the `HopStreamLine` schema…"',
-  'spec §6.1 "A stream MUST end with exactly one `response` or `error` line…"',
-  'spec §6.1 "The `response` line\'s `response` MUST be the response this hop gets as JSON…"',
-  'spec §6.1 "A request refused before its hop runs…"',
-  'spec §6.1 "that asks for a stream MUST get exactly one line…"',
-  'spec §7 "MUST change nothing: the turn it names…"',
   'spec §8.5 "The hop in flight MUST NOT deliver its result…"',
-  'spec §8.6 "The endpoint is read-only: it MUST NOT change the turn…"',
-  'spec §8.7 "The marker MUST outlive every hop of the turn that may still be running…"',
-  'spec §11.1 "the region (it MUST exist in `regions`)…"',
-  'spec §11.1 "Every uuid in `components`, at any depth, MUST be new to the layout…"',
-  'spec §11.2 "For each uuid (it MUST be in the layout, at any depth)…"',
-  'spec §11.4 "Each uuid MUST be in the layout when its turn comes…"',
-  'spec §11.5 "Every uuid MUST be in the layout, and the target MUST NOT be a slot of a moved component…"',
   'spec §11.5 "which MUST be in that list and MUST NOT be one of the moved components…"',
-  'spec §12 "`remove_components` and `move_components` MUST validate like the others…"',
-  'spec §12 "An output MUST be one of the v1 types…"',
-  'spec §12.2 "A placed component MUST be given every `required` prop…"',
-  'spec §16.2 "It MUST send `replaces` on every `set_page_value` output…"',
 ];
 
 const ran: BrokenVariantName[] = [];

@@ -4,6 +4,7 @@ import { defineCheck, fail, pass, type CheckVerdict, type ConformanceCheck } fro
 import type { CheckContext } from '../context.js';
 import type { PromptTurn } from '../drive-turn.js';
 import { EMPTY_DOCUMENT } from '../requests.js';
+import { scenarioOutcomes } from '../scenario-runs.js';
 
 /**
  * Level 1, the turn rules any server shows with any model: judged on whatever turn it runs for the prompt. The
@@ -99,7 +100,26 @@ export const invariantChecks: ConformanceCheck[] = [
       section: 'layout',
       must: 'The server assigns the uuid of every component it places; a component uuid is unique within the whole layout.',
     },
-    run: (context) => onResponses(context, (responses) => applyProblems(EMPTY_DOCUMENT, responses)),
+    async run(context) {
+      const prompt = await onResponses(context, (responses) => applyProblems(EMPTY_DOCUMENT, responses));
+      if (prompt.status === 'fail' || context.level < 2) return prompt;
+      // At level 2 every scenario's outputs too, applied to its own layout: the prompt's turn may place nothing, and
+      // only the scenarios edit, remove and move what a layout holds.
+      const refused = (await scenarioOutcomes(context)).flatMap(({ scenario, run }) =>
+        (run?.hops ?? []).flatMap((hop) =>
+          hop.mismatches
+            // A conflict with the person's edit is co-editing's rule (spec §16.2), judged by the scenario checks.
+            .filter(
+              (mismatch) =>
+                mismatch.includes('could not be applied') && !mismatch.includes("the person's edit is kept"),
+            )
+            .map((mismatch) => `${scenario.id} ${mismatch}`),
+        ),
+      );
+      return refused.length === 0
+        ? pass(`${prompt.why}; every output of every scenario applied`)
+        : verdict(refused, '');
+    },
   }),
   defineCheck({
     id: 'invariants.usage-sums',

@@ -375,7 +375,13 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
       );
       if (!cancel) return fail(`stop: no DELETE /api/hop/${turn} after the stop`);
       const after = hopsOf(recording).filter((request) => request.startedAt > recording.stopAskedAt!);
-      if (after.length > 0) return fail(`stop: ${after.length} hop request(s) after the stop`);
+      if (after.length > 0) {
+        const which = after.map(
+          (request) =>
+            `hop ${hopOf(request)?.hop ?? '?'} at +${Math.round(request.startedAt - recording.stopAskedAt!)} ms`,
+        );
+        return fail(`stop: ${after.length} hop request(s) after the stop (${which.join(', ')})`);
+      }
       return pass('stop: the cancel sent, no hop after');
     },
   },

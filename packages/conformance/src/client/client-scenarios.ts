@@ -23,7 +23,10 @@ export type HopStep = { progress?: string; fault?: KitFault } & (
   | { kind: 'answer'; text: string }
 );
 
-/** One scripted turn the client under test is asked to run. */
+/**
+ * One scripted turn the client under test is asked to run. Its components are of the catalog the kit ships
+ * (`--print-fixtures`), the one a host under test is set up with.
+ */
 export interface ClientScenario {
   id: string;
   /** What it plays, for people. */
@@ -47,7 +50,9 @@ const placeHero: ToolOutput = {
     {
       target: 'content',
       placement: 'inside',
-      components: [{ uuid: HERO, component: 'hero', props: { title: 'Fresh bread daily', subtitle: 'Since 1921' } }],
+      components: [
+        { uuid: HERO, component: 'sdc.demo.hero', props: { heading: 'Fresh bread daily', subheading: 'Since 1921' } },
+      ],
     },
   ],
 };
@@ -62,13 +67,13 @@ const buildRest: ToolOutput[] = [
         target: 'content',
         placement: 'below',
         reference_uuid: HERO,
-        components: [{ uuid: TEXT, component: 'text', props: { body: 'Our story' } }],
+        components: [{ uuid: TEXT, component: 'sdc.demo.text', props: { body: 'Our story' } }],
       },
       {
         target: 'content',
         placement: 'below',
         reference_uuid: TEXT,
-        components: [{ uuid: BUTTON, component: 'button', props: { label: 'Order', href: '#order' } }],
+        components: [{ uuid: BUTTON, component: 'sdc.demo.button', props: { label: 'Order', url: '/order' } }],
       },
     ],
   },
@@ -81,10 +86,10 @@ const refusedAndApplied: ToolOutput[] = [
   {
     type: 'edit_components',
     call_id: 'kit_call_5',
-    component_updates: { [HERO]: { title: 'Not on this page' } },
-    replaces: { [HERO]: { title: 'What the page never said' } },
+    component_updates: { [HERO]: { heading: 'Not on this page' } },
+    replaces: { [HERO]: { heading: 'What the page never said' } },
   },
-  { type: 'edit_components', call_id: 'kit_call_6', component_updates: { 'kit-no-such-node': { title: 'Nowhere' } } },
+  { type: 'edit_components', call_id: 'kit_call_6', component_updates: { 'kit-no-such-node': { heading: 'Nowhere' } } },
   {
     type: 'place_components',
     call_id: 'kit_call_7',
@@ -93,15 +98,15 @@ const refusedAndApplied: ToolOutput[] = [
         target: 'content',
         placement: 'below',
         reference_uuid: 'kit-no-such-node',
-        components: [{ uuid: 'kit-orphan-0004', component: 'text', props: { body: 'Orphan' } }],
+        components: [{ uuid: 'kit-orphan-0004', component: 'sdc.demo.text', props: { body: 'Orphan' } }],
       },
     ],
   },
   {
     type: 'edit_components',
     call_id: 'kit_call_8',
-    component_updates: { [HERO]: { subtitle: 'Baked at dawn' } },
-    replaces: { [HERO]: { subtitle: 'Since 1921' } },
+    component_updates: { [HERO]: { subheading: 'Baked at dawn' } },
+    replaces: { [HERO]: { subheading: 'Since 1921' } },
   },
   { type: 'set_page_value', call_id: 'kit_call_9', field: 'title', value: 'Kept', replaces: 'What it never was' },
 ];

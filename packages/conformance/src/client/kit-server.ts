@@ -304,13 +304,16 @@ export class KitServer {
       case 'hold':
         entry.status = 0;
         this.onHeld?.();
-        // Held until the client aborts it (it then sends the cancel) or the scenario ends.
+        // Held until the client aborts it, or the scenario ends, or its cancel arrives: then it answers 410 as a
+        // cancelled hop does (spec §8.5).
         new Promise<void>((resolve) => {
           this.releaseHeld = resolve;
           response.on('close', resolve);
         }).then(() => {
           this.releaseHeld = undefined;
-          if (!response.writableEnded) response.destroy();
+          if (response.writableEnded || response.destroyed) return;
+          entry.status = 410;
+          this.error(response, 410, 'turn_not_found', 'The turn was cancelled while this hop ran.');
         });
         return;
     }

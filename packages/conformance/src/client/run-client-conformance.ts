@@ -115,14 +115,33 @@ function runAdapter(
     kit.stopAsked();
     signalGroup('SIGINT');
   };
+  const deadline = performance.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => signalGroup('SIGKILL'), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    child.on('exit', (code) => {
+    const timer = setTimeout(() => signalGroup('SIGKILL'), deadline - performance.now());
+    child.on('exit', async (code) => {
+      // A shell that SIGINT ended may leave the client running its stop: the scenario lasts until every process of
+      // the group has ended.
+      while (child.pid && groupAlive(child.pid) && performance.now() < deadline)
+        await new Promise((wait) => setTimeout(wait, GROUP_POLL_MS));
+      if (child.pid && groupAlive(child.pid)) signalGroup('SIGKILL');
       clearTimeout(timer);
       kit.onHeld = undefined;
       resolve({ exitCode: code, stderr });
     });
   });
+}
+
+/** How often the kit looks whether an adapter's processes have all ended. */
+const GROUP_POLL_MS = 50;
+
+/** Whether any process of the group `pgid` is still running. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `text` as one word of a POSIX shell. */

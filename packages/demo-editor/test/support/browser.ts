@@ -13,11 +13,15 @@ const HEADLESS_CHROMIUM = JSON.parse(
  * Debian's Chromium, headless, with the flags this machine needs (no downloads, no background traffic).
  * Playwright gives every launch a fresh temporary profile (it refuses a --user-data-dir flag here).
  */
-export async function launchChromium(): Promise<{ browser: Browser; close(): Promise<void> }> {
+export async function launchChromium(
+  options: { keepOnSigint?: boolean } = {},
+): Promise<{ browser: Browser; close(): Promise<void> }> {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? HEADLESS_CHROMIUM.executablePath,
     headless: true,
     args: HEADLESS_CHROMIUM.args,
+    // Playwright closes the browser on SIGINT by default; a caller that takes SIGINT as a stop keeps it.
+    ...(options.keepOnSigint ? { handleSIGINT: false } : {}),
   });
   return {
     browser,

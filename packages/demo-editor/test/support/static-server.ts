@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, request as httpRequest, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 
@@ -22,12 +22,19 @@ const TYPES: Record<string, string> = {
   '.json': 'application/json',
 };
 
-/** Serves `root` (index.html for `/`); anything else, dot segments included, is 404. */
-export async function startStaticServer(root: string): Promise<StaticServer> {
+/**
+ * Serves `root` (index.html for `/`); anything else, dot segments included, is 404. With `apiTarget`, requests under
+ * `/api/` go to that server instead, as a host's reverse proxy sends them: the page's agent server on its own origin.
+ */
+export async function startStaticServer(root: string, options: { apiTarget?: string } = {}): Promise<StaticServer> {
   const requested: string[] = [];
   const server = createServer(async (request, response) => {
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
     requested.push(`${request.method} ${path}`);
+    if (options.apiTarget && path.startsWith('/api/')) {
+      forward(request, response, options.apiTarget);
+      return;
+    }
     const file = normalize(join(root, path === '/' ? 'index.html' : decodeURIComponent(path)));
     if (!file.startsWith(normalize(root))) {
       response.writeHead(404).end();
@@ -46,4 +53,24 @@ export async function startStaticServer(root: string): Promise<StaticServer> {
     requested,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * Sends `request` on to `target` and its answer back, streamed both ways. A connection that ends on one side ends
+ * the other: a browser's abort reaches the server, and an answer cut short reaches the browser as a network error.
+ */
+function forward(request: IncomingMessage, response: ServerResponse, target: string): void {
+  const headers = { ...request.headers };
+  delete headers.host;
+  const upstream = httpRequest(new URL(request.url ?? '/', target), { method: request.method, headers }, (answer) => {
+    response.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(response);
+    answer.on('aborted', () => response.destroy());
+    answer.on('error', () => response.destroy());
+  });
+  upstream.on('error', () => response.destroy());
+  response.on('close', () => {
+    if (!response.writableFinished) upstream.destroy();
+  });
+  request.pipe(upstream);
 }

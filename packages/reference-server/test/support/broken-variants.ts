@@ -8,6 +8,7 @@ import { CLARIFICATION_VARIANTS } from './variants/clarification-variants.js';
 import { COEDIT_VARIANTS } from './variants/coedit-variants.js';
 import { DOOR_ROW_VARIANTS } from './variants/door-row-variants.js';
 import { DOOR_VARIANTS } from './variants/door-variants.js';
+import { OUTPUT_ROW_VARIANTS } from './variants/output-row-variants.js';
 import { STATUS_VARIANTS } from './variants/status-variants.js';
 import { STREAM_VARIANTS } from './variants/stream-variants.js';
 import { TOOL_VARIANTS } from './variants/tool-variants.js';
@@ -24,6 +25,7 @@ export const BROKEN_VARIANTS = {
   ...DOOR_ROW_VARIANTS,
   ...TURN_VARIANTS,
   ...TOOL_VARIANTS,
+  ...OUTPUT_ROW_VARIANTS,
   ...STATUS_VARIANTS,
   ...STREAM_VARIANTS,
   ...COEDIT_VARIANTS,

@@ -171,6 +171,6 @@ if (isTheCommand()) {
   // Ctrl-C is the person's stop: the hop in flight is aborted and the server told (DELETE), then the command ends
   // with the page as far as it got.
   const stop = new AbortController();
-  process.once('SIGINT', () => stop.abort());
+  process.on('SIGINT', () => stop.abort());
   process.exitCode = await main(process.argv.slice(2), undefined, stop.signal);
 }

@@ -181,7 +181,7 @@ if (isTheCommand()) {
   const variant = BROKEN_LOOPS[name ?? ''];
   if (!variant) throw new Error(`No planted bug "${name}"; known: ${Object.keys(BROKEN_LOOPS).join(', ')}`);
   const stop = new AbortController();
-  process.once('SIGINT', () => stop.abort());
+  process.on('SIGINT', () => stop.abort());
   const { result } = await runHeadlessTurn({
     server,
     message,

@@ -1,6 +1,7 @@
 // Planted bugs of the clarifications CHANGELOG.md lists: the origin check's place and what "own origin" means
 // (spec §4.5), the status of a request without a session (spec §8.6), the field of the map-key budget (spec §13),
 // and listing a uuid twice in a removal or a move (spec §12).
+import type { ComponentNode, Layout } from '@canvas-ai/protocol';
 import type { ModelReply } from '../../../src/providers/model-provider.js';
 import { endpointAt } from '../../../src/endpoints.js';
 import {
@@ -34,6 +35,20 @@ function recordingModel(calls: Map<string, Json>) {
 }
 
 type Operation = { uuids: string[]; target: string; placement: string; reference_uuid?: string };
+
+/** The uuids inside the component `uuid` of a layout, at any depth (its own slots' components). */
+function insideOf(layout: Layout | undefined, uuid: string): Set<string> {
+  const inside = new Set<string>();
+  const collect = (nodes: readonly ComponentNode[], within: boolean): void => {
+    for (const node of nodes) {
+      if (within) inside.add(node.uuid);
+      for (const list of Object.values(node.slots ?? {})) collect(list, within || node.uuid === uuid);
+    }
+  };
+  for (const region of Object.values(layout?.regions ?? {})) collect(region.components, false);
+  inside.add(uuid);
+  return inside;
+}
 
 export const CLARIFICATION_VARIANTS = {
   'paths-before-origin': {
@@ -93,7 +108,8 @@ export const CLARIFICATION_VARIANTS = {
     bug: 'a removal sends the uuids as the model listed them, so one named twice is in the output twice',
     breaks: [must('spec §12', 'A server MUST NOT send a `remove_components` output')],
     caughtBy: 'tools.remove-listed-twice',
-    alsoFailing: ['scenario.remove-listed-twice'],
+    // A host cannot apply the second removal of the same uuid.
+    alsoFailing: ['scenario.remove-listed-twice', 'invariants.outputs-apply'],
     build: (fixtures) => {
       const calls = new Map<string, Json>();
       return rewriteHopResponses(
@@ -176,6 +192,50 @@ export const CLARIFICATION_VARIANTS = {
             return { ...output, operations };
           }),
         }),
+      );
+    },
+  },
+  'move-into-own-slot-executed': {
+    bug: "a move is not checked against the moved components' own slots, so a section moved into a slot of itself is sent as an output",
+    breaks: [
+      must('spec §11.5', 'Every uuid MUST be in the layout, and the target MUST NOT be a slot of a moved component'),
+      must('spec §12', '`remove_components` and `move_components` MUST validate like the others'),
+    ],
+    caughtBy: 'scenario.move-testimonials-up',
+    alsoFailing: ['invariants.outputs-apply', 'hop-rules.validation-error-recovery'],
+    build: (fixtures) => {
+      const calls = new Map<string, Json>();
+      /** The outputs added to each hop (`request_id#hop`), so a replay of that hop gets them again. */
+      const added = new Map<string, Json[]>();
+      /** The calls decided before the hop being answered: only those can have been parked and refused in it. */
+      let decided = new Set<string>();
+      return rewriteHopResponses(
+        realApp(fixtures, { model: (scripted) => modelWrapper(scripted, { reply: recordingModel(calls) }) }),
+        (body, sent) => {
+          const hop = `${String(sent?.request_id)}#${String(sent?.hop)}`;
+          const layout = (sent?.context as { current_layout?: Layout } | undefined)?.current_layout;
+          const known = [...added.values()].flat().map((output) => output.call_id);
+          // The move the tool refused for its target, sent as if it had passed: a target in a moved component's slots.
+          const refused =
+            added.get(hop) ??
+            [...calls.entries()]
+              .filter(([callId, args]) => {
+                const operations = args.operations as Operation[] | undefined;
+                return (
+                  decided.has(callId) &&
+                  !known.includes(callId) &&
+                  !(body.outputs as Json[]).some((output) => output.call_id === callId) &&
+                  Array.isArray(operations?.[0]?.uuids) &&
+                  operations.some((operation) =>
+                    operation.uuids.some((uuid) => insideOf(layout, uuid).has(operation.target.split('/')[0]!)),
+                  )
+                );
+              })
+              .map(([callId, args]) => ({ type: 'move_components', call_id: callId, operations: args.operations }));
+          if (sent !== undefined) added.set(hop, refused);
+          decided = new Set(calls.keys());
+          return refused.length === 0 ? body : { ...body, outputs: [...(body.outputs as Json[]), ...refused] };
+        },
       );
     },
   },

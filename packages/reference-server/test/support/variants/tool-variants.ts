@@ -197,14 +197,29 @@ export const TOOL_VARIANTS = {
     },
   },
   'replaces-dropped': {
-    bug: 'edit_components and set_page_value outputs carry no replaces, so a host cannot keep the person’s edits',
+    bug: 'edit_components outputs carry no replaces, so a host cannot keep the person’s edits of those props',
     breaks: [must('spec §16.2', 'A server MUST send `replaces` on every `edit_components`')],
     caughtBy: 'coediting.replaces',
-    alsoFailing: ['scenario.*', 'tools.move-replaces-before-the-call'],
+    alsoFailing: ['scenario.*'],
     build: (fixtures) =>
       rewriteHopResponses(realApp(fixtures), (body) => ({
         ...body,
-        outputs: (body.outputs as Json[]).map(({ replaces: _, ...output }) => output),
+        outputs: (body.outputs as Json[]).map(({ replaces, ...output }) =>
+          output.type === 'edit_components' ? output : { ...output, ...(replaces === undefined ? {} : { replaces }) },
+        ),
+      })),
+  },
+  'page-value-replaces-dropped': {
+    bug: 'set_page_value outputs carry no replaces (only edits were given them), so a host cannot keep a title the person retyped',
+    breaks: [must('spec §16.2', 'It MUST send `replaces` on every `set_page_value` output')],
+    caughtBy: 'coediting.replaces',
+    alsoFailing: ['scenario.*'],
+    build: (fixtures) =>
+      rewriteHopResponses(realApp(fixtures), (body) => ({
+        ...body,
+        outputs: (body.outputs as Json[]).map(({ replaces, ...output }) =>
+          output.type === 'set_page_value' ? output : { ...output, ...(replaces === undefined ? {} : { replaces }) },
+        ),
       })),
   },
   'message-matched-exactly': {

@@ -2,11 +2,14 @@
 import { applyOutputsWithResults, type Layout, type PageValues, type ToolOutput } from '@canvas-ai/protocol';
 import type { CanvasAiApp } from '../../../src/app.js';
 import type { ModelReply } from '../../../src/providers/model-provider.js';
+import { turnKey } from '../../../src/store/keys.js';
 import { MemoryTurnStore } from '../../../src/store/memory.js';
+import type { TurnLock, TurnStore } from '../../../src/store/turn-store.js';
 import {
   DeleteIgnoringStore,
   errorAnswer,
   isHopPost,
+  isStatusGet,
   jsonBody,
   type Json,
   LocklessStore,
@@ -299,7 +302,75 @@ export const TURN_VARIANTS = {
       });
     },
   },
+  'refused-hop-drops-the-turn': {
+    bug: 'a hop refused with 409 hop_out_of_order runs the failure path, which deletes the turn, so the right next hop gets 410',
+    breaks: [must('spec §7', 'MUST change nothing: the turn it names')],
+    caughtBy: 'turn-rules.out-of-order-409',
+    // An earlier hop sent again is refused with the same code, and drops the turn too.
+    alsoFailing: ['turn-rules.earlier-hop-409'],
+    build: (fixtures) => {
+      const app = realApp(fixtures);
+      return wrap(app, async (request, next) => {
+        const response = await next(request);
+        const body = (await response
+          .clone()
+          .json()
+          .catch(() => undefined)) as Json | undefined;
+        const code = (body?.error as Json | undefined)?.code;
+        if (!isHopPost(request) || response.status !== 409 || code !== 'hop_out_of_order') return response;
+        // The failure path's clean-up, as a cancel of the turn would do it (the same session and token).
+        await app.fetch(
+          new Request(new URL(`/api/hop/${encodeURIComponent(String(body?.request_id))}`, request.url), {
+            method: 'DELETE',
+            headers: request.headers,
+          }),
+        );
+        return response;
+      });
+    },
+  },
+  'cancel-marker-expires-at-once': {
+    bug: "the cancel marker is written with the lifetime left to the turn's record, which the cancel has just deleted (0 ms), so it is gone before the turn's next hop",
+    breaks: [must('spec §8.7', 'The marker MUST outlive every hop of the turn that may still be running')],
+    caughtBy: 'cancel.restart-410',
+    // A hop cancelled while it runs finds no marker either, when the cancel lands while it runs.
+    mayAlsoFail: ['cancel.during-hop'],
+    build: (fixtures) => realApp(fixtures, { store: new ShortMarkerStore(new MemoryTurnStore()) }),
+  },
+  'status-read-keeps-the-lock': {
+    bug: 'the status endpoint reads a turn under its lock, as a hop does, and returns without releasing it: the next hop finds the turn busy',
+    breaks: [must('spec §8.6', 'The endpoint is read-only: it MUST NOT change the turn')],
+    caughtBy: 'status.active',
+    build: (fixtures) => {
+      const store = new MemoryTurnStore();
+      return wrap(realApp(fixtures, { store }), async (request, next) => {
+        const session = /canvas_ai_session=([^.;]+)\./.exec(request.headers.get('cookie') ?? '')?.[1];
+        if (isStatusGet(request) && session !== undefined) {
+          const id = decodeURIComponent(new URL(request.url).pathname.slice('/api/hop/'.length));
+          await store.lock(turnKey(session, id), 5 * 60_000);
+        }
+        return next(request);
+      });
+    },
+  },
 } satisfies Record<string, BrokenVariant>;
+
+/** A turn store whose cancel markers expire as they are written (their lifetime taken from a deleted record). */
+class ShortMarkerStore implements TurnStore {
+  constructor(private readonly inner: TurnStore) {}
+  get(key: string): Promise<unknown> {
+    return this.inner.get(key);
+  }
+  set(key: string, value: unknown, ttlMs: number): Promise<void> {
+    return this.inner.set(key, value, key.endsWith('/cancelled') ? 0 : ttlMs);
+  }
+  delete(key: string): Promise<void> {
+    return this.inner.delete(key);
+  }
+  lock(key: string, ttlMs: number): Promise<TurnLock | undefined> {
+    return this.inner.lock(key, ttlMs);
+  }
+}
 
 /**
  * The turns whose model is slow until a cancel has landed: a decision of a turn the kit cancels while its hop runs
