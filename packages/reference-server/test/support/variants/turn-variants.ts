@@ -341,6 +341,8 @@ export const TURN_VARIANTS = {
     bug: 'the status endpoint reads a turn under its lock, as a hop does, and returns without releasing it: the next hop finds the turn busy',
     breaks: [must('spec §8.6', 'The endpoint is read-only: it MUST NOT change the turn')],
     caughtBy: 'status.active',
+    // A waiting hop sent again after a status read finds its turn locked too.
+    alsoFailing: ['waits.status'],
     build: (fixtures) => {
       const store = new MemoryTurnStore();
       return wrap(realApp(fixtures, { store }), async (request, next) => {
