@@ -7,6 +7,7 @@ import {
   applyOutputsWithResults,
   type CancelResponse,
   CSRF_HEADER,
+  encodeStreamLine,
   type CanvasDocument,
   HopRequest,
   type HopResponse,
@@ -250,14 +251,13 @@ export class KitServer {
     const step = this.recording?.scenario.hops[answer.hop - 1];
     if (asked && this.recording?.scenario.stream) {
       response.writeHead(200, { 'Content-Type': NDJSON_MEDIA_TYPE });
-      if (answer.outputs.length > 0)
-        response.write(`${JSON.stringify({ type: 'outputs', outputs: answer.outputs })}\n`);
+      if (answer.outputs.length > 0) response.write(encodeStreamLine({ type: 'outputs', outputs: answer.outputs }));
       if (step?.fault === 'cut-stream' && entry.fault === 'cut-stream') {
         // The connection ends without the stream's last line: a network failure to the client (spec §8.2).
         response.destroy();
         return;
       }
-      response.end(`${JSON.stringify({ type: 'response', response: answer })}\n`);
+      response.end(encodeStreamLine({ type: 'response', response: answer }));
       return;
     }
     // A client that asked for a stream from a server that does not stream gets JSON, told by its Content-Type
