@@ -228,7 +228,7 @@ describe('the CLI', () => {
       out,
       /\nClaimed, but not checked \(so not in the claim line\):\nSKIP {2}waiting turns and questions \(spec §20\): the client kit plays no scenario of it yet/,
     );
-    assert.match(out, /\nNot met: canvas-ai\/1 revision 1\.7 client \(\d+ check\(s\) failed\)\n/);
+    assert.match(out, /\nNot met: canvas-ai\/1 revision 1\.8 client \(\d+ check\(s\) failed\)\n/);
   });
 
   it('exits 2 when the fixtures cannot be read', async () => {
