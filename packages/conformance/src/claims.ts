@@ -20,6 +20,7 @@ const OPTIONAL_PARTS = {
   },
   questions: { label: 'questions', since: '1.7', what: 'waiting turns and questions (spec §20)' },
   screenshots: { label: 'screenshots', since: '1.8', what: 'a look at the page (spec §20.3)' },
+  approvals: { label: 'approvals', since: '1.8', what: 'approval of destructive changes (spec §20.4)' },
 } as const satisfies Record<string, { label: string; since: Revision; what: string }>;
 export type OptionalPart = keyof typeof OPTIONAL_PARTS;
 export const PART_NAMES = Object.keys(OPTIONAL_PARTS) as OptionalPart[];
@@ -55,6 +56,8 @@ const CHECK_CLAIMS: ReadonlyArray<readonly [prefix: string, needs: CheckNeeds]> 
   ['scenario.question-', { since: '1.7', part: 'questions', what: OPTIONAL_PARTS.questions.what }],
   ['screenshots.', { since: '1.8', part: 'screenshots', what: OPTIONAL_PARTS.screenshots.what }],
   ['scenario.screenshot-', { since: '1.8', part: 'screenshots', what: OPTIONAL_PARTS.screenshots.what }],
+  ['approvals.', { since: '1.8', part: 'approvals', what: OPTIONAL_PARTS.approvals.what }],
+  ['scenario.approval-', { since: '1.8', part: 'approvals', what: OPTIONAL_PARTS.approvals.what }],
   ['tools.derived-', { since: '1.6', what: 'derived props (spec §10.1, revision 1.6)' }],
   ['scenario.derived-', { since: '1.6', what: 'derived props (spec §10.1, revision 1.6)' }],
   ['agents.', { since: '1.5', what: "the agents' ETag (spec §3.1, revision 1.5)" }],
@@ -73,6 +76,8 @@ const CHECK_CLAIMS: ReadonlyArray<readonly [prefix: string, needs: CheckNeeds]> 
 
 /** What a scenario needs claimed: remove/move when it declares those outputs, else what its check id says. */
 export function scenarioNeeds(scenario: Scenario): CheckNeeds {
+  // A scenario of proposed changes belongs to the approvals part (spec §20.4).
+  if (scenario.capabilities?.waits.includes('approval')) return needsOf(`scenario.${scenario.id}`);
   const outputs = scenario.capabilities?.outputs ?? [];
   if (outputs.includes('remove_components') || outputs.includes('move_components'))
     return { since: '1.2', part: 'remove-move', what: OPTIONAL_PARTS['remove-move'].what };

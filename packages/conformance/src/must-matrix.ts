@@ -1091,6 +1091,32 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'waits-answer',
     checks: ['waits.answer-reaches-model', 'scenario.*'],
   },
+  // spec §20.4 Approval of destructive changes (revision 1.8)
+  {
+    section: '20.4',
+    says: 'a server MUST NOT send it in the hop that executed its call',
+    group: 'approvals-held',
+    checks: ['scenario.*'],
+  },
+  {
+    section: '20.4',
+    says: 'A server MUST word them so',
+    group: 'approvals-answer',
+    checks: ['approvals.answer-reaches-model', 'scenario.*'],
+  },
+  {
+    section: '20.4',
+    says: 'a server MUST NOT send an output that needs approval',
+    group: 'approvals-undeclared',
+    checks: ['approvals.undeclared-not-sent'],
+  },
+  {
+    section: '12.4',
+    says: 'a server MUST refuse at start-up an `approve` that names',
+    group: 'config',
+    reason:
+      "a server's start-up cannot be observed by a client; the agents config's schema, with which the reference server reads its config, allows only the output types (packages/protocol/test/approvals.test.ts)",
+  },
   // spec §20.3 A look at the page (revision 1.8)
   {
     section: '20.3',

@@ -22,6 +22,7 @@ import { turnRuleChecks } from './checks/turn-rules.js';
 import { validationChecks } from './checks/validation.js';
 import { waitChecks } from './checks/waits.js';
 import { screenshotChecks } from './checks/screenshots.js';
+import { approvalChecks } from './checks/approvals.js';
 
 /** What the plan is made from: the malformed-request table and, for level 2, the scenarios. */
 export interface PlanInputs {
@@ -52,6 +53,7 @@ export function planChecks(level: ConformanceLevel, inputs: PlanInputs): Conform
     ...capabilityChecks,
     ...waitChecks,
     ...screenshotChecks,
+    ...approvalChecks,
     ...scriptedChecks,
     ...streamChecks,
     ...agentsChecks,

@@ -48,4 +48,10 @@ export const SUGGESTIONS: readonly Suggestion[] = [
     agent: 'page_builder',
     hint: 'The page builder asks the editor for a screenshot of the page and looks at it.',
   },
+  {
+    label: 'Remove the selected component, after asking',
+    text: 'Remove the selected component, after asking me',
+    agent: 'careful_builder',
+    hint: 'Click a component first: the careful builder proposes the removal, and you approve or reject it.',
+  },
 ];

@@ -13,6 +13,9 @@ export {
 export {
   Question,
   QUESTION_LIMITS,
+  ApprovalAnswer,
+  ProposedChange,
+  ProposedComponent,
   QuestionAnswer,
   ScreenshotAnswer,
   ScreenshotRequest,

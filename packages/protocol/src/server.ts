@@ -52,6 +52,15 @@ export {
   screenshotResult,
 } from './tools/request-screenshot.js';
 export { answerProblems, answerResult } from './tools/wait-answers.js';
+export {
+  APPROVAL_PENDING_RESULT,
+  APPROVAL_UNAVAILABLE_RESULT,
+  APPROVED_RESULT,
+  approvalProblems,
+  needsApproval,
+  proposedChange,
+  REJECTED_RESULT,
+} from './tools/approvals.js';
 export { type BuiltinToolName, builtinTools, offeredTools } from './tools/builtin-tools.js';
 export { suggestionWork } from './tools/suggest.js';
 export { UUID_SUGGESTION_LIMITS } from './tools/uuid-suggestions.js';

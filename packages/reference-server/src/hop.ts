@@ -1,5 +1,5 @@
 import type { AgentDefinition, AgentsConfig, Attachment, HopRequest, HopResponse, HopUsage } from '@canvas-ai/protocol';
-import { errorMessage } from '@canvas-ai/protocol';
+import { applyOutputs, errorMessage } from '@canvas-ai/protocol';
 import {
   BUSY_RETRY_AFTER_SECONDS,
   collectPlacedUuids,
@@ -26,6 +26,7 @@ import { turnKey } from './store/keys.js';
 import { guardStore, LockLostError } from './store/turn-store.js';
 import { admitStoredHop, isCancelled } from './turn-gate.js';
 import { waitExpired, waitExpiredError, waitingFor, withAnswer } from './waiting.js';
+import { approvedOutputs, holdProposals } from './approvals.js';
 import { seedTurn } from './turn-seed.js';
 import { describeHopSpan, inSpan, tracedDecision, tracedTools } from './tracing.js';
 import { hopUsage } from './usage.js';
@@ -86,6 +87,7 @@ export async function runHop(
     }
     // The answer is checked before anything runs: a refused hop changes nothing and may be sent again.
     const answered = withAnswer(admission.turn, request, input.attachments);
+    const approved = approvedOutputs(admission.turn, request);
     if (!admission.turn) await deps.admitNewTurn(key, request.request_id);
     events.admitted();
     const turn = answered ?? seedTurn(deps.config, agentId, agent, request, input.attachments);
@@ -105,6 +107,7 @@ export async function runHop(
       requestDigest: input.digest,
       tools,
       events,
+      approved,
     });
   } finally {
     await lock?.release().catch(() => undefined);
@@ -181,7 +184,7 @@ async function executeHop(run: HopRun): Promise<HopResponse> {
  * outputs the browser could not apply, so the model hears of all of them before its next decision.
  */
 async function runParkedCalls(
-  { deps, request, agent, turn, tools }: HopRun,
+  { deps, request, agent, turn, tools, approved }: HopRun,
   person: PersonChanges,
 ): Promise<ParkedCallsStep> {
   const document = { layout: request.context.current_layout, page: request.context.page };
@@ -211,8 +214,15 @@ async function runParkedCalls(
     for (const result of execution.results) {
       step.messages.push({ role: 'tool', call_id: result.call_id, name: result.name, content: result.content });
     }
-    step.placedUuids.push(...collectPlacedUuids(step.outputs, deps.catalog));
     if (execution.wait) step.waiting = waitingFor(execution.wait, deps.ttl.waitMs, Date.now());
+    // Outputs the agent's rule marks wait for the person's approval, or are not sent (spec §20.4).
+    holdProposals({ deps, agent, turn, request }, step, Date.now());
+    step.placedUuids.push(...collectPlacedUuids(step.outputs, deps.catalog));
+  } else if (approved && approved.length > 0) {
+    // The hop that brings the person's approval sends what they approved (spec §20.4).
+    step.outputs = [...approved];
+    step.document = applyOutputs(document, approved);
+    step.placedUuids.push(...collectPlacedUuids(step.outputs, deps.catalog));
   }
   // After the tool results, never between a reply's calls and their results (providers refuse that order).
   if (person.notice) step.messages.push({ role: 'notice', text: person.notice.text });

@@ -112,6 +112,7 @@ export function nextTurn(run: TurnFacts, step: ParkedCallsStep, hop: GoingOn): N
     ...(turn.declared_outputs ? { declared_outputs: turn.declared_outputs } : {}),
     ...(turn.declared_waits ? { declared_waits: turn.declared_waits } : {}),
     ...(outcome.kind === 'waits' ? { waiting: outcome.waiting } : {}),
+    ...(outcome.kind === 'waits' && step.proposal ? { proposal: step.proposal } : {}),
     expected: hop.expected,
     ...(told ? { told } : {}),
     ...(outcome.kind === 'holds' ? { held: outcome.ending } : {}),

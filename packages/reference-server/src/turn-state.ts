@@ -5,6 +5,7 @@ import {
   ContinuingHopResponse,
   FinalHopResponse,
   TokenCounts,
+  ToolOutput,
   Waiting,
 } from '@canvas-ai/protocol';
 import { type DocumentDigest, isDocumentDigest, joinNarration } from '@canvas-ai/protocol/server';
@@ -80,6 +81,11 @@ export const ActiveTurn = z.object({
    * asking call's result in `messages`. Absent while it waits for nothing.
    */
   waiting: Waiting.optional(),
+  /**
+   * The outputs proposed to the person while the turn waits for an approval (spec §20.4), each with its call's
+   * result as the tool gave it: the approved ones are sent with the hop that brings the answer.
+   */
+  proposal: z.array(z.object({ output: ToolOutput, result: z.string() })).optional(),
   /**
    * The fingerprint of the document the next request should carry: this hop's request with its outputs applied.
    * What differs in the next request is the person's doing (spec §16.1). Absent in turns stored before it existed.

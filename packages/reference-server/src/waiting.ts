@@ -5,6 +5,7 @@
 import type { Attachment, HopRequest, Waiting } from '@canvas-ai/protocol';
 import { answerProblems, answerResult, HopError, type WaitRequest } from '@canvas-ai/protocol/server';
 import type { ModelMessage } from './providers/model-provider.js';
+import { decidedResults } from './approvals.js';
 import { storedAttachment } from './turn-seed.js';
 import type { TurnSoFar } from './turn-state.js';
 
@@ -67,10 +68,16 @@ export function withAnswer(
       { field: first.path, issues: problems, requestId: request.request_id },
     );
   }
-  const content = answerResult(waiting, answer);
-  const { waiting: _answered, ...rest } = turn;
+  const { waiting: _answered, proposal: _decided, ...rest } = turn;
+  // An approval decides each proposed call's result; any other answer is the asking call's (spec §20.4, §20.1).
+  const results =
+    answer.kind === 'approval'
+      ? decidedResults(turn, answer.approved)
+      : new Map([[waiting.call_id, answerResult(waiting as Exclude<Waiting, { kind: 'approval' }>, answer)]]);
   const messages: ModelMessage[] = turn.messages.map((message) =>
-    message.role === 'tool' && message.call_id === waiting.call_id ? { ...message, content } : message,
+    message.role === 'tool' && results.has(message.call_id)
+      ? { ...message, content: results.get(message.call_id)! }
+      : message,
   );
   if (answer.kind === 'screenshot' && attachments.length > 0) {
     // After every message of the waiting hop: providers want a reply's tool results before anything else.

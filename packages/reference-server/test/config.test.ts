@@ -78,7 +78,7 @@ describe('agents config validated at start-up', () => {
       loadVariant('main-in-tools', (config) => config.tools.push('qa')),
       (error: Error) =>
         error.message.includes('main-in-tools.yaml') &&
-        /tools\.2: "qa" is the main agent; remove it from tools/.test(error.message),
+        /tools\.3: "qa" is the main agent; remove it from tools/.test(error.message),
     );
   });
 
@@ -87,7 +87,7 @@ describe('agents config validated at start-up', () => {
       loadVariant('unknown-agent', (config) => config.tools.push('translator')),
       (error: Error) =>
         error.message.includes('unknown-agent.yaml') &&
-        /tools\.2: tools names "translator", which is not defined under agents/.test(error.message),
+        /tools\.3: tools names "translator", which is not defined under agents/.test(error.message),
     );
     await assert.rejects(
       loadVariant('unknown-main', (config) => (config.main_agent = 'helper')),
@@ -107,9 +107,9 @@ describe('agents config validated at start-up', () => {
       }),
       (error: Error) => {
         assert.deepEqual(error.message.split('\n'), [
-          `${file}: main_agent: main_agent "vendor" is not a canvas agent; add it to canvas_agents or pick one of: qa, page_builder, copy_editor`,
+          `${file}: main_agent: main_agent "vendor" is not a canvas agent; add it to canvas_agents or pick one of: qa, page_builder, copy_editor, careful_builder`,
           `${file}: tools.1: "page_builder" is listed twice in tools; list it once`,
-          `${file}: tools.2: tools names "ghost", which is not defined under agents (defined: qa, page_builder, copy_editor, vendor)`,
+          `${file}: tools.2: tools names "ghost", which is not defined under agents (defined: qa, page_builder, copy_editor, careful_builder, vendor)`,
         ]);
         return true;
       },

@@ -38,7 +38,7 @@ describe('the conformance kit against the reference server', () => {
       assert.deepEqual(report.notClaimed, []);
       assert.equal(
         formatClaimVerdict(report),
-        'canvas-ai/1 revision 1.8: level 2, streaming, remove/move, questions, screenshots',
+        'canvas-ai/1 revision 1.8: level 2, streaming, remove/move, questions, screenshots, approvals',
       );
     } finally {
       await server.close();
@@ -56,6 +56,7 @@ describe('the conformance kit against the reference server', () => {
       assert.deepEqual(failures(report), []);
       assert.deepEqual((report.notClaimed ?? []).map((group) => group.what).sort(), [
         'a look at the page (spec §20.3)',
+        'approval of destructive changes (spec §20.4)',
         'derived props (spec §10.1, revision 1.6)',
         'streamed hops (spec §6.1)',
         "the agents' ETag (spec §3.1, revision 1.5)",

@@ -3,8 +3,8 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { applyOutputs, findComponent, HopResponse, type CanvasDocument } from '@canvas-ai/protocol';
-import { collectPlacedUuids } from '@canvas-ai/protocol/server';
-import { driveScenario, type Scenario, type ScenarioRun } from '@canvas-ai/protocol/scenario';
+import { answerResult, collectPlacedUuids } from '@canvas-ai/protocol/server';
+import { driveScenario, type Scenario, scenarioAnswer, type ScenarioRun } from '@canvas-ai/protocol/scenario';
 import { openSession, sharedFixtures, startTestServer, type TestServer } from './support/harness.js';
 
 // Every scenario fixture, played over real HTTP against the real app (scripted provider, memory store), one
@@ -117,13 +117,19 @@ function assertHopSemantics(scenario: Scenario, responses: HopResponse[], run: S
       assert.ok(response.progress.startsWith(responses[index - 1]!.progress), `hop ${hop}: progress accumulates`);
     }
     parkedBefore = new Set();
-    // A hop that executed a question waits for the person: it makes no decision (spec §20.1).
-    if (response.should_continue && response.waiting) return;
+    // A hop that executed a question waits for the person: it makes no decision (spec §20.1). The changes it holds
+    // for approval come with the next hop, the one that brings the decision (spec §20.4).
+    if (response.should_continue && response.waiting) {
+      if (response.waiting.kind === 'approval')
+        parkedBefore = new Set(response.waiting.approval.changes.map((change) => change.call_id));
+      return;
+    }
 
     if (held && !(held.kind === 'answer' && rejectedBefore)) {
       assert.equal(response.should_continue, false, `hop ${hop}: the held ending ends the turn`);
       assert.deepEqual(response.outputs, [], `hop ${hop}: the hop that ends the turn carries no outputs`);
-      if (held.kind === 'answer' && !response.should_continue) assert.equal(response.message, held.text.trim());
+      if (held.kind === 'answer' && !response.should_continue)
+        assert.equal(response.message, withAnswer(scenario, held.text).trim());
       held = undefined;
       return;
     }
@@ -188,4 +194,11 @@ function assertEditsAndReferencesUseRealUuids(scenario: Scenario, responses: Hop
       document = applyOutputs(document, [output]);
     }
   }
+}
+
+/** A reply's text with `{{answer}}` as the scripted model resolves it: the result of the scenario's latest wait. */
+function withAnswer(scenario: Scenario, text: string): string {
+  const asked = scenario.hops.findLast((hop) => hop.waiting !== undefined && hop.answer !== undefined);
+  if (!text.includes('{{answer}}') || !asked?.waiting || !asked.answer) return text;
+  return text.replaceAll('{{answer}}', answerResult(asked.waiting, scenarioAnswer(asked.waiting, asked.answer)));
 }

@@ -86,6 +86,21 @@ export type AskPersonHook = (
   info: { requestId: string; hop: number; signal: AbortSignal },
 ) => PersonAnswer | Promise<PersonAnswer>;
 
+/** The person's decision on proposed changes (spec §20.4): the `call_id`s of the changes they approve; none rejects. */
+export interface ApprovalDecision {
+  approved: readonly string[];
+}
+
+/**
+ * Shows the person the changes the agent proposes (spec §20.4) and resolves with their decision. The loop sends it
+ * with the next hop, whose response carries the approved outputs; a stop while it waits ends the turn. Giving this
+ * hook declares the wait `approval` on hop 1: without it, the server never sends a change its rules mark.
+ */
+export type ApproveHook = (
+  waiting: WaitingOf<'approval'>,
+  info: { requestId: string; hop: number; signal: AbortSignal },
+) => ApprovalDecision | Promise<ApprovalDecision>;
+
 /** Reads the host's document at the start of a hop. Called on every hop: never cache its result. */
 export type GetLayoutHook = () => HostDocument | Promise<HostDocument>;
 
@@ -191,6 +206,11 @@ export interface TurnOptions {
    * hook cannot serve (it returns nothing or fails) is answered `unavailable`, and the model is told.
    */
   getScreenshot?: GetScreenshotHook | undefined;
+  /**
+   * Shows the changes the agent proposes and gives the person's decision (spec §20.4). Given, the loop declares the
+   * wait `approval`; absent, a change the agents config marks is never sent.
+   */
+  approve?: ApproveHook | undefined;
   /**
    * Goes on with a turn the server holds instead of starting one (spec §18): hops up to `hop` were answered and
    * applied, so the first request is `hop + 1`, with `applyResults` (what the host reported for hop `hop`'s outputs).
@@ -455,7 +475,28 @@ class TurnRun {
       this.waiting = undefined;
       return reply;
     }
+    if (waiting.kind === 'approval') return { answer: await this.answerApproval(waiting, hop), images: [] };
     return { answer: await this.answerQuestion(waiting, hop), images: [] };
+  }
+
+  /** The person's decision on proposed changes, through the host's {@link ApproveHook}. */
+  private async answerApproval(waiting: WaitingOf<'approval'>, hop: number): Promise<WaitAnswer> {
+    const approve = this.options.approve;
+    if (!approve)
+      throw new TurnError(
+        'invalid_response',
+        `The server's answer to hop ${hop} proposes changes this page cannot show.`,
+        {
+          hop,
+        },
+      );
+    const { signal } = this.stopSignal;
+    const given = await untilStopped(
+      this.callHost('approve', hop, () => approve(waiting, { requestId: this.requestId, hop, signal })),
+      signal,
+    );
+    this.waiting = undefined;
+    return { kind: 'approval', call_id: waiting.call_id, approved: [...given.approved] };
   }
 
   /** The host's screenshot for a wait, through {@link GetScreenshotHook}; a stop meanwhile unwinds the run. */
@@ -695,8 +736,12 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /** The kinds of wait a turn declares on hop 1 (spec §20.1): one per hook the host gave. */
-function declaredWaits(options: Pick<TurnOptions, 'askPerson' | 'getScreenshot'>): string[] {
-  return [...(options.askPerson ? ['question'] : []), ...(options.getScreenshot ? ['screenshot'] : [])];
+function declaredWaits(options: Pick<TurnOptions, 'askPerson' | 'getScreenshot' | 'approve'>): string[] {
+  return [
+    ...(options.askPerson ? ['question'] : []),
+    ...(options.getScreenshot ? ['screenshot'] : []),
+    ...(options.approve ? ['approval'] : []),
+  ];
 }
 
 /** `promise`, or the stop signal's reason as soon as it aborts (the person may never answer a stopped turn). */

@@ -3,6 +3,8 @@
 export {
   type ApplyInfo,
   type ApplyOutputsHook,
+  type ApprovalDecision,
+  type ApproveHook,
   type AskPersonHook,
   type CsrfTokenRequest,
   type CsrfTokenSource,

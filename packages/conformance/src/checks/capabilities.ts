@@ -4,6 +4,7 @@ import { DECLARED_OUTPUT_TYPES } from '@canvas-ai/protocol';
 import { defineCheck, fail, pass, skip, type ConformanceCheck } from '../check.js';
 import { describeAnswer } from '../http-client.js';
 import { newRequestId, scenarioHop } from '../requests.js';
+import { drivenByHand } from './turn-probes.js';
 
 /** The negotiation of the outputs a v1 host may not know (revision 1.2, spec §5.1). */
 export const capabilityChecks: ConformanceCheck[] = [
@@ -20,7 +21,7 @@ export const capabilityChecks: ConformanceCheck[] = [
       const fixtures = context.requireFixtures();
       const probe = fixtures.scenarios
         .map((scenario) => ({ scenario, hop: firstDeclaredHop(scenario) }))
-        .find((candidate) => candidate.hop !== undefined && candidate.scenario.attachments.length === 0);
+        .find((candidate) => candidate.hop !== undefined && drivenByHand(candidate.scenario));
       if (!probe)
         return skip('no scenario declares capabilities and expects a remove_components or move_components output');
       const { scenario, hop: expectedAt } = probe as { scenario: Scenario; hop: number };

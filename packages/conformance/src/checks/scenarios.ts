@@ -53,7 +53,8 @@ const rule = (
 const hopRuleChecks: ConformanceCheck[] = [
   rule({
     id: 'hop-rules.outputs-in-next-hop',
-    title: 'The outputs of the calls a reply decides come in the next hop, never in the hop that decided them.',
+    title:
+      'The outputs of the calls a reply decides come in the next hop (a proposed change: with the hop that brings the approval), never in the hop that decided them.',
     spec: {
       section: 'turn',
       must: 'Tool calls of a decision are parked, not executed; they execute at the start of the next hop, whose response carries their outputs.',
@@ -63,9 +64,16 @@ const hopRuleChecks: ConformanceCheck[] = [
         const decided = decidedReplies(scenario, responses, (index) => rejectedAfter(run, index));
         return responses.flatMap((response, index) => {
           const previous = index === 0 ? undefined : decided[index - 1];
-          const allowed = new Set(
-            previous === undefined ? [] : scenario.replies[previous]!.tool_calls.map((call) => call.id),
-          );
+          const before = responses[index - 1];
+          const proposed =
+            before?.should_continue && before.waiting?.kind === 'approval'
+              ? before.waiting.approval.changes.map((change) => change.call_id)
+              : [];
+          const allowed = new Set([
+            ...(previous === undefined ? [] : scenario.replies[previous]!.tool_calls.map((call) => call.id)),
+            // Held for the person's approval, sent with the hop that brings it (spec §20.4).
+            ...proposed,
+          ]);
           return response.outputs
             .filter((output) => !allowed.has(output.call_id))
             .map((output) => {

@@ -141,4 +141,5 @@ export const EXERCISABLE_CHECKS: readonly string[] = [
   ...toolChecks.map((check) => check.id),
   'waits.answer-reaches-model',
   'screenshots.answer-reaches-model',
+  'approvals.answer-reaches-model',
 ];

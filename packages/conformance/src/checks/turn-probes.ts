@@ -6,9 +6,17 @@ import type { CheckContext } from '../context.js';
 import { describeAnswer, errorCodeOf, type Exchange } from '../http-client.js';
 import { newRequestId, scenarioHop } from '../requests.js';
 
-/** The first scenario (file order) without attachments that takes two hops or more: the kit's probes drive it by hand. */
+/**
+ * Whether the kit's probes can drive a scenario by hand: no attachments, and no hop that waits for an answer (those
+ * are the waits checks' to drive, spec §20).
+ */
+export function drivenByHand(scenario: Scenario): boolean {
+  return scenario.attachments.length === 0 && scenario.hops.every((hop) => hop.waiting === undefined);
+}
+
+/** The first scenario (file order) the probes drive by hand that takes two hops or more. */
 export function multiHopScenario(scenarios: readonly Scenario[]): Scenario | undefined {
-  return scenarios.find((scenario) => scenario.attachments.length === 0 && scenario.hops.length >= 2);
+  return scenarios.find((scenario) => drivenByHand(scenario) && scenario.hops.length >= 2);
 }
 
 /** A turn for a check that asks about it from a second session: a two-hop scenario and a fresh request id. */
@@ -112,9 +120,7 @@ export type EarlierHopProbe =
 export function earlierHopProbe(context: CheckContext): Promise<EarlierHopProbe> {
   return context.once('earlier-hop-probe', async (): Promise<EarlierHopProbe> => {
     const fixtures = context.requireFixtures();
-    const scenario = fixtures.scenarios.find(
-      (candidate) => candidate.attachments.length === 0 && candidate.hops.length >= 3,
-    );
+    const scenario = fixtures.scenarios.find((candidate) => drivenByHand(candidate) && candidate.hops.length >= 3);
     if (!scenario) return { skip: 'no scenario without attachments has three hops or more' };
     const id = newRequestId('earlier');
     let progressBefore = '';
@@ -139,6 +145,6 @@ export function earlierHopProbe(context: CheckContext): Promise<EarlierHopProbe>
 /** The first scenario (file order) without attachments that takes two hops or more and names an agent of its own. */
 export function agentScenario(scenarios: readonly Scenario[]): Scenario | undefined {
   return scenarios.find(
-    (scenario) => scenario.attachments.length === 0 && scenario.hops.length >= 2 && scenario.agent !== undefined,
+    (scenario) => drivenByHand(scenario) && scenario.hops.length >= 2 && scenario.agent !== undefined,
   );
 }

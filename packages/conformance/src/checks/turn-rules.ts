@@ -11,6 +11,7 @@ import {
   firstHopRefused,
   multiHopScenario,
   secondSessionTurn,
+  drivenByHand,
 } from './turn-probes.js';
 
 /** The turn rules of spec §8: unknown and ended turns, concurrent and out-of-order hops, sessions, failed turns. */
@@ -71,7 +72,7 @@ export const turnRuleChecks: ConformanceCheck[] = [
       const fixtures = context.requireFixtures();
       const scenario = fixtures.scenarios.find(
         (candidate) =>
-          candidate.attachments.length === 0 &&
+          drivenByHand(candidate) &&
           candidate.hops.length >= 3 &&
           candidate.hops[1]!.outputs.some((output) => output.type === 'place_components'),
       );

@@ -22,7 +22,7 @@ interface QuestionProbe {
 function questionProbe(context: CheckContext): QuestionProbe | { skip: string } {
   const fixtures = context.requireFixtures();
   for (const scenario of fixtures.scenarios) {
-    const index = scenario.hops.findIndex((hop) => hop.waiting !== undefined);
+    const index = scenario.hops.findIndex((hop) => hop.waiting?.kind === 'question');
     if (index >= 0 && scenario.attachments.length === 0) return { scenario, fixtures, waitsAt: index + 1 };
   }
   return { skip: 'no scenario without attachments waits for an answer' };

@@ -3,6 +3,7 @@ import type { AgentSettings } from '../wire/admin.js';
 import type { AgentSummary, AgentsResponse } from '../wire/agents.js';
 import { AgentId } from '../wire/ids.js';
 import { SafeKey } from '../wire/json.js';
+import { TOOL_OUTPUT_TYPES } from '../wire/outputs.js';
 import { DEFAULT_AGENT_HOPS, MAX_AGENT_HOPS } from '../wire/limits.js';
 
 /** Per-tool settings of one agent (spec §12, "One call at a time"). */
@@ -19,6 +20,15 @@ export type ToolSettings = z.infer<typeof ToolSettings>;
 /** A tool name as agents reference it. */
 export const ToolName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'a tool name is snake_case');
 
+/** Which outputs of an agent need the person's approval (spec §20.4). */
+export const ApprovalRule = z
+  .object({
+    outputs: z.array(z.enum(TOOL_OUTPUT_TYPES)).default([]),
+    over_components: z.int().min(1).optional(),
+  })
+  .meta({ id: 'ApprovalRule' });
+export type ApprovalRule = z.infer<typeof ApprovalRule>;
+
 /** One agent of the agents config (spec/schema/agents-config.schema.json is generated from these schemas). */
 export const AgentDefinition = z
   .object({
@@ -30,6 +40,11 @@ export const AgentDefinition = z
     tool_settings: z.record(ToolName, ToolSettings).default({}),
     /** Whether the project's own documentation is added to this agent's context. */
     include_docs: z.boolean().default(false),
+    /**
+     * The outputs that need the person's approval (revision 1.8, spec §20.4): of a type listed in `outputs`, or
+     * touching more than `over_components` components.
+     */
+    approve: ApprovalRule.optional(),
   })
   .meta({ id: 'AgentDefinition' });
 export type AgentDefinition = z.infer<typeof AgentDefinition>;

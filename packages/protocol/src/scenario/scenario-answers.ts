@@ -9,12 +9,11 @@ type ExpectedWait = Pick<NonNullable<ScenarioHop['waiting']>, 'kind' | 'call_id'
  * `call_id` from the wait and the defaults filled in; a screenshot's image is not in it ({@link answerImage}).
  */
 export function scenarioAnswer(waiting: ExpectedWait, answer: NonNullable<ScenarioHop['answer']>): WaitAnswer {
-  const { image: _sentApart, unavailable, ...question } = answer;
-  return WaitAnswer.parse(
-    waiting.kind === 'screenshot'
-      ? { kind: waiting.kind, call_id: waiting.call_id, unavailable: unavailable ?? false }
-      : { kind: waiting.kind, call_id: waiting.call_id, ...question },
-  );
+  const { image: _sentApart, unavailable, approved, ...question } = answer;
+  const call = { kind: waiting.kind, call_id: waiting.call_id };
+  if (waiting.kind === 'screenshot') return WaitAnswer.parse({ ...call, unavailable: unavailable ?? false });
+  if (waiting.kind === 'approval') return WaitAnswer.parse({ ...call, approved: approved ?? [] });
+  return WaitAnswer.parse({ ...call, ...question });
 }
 
 /** The fixture file a scenario's screenshot answer sends as the hop's one attachment (spec §20.3), if any. */

@@ -5,7 +5,7 @@ import { PageValues } from '../wire/layout.js';
 import { ATTACHMENT_MEDIA_TYPES, Capabilities, ChatMessage } from '../wire/hop-request.js';
 import { FinishReason } from '../wire/hop-response.js';
 import { ApplyResult, TOOL_OUTPUT_TYPES } from '../wire/outputs.js';
-import { Question, QUESTION_LIMITS, ScreenshotRequest } from '../wire/waits.js';
+import { ProposedChange, Question, QUESTION_LIMITS, ScreenshotRequest } from '../wire/waits.js';
 
 /**
  * A tool call exactly as a model sends it: `arguments` is the JSON text of the input (YAML strings included).
@@ -114,6 +114,11 @@ export const ScenarioHop = z
       .discriminatedUnion('kind', [
         z.object({ kind: z.literal('question'), call_id: CallId, question: Question }),
         z.object({ kind: z.literal('screenshot'), call_id: CallId, screenshot: ScreenshotRequest }),
+        z.object({
+          kind: z.literal('approval'),
+          call_id: CallId,
+          approval: z.object({ changes: z.array(ProposedChange).min(1) }),
+        }),
       ])
       .optional(),
     /**
@@ -135,6 +140,8 @@ export const ScenarioHop = z
         text: z.string().optional(),
         unavailable: z.boolean().optional(),
         image: ScenarioAttachment.optional(),
+        /** For an approval: the `call_id`s of the changes the person approves (spec §20.4). */
+        approved: z.array(CallId).optional(),
       })
       .optional(),
   })

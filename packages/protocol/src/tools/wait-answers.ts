@@ -1,5 +1,6 @@
 import type { ErrorIssue } from '../wire/errors.js';
 import type { WaitAnswer, Waiting, WaitingOf } from '../wire/waits.js';
+import { APPROVED_RESULT, approvalProblems, REJECTED_RESULT } from './approvals.js';
 import { questionAnswerProblems, questionResult } from './ask-question.js';
 import { screenshotResult } from './request-screenshot.js';
 
@@ -21,6 +22,7 @@ export function answerProblems(waiting: Waiting, answer: WaitAnswer, images = 0)
   }
   if (waiting.kind === 'question' && answer.kind === 'question')
     return questionAnswerProblems(waiting.question, answer);
+  if (waiting.kind === 'approval' && answer.kind === 'approval') return approvalProblems(waiting, answer);
   if (answer.kind === 'screenshot' && !answer.unavailable && images === 0)
     return [
       { path: 'attachments', message: 'Send the screenshot as the hop’s one attachments part, or unavailable: true.' },
@@ -31,11 +33,18 @@ export function answerProblems(waiting: Waiting, answer: WaitAnswer, images = 0)
 }
 
 /** What a wait asked, as far as the result of its answer depends on it. */
-type AskedFor = Pick<WaitingOf<'question'>, 'kind' | 'question'> | Pick<WaitingOf<'screenshot'>, 'kind'>;
+type AskedFor =
+  | Pick<WaitingOf<'question'>, 'kind' | 'question'>
+  | Pick<WaitingOf<'screenshot'>, 'kind'>
+  | Pick<WaitingOf<'approval'>, 'kind'>;
 
-/** What the model is told for an accepted answer (spec §20.2, §20.3): the call's result, worded as the spec says. */
+/**
+ * What the model is told for an accepted answer (spec §20.2, §20.3): the call's result, worded as the spec says. For an
+ * approval, the first line of a one-change proposal's result (spec §20.4; each change has its own, `decidedResults`).
+ */
 export function answerResult(waiting: AskedFor, answer: WaitAnswer): string {
   if (waiting.kind === 'question' && answer.kind === 'question') return questionResult(waiting.question, answer);
   if (answer.kind === 'screenshot') return screenshotResult(answer);
+  if (answer.kind === 'approval') return answer.approved.length > 0 ? APPROVED_RESULT : REJECTED_RESULT;
   throw new Error(`an answer of kind ${answer.kind} to a wait of kind ${waiting.kind}`);
 }

@@ -4,10 +4,10 @@ import { boundedText } from './text.js';
 
 /**
  * The kinds of wait a client may declare in `capabilities.waits` (spec §20.1): what a turn can wait for from the
- * person or the host — `question` (revision 1.7), `screenshot` (revision 1.8). Plain strings on the wire: a kind
+ * person or the host — `question` (revision 1.7), `screenshot` and `approval` (revision 1.8). Plain strings on the wire: a kind
  * this server does not know is ignored (spec §7.1).
  */
-export const WAIT_KINDS = ['question', 'screenshot'] as const;
+export const WAIT_KINDS = ['question', 'screenshot', 'approval'] as const;
 /** A kind of wait this version knows. */
 export type WaitKind = (typeof WAIT_KINDS)[number];
 
@@ -40,6 +40,23 @@ export const ScreenshotRequest = z
   .meta({ id: 'ScreenshotRequest' });
 export type ScreenshotRequest = z.infer<typeof ScreenshotRequest>;
 
+/** A component a proposed change touches, as the person is shown it: no uuid (spec §20.4). */
+export const ProposedComponent = z
+  .object({
+    component: z.string(),
+    name: z.string(),
+    text: z.string().max(200).optional(),
+    inside: z.int().min(0),
+  })
+  .meta({ id: 'ProposedComponent' });
+export type ProposedComponent = z.infer<typeof ProposedComponent>;
+
+/** One change that waits for the person's approval (spec §20.4): the call, its output's type, what it touches. */
+export const ProposedChange = z
+  .object({ call_id: CallId, type: z.string(), components: z.array(ProposedComponent) })
+  .meta({ id: 'ProposedChange' });
+export type ProposedChange = z.infer<typeof ProposedChange>;
+
 /** When the server stops waiting (spec §20.1): an RFC 3339 date-time in UTC. */
 const ExpiresAt = z
   .string()
@@ -56,6 +73,12 @@ export const Waiting = z
   .discriminatedUnion('kind', [
     z.object({ kind: z.literal('question'), call_id: CallId, expires_at: ExpiresAt, question: Question }),
     z.object({ kind: z.literal('screenshot'), call_id: CallId, expires_at: ExpiresAt, screenshot: ScreenshotRequest }),
+    z.object({
+      kind: z.literal('approval'),
+      call_id: CallId,
+      expires_at: ExpiresAt,
+      approval: z.object({ changes: z.array(ProposedChange).min(1) }),
+    }),
   ])
   .meta({ id: 'Waiting' });
 export type Waiting = z.infer<typeof Waiting>;
@@ -100,6 +123,22 @@ export const ScreenshotAnswer = z
   .meta({ id: 'ScreenshotAnswer' });
 export type ScreenshotAnswer = z.infer<typeof ScreenshotAnswer>;
 
+/** The person's decision on proposed changes (spec §20.4): the `call_id`s of the approved ones; none rejects all. */
+export const ApprovalAnswer = z
+  .object({
+    kind: z.literal('approval'),
+    call_id: CallId,
+    approved: z
+      .array(CallId)
+      .max(100)
+      .refine((ids) => new Set(ids).size === ids.length, 'a change is approved at most once')
+      .default([]),
+  })
+  .meta({ id: 'ApprovalAnswer' });
+export type ApprovalAnswer = z.infer<typeof ApprovalAnswer>;
+
 /** The answer to what a turn waits for (spec §20.1), by `kind`: it must be the kind the turn waits for. */
-export const WaitAnswer = z.discriminatedUnion('kind', [QuestionAnswer, ScreenshotAnswer]).meta({ id: 'WaitAnswer' });
+export const WaitAnswer = z
+  .discriminatedUnion('kind', [QuestionAnswer, ScreenshotAnswer, ApprovalAnswer])
+  .meta({ id: 'WaitAnswer' });
 export type WaitAnswer = z.infer<typeof WaitAnswer>;

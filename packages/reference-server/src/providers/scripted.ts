@@ -1,4 +1,10 @@
-import { builtinTools, HopError } from '@canvas-ai/protocol/server';
+import {
+  APPROVAL_UNAVAILABLE_RESULT,
+  APPROVED_RESULT,
+  builtinTools,
+  HopError,
+  REJECTED_RESULT,
+} from '@canvas-ai/protocol/server';
 import { errorMessage } from '@canvas-ai/protocol';
 import {
   matchScenario,
@@ -23,6 +29,11 @@ const WAITING_TOOLS = new Set(
     .map((tool) => tool.name),
 );
 
+/** Whether a tool result is a change's that needed approval, once decided or refused (spec §20.4). */
+function decided(content: string): boolean {
+  return [APPROVED_RESULT, REJECTED_RESULT, APPROVAL_UNAVAILABLE_RESULT].some((words) => content.startsWith(words));
+}
+
 /** In a reply's text: the result the model was told for the turn's latest wait (spec §15, §20.2, §20.3). */
 const ANSWER_REF = '{{answer}}';
 
@@ -33,9 +44,12 @@ const ANSWER_REF = '{{answer}}';
  */
 function resolveAnswerRef(text: string, messages: ModelRequest['messages']): string {
   if (!text.includes(ANSWER_REF)) return text;
-  const result = messages.findLast((message) => message.role === 'tool' && WAITING_TOOLS.has(message.name));
+  const result = messages.findLast(
+    (message) => message.role === 'tool' && (WAITING_TOOLS.has(message.name) || decided(message.content)),
+  );
   if (result?.role !== 'tool') throw new Error(`${ANSWER_REF} is used before anything was asked in this turn`);
-  return text.replaceAll(ANSWER_REF, result.content);
+  // A decided change's result is the decision's line, then the call's own result: the line alone stands for it.
+  return text.replaceAll(ANSWER_REF, decided(result.content) ? result.content.split('\n')[0]! : result.content);
 }
 
 /** Options of {@link ScriptedProvider}. */

@@ -14,6 +14,7 @@ import { STREAM_VARIANTS } from './variants/stream-variants.js';
 import { TOOL_VARIANTS } from './variants/tool-variants.js';
 import { TURN_VARIANTS } from './variants/turn-variants.js';
 import type { VariantApp } from './variants/seams.js';
+import { APPROVAL_VARIANTS } from './variants/approval-variants.js';
 import { SCREENSHOT_VARIANTS } from './variants/screenshot-variants.js';
 import { WAIT_VARIANTS } from './variants/wait-variants.js';
 import type { BrokenVariant } from './variants/variant.js';
@@ -33,6 +34,7 @@ export const BROKEN_VARIANTS = {
   ...CLARIFICATION_VARIANTS,
   ...WAIT_VARIANTS,
   ...SCREENSHOT_VARIANTS,
+  ...APPROVAL_VARIANTS,
 } satisfies Record<string, BrokenVariant>;
 
 /** The name of a broken variant. */

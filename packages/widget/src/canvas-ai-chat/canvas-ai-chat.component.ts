@@ -24,7 +24,8 @@ import { fetchAgents, TokenCache } from './server-config.js';
 import type { HistoryUndo } from '../chat-session.js';
 import { TurnController, type TurnSettings } from './turn-controller.js';
 import { type AskedQuestion, questionCard } from './question-card.js';
-import type { PersonAnswer } from '../hop-loop.js';
+import { type AskedApproval, approvalCard } from './approval-card.js';
+import type { ApprovalDecision, PersonAnswer } from '../hop-loop.js';
 import type { GetScreenshotHook } from '../screenshot.js';
 import type { WaitingOf } from '@canvas-ai/protocol';
 
@@ -221,6 +222,8 @@ export class CanvasAiChat extends LitElement {
   @state() private loadedAgents: AgentsResponse | undefined;
   /** The question the agent asks now (spec §20), until the person answers or dismisses it, or the turn stops. */
   @state() private asked: AskedQuestion | undefined;
+  /** Changes the agent proposes, shown until the person decides or the turn stops (spec §20.4). */
+  @state() private proposed: AskedApproval | undefined;
   /** Why the last `sendMessage()` was refused, shown until the turn that caused it ends. */
   @state() private refusal: string | undefined;
   /** Why the picked agent was dropped: the server no longer offers it (shown until the next turn starts). */
@@ -357,6 +360,7 @@ export class CanvasAiChat extends LitElement {
       <div part="announcer" class="announcer" role="log" aria-live="polite" aria-label=${text.announcer}></div>
       <div class="chat"></div>
       ${this.asked ? questionCard(this.asked, text) : nothing}
+      ${this.proposed ? approvalCard(this.proposed, text) : nothing}
       <div
         part="toolbar"
         class="toolbar"
@@ -518,8 +522,38 @@ export class CanvasAiChat extends LitElement {
       outputTypes: this.outputTypes,
       stream: !this.noStream,
       askPerson: (waiting, info) => this.ask(waiting, info.signal),
+      approve: (waiting, info) => this.propose(waiting, info.signal),
       ...(this.getScreenshot ? { getScreenshot: this.screenshotTaker(this.getScreenshot) } : {}),
     };
+  }
+
+  /**
+   * Shows the changes the agent proposes (spec §20.4), each ticked, and resolves with the person's decision. The live
+   * region reads it out and the first change takes the focus; a stop of the turn takes the card away.
+   */
+  private propose(waiting: WaitingOf<'approval'>, stopped: AbortSignal): Promise<ApprovalDecision> {
+    return new Promise((resolve) => {
+      const proposed: AskedApproval = {
+        waiting,
+        decide: (decision) => {
+          if (this.proposed === proposed) this.proposed = undefined;
+          resolve(decision);
+        },
+      };
+      stopped.addEventListener(
+        'abort',
+        () => {
+          if (this.proposed === proposed) this.proposed = undefined;
+        },
+        { once: true },
+      );
+      this.proposed = proposed;
+      this.announce(this.text.approvalAsked(waiting.approval.changes.length));
+      void this.updateComplete.then(() => {
+        if (this.proposed === proposed)
+          this.renderRoot.querySelector<HTMLInputElement>('[part="approval"] input')?.focus();
+      });
+    });
   }
 
   /** The host's hook, with the live region told that the agent looks at the page (spec §20.3). */

@@ -63,6 +63,15 @@ export interface ChatStrings {
   questionAsked: (question: string) => string;
   /** Read out when the agent takes a look at the page: the host's screenshot goes with the next step (spec §20.3). */
   screenshotTaken: string;
+  /** Changes the agent proposes (spec §20.4): the card's caption, its buttons, and what the live region reads. */
+  approvalLabel: string;
+  approvalApprove: string;
+  approvalReject: string;
+  approvalAsked: (changes: number) => string;
+  /** One change as a line: `type` the output's type, `components` the components' lines joined. */
+  approvalChange: (type: string, components: string) => string;
+  /** One component of a change: its catalog name, its own text if any, how many components are inside it. */
+  approvalComponent: (component: { name: string; text?: string | undefined; inside: number }) => string;
   /** deep-chat's send button, and its scrolling list of messages. */
   send: string;
   messages: string;
@@ -114,6 +123,15 @@ export interface ChatStrings {
 }
 
 /** The English texts. */
+/** What each output type does, as the approval card says it (spec §20.4). */
+const CHANGE_VERBS: Record<string, string> = {
+  remove_components: 'Remove',
+  edit_components: 'Change',
+  move_components: 'Move',
+  place_components: 'Add',
+  set_page_value: 'Set a page value',
+};
+
 export const DEFAULT_STRINGS: ChatStrings = {
   placeholder: 'Ask the assistant…',
   working: 'Working…',
@@ -143,6 +161,14 @@ export const DEFAULT_STRINGS: ChatStrings = {
   questionEmpty: 'Pick an answer or write your own, or dismiss the question.',
   questionAsked: (question) => `The agent asks: ${question}`,
   screenshotTaken: 'The agent takes a look at the page.',
+  approvalLabel: 'The agent asks before it makes these changes:',
+  approvalApprove: 'Approve',
+  approvalReject: 'Reject',
+  approvalAsked: (changes) =>
+    `The agent asks before it makes ${changes === 1 ? 'a change' : `${changes} changes`}: approve or reject.`,
+  approvalChange: (type, components) => `${CHANGE_VERBS[type] ?? type}: ${components}`,
+  approvalComponent: ({ name, text, inside }) =>
+    `${name}${text ? ` “${text}”` : ''}${inside > 0 ? ` (with ${inside} inside)` : ''}`,
   send: 'Send',
   messages: 'Messages',
   turnError: (error) => error.message,

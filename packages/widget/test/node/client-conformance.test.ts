@@ -38,6 +38,7 @@ describe('the client kit against the reference loop (canvas-ai-turn)', () => {
         'the remove_components and move_components outputs (spec §11.4, §11.5)',
         'waiting turns and questions (spec §20)',
         'a look at the page (spec §20.3)',
+        'approval of destructive changes (spec §20.4)',
       ],
     );
   });

@@ -16,6 +16,8 @@ const SCENARIOS = [
   'question-answered',
   'question-dismissed',
   'screenshot-page',
+  'approval-removal-rejected',
+  'approval-removal-approved',
 ] as const;
 const LAYOUTS = ['layouts/empty.yaml', 'layouts/nested.yaml', 'layouts/cookie-shop.yaml'] as const;
 const ATTACHMENTS = ['attachments/cookie.png'] as const;

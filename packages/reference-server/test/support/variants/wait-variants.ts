@@ -127,6 +127,9 @@ export const WAIT_VARIANTS = {
       'screenshots.*',
       'scenario.screenshot-page',
       'scenario.screenshot-unavailable',
+      'approvals.*',
+      'scenario.approval-removal-approved',
+      'scenario.approval-removal-rejected',
     ],
     build: (fixtures) =>
       rewriteHopResponses(realApp(fixtures), (body) => {
