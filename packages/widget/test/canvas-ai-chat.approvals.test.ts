@@ -43,9 +43,11 @@ describe('<canvas-ai-chat> changes proposed for approval', () => {
   it('names the change by its component, reads it out, focuses it; Reject sends none and the page keeps it', async () => {
     const script = await scenario('approval-removal-rejected');
     const { record, host, element } = await approvalChat();
-    const ended = collect(element, 'canvas-ai-turn-end');
+    const ended = new Promise<HTMLElementEventMap['canvas-ai-turn-end']>((resolve) =>
+      element.addEventListener('canvas-ai-turn-end', resolve, { once: true }),
+    );
     element.sendMessage(script.user_message);
-    await waitUntil(() => card(element), 'the proposal was not shown');
+    await waitUntil(() => card(element), 'the proposal was not shown', { timeout: 20_000 });
     expect(record.posts()[0]!.body.capabilities?.waits).to.include('approval');
     expect(boxes(element).map((box) => [box.checked, box.closest('label')!.textContent!.trim()])).to.deep.equal([
       [true, 'Remove: Section “Why people love us” (with 3 inside)'],
@@ -54,8 +56,7 @@ describe('<canvas-ai-chat> changes proposed for approval', () => {
     expect(announced(element)).to.include('The agent asks before it makes a change: approve or reject.');
     await waitUntil(() => element.shadowRoot!.activeElement === boxes(element)[0], 'the change has no focus');
     card(element)!.querySelector<HTMLButtonElement>('[part="approval-reject"]')!.click();
-    await waitUntil(() => ended.length === 1, 'the turn did not end');
-    expect(ended[0]!.detail.status).to.equal('done');
+    expect((await ended).detail.status).to.equal('done');
     expect(card(element)).to.equal(null);
     const answered = record.posts().find((post) => post.body.answer !== undefined)!;
     expect(answered.body.answer).to.deep.equal({ kind: 'approval', call_id: 'call_remove', approved: [] });
@@ -68,10 +69,10 @@ describe('<canvas-ai-chat> changes proposed for approval', () => {
     const { record, host, element } = await approvalChat();
     const ended = collect(element, 'canvas-ai-turn-end');
     element.sendMessage(script.user_message);
-    await waitUntil(() => card(element), 'the proposal was not shown');
+    await waitUntil(() => card(element), 'the proposal was not shown', { timeout: 20_000 });
     expect(rows(host), 'nothing removed while it waits').to.include('testimonials-1');
     card(element)!.requestSubmit();
-    await waitUntil(() => ended.length === 1, 'the turn did not end');
+    await waitUntil(() => ended.length === 1, 'the turn did not end', { timeout: 20_000 });
     expect(ended[0]!.detail.status).to.equal('done');
     const answered = record.posts().find((post) => post.body.answer !== undefined)!;
     expect(answered.body.answer).to.deep.equal({ kind: 'approval', call_id: 'call_remove', approved: ['call_remove'] });
@@ -83,7 +84,7 @@ describe('<canvas-ai-chat> changes proposed for approval', () => {
     const { record, element } = await approvalChat();
     const ends = collect(element, 'canvas-ai-turn-end');
     element.sendMessage(script.user_message);
-    await waitUntil(() => card(element), 'the proposal was not shown');
+    await waitUntil(() => card(element), 'the proposal was not shown', { timeout: 20_000 });
     const id = record.posts()[0]!.body.request_id;
     element.shadowRoot!.querySelector<HTMLButtonElement>('[part="stop-button"]')!.click();
     await waitUntil(() => ends.length === 1, 'the turn did not end');
