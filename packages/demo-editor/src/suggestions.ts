@@ -49,7 +49,7 @@ export const SUGGESTIONS: readonly Suggestion[] = [
     hint: 'The page builder asks the editor for a screenshot of the page and looks at it.',
   },
   {
-    label: 'Remove the selected component, after asking',
+    label: 'Ask before removing the selected component',
     text: 'Remove the selected component, after asking me',
     agent: 'careful_builder',
     hint: 'Click a component first: the careful builder proposes the removal, and you approve or reject it.',

@@ -39,7 +39,7 @@ describe('a removal that waits for approval, in the demo', () => {
       assert.equal(await demo.turnEnded(0), 'done');
       assert.equal(await demo.rows(), 1);
       await demo.page.locator('#canvas [data-component="sdc.demo.hero"]').first().click();
-      await demo.page.locator('#chips .chip', { hasText: 'Remove the selected component, after asking' }).click();
+      await demo.page.locator('#chips .chip', { hasText: 'Ask before removing the selected component' }).click();
 
       const card = demo.page.locator('canvas-ai-chat [part="approval"]');
       await card.waitFor();
