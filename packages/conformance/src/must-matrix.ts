@@ -819,6 +819,13 @@ export const MUST_MATRIX: readonly MustRow[] = [
   },
   {
     section: '12.4',
+    says: 'A server MUST refuse, when it starts, an agent with `plan_first`',
+    group: 'config',
+    reason:
+      "a server's start-up cannot be observed over HTTP; the protocol's tests cover both refusals (packages/protocol/test/propose-plan.test.ts)",
+  },
+  {
+    section: '12.4',
     says: 'A server MUST refuse settings that break one of these rules',
     group: 'config',
     reason:
@@ -1023,18 +1030,18 @@ export const MUST_MATRIX: readonly MustRow[] = [
     reason: ADMIN_SURFACE,
   },
   { section: '19', says: 'The session cookie and the CSRF token', group: 'admin', reason: ADMIN_SURFACE },
-  // spec §20 Waiting turns: the person inside a turn (revision 1.7)
+  // spec §20 Waiting turns: the person inside a turn (revisions 1.7 and 1.8)
   {
     section: '20.1',
     says: 'A server MUST NOT offer the model a tool that makes a turn wait',
     group: 'waits-offered',
-    checks: ['waits.undeclared-not-offered'],
+    checks: ['waits.undeclared-not-offered', 'waits.plan-undeclared-not-offered'],
   },
   {
     section: '20.1',
     says: 'A hop that executed such a call MUST NOT call the model',
     group: 'waits-hop',
-    checks: ['waits.waiting-hop', 'scenario.*'],
+    checks: ['waits.waiting-hop', 'waits.plan-waiting-hop', 'scenario.*'],
   },
   {
     section: '20.1',
@@ -1090,6 +1097,30 @@ export const MUST_MATRIX: readonly MustRow[] = [
     says: 'The result of the call is one line, which a server MUST word exactly so',
     group: 'waits-answer',
     checks: ['waits.answer-reaches-model', 'scenario.*'],
+  },
+  {
+    section: '20.3',
+    says: 'A server MUST refuse, as any invalid tool input',
+    group: 'waits-plan',
+    reason: `${PROMPT}; a plan naming a component the catalog lacks gets a readable result and no wait (packages/protocol/test/propose-plan.test.ts)`,
+  },
+  {
+    section: '20.3',
+    says: 'A server MUST refuse (400 `invalid_request`, `field: "answer.feedback"`',
+    group: 'waits-plan-answer-checked',
+    checks: ['waits.plan-answer-checked'],
+  },
+  {
+    section: '20.3',
+    says: 'The result of the call is one line, which a server MUST word exactly so',
+    group: 'waits-plan-answer',
+    checks: ['waits.plan-feedback-reaches-model', 'scenario.*'],
+  },
+  {
+    section: '20.3',
+    says: 'a host MUST keep them out of the document it sends in `context`',
+    group: 'client',
+    reason: WIDGET,
   },
 ];
 

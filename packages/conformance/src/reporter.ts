@@ -56,7 +56,7 @@ function formatNotClaimed(notClaimed: NonNullable<ConformanceReport['notClaimed'
 
 /**
  * The claim as one line a project can paste into its README when every check passed
- * (`canvas-ai/1 revision 1.7: level 2, streaming, remove/move, questions`), or that it does not hold.
+ * (`canvas-ai/1 revision 1.8: level 2, streaming, remove/move, questions, plans`), or that it does not hold.
  */
 export function formatClaimVerdict(report: Pick<ConformanceReport, 'claim' | 'level' | 'failed'>): string | undefined {
   if (report.claim === undefined) return undefined;

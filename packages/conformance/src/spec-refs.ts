@@ -82,6 +82,7 @@ export const SPEC_SECTIONS = {
   },
   waitingTurns: { number: '20.1', title: 'Waiting turns', anchor: '201-waiting-turns' },
   questions: { number: '20.2', title: 'Questions', anchor: '202-questions' },
+  plans: { number: '20.3', title: 'Plans', anchor: '203-plans' },
 } as const;
 
 /** A section of spec/hop-protocol.md, by key. */

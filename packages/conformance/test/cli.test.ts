@@ -32,7 +32,7 @@ describe('the CLI arguments', () => {
       tokenEndpoint: undefined,
       agentsEndpoint: undefined,
       level: 1,
-      claim: { revision: '1.7', parts: ['streaming', 'remove-move', 'questions'] },
+      claim: { revision: '1.8', parts: ['streaming', 'remove-move', 'questions', 'plans'] },
       scenariosDir: undefined,
       fixturesDir: undefined,
       json: undefined,

@@ -42,4 +42,10 @@ export const SUGGESTIONS: readonly Suggestion[] = [
     agent: 'page_builder',
     hint: 'The page builder asks you a question first; the turn waits for your answer.',
   },
+  {
+    label: 'A bakery homepage, planned first',
+    text: 'Plan a homepage for my bakery, then build it',
+    agent: 'page_builder',
+    hint: 'The page builder proposes the rows first: approve, revise with feedback, or cancel; watch them fill in.',
+  },
 ];

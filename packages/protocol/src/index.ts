@@ -11,10 +11,17 @@ export {
   MAX_WAITING_TURN_REQUESTS,
 } from './wire/limits.js';
 export {
+  Plan,
+  PLAN_LIMITS,
+  PlanAnswer,
+  PlanRow,
+  PlanWaiting,
   Question,
   QUESTION_LIMITS,
   QuestionAnswer,
+  QuestionWaiting,
   WAIT_KINDS,
+  WaitAnswer,
   type WaitKind,
   Waiting,
 } from './wire/waits.js';

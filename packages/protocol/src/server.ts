@@ -38,13 +38,21 @@ export {
   type WaitRequest,
 } from './tools/tool-definition.js';
 export {
-  answerProblems,
   answerResult,
   askQuestionTool,
   DISMISSED_RESULT,
   QUESTION_PENDING_RESULT,
+  questionAnswerProblems,
 } from './tools/ask-question.js';
-export { type BuiltinToolName, builtinTools, offeredTools } from './tools/builtin-tools.js';
+export {
+  PLAN_APPROVED_RESULT,
+  PLAN_PENDING_RESULT,
+  PLAN_REVISE_RESULT,
+  planAnswerResult,
+  proposePlanTool,
+} from './tools/propose-plan.js';
+export { answerProblems, waitAnswerResult } from './tools/wait-answers.js';
+export { agentToolNames, type BuiltinToolName, builtinTools, offeredTools } from './tools/builtin-tools.js';
 export { suggestionWork } from './tools/suggest.js';
 export { UUID_SUGGESTION_LIMITS } from './tools/uuid-suggestions.js';
 export {

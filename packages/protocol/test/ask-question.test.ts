@@ -2,7 +2,7 @@
 // reply, the result told to the model worded exactly, and the answers a question refuses.
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { HopRequest, type Waiting } from '../src/index.js';
+import { HopRequest, QuestionAnswer, type QuestionWaiting } from '../src/index.js';
 import {
   answerProblems,
   answerResult,
@@ -23,14 +23,14 @@ const ask = (id: string, args: Record<string, unknown>) => ({
   arguments: JSON.stringify(args),
 });
 const TONE = { question: 'Which tone?', choices: ['Playful', ' Elegant ', 'Bold'], free_text: true };
-const waiting: Waiting = {
+const waiting: QuestionWaiting = {
   kind: 'question',
   call_id: 'call_tone',
   expires_at: '2026-12-04T16:00:00.000Z',
   question: { text: 'Which tone?', choices: ['Playful', 'Elegant', 'Bold'], multiple: false, free_text: true },
 };
 const answer = (fields: Record<string, unknown>) =>
-  HopRequest.shape.answer.unwrap().parse({ kind: 'question', call_id: 'call_tone', ...fields });
+  QuestionAnswer.parse({ kind: 'question', call_id: 'call_tone', ...fields });
 
 function run(calls: ReturnType<typeof ask>[], tools: Record<string, ToolDefinition> = builtinTools) {
   return executeToolCalls(calls, { tools, catalog, document: documentOf(), pageFields, newUuid: counterUuids() });

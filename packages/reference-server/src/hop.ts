@@ -1,6 +1,7 @@
 import type { AgentDefinition, AgentsConfig, Attachment, HopRequest, HopResponse, HopUsage } from '@canvas-ai/protocol';
 import { errorMessage } from '@canvas-ai/protocol';
 import {
+  agentToolNames,
   BUSY_RETRY_AFTER_SECONDS,
   collectPlacedUuids,
   type DocumentDigest,
@@ -91,7 +92,12 @@ export async function runHop(
     const turn = answered ?? seedTurn(deps.config, agentId, agent, request, input.attachments);
     const previousOutputs = admission.turn?.response.outputs ?? [];
     // Decided by hop 1's capabilities, kept with the turn (spec §5.1): the same tools on every hop.
-    const tools = offeredTools(deps.tools, agent.tools, turn.declared_outputs ?? [], turn.declared_waits ?? []);
+    const tools = offeredTools(
+      deps.tools,
+      agentToolNames(agent),
+      turn.declared_outputs ?? [],
+      turn.declared_waits ?? [],
+    );
     return await executeHop({
       deps,
       key,

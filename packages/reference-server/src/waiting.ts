@@ -3,17 +3,15 @@
  * the hop that brings the answer, before anything of it runs.
  */
 import type { HopRequest, Waiting } from '@canvas-ai/protocol';
-import { answerProblems, answerResult, HopError, type WaitRequest } from '@canvas-ai/protocol/server';
+import { answerProblems, HopError, type WaitRequest, waitAnswerResult } from '@canvas-ai/protocol/server';
 import type { TurnSoFar } from './turn-state.js';
 
 /** What the response and the stored turn carry for a call that asked: until when the server waits (spec §20.1). */
 export function waitingFor(wait: WaitRequest & { call_id: string }, waitMs: number, now: number): Waiting {
-  return {
-    kind: wait.kind,
-    call_id: wait.call_id,
-    expires_at: new Date(now + waitMs).toISOString(),
-    question: wait.question,
-  };
+  const until = { call_id: wait.call_id, expires_at: new Date(now + waitMs).toISOString() };
+  return wait.kind === 'question'
+    ? { kind: wait.kind, ...until, question: wait.question }
+    : { kind: wait.kind, ...until, plan: wait.plan };
 }
 
 /** Whether the server stopped waiting: past `expires_at` the turn is over (spec §20.1). */
@@ -25,7 +23,7 @@ export function waitExpired(waiting: Waiting, now: number): boolean {
 export function waitExpiredError(requestId: string): HopError {
   return new HopError(
     'wait_expired',
-    'The question waited too long for an answer, so this turn ended. Send your message again to start over.',
+    'The question or plan waited too long for an answer, so this turn ended. Send your message again to start over.',
     { requestId },
   );
 }
@@ -61,7 +59,7 @@ export function withAnswer(turn: TurnSoFar | undefined, request: HopRequest): Tu
       requestId: request.request_id,
     });
   }
-  const content = answerResult(waiting.question, answer);
+  const content = waitAnswerResult(waiting, answer);
   const { waiting: _answered, ...rest } = turn;
   return {
     ...rest,

@@ -36,7 +36,10 @@ describe('the conformance kit against the reference server', () => {
       assert.ok(ids.includes('validation.request-id-missing'), 'the malformed-request table was read');
       assert.deepEqual(new Set(report.results.map((result) => result.level)), new Set([1, 2]));
       assert.deepEqual(report.notClaimed, []);
-      assert.equal(formatClaimVerdict(report), 'canvas-ai/1 revision 1.7: level 2, streaming, remove/move, questions');
+      assert.equal(
+        formatClaimVerdict(report),
+        'canvas-ai/1 revision 1.8: level 2, streaming, remove/move, questions, plans',
+      );
     } finally {
       await server.close();
     }
@@ -53,6 +56,7 @@ describe('the conformance kit against the reference server', () => {
       assert.deepEqual(failures(report), []);
       assert.deepEqual((report.notClaimed ?? []).map((group) => group.what).sort(), [
         'derived props (spec §10.1, revision 1.6)',
+        'plans (spec §20.3)',
         'streamed hops (spec §6.1)',
         "the agents' ETag (spec §3.1, revision 1.5)",
         'the remove_components and move_components outputs (spec §11.4, §11.5)',
@@ -84,14 +88,14 @@ describe('the conformance kit against the reference server', () => {
     try {
       const modest = await runConformance({
         ...endpointsOf(server.url),
-        claim: { revision: '1.7', parts: ['remove-move', 'questions'] },
+        claim: { revision: '1.8', parts: ['remove-move', 'questions', 'plans'] },
       });
       assert.deepEqual(failures(modest), []);
       assert.deepEqual(
         (modest.notClaimed ?? []).map((group) => group.what),
         ['streamed hops (spec §6.1)'],
       );
-      assert.equal(formatClaimVerdict(modest), 'canvas-ai/1 revision 1.7: level 1, remove/move, questions');
+      assert.equal(formatClaimVerdict(modest), 'canvas-ai/1 revision 1.8: level 1, remove/move, questions, plans');
       const claimed = await runConformance({
         ...endpointsOf(server.url),
         filter: (check) => check.id.startsWith('stream.'),

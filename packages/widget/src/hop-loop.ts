@@ -15,7 +15,8 @@ import {
   type HopRequest,
   type HopResponse,
   type ToolOutput,
-  type QuestionAnswer,
+  type WaitAnswer,
+  type WaitKind,
   type Waiting,
 } from '@canvas-ai/protocol';
 import { buildHopRequest, type HostDocument } from './build-request.js';
@@ -25,6 +26,7 @@ import { readHopResponse } from './read-response.js';
 import { DEFAULT_RETRY_DELAYS, type RetryWait, type SendTry, withRetries } from './retry.js';
 import { serializeHopRequest, type SerializedHopRequest } from './serialize-request.js';
 import { newTraceId, traceparent } from './trace-context.js';
+import { type ClearPlanHook, PlanPlaceholders, type ShowPlanHook } from './plan-placeholders.js';
 import { OtherOriginUnreachable, originHint, otherOrigin } from './other-origin.js';
 import { noChanges, recordHop, type TurnChanges } from './turn-changes.js';
 import { TurnError } from './turn-error.js';
@@ -63,7 +65,11 @@ export type ApplyOutputsHook = (
   // biome-ignore lint/suspicious/noConfusingVoidType: a host's store function that returns nothing must type-check.
 ) => ApplyResult[] | void | Promise<ApplyResult[] | void>;
 
-/** The person's answer to a question, as {@link AskPersonHook} gives it; the loop adds `kind` and `call_id`. */
+/**
+ * The person's answer to what the turn waits for, as {@link AskPersonHook} gives it; the loop adds `kind` and
+ * `call_id`. A question's: `dismissed`, `choices`, `text` (spec §20.2); a plan's: `decision` and, to revise,
+ * `feedback` (spec §20.3). A plan's Cancel is no answer: stop the turn.
+ */
 export interface PersonAnswer {
   /** The person closed the question without answering. */
   dismissed?: boolean | undefined;
@@ -71,12 +77,16 @@ export interface PersonAnswer {
   choices?: readonly number[] | undefined;
   /** Their own answer, where the question allows it. */
   text?: string | undefined;
+  /** The decision on a plan: build it, or propose another (with `feedback`). */
+  decision?: 'approve' | 'revise' | undefined;
+  /** What should change in the plan, with `decision: 'revise'`. */
+  feedback?: string | undefined;
 }
 
 /**
- * Shows the person what the turn waits for (spec §20: a question) and resolves with their answer or dismissal. The
- * loop sends it with the next hop; a stop while it waits ends the turn (the promise is then left). Giving this hook
- * declares the wait `question` on hop 1, so only then may the server's agent ask.
+ * Shows the person what the turn waits for (spec §20: a question, a plan) and resolves with their answer. The loop
+ * sends it with the next hop; a stop while it waits ends the turn (the promise is then left). Giving this hook
+ * declares the kinds of wait of {@link TurnOptions.waits} on hop 1, so only then may the server's agent wait for them.
  */
 export type AskPersonHook = (
   waiting: Waiting,
@@ -182,6 +192,18 @@ export interface TurnOptions {
    * `question`; absent, no turn ever waits (the server does not offer the question tool).
    */
   askPerson?: AskPersonHook | undefined;
+  /**
+   * The kinds of wait `askPerson` answers, declared on hop 1 (spec §20.1). Default `['question']`: a host that answers
+   * plans too lists `plan` (spec §20.3). Ignored without `askPerson`.
+   */
+  waits?: readonly WaitKind[] | undefined;
+  /**
+   * Draws a plan's rows as placeholders on the host's canvas, those not built yet (spec §20.3); optional. Called when
+   * the plan is shown, approved, and as its rows are built.
+   */
+  showPlan?: ShowPlanHook | undefined;
+  /** Takes the placeholders of {@link showPlan} away: a revision asked for, the turn ended or stopped. */
+  clearPlan?: ClearPlanHook | undefined;
   /**
    * Goes on with a turn the server holds instead of starting one (spec §18): hops up to `hop` were answered and
    * applied, so the first request is `hop + 1`, with `applyResults` (what the host reported for hop `hop`'s outputs).
@@ -298,6 +320,8 @@ class TurnRun {
   private lastApplyResults: ApplyResult[] | undefined;
   /** What the turn waits for after the latest hop (spec §20.1): the person answers before the next hop is sent. */
   private waiting: Waiting | undefined;
+  /** The plan on the host's canvas, if any (spec §20.3). */
+  private readonly plan: PlanPlaceholders;
   /** The host's fetch or the global one, always called as a plain function (a bare `window.fetch` needs that). */
   private readonly fetchImpl: typeof fetch;
   /** What the host applied so far, with its undo. */
@@ -309,6 +333,7 @@ class TurnRun {
     this.requestId = options.requestId ?? newId();
     this.traceId = options.trace ? newTraceId() : undefined;
     this.changes = options.resume?.changes ?? noChanges(this.requestId);
+    this.plan = new PlanPlaceholders(options);
     if (options.resume) {
       // The server holds this turn already: its hops so far count, and a turn that ends without its answer is cancelled.
       this.hops = options.resume.hop;
@@ -361,6 +386,7 @@ class TurnRun {
       };
     } finally {
       this.ended = true;
+      this.plan.clear();
     }
     const last = this.lastResponse;
     if (last && !last.should_continue)
@@ -390,7 +416,7 @@ class TurnRun {
       conversationId: options.conversationId,
       applyResults: this.lastApplyResults,
       outputTypes: options.outputTypes,
-      waits: options.askPerson ? ['question'] : [],
+      waits: this.declaredWaits,
       answer,
     });
     const applied = new HopOutputs(hop);
@@ -414,6 +440,7 @@ class TurnRun {
       );
       this.changes = recorded.changes;
       applied.record(outputs, recorded.inverse);
+      this.plan.applied(outputs, this.lastApplyResults);
     };
     const response = await this.sendHop(request, hop === 1 ? (options.attachments ?? []) : [], apply);
     // A response read to its end just as the stop came is not the turn's: it is neither applied nor reported.
@@ -433,28 +460,43 @@ class TurnRun {
     return response;
   }
 
+  /** The kinds of wait this turn's client answers, declared on hop 1 (spec §20.1). */
+  private get declaredWaits(): readonly WaitKind[] {
+    return this.options.askPerson ? (this.options.waits ?? ['question']) : [];
+  }
+
   /**
    * The person's answer to what the turn waits for after hop `hop`, if it waits (spec §20.1): asked through the host's
    * {@link AskPersonHook}; a stop meanwhile unwinds the run. A wait the client never declared ends the turn.
    */
-  private async answerWaiting(hop: number): Promise<QuestionAnswer | undefined> {
+  private async answerWaiting(hop: number): Promise<WaitAnswer | undefined> {
     const waiting = this.waiting;
     if (!waiting) return undefined;
     const ask = this.options.askPerson;
-    if (!ask)
+    if (!ask || !this.declaredWaits.includes(waiting.kind))
       throw new TurnError(
         'invalid_response',
-        `The server's answer to hop ${hop} waits for a question this page cannot show.`,
-        {
-          hop,
-        },
+        `The server's answer to hop ${hop} waits for a ${waiting.kind} this page cannot show.`,
+        { hop },
       );
+    if (waiting.kind === 'plan') this.plan.shown(waiting);
     const { signal } = this.stopSignal;
     const given = await untilStopped(
       this.callHost('askPerson', hop, () => ask(waiting, { requestId: this.requestId, hop, signal })),
       signal,
     );
     this.waiting = undefined;
+    if (waiting.kind === 'plan') {
+      if (given.decision !== 'approve' && given.decision !== 'revise')
+        throw new TurnError('host', `The page answered the plan of hop ${hop} without a decision.`, { hop });
+      this.plan.decided(given.decision);
+      return {
+        kind: 'plan',
+        call_id: waiting.call_id,
+        decision: given.decision,
+        ...(given.feedback === undefined ? {} : { feedback: given.feedback }),
+      };
+    }
     return {
       kind: waiting.kind,
       call_id: waiting.call_id,

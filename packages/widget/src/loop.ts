@@ -20,6 +20,8 @@ export {
   type TurnOptions,
   type TurnResult,
 } from './hop-loop.js';
+// Plans on the host's canvas (spec §20.3): the hooks that draw the planned rows, and how built rows are counted.
+export { type ClearPlanHook, type ShowPlanHook, type ShownPlan, rowsBuiltBy } from './plan-placeholders.js';
 // Undo (spec §17) and resume after a reload (spec §18), for any host.
 export { canUndo, changedPage, noChanges, recordHop, type TurnChanges } from './turn-changes.js';
 export {

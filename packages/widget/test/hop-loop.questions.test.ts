@@ -1,6 +1,6 @@
 // Questions with the loop alone (spec §20), as a React or Vue host runs them: `askPerson` declares the wait and
 // answers it; without it nothing waits; a turn resumed after a reload asks again before its next hop.
-import type { Waiting } from '@canvas-ai/protocol';
+import type { WaitAnswer, Waiting } from '@canvas-ai/protocol';
 import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import { expect } from '@open-wc/testing';
 import { type PersonAnswer, resumeTurn, runTurn, startTurn, type ResumableTurn } from '../src/loop.js';
@@ -8,6 +8,9 @@ import { loadFixtures, scenario } from './support/fixtures.js';
 import { recorder } from './support/recorder.js';
 import { reducerHost } from './support/reducer-host.js';
 import { useHandlers } from './support/worker.js';
+
+/** The picked choices of a question's answer (none for another kind of answer). */
+const choicesOf = (answer: WaitAnswer | undefined) => (answer?.kind === 'question' ? answer.choices : undefined);
 
 /** The question scenario's turn over the reference server's mock, on the empty page. */
 async function questionTurn() {
@@ -38,12 +41,12 @@ describe('questions, with the loop alone', () => {
       },
     });
     expect(result.status).to.equal('done');
-    expect(asked.map(({ waiting, hop }) => [waiting.call_id, waiting.question.choices, hop])).to.deep.equal([
-      ['call_tone', ['Playful', 'Elegant', 'Bold'], 2],
-    ]);
+    expect(
+      asked.map(({ waiting, hop }) => [waiting.call_id, waiting.kind === 'question' && waiting.question.choices, hop]),
+    ).to.deep.equal([['call_tone', ['Playful', 'Elegant', 'Bold'], 2]]);
     const posts = record.posts();
     expect(posts[0]!.body.capabilities).to.deep.equal({ outputs: [], waits: ['question'] });
-    expect(posts.map((post) => post.body.answer?.choices)).to.deep.equal([
+    expect(posts.map((post) => choicesOf(post.body.answer))).to.deep.equal([
       undefined,
       undefined,
       [1],

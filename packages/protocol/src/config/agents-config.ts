@@ -30,6 +30,26 @@ export const AgentDefinition = z
     tool_settings: z.record(ToolName, ToolSettings).default({}),
     /** Whether the project's own documentation is added to this agent's context. */
     include_docs: z.boolean().default(false),
+    /**
+     * Whether the agent proposes a plan before it builds (revision 1.8, spec §20.3): it gets `propose_plan` when its
+     * turn's client declared the wait `plan`, and builds without a plan otherwise.
+     */
+    plan_first: z.boolean().default(false),
+  })
+  .superRefine((agent, ctx) => {
+    const propose = agent.tools.indexOf('propose_plan');
+    if (propose >= 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tools', propose],
+        message: 'propose_plan is offered by plan_first: true; remove it from tools and set plan_first',
+      });
+    if (agent.plan_first && !agent.tools.includes('place_components'))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['plan_first'],
+        message: 'plan_first needs place_components in tools (the agent would plan what it cannot build)',
+      });
   })
   .meta({ id: 'AgentDefinition' });
 export type AgentDefinition = z.infer<typeof AgentDefinition>;

@@ -178,7 +178,9 @@ function hopRequest(
 function waitAnswer(response: HopResponse, expected: ScenarioHop): RequestAnswer | undefined {
   const waiting = response.should_continue ? response.waiting : undefined;
   if (!waiting || !expected.answer) return undefined;
-  return { kind: waiting.kind, call_id: waiting.call_id, ...expected.answer };
+  // The scenario's answer fits its wait (the fixture schema checks it), and a server that waits for another kind
+  // refuses it, which the kit then reports.
+  return { kind: waiting.kind, call_id: waiting.call_id, ...expected.answer } as RequestAnswer;
 }
 
 /** How `request` is sent: JSON, or multipart for hop 1 of a scenario with attachments; with the caller's headers. */

@@ -5,7 +5,7 @@ import { PageValues } from '../wire/layout.js';
 import { ATTACHMENT_MEDIA_TYPES, Capabilities, ChatMessage } from '../wire/hop-request.js';
 import { FinishReason } from '../wire/hop-response.js';
 import { ApplyResult, TOOL_OUTPUT_TYPES } from '../wire/outputs.js';
-import { Question, QUESTION_LIMITS } from '../wire/waits.js';
+import { Plan, Question, QUESTION_LIMITS } from '../wire/waits.js';
 
 /**
  * A tool call exactly as a model sends it: `arguments` is the JSON text of the input (YAML strings included).
@@ -104,21 +104,32 @@ export const ScenarioHop = z
      * What this hop's response must carry in `waiting` (spec §20.1), `expires_at` aside; a hop without it must carry
      * none.
      */
-    waiting: z.object({ kind: z.literal('question'), call_id: CallId, question: Question }).optional(),
-    /** What the client answers in the next request's `answer` (its `kind` and `call_id` come from `waiting`). */
+    waiting: z
+      .discriminatedUnion('kind', [
+        z.object({ kind: z.literal('question'), call_id: CallId, question: Question }),
+        z.object({ kind: z.literal('plan'), call_id: CallId, plan: Plan }),
+      ])
+      .optional(),
+    /**
+     * What the client answers in the next request's `answer` (its `kind` and `call_id` come from `waiting`): a
+     * decision on a plan, or an answer to a question.
+     */
     answer: z
-      .object({
-        dismissed: z.boolean().default(false),
-        choices: z
-          .array(
-            z
-              .int()
-              .min(0)
-              .max(QUESTION_LIMITS.maxChoices - 1),
-          )
-          .default([]),
-        text: z.string().optional(),
-      })
+      .union([
+        z.object({ decision: z.enum(['approve', 'revise']), feedback: z.string().optional() }),
+        z.object({
+          dismissed: z.boolean().default(false),
+          choices: z
+            .array(
+              z
+                .int()
+                .min(0)
+                .max(QUESTION_LIMITS.maxChoices - 1),
+            )
+            .default([]),
+          text: z.string().optional(),
+        }),
+      ])
       .optional(),
   })
   .meta({ id: 'ScenarioHop' });
@@ -170,6 +181,13 @@ export const Scenario = z
           code: 'custom',
           path: ['hops', index, 'should_continue'],
           message: index < last ? 'only the last hop may end the turn' : 'the last hop must end the turn',
+        });
+      }
+      if (hop.waiting && hop.answer && (hop.waiting.kind === 'plan') !== 'decision' in hop.answer) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['hops', index, 'answer'],
+          message: `the answer does not fit a wait of kind ${hop.waiting.kind}`,
         });
       }
       if ((hop.answer !== undefined) !== (hop.waiting !== undefined)) {

@@ -1,5 +1,5 @@
 import type { ErrorIssue } from '../wire/errors.js';
-import type { Question, QuestionAnswer, Waiting } from '../wire/waits.js';
+import type { Question, QuestionAnswer } from '../wire/waits.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { AskQuestionInput } from './tool-inputs.js';
 
@@ -43,19 +43,10 @@ export function answerResult(question: Question, answer: QuestionAnswer): string
 }
 
 /**
- * Why an answer does not fit what its turn waits for (spec §20.1, §20.2), each with the dotted path of the offending
- * part of the request; none when it fits.
+ * Why an answer does not fit its question (spec §20.2), each with the dotted path of the offending part of the
+ * request; none when it fits. Its kind and call are checked first, for every kind of wait (`answerProblems`).
  */
-export function answerProblems(waiting: Waiting, answer: QuestionAnswer): ErrorIssue[] {
-  if (answer.call_id !== waiting.call_id) {
-    return [
-      {
-        path: 'answer.call_id',
-        message: `This turn waits for the answer to call "${waiting.call_id}"; answer that call.`,
-      },
-    ];
-  }
-  const { question } = waiting;
+export function questionAnswerProblems(question: Question, answer: QuestionAnswer): ErrorIssue[] {
   const problems: ErrorIssue[] = [];
   const text = answer.text?.trim() ?? '';
   if (answer.dismissed) {

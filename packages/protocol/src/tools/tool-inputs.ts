@@ -3,7 +3,7 @@ import { ComponentId, ComponentUuid } from '../wire/ids.js';
 import { JsonValue } from '../wire/json.js';
 import { Placement, PlacementTarget } from '../wire/layout.js';
 import { boundedText } from '../wire/text.js';
-import { QUESTION_LIMITS } from '../wire/waits.js';
+import { PLAN_LIMITS, QUESTION_LIMITS } from '../wire/waits.js';
 
 /**
  * How much one call of a built-in tool may ask for (spec §12, §13.2). Each operation and each named component is
@@ -121,3 +121,29 @@ export const AskQuestionInput = z
   })
   .meta({ id: 'AskQuestionInput' });
 export type AskQuestionInput = z.infer<typeof AskQuestionInput>;
+
+/**
+ * The arguments of `propose_plan` (revision 1.8, spec §20.3): the rows the agent will place, in order, each with a
+ * short title and its catalog components (which ones the catalog has is checked when the call executes).
+ */
+export const ProposePlanInput = z
+  .object({
+    rows: z
+      .array(
+        z.object({
+          title: boundedText(PLAN_LIMITS.titleChars)
+            .min(1)
+            .describe('What the row is, in a few plain words ("Hero with the shop\'s name").'),
+          components: z
+            .array(ComponentId)
+            .min(1)
+            .max(PLAN_LIMITS.maxComponentsPerRow)
+            .describe('The catalog component ids the row is made of, its top-level component first.'),
+        }),
+      )
+      .min(PLAN_LIMITS.minRows)
+      .max(PLAN_LIMITS.maxRows)
+      .describe('The rows you will place, in the order you will place them: one row per place_components call.'),
+  })
+  .meta({ id: 'ProposePlanInput' });
+export type ProposePlanInput = z.infer<typeof ProposePlanInput>;

@@ -1,12 +1,13 @@
 import * as z from 'zod';
-import { CallId } from './ids.js';
+import { CallId, ComponentId } from './ids.js';
 import { boundedText } from './text.js';
 
 /**
- * The kinds of wait a client may declare in `capabilities.waits` (revision 1.7, spec §20.1): what a turn can wait for
- * from the person or the host. Plain strings on the wire: a kind this server does not know is ignored (spec §7.1).
+ * The kinds of wait a client may declare in `capabilities.waits` (spec §20.1): what a turn can wait for from the
+ * person or the host; `question` since revision 1.7, `plan` since 1.8. Plain strings on the wire: a kind this server
+ * does not know is ignored (spec §7.1).
  */
-export const WAIT_KINDS = ['question'] as const;
+export const WAIT_KINDS = ['question', 'plan'] as const;
 /** A kind of wait this version knows. */
 export type WaitKind = (typeof WAIT_KINDS)[number];
 
@@ -33,23 +34,55 @@ export const Question = z
   .meta({ id: 'Question' });
 export type Question = z.infer<typeof Question>;
 
-/**
- * What a waiting turn waits for (spec §20.1): in a response with `should_continue: true`, and on the status of the
- * active turn whose latest hop it came with. `expires_at` is when the server stops waiting (RFC 3339, UTC).
- */
-export const Waiting = z
+/** How much a plan may carry (spec §20.3). */
+export const PLAN_LIMITS = {
+  minRows: 1,
+  maxRows: 20,
+  titleChars: 100,
+  maxComponentsPerRow: 10,
+  feedbackChars: 2000,
+} as const;
+
+/** One planned row (spec §20.3): what it is, and the catalog components it is made of, its top-level one first. */
+export const PlanRow = z
   .object({
-    kind: z.literal('question'),
-    call_id: CallId,
-    expires_at: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, 'an RFC 3339 date-time in UTC')
-      .meta({
-        description: 'When the server stops waiting: an RFC 3339 date-time in UTC, e.g. 2026-12-04T16:00:00.000Z.',
-      }),
-    question: Question,
+    title: boundedText(PLAN_LIMITS.titleChars).min(1),
+    components: z.array(ComponentId).min(1).max(PLAN_LIMITS.maxComponentsPerRow),
   })
-  .meta({ id: 'Waiting' });
+  .meta({ id: 'PlanRow' });
+export type PlanRow = z.infer<typeof PlanRow>;
+
+/** The rows an agent will place, in order, as the response's `waiting.plan` carries them (spec §20.3). */
+export const Plan = z
+  .object({ rows: z.array(PlanRow).min(PLAN_LIMITS.minRows).max(PLAN_LIMITS.maxRows) })
+  .meta({ id: 'Plan' });
+export type Plan = z.infer<typeof Plan>;
+
+/** When the server stops waiting: an RFC 3339 date-time in UTC (spec §20.1). */
+const ExpiresAt = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, 'an RFC 3339 date-time in UTC')
+  .meta({
+    description: 'When the server stops waiting: an RFC 3339 date-time in UTC, e.g. 2026-12-04T16:00:00.000Z.',
+  });
+
+/** A turn that waits for the person's answer to a question (revision 1.7, spec §20.2). */
+export const QuestionWaiting = z
+  .object({ kind: z.literal('question'), call_id: CallId, expires_at: ExpiresAt, question: Question })
+  .meta({ id: 'QuestionWaiting' });
+export type QuestionWaiting = z.infer<typeof QuestionWaiting>;
+
+/** A turn that waits for the person's decision on a plan (revision 1.8, spec §20.3). */
+export const PlanWaiting = z
+  .object({ kind: z.literal('plan'), call_id: CallId, expires_at: ExpiresAt, plan: Plan })
+  .meta({ id: 'PlanWaiting' });
+export type PlanWaiting = z.infer<typeof PlanWaiting>;
+
+/**
+ * What a waiting turn waits for (spec §20.1), one shape per kind: in a response with `should_continue: true`, and on
+ * the status of the active turn whose latest hop it came with. `expires_at` is when the server stops waiting.
+ */
+export const Waiting = z.discriminatedUnion('kind', [QuestionWaiting, PlanWaiting]).meta({ id: 'Waiting' });
 export type Waiting = z.infer<typeof Waiting>;
 
 /**
@@ -76,3 +109,21 @@ export const QuestionAnswer = z
   })
   .meta({ id: 'QuestionAnswer' });
 export type QuestionAnswer = z.infer<typeof QuestionAnswer>;
+
+/**
+ * The person's decision on a plan (spec §20.3), in the hop after the waiting one: build it, or propose another with
+ * their feedback. Cancel is no answer: the turn is cancelled. Whether it fits is checked against the turn.
+ */
+export const PlanAnswer = z
+  .object({
+    kind: z.literal('plan'),
+    call_id: CallId,
+    decision: z.enum(['approve', 'revise']),
+    feedback: boundedText(PLAN_LIMITS.feedbackChars).optional(),
+  })
+  .meta({ id: 'PlanAnswer' });
+export type PlanAnswer = z.infer<typeof PlanAnswer>;
+
+/** The `answer` of a hop after a waiting one (spec §20.1): one shape per kind of wait. */
+export const WaitAnswer = z.discriminatedUnion('kind', [QuestionAnswer, PlanAnswer]).meta({ id: 'WaitAnswer' });
+export type WaitAnswer = z.infer<typeof WaitAnswer>;

@@ -1,4 +1,4 @@
-import { HopError } from '@canvas-ai/protocol/server';
+import { builtinTools, HopError } from '@canvas-ai/protocol/server';
 import { errorMessage } from '@canvas-ai/protocol';
 import {
   matchScenario,
@@ -16,17 +16,25 @@ const REAL_MODEL_HELP =
   'CANVAS_AI_OPENAI_BASE_URL; or with `--provider anthropic` and set CANVAS_AI_ANTHROPIC_MODEL and ' +
   'CANVAS_AI_ANTHROPIC_API_KEY.';
 
-/** In a reply's text: the result the model was told for the turn's latest question (spec §15, §20.2). */
+/** In a reply's text: the result the model was told for the turn's latest wait, a question or a plan (spec §15, §20). */
 const ANSWER_REF = '{{answer}}';
 
+/** The built-in tools that make a turn wait, whose results {@link ANSWER_REF} reads. */
+const WAITING_TOOLS: ReadonlySet<string> = new Set(
+  Object.values(builtinTools)
+    .filter((tool) => tool.waitKind !== undefined)
+    .map((tool) => tool.name),
+);
+
 /**
- * `text` with {@link ANSWER_REF} replaced by the latest `ask_question` result of the conversation the model is handed,
- * so a scenario's expected narration proves that the person's answer reached the model.
+ * `text` with {@link ANSWER_REF} replaced by the latest result of a tool that waits (`ask_question`, `propose_plan`) in
+ * the conversation the model is handed, so a scenario's expected narration proves that the person's answer reached
+ * the model.
  */
 function resolveAnswerRef(text: string, messages: ModelRequest['messages']): string {
   if (!text.includes(ANSWER_REF)) return text;
-  const result = messages.findLast((message) => message.role === 'tool' && message.name === 'ask_question');
-  if (result?.role !== 'tool') throw new Error(`${ANSWER_REF} is used before any question was asked in this turn`);
+  const result = messages.findLast((message) => message.role === 'tool' && WAITING_TOOLS.has(message.name));
+  if (result?.role !== 'tool') throw new Error(`${ANSWER_REF} is used before anything was asked in this turn`);
   return text.replaceAll(ANSWER_REF, result.content);
 }
 

@@ -15,6 +15,7 @@ import { TOOL_VARIANTS } from './variants/tool-variants.js';
 import { TURN_VARIANTS } from './variants/turn-variants.js';
 import type { VariantApp } from './variants/seams.js';
 import { WAIT_VARIANTS } from './variants/wait-variants.js';
+import { PLAN_VARIANTS } from './variants/plan-variants.js';
 import type { BrokenVariant } from './variants/variant.js';
 
 export type { BrokenVariant } from './variants/variant.js';
@@ -31,6 +32,7 @@ export const BROKEN_VARIANTS = {
   ...COEDIT_VARIANTS,
   ...CLARIFICATION_VARIANTS,
   ...WAIT_VARIANTS,
+  ...PLAN_VARIANTS,
 } satisfies Record<string, BrokenVariant>;
 
 /** The name of a broken variant. */

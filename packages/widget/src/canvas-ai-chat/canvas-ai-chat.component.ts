@@ -24,8 +24,10 @@ import { fetchAgents, TokenCache } from './server-config.js';
 import type { HistoryUndo } from '../chat-session.js';
 import { TurnController, type TurnSettings } from './turn-controller.js';
 import { type AskedQuestion, questionCard } from './question-card.js';
+import { planCard, type ShownPlanCard } from './plan-card.js';
 import type { PersonAnswer } from '../hop-loop.js';
-import type { Waiting } from '@canvas-ai/protocol';
+import type { ClearPlanHook, ShowPlanHook } from '../plan-placeholders.js';
+import type { PlanWaiting, QuestionWaiting } from '@canvas-ai/protocol';
 
 /** How many announcements the live region keeps (older ones were read already). */
 const ANNOUNCED_KEPT = 5;
@@ -88,6 +90,13 @@ export interface SendMessageOptions {
  * @csspart question-input - The field for the person's own answer, when the question allows one.
  * @csspart question-answer - The button that sends the answer.
  * @csspart question-dismiss - The button that closes the question without answering (the agent is told).
+ * @csspart plan - The plan the agent proposes before it builds (spec §20.3): its rows, a feedback field and buttons.
+ * @csspart plan-rows - The numbered list of planned rows.
+ * @csspart plan-row - One planned row: its title and its components.
+ * @csspart plan-feedback - The field for what should change, sent with Revise.
+ * @csspart plan-approve - The button that approves the plan: the agent builds it.
+ * @csspart plan-revise - The button that sends the feedback: the agent proposes again.
+ * @csspart plan-cancel - The button that cancels the turn (as Stop does).
  *
  * @cssproperty [--canvas-ai-height=32rem] - The element's height.
  * @cssproperty [--canvas-ai-font-family=inherit] - Font of the whole chat.
@@ -162,6 +171,16 @@ export class CanvasAiChat extends LitElement {
   @property({ attribute: false }) applyOutputs: ApplyOutputsHook | undefined;
 
   /**
+   * Optional. Draws a plan's rows that are not built yet as placeholders on the host's canvas (spec §20.3), replacing
+   * what it drew before: called when the agent proposes a plan, when the person approves it, and each time a built
+   * row takes the place of the next placeholder. Placeholders stay out of what `getLayout` returns.
+   */
+  @property({ attribute: false }) showPlan: ShowPlanHook | undefined;
+
+  /** Optional. Takes the placeholders of `showPlan` away: a revision was asked for, or the turn ended or stopped. */
+  @property({ attribute: false }) clearPlan: ClearPlanHook | undefined;
+
+  /**
    * The output types `applyOutputs` applies, space-separated as an attribute. Beyond the v1 three, `remove_components`
    * and `move_components` are declared to the server, which then may send them (spec §5.1); Undo needs
    * `remove_components` to take back a placement. Default: the v1 three. A host using the protocol's reducer applies all.
@@ -213,6 +232,8 @@ export class CanvasAiChat extends LitElement {
   @state() private loadedAgents: AgentsResponse | undefined;
   /** The question the agent asks now (spec §20), until the person answers or dismisses it, or the turn stops. */
   @state() private asked: AskedQuestion | undefined;
+  /** The plan the agent proposes now (spec §20.3), until the person decides, cancels, or the turn stops. */
+  @state() private planShown: ShownPlanCard | undefined;
   /** Why the last `sendMessage()` was refused, shown until the turn that caused it ends. */
   @state() private refusal: string | undefined;
   /** Why the picked agent was dropped: the server no longer offers it (shown until the next turn starts). */
@@ -349,6 +370,7 @@ export class CanvasAiChat extends LitElement {
       <div part="announcer" class="announcer" role="log" aria-live="polite" aria-label=${text.announcer}></div>
       <div class="chat"></div>
       ${this.asked ? questionCard(this.asked, text) : nothing}
+      ${this.planShown ? planCard(this.planShown, text) : nothing}
       <div
         part="toolbar"
         class="toolbar"
@@ -509,15 +531,48 @@ export class CanvasAiChat extends LitElement {
       applyOutputs: (outputs, response, info) => this.applyOutputs?.(outputs, response, info),
       outputTypes: this.outputTypes,
       stream: !this.noStream,
-      askPerson: (waiting, info) => this.ask(waiting, info.signal),
+      askPerson: (waiting, info) =>
+        waiting.kind === 'plan' ? this.proposePlan(waiting, info.signal) : this.ask(waiting, info.signal),
+      waits: ['question', 'plan'],
+      showPlan: (plan) => this.showPlan?.(plan),
+      clearPlan: () => this.clearPlan?.(),
     };
+  }
+
+  /**
+   * Shows the agent's plan (spec §20.3) and resolves with the person's decision; Cancel stops the turn. The live
+   * region reads the rows out and Approve takes the focus; a stop of the turn takes the card away.
+   */
+  private proposePlan(waiting: PlanWaiting, stopped: AbortSignal): Promise<PersonAnswer> {
+    return new Promise((resolve) => {
+      const shown: ShownPlanCard = {
+        waiting,
+        answer: (answer) => {
+          if (this.planShown === shown) this.planShown = undefined;
+          resolve(answer);
+        },
+        cancel: () => this.stop(),
+      };
+      stopped.addEventListener(
+        'abort',
+        () => {
+          if (this.planShown === shown) this.planShown = undefined;
+        },
+        { once: true },
+      );
+      this.planShown = shown;
+      this.announce(this.text.planShown(waiting.plan.rows.map((row) => row.title)));
+      void this.updateComplete.then(() => {
+        if (this.planShown === shown) this.renderRoot.querySelector<HTMLButtonElement>('.plan-approve')?.focus();
+      });
+    });
   }
 
   /**
    * Shows the agent's question (spec §20.2) and resolves with the person's answer or dismissal. The live region reads
    * it out and the first choice takes the focus; a stop of the turn takes the card away.
    */
-  private ask(waiting: Waiting, stopped: AbortSignal): Promise<PersonAnswer> {
+  private ask(waiting: QuestionWaiting, stopped: AbortSignal): Promise<PersonAnswer> {
     return new Promise((resolve) => {
       const asked: AskedQuestion = {
         waiting,

@@ -18,6 +18,8 @@ export type CanvasAiChatPropertyName =
   | 'retryDelays'
   | 'getLayout'
   | 'applyOutputs'
+  | 'showPlan'
+  | 'clearPlan'
   | 'outputTypes'
   | 'noUndo'
   | 'undoInHistory'

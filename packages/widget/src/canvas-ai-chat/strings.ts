@@ -61,6 +61,16 @@ export interface ChatStrings {
   questionEmpty: string;
   /** What the live region reads when the agent asks (`question` is the server's text). */
   questionAsked: (question: string) => string;
+  /** A plan the agent proposes before it builds (spec §20.3): the card's caption, its feedback field and buttons. */
+  planLabel: string;
+  planFeedback: string;
+  planApprove: string;
+  planRevise: string;
+  planCancel: string;
+  /** Shown in the card when Revise is pressed with no feedback written. */
+  planFeedbackEmpty: string;
+  /** What the live region reads when a plan is shown (`titles` are the server's row titles, in order). */
+  planShown: (titles: readonly string[]) => string;
   /** deep-chat's send button, and its scrolling list of messages. */
   send: string;
   messages: string;
@@ -140,6 +150,14 @@ export const DEFAULT_STRINGS: ChatStrings = {
   questionDismiss: 'Dismiss',
   questionEmpty: 'Pick an answer or write your own, or dismiss the question.',
   questionAsked: (question) => `The agent asks: ${question}`,
+  planLabel: 'The agent plans these rows:',
+  planFeedback: 'What should change? (then Revise)',
+  planApprove: 'Approve and build',
+  planRevise: 'Revise',
+  planCancel: 'Cancel',
+  planFeedbackEmpty: 'Write what should change in the plan, or approve it as it is.',
+  planShown: (titles) =>
+    `The agent proposes a plan of ${titles.length} ${titles.length === 1 ? 'row' : 'rows'}: ${titles.join('; ')}. Approve it, revise it, or cancel.`,
   send: 'Send',
   messages: 'Messages',
   turnError: (error) => error.message,

@@ -22,6 +22,8 @@ const TYPED_PROPERTIES = {
   retryDelays: true,
   getLayout: true,
   applyOutputs: true,
+  showPlan: true,
+  clearPlan: true,
   outputTypes: true,
   noUndo: true,
   undoInHistory: true,
