@@ -19,7 +19,8 @@ const OPTIONAL_PARTS = {
     what: 'the remove_components and move_components outputs (spec §11.4, §11.5)',
   },
   questions: { label: 'questions', since: '1.7', what: 'waiting turns and questions (spec §20)' },
-  plans: { label: 'plans', since: '1.8', what: 'plans (spec §20.3)' },
+  screenshots: { label: 'screenshots', since: '1.8', what: 'a look at the page (spec §20.3)' },
+  plans: { label: 'plans', since: '1.8', what: 'plans (spec §20.4)' },
 } as const satisfies Record<string, { label: string; since: Revision; what: string }>;
 export type OptionalPart = keyof typeof OPTIONAL_PARTS;
 export const PART_NAMES = Object.keys(OPTIONAL_PARTS) as OptionalPart[];
@@ -55,6 +56,8 @@ const CHECK_CLAIMS: ReadonlyArray<readonly [prefix: string, needs: CheckNeeds]> 
   ['scenario.plan-', { since: '1.8', part: 'plans', what: OPTIONAL_PARTS.plans.what }],
   ['waits.', { since: '1.7', part: 'questions', what: OPTIONAL_PARTS.questions.what }],
   ['scenario.question-', { since: '1.7', part: 'questions', what: OPTIONAL_PARTS.questions.what }],
+  ['screenshots.', { since: '1.8', part: 'screenshots', what: OPTIONAL_PARTS.screenshots.what }],
+  ['scenario.screenshot-', { since: '1.8', part: 'screenshots', what: OPTIONAL_PARTS.screenshots.what }],
   ['tools.derived-', { since: '1.6', what: 'derived props (spec §10.1, revision 1.6)' }],
   ['scenario.derived-', { since: '1.6', what: 'derived props (spec §10.1, revision 1.6)' }],
   ['agents.', { since: '1.5', what: "the agents' ETag (spec §3.1, revision 1.5)" }],
@@ -115,12 +118,15 @@ export function skippedByClaim<Check extends { id: string }>(
   return [...groups.values()];
 }
 
-/** The labels of the claimed parts, in the kit's order (`streaming`, `remove/move`, `questions`, `plans`). */
+/** The labels of the claimed parts, in the kit's order (`streaming`, `remove/move`, `questions`, `screenshots`, `plans`). */
 function partLabels(parts: readonly OptionalPart[]): string[] {
   return PART_NAMES.filter((part) => parts.includes(part)).map((part) => OPTIONAL_PARTS[part].label);
 }
 
-/** The line a project pastes into its README, e.g. `canvas-ai/1 revision 1.8: level 2, streaming, remove/move, questions, plans`. */
+/**
+ * The line a project pastes into its README, e.g. `canvas-ai/1 revision 1.8: level 2, streaming, remove/move,
+ * questions, screenshots, plans`.
+ */
 export function claimLine(claim: Claim, level: ConformanceLevel): string {
   return `canvas-ai/1 revision ${claim.revision}: ${[`level ${level}`, ...partLabels(claim.parts)].join(', ')}`;
 }

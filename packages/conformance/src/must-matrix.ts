@@ -1035,13 +1035,13 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '20.1',
     says: 'A server MUST NOT offer the model a tool that makes a turn wait',
     group: 'waits-offered',
-    checks: ['waits.undeclared-not-offered', 'waits.plan-undeclared-not-offered'],
+    checks: ['waits.undeclared-not-offered', 'screenshots.undeclared-not-offered', 'waits.plan-undeclared-not-offered'],
   },
   {
     section: '20.1',
     says: 'A hop that executed such a call MUST NOT call the model',
     group: 'waits-hop',
-    checks: ['waits.waiting-hop', 'waits.plan-waiting-hop', 'scenario.*'],
+    checks: ['waits.waiting-hop', 'screenshots.waiting-hop', 'waits.plan-waiting-hop', 'scenario.*'],
   },
   {
     section: '20.1',
@@ -1098,26 +1098,40 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'waits-answer',
     checks: ['waits.answer-reaches-model', 'scenario.*'],
   },
+  // spec §20.3 A look at the page (revision 1.8)
   {
     section: '20.3',
+    says: 'a server MUST refuse with 400, changing nothing, an answer with `unavailable: false` and no image',
+    group: 'screenshots-answer-checked',
+    checks: ['screenshots.answer-checked'],
+  },
+  {
+    section: '20.3',
+    says: 'The result of the call is one line, which a server MUST word exactly so',
+    group: 'screenshots-answer',
+    checks: ['screenshots.answer-reaches-model', 'scenario.*'],
+  },
+  // spec §20.4 Plans (revision 1.8)
+  {
+    section: '20.4',
     says: 'A server MUST refuse, as any invalid tool input',
     group: 'waits-plan',
     reason: `${PROMPT}; a plan naming a component the catalog lacks gets a readable result and no wait (packages/protocol/test/propose-plan.test.ts)`,
   },
   {
-    section: '20.3',
+    section: '20.4',
     says: 'A server MUST refuse (400 `invalid_request`, `field: "answer.feedback"`',
     group: 'waits-plan-answer-checked',
     checks: ['waits.plan-answer-checked'],
   },
   {
-    section: '20.3',
+    section: '20.4',
     says: 'The result of the call is one line, which a server MUST word exactly so',
     group: 'waits-plan-answer',
     checks: ['waits.plan-feedback-reaches-model', 'scenario.*'],
   },
   {
-    section: '20.3',
+    section: '20.4',
     says: 'a host MUST keep them out of the document it sends in `context`',
     group: 'client',
     reason: WIDGET,

@@ -82,7 +82,8 @@ export const SPEC_SECTIONS = {
   },
   waitingTurns: { number: '20.1', title: 'Waiting turns', anchor: '201-waiting-turns' },
   questions: { number: '20.2', title: 'Questions', anchor: '202-questions' },
-  plans: { number: '20.3', title: 'Plans', anchor: '203-plans' },
+  screenshots: { number: '20.3', title: 'A look at the page', anchor: '203-a-look-at-the-page' },
+  plans: { number: '20.4', title: 'Plans', anchor: '204-plans' },
 } as const;
 
 /** A section of spec/hop-protocol.md, by key. */

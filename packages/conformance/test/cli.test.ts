@@ -32,7 +32,7 @@ describe('the CLI arguments', () => {
       tokenEndpoint: undefined,
       agentsEndpoint: undefined,
       level: 1,
-      claim: { revision: '1.8', parts: ['streaming', 'remove-move', 'questions', 'plans'] },
+      claim: { revision: '1.8', parts: ['streaming', 'remove-move', 'questions', 'screenshots', 'plans'] },
       scenariosDir: undefined,
       fixturesDir: undefined,
       json: undefined,
@@ -98,7 +98,7 @@ describe('the CLI arguments', () => {
     assert.deepEqual(options.claim, { revision: '1.3', parts: [] });
     assert.deepEqual(parseConformanceArgs(['--client', 'x']).claim, {
       revision: '1.8',
-      parts: ['streaming', 'remove-move', 'questions', 'plans'],
+      parts: ['streaming', 'remove-move', 'questions', 'screenshots', 'plans'],
     });
   });
 

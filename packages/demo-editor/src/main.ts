@@ -8,6 +8,7 @@ import { allowedAgentServer } from './agent-server.js';
 import { EditorStore, emptyDocument } from './editor-store.js';
 import { canvasView } from './render/canvas-view.js';
 import { inspectorView } from './render/inspector-view.js';
+import { screenshotOf } from './screenshot.js';
 import { SettingsScreen, takeAdminTokenFromAddress } from './settings-screen.js';
 import { SUGGESTIONS } from './suggestions.js';
 import './demo.css';
@@ -41,7 +42,7 @@ const undoStatus = document.querySelector<HTMLElement>('#undo-status')!;
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 let highlighted = new Set<string>();
 let highlightTimer: ReturnType<typeof setTimeout> | undefined;
-/** The agent's plan while it waits or is built (spec §20.3): its rows not built yet are drawn as placeholders. */
+/** The agent's plan while it waits or is built (spec §20.4): its rows not built yet are drawn as placeholders. */
 let plan: ShownPlan | undefined;
 
 function paint(): void {
@@ -92,7 +93,7 @@ store.subscribe((change) => {
 chat.outputTypes = [...TOOL_OUTPUT_TYPES];
 chat.getLayout = () => store.snapshot();
 chat.applyOutputs = (outputs, _response, info) => store.apply(outputs, info);
-// The agent's plan on the canvas (spec §20.3): placeholders outside the store, so getLayout never sends them; each
+// The agent's plan on the canvas (spec §20.4): placeholders outside the store, so getLayout never sends them; each
 // row the turn builds takes the place of the first placeholder left.
 chat.showPlan = (shown) => {
   plan = shown;
@@ -102,6 +103,8 @@ chat.clearPlan = () => {
   plan = undefined;
   paint();
 };
+// A look at the page (spec §20.3): the canvas, or the region around a component, as a PNG the agent may ask for.
+chat.getScreenshot = ({ componentUuid }) => screenshotOf(canvas, componentUuid);
 // One agent turn, one step of the editor's undo history, however many hops it took.
 chat.addEventListener('canvas-ai-turn-end', ({ detail }) => store.recordTurn(detail.requestId, detail.inverse));
 

@@ -43,6 +43,12 @@ export const SUGGESTIONS: readonly Suggestion[] = [
     hint: 'The page builder asks you a question first; the turn waits for your answer.',
   },
   {
+    label: 'Take a look at the page',
+    text: 'Take a look at my page and tell me how it looks',
+    agent: 'page_builder',
+    hint: 'The page builder asks the editor for a screenshot of the page and looks at it.',
+  },
+  {
     label: 'A bakery homepage, planned first',
     text: 'Plan a homepage for my bakery, then build it',
     agent: 'page_builder',

@@ -1,4 +1,4 @@
-// A plan on the canvas (spec §20.3), end to end: the real reference server (its CLI, scripted provider) serving the
+// A plan on the canvas (spec §20.4), end to end: the real reference server (its CLI, scripted provider) serving the
 // built demo, in Debian's Chromium. The page builder proposes its rows, which the demo draws as placeholders; the
 // person revises the plan once with feedback by keyboard, approves the new one by a click, and each built row takes
 // the place of the next placeholder until none is left.

@@ -15,15 +15,18 @@ export {
   PLAN_LIMITS,
   PlanAnswer,
   PlanRow,
-  PlanWaiting,
+  type PlanWaiting,
   Question,
   QUESTION_LIMITS,
   QuestionAnswer,
-  QuestionWaiting,
+  ScreenshotAnswer,
+  ScreenshotRequest,
+  type QuestionWaiting,
   WAIT_KINDS,
   WaitAnswer,
   type WaitKind,
   Waiting,
+  type WaitingOf,
 } from './wire/waits.js';
 export { ComponentNode, Layout, PageValues, Placement, PlacementTarget, Props, Region } from './wire/layout.js';
 export {

@@ -38,12 +38,19 @@ export {
   type WaitRequest,
 } from './tools/tool-definition.js';
 export {
-  answerResult,
   askQuestionTool,
   DISMISSED_RESULT,
-  QUESTION_PENDING_RESULT,
   questionAnswerProblems,
+  questionResult,
+  QUESTION_PENDING_RESULT,
 } from './tools/ask-question.js';
+export {
+  requestScreenshotTool,
+  SCREENSHOT_PENDING_RESULT,
+  SCREENSHOT_SENT_RESULT,
+  SCREENSHOT_UNAVAILABLE_RESULT,
+  screenshotResult,
+} from './tools/request-screenshot.js';
 export {
   PLAN_APPROVED_RESULT,
   PLAN_PENDING_RESULT,
@@ -51,7 +58,7 @@ export {
   planAnswerResult,
   proposePlanTool,
 } from './tools/propose-plan.js';
-export { answerProblems, waitAnswerResult } from './tools/wait-answers.js';
+export { answerProblems, answerResult } from './tools/wait-answers.js';
 export { agentToolNames, type BuiltinToolName, builtinTools, offeredTools } from './tools/builtin-tools.js';
 export { suggestionWork } from './tools/suggest.js';
 export { UUID_SUGGESTION_LIMITS } from './tools/uuid-suggestions.js';

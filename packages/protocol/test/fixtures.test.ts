@@ -8,6 +8,7 @@ import { findComponent, walkLayout, type CatalogComponent } from '../src/index.j
 import { agentToolNames, builtinTools, executeToolCalls } from '../src/server.js';
 import {
   AskQuestionInput,
+  RequestScreenshotInput,
   ProposePlanInput,
   EditComponentsInput,
   GetComponentDetailsInput,
@@ -30,6 +31,7 @@ const inputs: Record<string, { safeParse(value: unknown): { success: boolean } }
   move_components: MoveComponentsInput,
   get_component_details: GetComponentDetailsInput,
   ask_question: AskQuestionInput,
+  request_screenshot: RequestScreenshotInput,
   propose_plan: ProposePlanInput,
 };
 

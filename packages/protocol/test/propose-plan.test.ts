@@ -1,4 +1,4 @@
-// The plan tool and its decisions (spec/hop-protocol.md §20.3): offered only for a declared wait and an agent that
+// The plan tool and its decisions (spec/hop-protocol.md §20.4): offered only for a declared wait and an agent that
 // plans first, its components checked against the catalog, the result told to the model worded exactly, the
 // decisions a plan refuses, and the agents config's rules for plan_first (spec §12.4).
 import { strict as assert } from 'node:assert';
@@ -13,7 +13,7 @@ import {
   PLAN_APPROVED_RESULT,
   PLAN_PENDING_RESULT,
   PLAN_REVISE_RESULT,
-  waitAnswerResult,
+  answerResult,
 } from '../src/server.js';
 import { catalog, counterUuids, documentOf, pageFields } from './support/tools-fixtures.js';
 
@@ -79,9 +79,9 @@ describe('propose_plan', () => {
 
 describe('a decision on a plan', () => {
   it('is told to the model in fixed words, a revision followed by the trimmed feedback', () => {
-    assert.equal(waitAnswerResult(waiting, decision({ decision: 'approve' })), PLAN_APPROVED_RESULT);
+    assert.equal(answerResult(waiting, decision({ decision: 'approve' })), PLAN_APPROVED_RESULT);
     assert.equal(
-      waitAnswerResult(waiting, decision({ decision: 'revise', feedback: '  No hero.  ' })),
+      answerResult(waiting, decision({ decision: 'revise', feedback: '  No hero.  ' })),
       `${PLAN_REVISE_RESULT}No hero.`,
     );
   });

@@ -77,9 +77,13 @@ describe('the conformance kit against deliberately broken variants of the refere
           // A variant that serves every hop as JSON claims no streaming (spec §6.1 lets a server answer JSON).
           claim: {
             revision: '1.8',
-            parts: server.streams
-              ? ['streaming', 'remove-move', 'questions', 'plans']
-              : ['remove-move', 'questions', 'plans'],
+            parts: [
+              ...(server.streams ? (['streaming'] as const) : []),
+              'remove-move',
+              'questions',
+              'screenshots',
+              'plans',
+            ],
           },
         });
         const failed = report.results.filter((result) => result.status === 'fail');

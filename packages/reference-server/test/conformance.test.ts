@@ -38,7 +38,7 @@ describe('the conformance kit against the reference server', () => {
       assert.deepEqual(report.notClaimed, []);
       assert.equal(
         formatClaimVerdict(report),
-        'canvas-ai/1 revision 1.8: level 2, streaming, remove/move, questions, plans',
+        'canvas-ai/1 revision 1.8: level 2, streaming, remove/move, questions, screenshots, plans',
       );
     } finally {
       await server.close();
@@ -55,8 +55,9 @@ describe('the conformance kit against the reference server', () => {
       });
       assert.deepEqual(failures(report), []);
       assert.deepEqual((report.notClaimed ?? []).map((group) => group.what).sort(), [
+        'a look at the page (spec §20.3)',
         'derived props (spec §10.1, revision 1.6)',
-        'plans (spec §20.3)',
+        'plans (spec §20.4)',
         'streamed hops (spec §6.1)',
         "the agents' ETag (spec §3.1, revision 1.5)",
         'the remove_components and move_components outputs (spec §11.4, §11.5)',
@@ -88,14 +89,17 @@ describe('the conformance kit against the reference server', () => {
     try {
       const modest = await runConformance({
         ...endpointsOf(server.url),
-        claim: { revision: '1.8', parts: ['remove-move', 'questions', 'plans'] },
+        claim: { revision: '1.8', parts: ['remove-move', 'questions', 'screenshots', 'plans'] },
       });
       assert.deepEqual(failures(modest), []);
       assert.deepEqual(
         (modest.notClaimed ?? []).map((group) => group.what),
         ['streamed hops (spec §6.1)'],
       );
-      assert.equal(formatClaimVerdict(modest), 'canvas-ai/1 revision 1.8: level 1, remove/move, questions, plans');
+      assert.equal(
+        formatClaimVerdict(modest),
+        'canvas-ai/1 revision 1.8: level 1, remove/move, questions, screenshots, plans',
+      );
       const claimed = await runConformance({
         ...endpointsOf(server.url),
         filter: (check) => check.id.startsWith('stream.'),

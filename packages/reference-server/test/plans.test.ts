@@ -1,4 +1,4 @@
-// Plans (spec/hop-protocol.md §20.3) over HTTP, in every state: offered only to a client that declared the wait and
+// Plans (spec/hop-protocol.md §20.4) over HTTP, in every state: offered only to a client that declared the wait and
 // an agent that plans first, the waiting hop, a revision with feedback and the new plan, an approval and the rows
 // built, refused decisions, cancel; on the memory store, and on Redis with the hops of one turn alternating between
 // two instances.

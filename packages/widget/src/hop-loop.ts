@@ -16,14 +16,15 @@ import {
   type HopResponse,
   type ToolOutput,
   type WaitAnswer,
-  type WaitKind,
   type Waiting,
+  type WaitingOf,
 } from '@canvas-ai/protocol';
 import { buildHopRequest, type HostDocument } from './build-request.js';
 import { checkHostDocument } from './check-document.js';
 import { newId } from './ids.js';
 import { readHopResponse } from './read-response.js';
 import { DEFAULT_RETRY_DELAYS, type RetryWait, type SendTry, withRetries } from './retry.js';
+import { answerScreenshot, type GetScreenshotHook } from './screenshot.js';
 import { serializeHopRequest, type SerializedHopRequest } from './serialize-request.js';
 import { newTraceId, traceparent } from './trace-context.js';
 import { type ClearPlanHook, PlanPlaceholders, type ShowPlanHook } from './plan-placeholders.js';
@@ -65,11 +66,7 @@ export type ApplyOutputsHook = (
   // biome-ignore lint/suspicious/noConfusingVoidType: a host's store function that returns nothing must type-check.
 ) => ApplyResult[] | void | Promise<ApplyResult[] | void>;
 
-/**
- * The person's answer to what the turn waits for, as {@link AskPersonHook} gives it; the loop adds `kind` and
- * `call_id`. A question's: `dismissed`, `choices`, `text` (spec §20.2); a plan's: `decision` and, to revise,
- * `feedback` (spec §20.3). A plan's Cancel is no answer: stop the turn.
- */
+/** The person's answer to a question, as {@link AskPersonHook} gives it; the loop adds `kind` and `call_id`. */
 export interface PersonAnswer {
   /** The person closed the question without answering. */
   dismissed?: boolean | undefined;
@@ -77,19 +74,32 @@ export interface PersonAnswer {
   choices?: readonly number[] | undefined;
   /** Their own answer, where the question allows it. */
   text?: string | undefined;
-  /** The decision on a plan: build it, or propose another (with `feedback`). */
-  decision?: 'approve' | 'revise' | undefined;
-  /** What should change in the plan, with `decision: 'revise'`. */
+}
+
+/** The person's decision on a plan (spec §20.4), as {@link DecidePlanHook} gives it: build it, or propose another. */
+export interface PlanDecision {
+  decision: 'approve' | 'revise';
+  /** What should change in the plan: required, not blank, with `revise`; none with `approve`. */
   feedback?: string | undefined;
 }
 
 /**
- * Shows the person what the turn waits for (spec §20: a question, a plan) and resolves with their answer. The loop
- * sends it with the next hop; a stop while it waits ends the turn (the promise is then left). Giving this hook
- * declares the kinds of wait of {@link TurnOptions.waits} on hop 1, so only then may the server's agent wait for them.
+ * Shows the person the plan an agent proposes before it builds (spec §20.4) and resolves with their decision; the
+ * loop sends it with the next hop. A Cancel is no decision: stop the turn (the server is told). Giving this hook
+ * declares the wait `plan` on hop 1, so only then may the server's agent propose one.
+ */
+export type DecidePlanHook = (
+  waiting: WaitingOf<'plan'>,
+  info: { requestId: string; hop: number; signal: AbortSignal },
+) => PlanDecision | Promise<PlanDecision>;
+
+/**
+ * Shows the person what the turn waits for (spec §20: a question) and resolves with their answer or dismissal. The
+ * loop sends it with the next hop; a stop while it waits ends the turn (the promise is then left). Giving this hook
+ * declares the wait `question` on hop 1, so only then may the server's agent ask.
  */
 export type AskPersonHook = (
-  waiting: Waiting,
+  waiting: WaitingOf<'question'>,
   info: { requestId: string; hop: number; signal: AbortSignal },
 ) => PersonAnswer | Promise<PersonAnswer>;
 
@@ -193,17 +203,23 @@ export interface TurnOptions {
    */
   askPerson?: AskPersonHook | undefined;
   /**
-   * The kinds of wait `askPerson` answers, declared on hop 1 (spec §20.1). Default `['question']`: a host that answers
-   * plans too lists `plan` (spec §20.3). Ignored without `askPerson`.
+   * Shows the plan an agent proposes before it builds and gives the person's decision (spec §20.4). Given, the loop
+   * declares the wait `plan`; absent, no turn waits for a plan (the agent builds without one).
    */
-  waits?: readonly WaitKind[] | undefined;
+  decidePlan?: DecidePlanHook | undefined;
   /**
-   * Draws a plan's rows as placeholders on the host's canvas, those not built yet (spec §20.3); optional. Called when
+   * Draws a plan's rows as placeholders on the host's canvas, those not built yet (spec §20.4); optional. Called when
    * the plan is shown, approved, and as its rows are built.
    */
   showPlan?: ShowPlanHook | undefined;
   /** Takes the placeholders of {@link showPlan} away: a revision asked for, the turn ended or stopped. */
   clearPlan?: ClearPlanHook | undefined;
+  /**
+   * Takes a screenshot of the page, or of the region around a component, when the agent asks for a look (spec §20.3).
+   * Given, the loop declares the wait `screenshot`; absent, the agent is never offered the look. A wait for one the
+   * hook cannot serve (it returns nothing or fails) is answered `unavailable`, and the model is told.
+   */
+  getScreenshot?: GetScreenshotHook | undefined;
   /**
    * Goes on with a turn the server holds instead of starting one (spec §18): hops up to `hop` were answered and
    * applied, so the first request is `hop + 1`, with `applyResults` (what the host reported for hop `hop`'s outputs).
@@ -320,7 +336,7 @@ class TurnRun {
   private lastApplyResults: ApplyResult[] | undefined;
   /** What the turn waits for after the latest hop (spec §20.1): the person answers before the next hop is sent. */
   private waiting: Waiting | undefined;
-  /** The plan on the host's canvas, if any (spec §20.3). */
+  /** The plan on the host's canvas, if any (spec §20.4). */
   private readonly plan: PlanPlaceholders;
   /** The host's fetch or the global one, always called as a plain function (a bare `window.fetch` needs that). */
   private readonly fetchImpl: typeof fetch;
@@ -403,7 +419,7 @@ class TurnRun {
     this.hops += 1;
     const hop = this.hops;
     this.checkHopBudget(hop);
-    const answer = await this.answerWaiting(hop - 1);
+    const { answer, images } = await this.answerWaiting(hop - 1);
     if (this.stopped) return undefined;
     const document = checkHostDocument(await this.callHost('getLayout', hop, () => options.getLayout()), hop);
     if (this.stopped) return undefined;
@@ -416,7 +432,7 @@ class TurnRun {
       conversationId: options.conversationId,
       applyResults: this.lastApplyResults,
       outputTypes: options.outputTypes,
-      waits: this.declaredWaits,
+      waits: declaredWaits(options),
       answer,
     });
     const applied = new HopOutputs(hop);
@@ -442,7 +458,7 @@ class TurnRun {
       applied.record(outputs, recorded.inverse);
       this.plan.applied(outputs, this.lastApplyResults);
     };
-    const response = await this.sendHop(request, hop === 1 ? (options.attachments ?? []) : [], apply);
+    const response = await this.sendHop(request, hop === 1 ? (options.attachments ?? []) : images, apply);
     // A response read to its end just as the stop came is not the turn's: it is neither applied nor reported.
     this.stopSignal.signal.throwIfAborted();
     this.lastResponse = response;
@@ -460,43 +476,47 @@ class TurnRun {
     return response;
   }
 
-  /** The kinds of wait this turn's client answers, declared on hop 1 (spec §20.1). */
-  private get declaredWaits(): readonly WaitKind[] {
-    return this.options.askPerson ? (this.options.waits ?? ['question']) : [];
+  /**
+   * The answer to what the turn waits for after hop `hop`, if it waits (spec §20.1), with the images it carries: the
+   * person's, asked through the host's {@link AskPersonHook}, or the host's screenshot; a stop meanwhile unwinds the
+   * run. A question the client never declared ends the turn; a screenshot without the hook is answered unavailable.
+   */
+  private async answerWaiting(hop: number): Promise<{ answer: WaitAnswer | undefined; images: Blob[] }> {
+    const waiting = this.waiting;
+    if (!waiting) return { answer: undefined, images: [] };
+    if (waiting.kind === 'screenshot') {
+      const reply = await this.screenshotFor(waiting, hop);
+      this.waiting = undefined;
+      return reply;
+    }
+    if (waiting.kind === 'plan') return { answer: await this.answerPlan(waiting, hop), images: [] };
+    return { answer: await this.answerQuestion(waiting, hop), images: [] };
   }
 
-  /**
-   * The person's answer to what the turn waits for after hop `hop`, if it waits (spec §20.1): asked through the host's
-   * {@link AskPersonHook}; a stop meanwhile unwinds the run. A wait the client never declared ends the turn.
-   */
-  private async answerWaiting(hop: number): Promise<WaitAnswer | undefined> {
-    const waiting = this.waiting;
-    if (!waiting) return undefined;
+  /** The host's screenshot for a wait, through {@link GetScreenshotHook}; a stop meanwhile unwinds the run. */
+  private screenshotFor(waiting: WaitingOf<'screenshot'>, hop: number) {
+    const hook = this.options.getScreenshot;
+    const { signal } = this.stopSignal;
+    const take = hook
+      ? (request: Parameters<GetScreenshotHook>[0]) =>
+          untilStopped(
+            Promise.resolve().then(() => hook(request, { requestId: this.requestId, hop, signal })),
+            signal,
+          )
+      : undefined;
+    return answerScreenshot(waiting, take, () => this.stopped);
+  }
+
+  /** The person's answer to a question, through the host's {@link AskPersonHook}. */
+  private async answerQuestion(waiting: WaitingOf<'question'>, hop: number): Promise<WaitAnswer> {
     const ask = this.options.askPerson;
-    if (!ask || !this.declaredWaits.includes(waiting.kind))
-      throw new TurnError(
-        'invalid_response',
-        `The server's answer to hop ${hop} waits for a ${waiting.kind} this page cannot show.`,
-        { hop },
-      );
-    if (waiting.kind === 'plan') this.plan.shown(waiting);
+    if (!ask) throw this.cannotShow(waiting, hop);
     const { signal } = this.stopSignal;
     const given = await untilStopped(
       this.callHost('askPerson', hop, () => ask(waiting, { requestId: this.requestId, hop, signal })),
       signal,
     );
     this.waiting = undefined;
-    if (waiting.kind === 'plan') {
-      if (given.decision !== 'approve' && given.decision !== 'revise')
-        throw new TurnError('host', `The page answered the plan of hop ${hop} without a decision.`, { hop });
-      this.plan.decided(given.decision);
-      return {
-        kind: 'plan',
-        call_id: waiting.call_id,
-        decision: given.decision,
-        ...(given.feedback === undefined ? {} : { feedback: given.feedback }),
-      };
-    }
     return {
       kind: waiting.kind,
       call_id: waiting.call_id,
@@ -506,10 +526,45 @@ class TurnRun {
     };
   }
 
+  /**
+   * The person's decision on a plan, through the host's {@link DecidePlanHook}; the host's canvas shows the rows while
+   * it waits, and keeps them for the build once approved (spec §20.4).
+   */
+  private async answerPlan(waiting: WaitingOf<'plan'>, hop: number): Promise<WaitAnswer> {
+    const decide = this.options.decidePlan;
+    if (!decide) throw this.cannotShow(waiting, hop);
+    this.plan.shown(waiting);
+    const { signal } = this.stopSignal;
+    const given = await untilStopped(
+      this.callHost('decidePlan', hop, () => decide(waiting, { requestId: this.requestId, hop, signal })),
+      signal,
+    );
+    this.waiting = undefined;
+    if (given.decision !== 'approve' && given.decision !== 'revise')
+      throw new TurnError('host', `The page answered the plan of hop ${hop} without a decision.`, { hop });
+    this.plan.decided(given.decision);
+    return {
+      kind: 'plan',
+      call_id: waiting.call_id,
+      decision: given.decision,
+      ...(given.feedback === undefined ? {} : { feedback: given.feedback }),
+    };
+  }
+
+  /** A wait the client never declared: the server broke the rule of spec §20.1, and the turn ends. */
+  private cannotShow(waiting: Waiting, hop: number): TurnError {
+    return new TurnError(
+      'invalid_response',
+      `The server's answer to hop ${hop} waits for a ${waiting.kind} this page cannot show.`,
+      { hop },
+    );
+  }
+
   /** The client's safety net: a hop past `maxHops` ends the turn instead of being sent. */
   private checkHopBudget(hop: number): void {
     // A turn that may wait has one more hop per wait (spec §20.1).
-    const maxHops = this.options.maxHops ?? (this.options.askPerson ? MAX_WAITING_TURN_REQUESTS : DEFAULT_MAX_HOPS);
+    const waits = declaredWaits(this.options).length > 0;
+    const maxHops = this.options.maxHops ?? (waits ? MAX_WAITING_TURN_REQUESTS : DEFAULT_MAX_HOPS);
     if (hop > maxHops) {
       throw new TurnError('too_many_hops', `The server kept the turn going past ${maxHops} steps, so it was stopped.`, {
         hop,
@@ -699,6 +754,15 @@ function sameJson(a: unknown, b: unknown): boolean {
   const keys = Object.keys(left);
   if (keys.length !== Object.keys(right).length) return false;
   return keys.every((key) => Object.hasOwn(right, key) && sameJson(left[key], right[key]));
+}
+
+/** The kinds of wait a turn declares on hop 1 (spec §20.1): one per hook the host gave. */
+function declaredWaits(options: Pick<TurnOptions, 'askPerson' | 'decidePlan' | 'getScreenshot'>): string[] {
+  return [
+    ...(options.askPerson ? ['question'] : []),
+    ...(options.decidePlan ? ['plan'] : []),
+    ...(options.getScreenshot ? ['screenshot'] : []),
+  ];
 }
 
 /** `promise`, or the stop signal's reason as soon as it aborts (the person may never answer a stopped turn). */

@@ -1,9 +1,9 @@
 /**
- * The planned rows a host draws on its canvas while an agent proposes and builds a plan (spec §20.3): which rows are
+ * The planned rows a host draws on its canvas while an agent proposes and builds a plan (spec §20.4): which rows are
  * still placeholders. Rows are matched to what is built by order, as the spec says: once the plan is approved, each
  * component a `place_components` output puts at the top level of a region, applied by the host, builds the next row.
  */
-import type { ApplyResult, PlanRow, PlanWaiting, ToolOutput } from '@canvas-ai/protocol';
+import type { ApplyResult, PlanRow, WaitingOf, ToolOutput } from '@canvas-ai/protocol';
 
 /** A plan as the host's {@link ShowPlanHook} gets it. */
 export interface ShownPlan {
@@ -20,7 +20,7 @@ export interface ShownPlan {
 /**
  * Draws the planned rows that are not built yet as placeholders on the host's canvas, replacing what it drew before.
  * Called when a plan is shown, when it is approved, and after each hop whose outputs built rows. Placeholders are
- * not part of the document: `getLayout` must leave them out (spec §20.3).
+ * not part of the document: `getLayout` must leave them out (spec §20.4).
  */
 export type ShowPlanHook = (plan: ShownPlan) => void;
 
@@ -47,7 +47,7 @@ export class PlanPlaceholders {
   constructor(private readonly hooks: { showPlan?: ShowPlanHook | undefined; clearPlan?: ClearPlanHook | undefined }) {}
 
   /** A plan waits for the person's decision. */
-  shown(waiting: PlanWaiting): void {
+  shown(waiting: WaitingOf<'plan'>): void {
     this.draw({ callId: waiting.call_id, rows: waiting.plan.rows, approved: false, built: 0 });
   }
 

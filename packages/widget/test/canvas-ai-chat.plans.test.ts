@@ -1,4 +1,4 @@
-// A plan the agent proposes before it builds (spec §20.3): the chat shows it as a card, reads it out, sends a revision
+// A plan the agent proposes before it builds (spec §20.4): the chat shows it as a card, reads it out, sends a revision
 // with its feedback or an approval with the next hop, cancels the turn on Cancel, shows it again after a reload, and
 // hands the host's canvas the planned rows through showPlan/clearPlan, each built row replacing its placeholder;
 // against the reference server's mock, and against a server of revision 1.7, which knows nothing of plans.

@@ -1,7 +1,6 @@
 // A question the agent asks inside a turn (spec §20): the chat shows it with its choices, reads it out, answers or
 // dismisses it with the next hop, asks it again after a reload, and stops with it; against the reference server's
 // mock, and against a server of revision 1.6, which knows nothing of questions.
-import type { WaitAnswer } from '@canvas-ai/protocol';
 import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import { expect, waitUntil } from '@open-wc/testing';
 import type { CanvasAiChat } from '../src/canvas-ai-chat/canvas-ai-chat.component.js';
@@ -12,9 +11,6 @@ import { continuing, final, hopServer } from './support/hop-server.js';
 import { recorder } from './support/recorder.js';
 import { reducerHost } from './support/reducer-host.js';
 import { useHandlers } from './support/worker.js';
-
-/** The picked choices of a question's answer (none for another kind of answer). */
-const choicesOf = (answer: WaitAnswer | undefined) => (answer?.kind === 'question' ? answer.choices : undefined);
 
 const card = (element: CanvasAiChat) => element.shadowRoot!.querySelector<HTMLFormElement>('[part="question"]');
 const choices = (element: CanvasAiChat) => [
@@ -184,7 +180,10 @@ describe('<canvas-ai-chat> questions inside a turn', () => {
     await waitUntil(() => ends.length === 1, 'the resumed turn did not end');
     expect(ends[0]!.detail.status).to.equal('done');
     const next = record.posts()[posted]!;
-    expect([next.body.hop, choicesOf(next.body.answer)]).to.deep.equal([3, [1]]);
+    expect([
+      next.body.hop,
+      next.body.answer?.kind === 'question' ? next.body.answer.choices : next.body.answer,
+    ]).to.deep.equal([3, [1]]);
     expect(host.document.layout.regions.content!.components).to.have.length(1);
     await unmountAll([container]);
   });

@@ -49,6 +49,7 @@ const ARABIC: ChatStrings = {
   questionDismiss: 'تجاهل',
   questionEmpty: 'اختر إجابة أو اكتب إجابتك.',
   questionAsked: (question) => `يسأل الوكيل: ${question}`,
+  screenshotTaken: 'يلقي الوكيل نظرة على الصفحة.',
   planLabel: 'يخطط الوكيل لهذه الصفوف:',
   planFeedback: 'ما الذي يجب تغييره؟',
   planApprove: 'وافق وابنِ',

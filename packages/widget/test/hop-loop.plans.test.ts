@@ -1,5 +1,5 @@
-// Plans with the loop alone (spec §20.3), as a React or Vue host runs them: `waits: ['question', 'plan']` declares
-// the wait, `askPerson` decides, `showPlan`/`clearPlan` draw the placeholders, which built rows replace by order;
+// Plans with the loop alone (spec §20.4), as a React or Vue host runs them: `decidePlan` declares the wait and
+// decides, `showPlan`/`clearPlan` draw the placeholders, which built rows replace by order;
 // a client that declares only questions never meets a plan.
 import type { ToolOutput, Waiting } from '@canvas-ai/protocol';
 import { createMockHandlers } from '@canvas-ai/reference-server/mock';
@@ -27,15 +27,15 @@ async function planTurn() {
   return { script, record, host, base };
 }
 
-describe('plans with the loop alone (spec §20.3)', () => {
+describe('plans with the loop alone (spec §20.4)', () => {
   it('declares the wait, hands each plan to askPerson, and shows the canvas each row built, by order', async () => {
     const { script, record, host, base } = await planTurn();
     const asked: Waiting[] = [];
     const shown: string[] = [];
     const result = await runTurn({
       ...base,
-      waits: ['question', 'plan'],
-      askPerson: (waiting) => {
+      askPerson: () => ({ choices: [0] }),
+      decidePlan: (waiting) => {
         asked.push(waiting);
         return asked.length === 1 ? { decision: 'revise', feedback: 'Add a footer.' } : { decision: 'approve' };
       },
@@ -66,7 +66,7 @@ describe('plans with the loop alone (spec §20.3)', () => {
     expect(host.document.layout.regions.content!.components).to.have.length(3);
   });
 
-  it('declares only questions by default: the agent builds without a plan, and no placeholder is drawn', async () => {
+  it('declares no plan without decidePlan: the agent builds without one, and no placeholder is drawn', async () => {
     const { record, base } = await planTurn();
     const shown: string[] = [];
     const result = await runTurn({
@@ -87,8 +87,7 @@ describe('plans with the loop alone (spec §20.3)', () => {
     const shown: string[] = [];
     const result = await runTurn({
       ...base,
-      waits: ['plan'],
-      askPerson: () => ({ choices: [0] }),
+      decidePlan: () => ({}) as never,
       showPlan: () => shown.push('show'),
       clearPlan: () => shown.push('clear'),
     });

@@ -3,7 +3,7 @@ import { describeAnswer, errorCodeOf, errorFieldOf } from '../http-client.js';
 import { newRequestId, scenarioHop } from '../requests.js';
 import { answerHop, decisionAfterAnswer, exercisedAnswersRead, saidIn, waitCheck, waitProbe } from './waits.js';
 
-/** Plans (revision 1.8, spec §20.3): the machinery of spec §20.1 with the wait kind `plan`. */
+/** Plans (revision 1.8, spec §20.4): the machinery of spec §20.1 with the wait kind `plan`. */
 export const planWaitChecks: ConformanceCheck[] = [
   defineCheck({
     id: 'waits.plan-undeclared-not-offered',

@@ -1,10 +1,10 @@
 import { collectPlacedUuids } from '@canvas-ai/protocol/server';
 import { PLACED_REF, resolvePlacedRefs } from '@canvas-ai/protocol/scenario';
-import { decidedReplies, scenarioAnswerResult } from '@canvas-ai/protocol/scenario';
+import { decidedReplies, scenarioAnswer } from '@canvas-ai/protocol/scenario';
 import type { ScenarioRun } from '@canvas-ai/protocol/scenario';
 import type { Scenario } from '@canvas-ai/protocol/scenario';
 import { TOOL_OUTPUT_TYPES } from '@canvas-ai/protocol';
-import { maxHopsMessage } from '@canvas-ai/protocol/server';
+import { answerResult, maxHopsMessage } from '@canvas-ai/protocol/server';
 import { fail, pass, skip, type CheckVerdict, type ConformanceCheck } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { scenarioOutcomes, type ScenarioOutcome } from '../scenario-runs.js';
@@ -278,11 +278,13 @@ function expectedMessage(
 
 /**
  * A reply's text with `{{answer}}` as the scripted model resolves it (spec §15): the result of the turn's latest
- * wait, worded from the answer the scenario sends (spec §20.2, §20.3).
+ * question, worded from the answer the scenario sends (spec §20.2).
  */
 function withAnswer(scenario: Scenario, text: string): string {
-  const result = scenarioAnswerResult(scenario.hops.findLast((hop) => hop.waiting !== undefined));
-  return !text.includes('{{answer}}') || result === undefined ? text : text.replaceAll('{{answer}}', result);
+  const asked = scenario.hops.findLast((hop) => hop.waiting !== undefined && hop.answer !== undefined);
+  if (!text.includes('{{answer}}') || !asked?.waiting || !asked.answer) return text;
+  const result = answerResult(asked.waiting, scenarioAnswer(asked.waiting, asked.answer));
+  return text.replaceAll('{{answer}}', result);
 }
 
 /** Expected outputs that name `{{placed.N}}`, against the uuids the server really assigned; duplicates; the reducer. */

@@ -1,4 +1,5 @@
-import { decidedReplies, type Fixtures, type Scenario, scenarioAnswerResult } from '@canvas-ai/protocol/scenario';
+import { decidedReplies, type Fixtures, type Scenario, scenarioAnswer } from '@canvas-ai/protocol/scenario';
+import { answerResult } from '@canvas-ai/protocol/server';
 import { HopResponse, TurnStatusResponse, type WaitKind, type Waiting } from '@canvas-ai/protocol';
 import { defineCheck, fail, pass, skip, type CheckVerdict, type ConformanceCheck } from '../check.js';
 import type { CheckContext } from '../context.js';
@@ -63,8 +64,9 @@ export interface Waited {
 export function decisionAfterAnswer(probe: WaitProbe): string | undefined {
   const decided = decidedReplies(probe.scenario, probe.scenario.hops, () => false);
   const reply = decided.slice(probe.waitsAt).find((index) => index !== undefined);
-  const result = scenarioAnswerResult(probe.scenario.hops[probe.waitsAt - 1]);
-  if (reply === undefined || result === undefined) return undefined;
+  const asked = probe.scenario.hops[probe.waitsAt - 1];
+  if (reply === undefined || !asked?.waiting || !asked.answer) return undefined;
+  const result = answerResult(asked.waiting, scenarioAnswer(asked.waiting, asked.answer));
   return probe.scenario.replies[reply]!.text.replaceAll('{{answer}}', result).trim();
 }
 

@@ -13,7 +13,7 @@ export interface CanvasViewState {
   /** The person removes a top-level row. */
   onRemove: (uuid: string) => void;
   /**
-   * The rows of the agent's plan not built yet (spec §20.3), drawn as placeholders after the rows of the first
+   * The rows of the agent's plan not built yet (spec §20.4), drawn as placeholders after the rows of the first
    * region, where the page builder places them; `firstNumber` is the plan's number of the first of them (from 1).
    * Never part of the document.
    */

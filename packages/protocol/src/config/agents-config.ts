@@ -31,7 +31,7 @@ export const AgentDefinition = z
     /** Whether the project's own documentation is added to this agent's context. */
     include_docs: z.boolean().default(false),
     /**
-     * Whether the agent proposes a plan before it builds (revision 1.8, spec §20.3): it gets `propose_plan` when its
+     * Whether the agent proposes a plan before it builds (revision 1.8, spec §20.4): it gets `propose_plan` when its
      * turn's client declared the wait `plan`, and builds without a plan otherwise.
      */
     plan_first: z.boolean().default(false),

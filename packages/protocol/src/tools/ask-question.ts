@@ -35,17 +35,14 @@ export const askQuestionTool: ToolDefinition<AskQuestionInput> = {
 };
 
 /** What the model is told for an accepted answer (spec §20.2): the picked labels in order, then the text, by `; `. */
-export function answerResult(question: Question, answer: QuestionAnswer): string {
+export function questionResult(question: Question, answer: QuestionAnswer): string {
   if (answer.dismissed) return DISMISSED_RESULT;
   const picked = question.choices.filter((_, index) => answer.choices.includes(index));
   const text = answer.text?.trim() ?? '';
   return `The person answered: ${[...picked, ...(text === '' ? [] : [text])].join('; ')}`;
 }
 
-/**
- * Why an answer does not fit its question (spec §20.2), each with the dotted path of the offending part of the
- * request; none when it fits. Its kind and call are checked first, for every kind of wait (`answerProblems`).
- */
+/** Why an answer does not fit its question (spec §20.2), each with the dotted path of the offending part. */
 export function questionAnswerProblems(question: Question, answer: QuestionAnswer): ErrorIssue[] {
   const problems: ErrorIssue[] = [];
   const text = answer.text?.trim() ?? '';

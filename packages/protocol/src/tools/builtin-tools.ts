@@ -5,6 +5,7 @@ import { moveComponentsTool } from './move-components.js';
 import { placeComponentsTool } from './place-components.js';
 import { proposePlanTool } from './propose-plan.js';
 import { removeComponentsTool } from './remove-components.js';
+import { requestScreenshotTool } from './request-screenshot.js';
 import { setPageValueTool } from './set-page-value.js';
 import { REQUIRED_OUTPUT_TYPES } from '../wire/outputs.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -18,6 +19,7 @@ export type BuiltinToolName =
   | 'move_components'
   | 'get_component_details'
   | 'ask_question'
+  | 'request_screenshot'
   | 'propose_plan';
 
 /**
@@ -32,11 +34,12 @@ export const builtinTools: Record<BuiltinToolName, ToolDefinition> = {
   move_components: moveComponentsTool,
   get_component_details: getComponentDetailsTool,
   ask_question: askQuestionTool,
+  request_screenshot: requestScreenshotTool,
   propose_plan: proposePlanTool,
 };
 
 /**
- * The tools an agent has: its `tools`, and `propose_plan` when it plans first (spec §12.4, §20.3). Which of them a
+ * The tools an agent has: its `tools`, and `propose_plan` when it plans first (spec §12.4, §20.4). Which of them a
  * turn offers is {@link offeredTools}' to say.
  */
 export function agentToolNames(agent: { tools: readonly string[]; plan_first?: boolean | undefined }): string[] {

@@ -8,16 +8,16 @@ import { ProposePlanInput } from './tool-inputs.js';
 /** Stands in the transcript for the result of a plan until the person's decision replaces it (spec §20.1). */
 export const PLAN_PENDING_RESULT = 'The plan is shown to the person; their decision follows.';
 
-/** What the model is told when the person approved the plan (spec §20.3, worded exactly so). */
+/** What the model is told when the person approved the plan (spec §20.4, worded exactly so). */
 export const PLAN_APPROVED_RESULT = 'The person approved the plan. Build it now, row by row, in the planned order.';
 
-/** What the model is told, before the feedback, when the person asked for another plan (spec §20.3). */
+/** What the model is told, before the feedback, when the person asked for another plan (spec §20.4). */
 export const PLAN_REVISE_RESULT =
   'The person asked to revise the plan. Propose it again with propose_plan, changed as they ask, before you build ' +
   'anything. Their feedback: ';
 
 /**
- * `propose_plan` (revision 1.8, spec §20.3): the rows the agent will place, in order, each with a title and its
+ * `propose_plan` (revision 1.8, spec §20.4): the rows the agent will place, in order, each with a title and its
  * catalog components, for the person to approve or revise before anything is built. It changes nothing and has no
  * output: its hop answers with `waiting` and no model decision, and the decision becomes its result. Offered only to
  * a turn whose client declared the wait `plan`, and only to an agent with `plan_first` (spec §12.4, §20.1).
@@ -51,14 +51,14 @@ export const proposePlanTool: ToolDefinition<ProposePlanInput> = {
   },
 };
 
-/** What the model is told for an accepted decision on a plan (spec §20.3). */
+/** What the model is told for an accepted decision on a plan (spec §20.4). */
 export function planAnswerResult(answer: PlanAnswer): string {
   return answer.decision === 'approve'
     ? PLAN_APPROVED_RESULT
     : `${PLAN_REVISE_RESULT}${(answer.feedback ?? '').trim()}`;
 }
 
-/** Why a decision on a plan does not fit (spec §20.3): feedback with `revise` only, and never blank there. */
+/** Why a decision on a plan does not fit (spec §20.4): feedback with `revise` only, and never blank there. */
 export function planAnswerProblems(answer: PlanAnswer): ErrorIssue[] {
   const feedback = answer.feedback?.trim() ?? '';
   if (answer.decision === 'revise' && feedback === '')

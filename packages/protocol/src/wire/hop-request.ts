@@ -60,8 +60,8 @@ export const HopRequest = z
     /** Hop 1: the output types beyond the v1 three this client applies (spec §5.1); kept with the turn. */
     capabilities: Capabilities.optional(),
     /**
-     * The hop after a waiting one: the person's answer to what the turn waits for (spec §20), one shape per kind: a
-     * question's since revision 1.7, a plan's since 1.8.
+     * The hop after a waiting one: the answer to what the turn waits for, by `kind` (spec §20): a question's
+     * (revision 1.7), a screenshot's (revision 1.8, its image the hop's one attachment), a plan's (revision 1.8).
      */
     answer: WaitAnswer.optional(),
   })

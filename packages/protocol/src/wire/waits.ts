@@ -1,13 +1,13 @@
 import * as z from 'zod';
-import { CallId, ComponentId } from './ids.js';
+import { CallId, ComponentId, ComponentUuid } from './ids.js';
 import { boundedText } from './text.js';
 
 /**
  * The kinds of wait a client may declare in `capabilities.waits` (spec §20.1): what a turn can wait for from the
- * person or the host; `question` since revision 1.7, `plan` since 1.8. Plain strings on the wire: a kind this server
- * does not know is ignored (spec §7.1).
+ * person or the host — `question` (revision 1.7), `screenshot` and `plan` (revision 1.8). Plain strings on the wire: a
+ * kind this server does not know is ignored (spec §7.1).
  */
-export const WAIT_KINDS = ['question', 'plan'] as const;
+export const WAIT_KINDS = ['question', 'screenshot', 'plan'] as const;
 /** A kind of wait this version knows. */
 export type WaitKind = (typeof WAIT_KINDS)[number];
 
@@ -34,7 +34,13 @@ export const Question = z
   .meta({ id: 'Question' });
 export type Question = z.infer<typeof Question>;
 
-/** How much a plan may carry (spec §20.3). */
+/** What the host is asked to show (spec §20.3): the region around a component, or the whole page (`null`). */
+export const ScreenshotRequest = z
+  .object({ component_uuid: ComponentUuid.nullable() })
+  .meta({ id: 'ScreenshotRequest' });
+export type ScreenshotRequest = z.infer<typeof ScreenshotRequest>;
+
+/** How much a plan may carry (spec §20.4). */
 export const PLAN_LIMITS = {
   minRows: 1,
   maxRows: 20,
@@ -43,7 +49,7 @@ export const PLAN_LIMITS = {
   feedbackChars: 2000,
 } as const;
 
-/** One planned row (spec §20.3): what it is, and the catalog components it is made of, its top-level one first. */
+/** One planned row (spec §20.4): what it is, and the catalog components it is made of, its top-level one first. */
 export const PlanRow = z
   .object({
     title: boundedText(PLAN_LIMITS.titleChars).min(1),
@@ -52,13 +58,13 @@ export const PlanRow = z
   .meta({ id: 'PlanRow' });
 export type PlanRow = z.infer<typeof PlanRow>;
 
-/** The rows an agent will place, in order, as the response's `waiting.plan` carries them (spec §20.3). */
+/** The rows an agent will place, in order, as the response's `waiting.plan` carries them (spec §20.4). */
 export const Plan = z
   .object({ rows: z.array(PlanRow).min(PLAN_LIMITS.minRows).max(PLAN_LIMITS.maxRows) })
   .meta({ id: 'Plan' });
 export type Plan = z.infer<typeof Plan>;
 
-/** When the server stops waiting: an RFC 3339 date-time in UTC (spec §20.1). */
+/** When the server stops waiting (spec §20.1): an RFC 3339 date-time in UTC. */
 const ExpiresAt = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, 'an RFC 3339 date-time in UTC')
@@ -66,24 +72,24 @@ const ExpiresAt = z
     description: 'When the server stops waiting: an RFC 3339 date-time in UTC, e.g. 2026-12-04T16:00:00.000Z.',
   });
 
-/** A turn that waits for the person's answer to a question (revision 1.7, spec §20.2). */
-export const QuestionWaiting = z
-  .object({ kind: z.literal('question'), call_id: CallId, expires_at: ExpiresAt, question: Question })
-  .meta({ id: 'QuestionWaiting' });
-export type QuestionWaiting = z.infer<typeof QuestionWaiting>;
-
-/** A turn that waits for the person's decision on a plan (revision 1.8, spec §20.3). */
-export const PlanWaiting = z
-  .object({ kind: z.literal('plan'), call_id: CallId, expires_at: ExpiresAt, plan: Plan })
-  .meta({ id: 'PlanWaiting' });
-export type PlanWaiting = z.infer<typeof PlanWaiting>;
-
 /**
- * What a waiting turn waits for (spec §20.1), one shape per kind: in a response with `should_continue: true`, and on
- * the status of the active turn whose latest hop it came with. `expires_at` is when the server stops waiting.
+ * What a waiting turn waits for (spec §20.1), by `kind`: in a response with `should_continue: true`, and on the
+ * status of the active turn whose latest hop it came with. `expires_at` is when the server stops waiting.
  */
-export const Waiting = z.discriminatedUnion('kind', [QuestionWaiting, PlanWaiting]).meta({ id: 'Waiting' });
+export const Waiting = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('question'), call_id: CallId, expires_at: ExpiresAt, question: Question }),
+    z.object({ kind: z.literal('screenshot'), call_id: CallId, expires_at: ExpiresAt, screenshot: ScreenshotRequest }),
+    z.object({ kind: z.literal('plan'), call_id: CallId, expires_at: ExpiresAt, plan: Plan }),
+  ])
+  .meta({ id: 'Waiting' });
 export type Waiting = z.infer<typeof Waiting>;
+/** A wait of one kind. */
+export type WaitingOf<Kind extends WaitKind> = Extract<Waiting, { kind: Kind }>;
+/** A turn that waits for the person's answer to a question (revision 1.7, spec §20.2). */
+export type QuestionWaiting = WaitingOf<'question'>;
+/** A turn that waits for the person's decision on a plan (revision 1.8, spec §20.4). */
+export type PlanWaiting = WaitingOf<'plan'>;
 
 /**
  * The person's answer to a question (spec §20.2), in the hop after the waiting one: the indexes of the picked choices
@@ -111,7 +117,20 @@ export const QuestionAnswer = z
 export type QuestionAnswer = z.infer<typeof QuestionAnswer>;
 
 /**
- * The person's decision on a plan (spec §20.3), in the hop after the waiting one: build it, or propose another with
+ * The host's answer to a screenshot wait (spec §20.3): the image travels as the hop's one `attachments` part, or
+ * `unavailable` says the host cannot supply one.
+ */
+export const ScreenshotAnswer = z
+  .object({
+    kind: z.literal('screenshot'),
+    call_id: CallId,
+    unavailable: z.boolean().default(false),
+  })
+  .meta({ id: 'ScreenshotAnswer' });
+export type ScreenshotAnswer = z.infer<typeof ScreenshotAnswer>;
+
+/**
+ * The person's decision on a plan (spec §20.4), in the hop after the waiting one: build it, or propose another with
  * their feedback. Cancel is no answer: the turn is cancelled. Whether it fits is checked against the turn.
  */
 export const PlanAnswer = z
@@ -124,6 +143,8 @@ export const PlanAnswer = z
   .meta({ id: 'PlanAnswer' });
 export type PlanAnswer = z.infer<typeof PlanAnswer>;
 
-/** The `answer` of a hop after a waiting one (spec §20.1): one shape per kind of wait. */
-export const WaitAnswer = z.discriminatedUnion('kind', [QuestionAnswer, PlanAnswer]).meta({ id: 'WaitAnswer' });
+/** The answer to what a turn waits for (spec §20.1), by `kind`: it must be the kind the turn waits for. */
+export const WaitAnswer = z
+  .discriminatedUnion('kind', [QuestionAnswer, ScreenshotAnswer, PlanAnswer])
+  .meta({ id: 'WaitAnswer' });
 export type WaitAnswer = z.infer<typeof WaitAnswer>;

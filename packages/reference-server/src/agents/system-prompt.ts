@@ -20,7 +20,7 @@ const HOW_THE_PAGE_IS_TOLD =
   'are told only what changes: your own changes in the results of your tool calls, the person’s edits and a new ' +
   'selection in editor notices. When the whole page is shown again, it replaces what you knew of it.';
 
-/** For an agent that plans first, when its turn offers `propose_plan` (spec §20.3). */
+/** For an agent that plans first, when its turn offers `propose_plan` (spec §20.4). */
 const PLAN_FIRST =
   '# Plan first\n\n' +
   'When the request builds more than two rows, first propose them with propose_plan (a short title and the catalog ' +

@@ -16,20 +16,21 @@ const REAL_MODEL_HELP =
   'CANVAS_AI_OPENAI_BASE_URL; or with `--provider anthropic` and set CANVAS_AI_ANTHROPIC_MODEL and ' +
   'CANVAS_AI_ANTHROPIC_API_KEY.';
 
-/** In a reply's text: the result the model was told for the turn's latest wait, a question or a plan (spec §15, §20). */
-const ANSWER_REF = '{{answer}}';
-
-/** The built-in tools that make a turn wait, whose results {@link ANSWER_REF} reads. */
-const WAITING_TOOLS: ReadonlySet<string> = new Set(
+/** The built-in tools that make a turn wait, whether or not this turn was offered them. */
+const WAITING_TOOLS = new Set(
   Object.values(builtinTools)
     .filter((tool) => tool.waitKind !== undefined)
     .map((tool) => tool.name),
 );
 
+/** In a reply's text: the result the model was told for the turn's latest wait (spec §15, §20.2, §20.3, §20.4). */
+const ANSWER_REF = '{{answer}}';
+
 /**
- * `text` with {@link ANSWER_REF} replaced by the latest result of a tool that waits (`ask_question`, `propose_plan`) in
- * the conversation the model is handed, so a scenario's expected narration proves that the person's answer reached
- * the model.
+ * `text` with {@link ANSWER_REF} replaced by the latest result of a call that made the turn wait (`ask_question`,
+ * `request_screenshot`, `propose_plan`) in the conversation the model is handed, so a scenario's expected narration
+ * proves that the answer reached the model. The scripted model reads no image: the result's fixed words stand for it
+ * (spec §20.3).
  */
 function resolveAnswerRef(text: string, messages: ModelRequest['messages']): string {
   if (!text.includes(ANSWER_REF)) return text;

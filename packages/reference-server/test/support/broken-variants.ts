@@ -14,6 +14,7 @@ import { STREAM_VARIANTS } from './variants/stream-variants.js';
 import { TOOL_VARIANTS } from './variants/tool-variants.js';
 import { TURN_VARIANTS } from './variants/turn-variants.js';
 import type { VariantApp } from './variants/seams.js';
+import { SCREENSHOT_VARIANTS } from './variants/screenshot-variants.js';
 import { WAIT_VARIANTS } from './variants/wait-variants.js';
 import { PLAN_VARIANTS } from './variants/plan-variants.js';
 import type { BrokenVariant } from './variants/variant.js';
@@ -32,6 +33,7 @@ export const BROKEN_VARIANTS = {
   ...COEDIT_VARIANTS,
   ...CLARIFICATION_VARIANTS,
   ...WAIT_VARIANTS,
+  ...SCREENSHOT_VARIANTS,
   ...PLAN_VARIANTS,
 } satisfies Record<string, BrokenVariant>;
 

@@ -25,9 +25,10 @@ import type { HistoryUndo } from '../chat-session.js';
 import { TurnController, type TurnSettings } from './turn-controller.js';
 import { type AskedQuestion, questionCard } from './question-card.js';
 import { planCard, type ShownPlanCard } from './plan-card.js';
-import type { PersonAnswer } from '../hop-loop.js';
+import type { PersonAnswer, PlanDecision } from '../hop-loop.js';
 import type { ClearPlanHook, ShowPlanHook } from '../plan-placeholders.js';
-import type { PlanWaiting, QuestionWaiting } from '@canvas-ai/protocol';
+import type { GetScreenshotHook } from '../screenshot.js';
+import type { WaitingOf } from '@canvas-ai/protocol';
 
 /** How many announcements the live region keeps (older ones were read already). */
 const ANNOUNCED_KEPT = 5;
@@ -90,7 +91,7 @@ export interface SendMessageOptions {
  * @csspart question-input - The field for the person's own answer, when the question allows one.
  * @csspart question-answer - The button that sends the answer.
  * @csspart question-dismiss - The button that closes the question without answering (the agent is told).
- * @csspart plan - The plan the agent proposes before it builds (spec §20.3): its rows, a feedback field and buttons.
+ * @csspart plan - The plan the agent proposes before it builds (spec §20.4): its rows, a feedback field and buttons.
  * @csspart plan-rows - The numbered list of planned rows.
  * @csspart plan-row - One planned row: its title and its components.
  * @csspart plan-feedback - The field for what should change, sent with Revise.
@@ -171,7 +172,7 @@ export class CanvasAiChat extends LitElement {
   @property({ attribute: false }) applyOutputs: ApplyOutputsHook | undefined;
 
   /**
-   * Optional. Draws a plan's rows that are not built yet as placeholders on the host's canvas (spec §20.3), replacing
+   * Optional. Draws a plan's rows that are not built yet as placeholders on the host's canvas (spec §20.4), replacing
    * what it drew before: called when the agent proposes a plan, when the person approves it, and each time a built
    * row takes the place of the next placeholder. Placeholders stay out of what `getLayout` returns.
    */
@@ -179,6 +180,13 @@ export class CanvasAiChat extends LitElement {
 
   /** Optional. Takes the placeholders of `showPlan` away: a revision was asked for, or the turn ended or stopped. */
   @property({ attribute: false }) clearPlan: ClearPlanHook | undefined;
+
+  /**
+   * Optional. Takes a screenshot of the page (or of the region around `componentUuid`) when the agent asks for a look
+   * (spec §20.3): resolves to an image `Blob` (PNG, JPEG, GIF or WebP, at most 5 MiB), or `null` when it cannot. Set,
+   * the element declares the wait `screenshot` and the agent may ask; the image goes with the next hop.
+   */
+  @property({ attribute: false }) getScreenshot: GetScreenshotHook | undefined;
 
   /**
    * The output types `applyOutputs` applies, space-separated as an attribute. Beyond the v1 three, `remove_components`
@@ -232,7 +240,7 @@ export class CanvasAiChat extends LitElement {
   @state() private loadedAgents: AgentsResponse | undefined;
   /** The question the agent asks now (spec §20), until the person answers or dismisses it, or the turn stops. */
   @state() private asked: AskedQuestion | undefined;
-  /** The plan the agent proposes now (spec §20.3), until the person decides, cancels, or the turn stops. */
+  /** The plan the agent proposes now (spec §20.4), until the person decides, cancels, or the turn stops. */
   @state() private planShown: ShownPlanCard | undefined;
   /** Why the last `sendMessage()` was refused, shown until the turn that caused it ends. */
   @state() private refusal: string | undefined;
@@ -531,19 +539,27 @@ export class CanvasAiChat extends LitElement {
       applyOutputs: (outputs, response, info) => this.applyOutputs?.(outputs, response, info),
       outputTypes: this.outputTypes,
       stream: !this.noStream,
-      askPerson: (waiting, info) =>
-        waiting.kind === 'plan' ? this.proposePlan(waiting, info.signal) : this.ask(waiting, info.signal),
-      waits: ['question', 'plan'],
+      askPerson: (waiting, info) => this.ask(waiting, info.signal),
+      decidePlan: (waiting, info) => this.proposePlan(waiting, info.signal),
       showPlan: (plan) => this.showPlan?.(plan),
       clearPlan: () => this.clearPlan?.(),
+      ...(this.getScreenshot ? { getScreenshot: this.screenshotTaker(this.getScreenshot) } : {}),
+    };
+  }
+
+  /** The host's hook, with the live region told that the agent looks at the page (spec §20.3). */
+  private screenshotTaker(hook: GetScreenshotHook): GetScreenshotHook {
+    return (request, info) => {
+      this.announce(this.text.screenshotTaken);
+      return hook(request, info);
     };
   }
 
   /**
-   * Shows the agent's plan (spec §20.3) and resolves with the person's decision; Cancel stops the turn. The live
+   * Shows the agent's plan (spec §20.4) and resolves with the person's decision; Cancel stops the turn. The live
    * region reads the rows out and Approve takes the focus; a stop of the turn takes the card away.
    */
-  private proposePlan(waiting: PlanWaiting, stopped: AbortSignal): Promise<PersonAnswer> {
+  private proposePlan(waiting: WaitingOf<'plan'>, stopped: AbortSignal): Promise<PlanDecision> {
     return new Promise((resolve) => {
       const shown: ShownPlanCard = {
         waiting,
@@ -572,7 +588,7 @@ export class CanvasAiChat extends LitElement {
    * Shows the agent's question (spec §20.2) and resolves with the person's answer or dismissal. The live region reads
    * it out and the first choice takes the focus; a stop of the turn takes the card away.
    */
-  private ask(waiting: QuestionWaiting, stopped: AbortSignal): Promise<PersonAnswer> {
+  private ask(waiting: WaitingOf<'question'>, stopped: AbortSignal): Promise<PersonAnswer> {
     return new Promise((resolve) => {
       const asked: AskedQuestion = {
         waiting,

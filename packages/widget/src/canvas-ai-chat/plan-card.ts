@@ -1,17 +1,17 @@
 /**
- * The plan an agent proposes before it builds (spec §20.3), as the chat shows it: the rows in order, a field for
+ * The plan an agent proposes before it builds (spec §20.4), as the chat shows it: the rows in order, a field for
  * feedback and three buttons in a native form, so every part is keyboard-operable without code of ours (Tab between
  * them, Enter in the field revises); its texts the host's strings, the server's texts escaped by Lit as plain text.
  */
-import type { PlanWaiting } from '@canvas-ai/protocol';
+import type { WaitingOf } from '@canvas-ai/protocol';
 import { html, type TemplateResult } from 'lit';
-import type { PersonAnswer } from '../hop-loop.js';
+import type { PlanDecision } from '../hop-loop.js';
 import type { ChatStrings } from './strings.js';
 
 /** The plan shown, where the person's decision goes, and what Cancel does (stop the turn). */
 export interface ShownPlanCard {
-  waiting: PlanWaiting;
-  answer: (answer: PersonAnswer) => void;
+  waiting: WaitingOf<'plan'>;
+  answer: (decision: PlanDecision) => void;
   cancel: () => void;
 }
 

@@ -61,7 +61,9 @@ export interface ChatStrings {
   questionEmpty: string;
   /** What the live region reads when the agent asks (`question` is the server's text). */
   questionAsked: (question: string) => string;
-  /** A plan the agent proposes before it builds (spec §20.3): the card's caption, its feedback field and buttons. */
+  /** Read out when the agent takes a look at the page: the host's screenshot goes with the next step (spec §20.3). */
+  screenshotTaken: string;
+  /** A plan the agent proposes before it builds (spec §20.4): the card's caption, its feedback field and buttons. */
   planLabel: string;
   planFeedback: string;
   planApprove: string;
@@ -150,6 +152,7 @@ export const DEFAULT_STRINGS: ChatStrings = {
   questionDismiss: 'Dismiss',
   questionEmpty: 'Pick an answer or write your own, or dismiss the question.',
   questionAsked: (question) => `The agent asks: ${question}`,
+  screenshotTaken: 'The agent takes a look at the page.',
   planLabel: 'The agent plans these rows:',
   planFeedback: 'What should change? (then Revise)',
   planApprove: 'Approve and build',

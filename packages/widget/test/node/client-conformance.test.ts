@@ -37,7 +37,8 @@ describe('the client kit against the reference loop (canvas-ai-turn)', () => {
       [
         'the remove_components and move_components outputs (spec §11.4, §11.5)',
         'waiting turns and questions (spec §20)',
-        'plans (spec §20.3)',
+        'a look at the page (spec §20.3)',
+        'plans (spec §20.4)',
       ],
     );
   });

@@ -1,4 +1,4 @@
-// Planted bugs of revision 1.8: plans (spec §20.3).
+// Planted bugs of revision 1.8: plans (spec §20.4).
 import { PLAN_APPROVED_RESULT } from '@canvas-ai/protocol/server';
 import {
   isHopPost,

@@ -54,7 +54,7 @@ function answerOptional(app: VariantApp): VariantApp {
   return remembersWaits(app, async (request, next, waits, body) => {
     const waiting = typeof body?.request_id === 'string' ? waits.get(body.request_id) : undefined;
     if (!body || !waiting || body.answer !== undefined) return next(request);
-    // A plan's "dismissal" is an approval (spec §20.3 has no dismissal): the same bug for either kind of wait.
+    // A plan's "dismissal" is an approval (spec §20.4 has no dismissal): the same bug for either kind of wait.
     const taken = waiting.kind === 'plan' ? { decision: 'approve' } : { dismissed: true };
     const answer = { kind: waiting.kind, call_id: waiting.call_id, ...taken };
     return next(withBody(request, { ...body, answer }));
@@ -126,6 +126,9 @@ export const WAIT_VARIANTS = {
       'waits.*',
       'scenario.question-answered',
       'scenario.question-dismissed',
+      'screenshots.*',
+      'scenario.screenshot-page',
+      'scenario.screenshot-unavailable',
       'scenario.plan-revised-then-built',
     ],
     build: (fixtures) =>
