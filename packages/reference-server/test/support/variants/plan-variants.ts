@@ -62,7 +62,7 @@ export const PLAN_VARIANTS = {
   },
   'plans-feedback-dropped': {
     bug: "the person's feedback never reaches the model: every decision on a plan is told as an approval",
-    breaks: [must('spec §20.3', 'The result of the call is one line')],
+    breaks: [must('spec §20.4', 'The result of the call is one line')],
     caughtBy: 'waits.plan-feedback-reaches-model',
     alsoFailing: ['scenario.plan-revised-then-built', 'waits.plan-waiting-hop', 'hop-rules.progress-accumulates'],
     build: (fixtures) =>
@@ -82,7 +82,7 @@ export const PLAN_VARIANTS = {
   },
   'plans-feedback-unchecked': {
     bug: 'a revision without feedback and an approval with feedback are taken instead of refused',
-    breaks: [must('spec §20.3', 'A server MUST refuse (400 `invalid_request`, `field: "answer.feedback"`')],
+    breaks: [must('spec §20.4', 'A server MUST refuse (400 `invalid_request`, `field: "answer.feedback"`')],
     caughtBy: 'waits.plan-answer-checked',
     build: (fixtures) => feedbackUnchecked(realApp(fixtures)),
   },
