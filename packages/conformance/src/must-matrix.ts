@@ -695,7 +695,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '11.5',
     says: 'which MUST be in that list and MUST NOT be one of the moved components',
     group: 'uuids',
-    checks: ['scenario.move-testimonials-up'],
+    checks: ['scenario.move-next-to-itself'],
   },
   // spec §11.6 Impossible outputs and their conflicts
   {

@@ -8,7 +8,21 @@ import { newRequestId, scenarioHop } from '../requests.js';
 
 /** The first scenario (file order) without attachments that takes two hops or more: the kit's probes drive it by hand. */
 export function multiHopScenario(scenarios: readonly Scenario[]): Scenario | undefined {
-  return scenarios.find((scenario) => scenario.attachments.length === 0 && scenario.hops.length >= 2);
+  return scenarios.find(
+    (scenario) => scenario.attachments.length === 0 && scenario.hops.length >= 2 && firstDelayMs(scenario) === 0,
+  );
+}
+
+/** How long a scenario's first decision takes in scripted mode (its `delay_ms`, spec/conformance.md §3). */
+export function firstDelayMs(scenario: Scenario): number {
+  return scenario.replies[0]?.delay_ms ?? 0;
+}
+
+/** A turn whose hop 1 waits for a slow decision: the one a cancel can reliably land in. */
+export function slowFirstHopScenario(scenarios: readonly Scenario[]): Scenario | undefined {
+  return scenarios.find(
+    (scenario) => scenario.attachments.length === 0 && scenario.hops.length >= 2 && firstDelayMs(scenario) > 0,
+  );
 }
 
 /** A turn for a check that asks about it from a second session: a two-hop scenario and a fresh request id. */

@@ -17,8 +17,19 @@ export const ScenarioToolCall = z
 export type ScenarioToolCall = z.infer<typeof ScenarioToolCall>;
 
 /** One scripted model reply: narration text and/or tool calls. No tool call means the model is finished. */
+/** The longest a scripted decision may take (`delay_ms`): a kit run waits for it. */
+const MAX_REPLY_DELAY_MS = 5000;
+
 export const ScenarioReply = z
-  .object({ text: z.string().default(''), tool_calls: z.array(ScenarioToolCall).default([]) })
+  .object({
+    text: z.string().default(''),
+    tool_calls: z.array(ScenarioToolCall).default([]),
+    /**
+     * How long this decision takes, as a real model's does: scripted mode replies no sooner (the kit cancels a turn
+     * while its hop waits for it, spec/conformance.md §3).
+     */
+    delay_ms: z.int().min(0).max(MAX_REPLY_DELAY_MS).optional(),
+  })
   .meta({ id: 'ScenarioReply' });
 export type ScenarioReply = z.infer<typeof ScenarioReply>;
 
