@@ -64,6 +64,8 @@ describe('the conformance kit against deliberately broken variants of the refere
           tokenEndpoint: `${server.url}/api/token`,
           agentsEndpoint: `${server.url}/api/agents`,
           level: 2,
+          // The reference server's per-session bound (spec §8.8), so the kit drives a session to it.
+          sessionTurns: 32,
           // A variant that serves every hop as JSON claims no streaming (spec §6.1 lets a server answer JSON).
           claim: {
             revision: '1.7',
