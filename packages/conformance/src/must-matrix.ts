@@ -20,9 +20,15 @@ export interface MustRow {
   reason?: string;
 }
 
-const CLIENT =
-  "a rule for clients and hosts that neither a server nor the client kit (spec/conformance.md §7) observes: what a client shows the person or does without a request, or a case the client kit's scenarios do not play yet";
-const WIDGET = `${CLIENT}; the reference widget's tests cover it (packages/widget/test)`;
+/** The client kit (spec/conformance.md §7) sees a client only through the requests it makes. */
+const CLIENT_KIT = 'the client kit (spec/conformance.md §7) judges a client by the requests it makes';
+/** What a client shows the person: no request tells it. */
+const SHOWN = `${CLIENT_KIT}, and what a client shows the person makes none`;
+/** A scenario the client kit does not play yet. */
+const NOT_PLAYED = (what: string) => `${CLIENT_KIT}, and it plays no ${what} yet (spec/conformance.md §7)`;
+/** The person's own act in the editor, which no scripted turn can make happen. */
+const PERSONS_ACT = (what: string) =>
+  `${CLIENT_KIT}; ${what} is the person's act in the editor, which no scripted turn makes happen`;
 const PROMPT =
   "what the model is told cannot be observed over HTTP; the reference server's tests read the prompt (packages/reference-server/test/model-context.test.ts, coediting.test.ts)";
 
@@ -371,7 +377,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '6.1',
     says: "A client MUST apply the `outputs` line's outputs when the line arrives",
     group: 'client',
-    reason: WIDGET,
+    reason: `${CLIENT_KIT}: applied when the line arrives or with the response, the next hop carries the same document (client.document-fresh judges it in the streamed scenarios), so only the page the person sees while the model runs differs; the widget's stream tests cover it (packages/widget/test/canvas-ai-chat.stream.test.ts)`,
   },
   // spec §6.2 Usage (revision 1.4)
   {
@@ -382,7 +388,12 @@ export const MUST_MATRIX: readonly MustRow[] = [
   },
   { section: '6.2', says: 'a client MUST NOT require it', group: 'client', checks: ['client.usage-optional'] },
   // spec §7 Errors
-  { section: '7', says: 'Clients MUST branch on `error.code`', group: 'client', reason: WIDGET },
+  {
+    section: '7',
+    says: 'Clients MUST branch on `error.code`',
+    group: 'client',
+    reason: `${CLIENT_KIT}: each code the kit answers has its own HTTP status, so a client that reads the status alone acts as one that reads the code, and what it then does is judged (client.stops-on-410, client.retry-after, client.no-retry-after-failure, client.unknown-code); the loop's tests answer one status with different codes (packages/widget/test/hop-loop.test.ts)`,
+  },
   {
     section: '7',
     says: 'A client that meets a code it does not know MUST act on the HTTP status class',
@@ -437,7 +448,12 @@ export const MUST_MATRIX: readonly MustRow[] = [
     reason:
       "the kit cannot know a server's secrets or its upstream addresses; the reference server's tests cover it (packages/reference-server/test/openai-compatible.test.ts, reliability-faults.test.ts)",
   },
-  { section: '7', says: 'A client MUST show `message` as plain text', group: 'client', reason: WIDGET },
+  {
+    section: '7',
+    says: 'A client MUST show `message` as plain text',
+    group: 'client',
+    reason: `${SHOWN}; the widget's tests show markup in a message as text (packages/widget/test/canvas-ai-chat.narration.test.ts)`,
+  },
   {
     section: '7.1',
     says: 'tools reading configs) MUST:',
@@ -610,7 +626,12 @@ export const MUST_MATRIX: readonly MustRow[] = [
     ],
   },
   { section: '9', says: 'Servers MUST use this text', group: 'max-hops', checks: ['hop-rules.max-hops'] },
-  { section: '9', says: 'A client MUST escape them before putting them in HTML', group: 'client', reason: WIDGET },
+  {
+    section: '9',
+    says: 'A client MUST escape them before putting them in HTML',
+    group: 'client',
+    reason: `${SHOWN}; the widget's tests show narration with markup as text (packages/widget/test/canvas-ai-chat.narration.test.ts)`,
+  },
   // spec §10 The layout model
   {
     section: '10',
@@ -710,7 +731,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '11.6',
     says: 'A host MUST reject, besides the impossible operations of',
     group: 'client',
-    reason: `${CLIENT}; the shared reducer's tests cover it (packages/protocol/test/remove-move.test.ts)`,
+    reason: `${NOT_PLAYED('remove or move output')}; the shared reducer's tests cover it (packages/protocol/test/remove-move.test.ts)`,
   },
   // spec §12 Tools
   {
@@ -974,34 +995,39 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '16.4',
     says: 'A host MUST give every component it copies or duplicates a new uuid',
     group: 'client',
-    reason: `${CLIENT}; a server sees only the duplicate uuid it then refuses (validation.the-same-uuid-twice-in-the-layout)`,
+    reason: `${PERSONS_ACT('a copy')}; a copy made during a turn without a new uuid would fail client.valid-requests (its planted bug, copied-uuid in packages/widget/test/node/broken-loop.ts, does), and a server refuses the duplicate (validation.the-same-uuid-twice-in-the-layout)`,
   },
   // spec §17 Undo
   {
     section: '17.1',
     says: 'the inverses MUST give back exactly the document before them',
     group: 'client',
-    reason: `${CLIENT}; the shared reducer's tests cover it (packages/protocol/test/inverse-outputs.test.ts: the round trip as a property over random layouts and outputs, and undo beside the person's later edits)`,
+    reason: `${PERSONS_ACT('an undo')}; the shared reducer's tests cover it (packages/protocol/test/inverse-outputs.test.ts: the round trip as a property over random layouts and outputs, and undo beside the person's later edits)`,
   },
   {
     section: '17.2',
     says: 'An undo MUST NOT overwrite what the person changed after the agent',
     group: 'client',
-    reason: `${CLIENT}; the shared reducer's tests cover it (packages/protocol/test/inverse-outputs.test.ts: the round trip as a property over random layouts and outputs, and undo beside the person's later edits)`,
+    reason: `${PERSONS_ACT('an undo')}; the shared reducer's tests cover it (packages/protocol/test/inverse-outputs.test.ts: the round trip as a property over random layouts and outputs, and undo beside the person's later edits)`,
   },
-  { section: '17.2', says: 'A client MUST tell the person what could not be undone', group: 'client', reason: WIDGET },
+  {
+    section: '17.2',
+    says: 'A client MUST tell the person what could not be undone',
+    group: 'client',
+    reason: `${SHOWN}, nor does an undo; the widget's tests cover it (packages/widget/test/canvas-ai-chat.undo.test.ts)`,
+  },
   {
     section: '17.3',
     says: 'The response to a hop in flight when the person stopped MUST NOT be applied',
     group: 'client',
-    reason: WIDGET,
+    reason: `${CLIENT_KIT}: after a stop a client sends no hop (client.stop judges that), so whether it applied a late response shows only in its page, which the adapter does not report; the reference widget's tests cover it (packages/widget/test)`,
   },
   // spec §18 Resume after a reload
   {
     section: '18',
     says: 'A client MUST NOT resume a turn of another session',
     group: 'client',
-    reason: `${WIDGET}; the server's part, a status scoped to the session, is status.other-session-410`,
+    reason: `${NOT_PLAYED('reload (the adapter runs one turn per process)')}; the reference widget's tests cover it (packages/widget/test); the server's part, a status scoped to the session, is status.other-session-410`,
   },
   // conformance.md §3 Scripted mode
   {
@@ -1048,7 +1074,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '20.1',
     says: 'The client shows what the turn waits for and MUST NOT send the next hop before',
     group: 'client',
-    reason: WIDGET,
+    reason: `${NOT_PLAYED('waiting turn (the adapter has no way yet to be the person who answers)')}; the widget's tests cover it (packages/widget/test/canvas-ai-chat.questions.test.ts, hop-loop.questions.test.ts)`,
   },
   {
     section: '20.1',
