@@ -175,7 +175,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '4.3',
     says: 'Later hops MUST be sent as JSON',
     group: 'attachments',
-    checks: ['validation.multipart-attachments-on-hop-2'],
+    checks: ['validation.multipart-attachments-on-hop-2', 'client.attachments-hop-1'],
   },
   {
     section: '4.3',

@@ -209,6 +209,7 @@ describe('the CLI', () => {
     assert.equal(code, 1);
     assert.deepEqual(played, [
       'build',
+      'attachment',
       'refusals',
       'lost-response',
       'unavailable',
