@@ -32,7 +32,7 @@ describe('the CLI arguments', () => {
       tokenEndpoint: undefined,
       agentsEndpoint: undefined,
       level: 1,
-      claim: { revision: '1.7', parts: ['streaming', 'remove-move', 'questions'] },
+      claim: { revision: '1.8', parts: ['streaming', 'remove-move', 'questions', 'screenshots'] },
       sessionTurns: undefined,
       scenariosDir: undefined,
       fixturesDir: undefined,
@@ -101,8 +101,8 @@ describe('the CLI arguments', () => {
     assert.equal(options.client, 'my-client {server}');
     assert.deepEqual(options.claim, { revision: '1.3', parts: [] });
     assert.deepEqual(parseConformanceArgs(['--client', 'x']).claim, {
-      revision: '1.7',
-      parts: ['streaming', 'remove-move', 'questions'],
+      revision: '1.8',
+      parts: ['streaming', 'remove-move', 'questions', 'screenshots'],
     });
   });
 
@@ -243,7 +243,7 @@ describe('the CLI', () => {
       out,
       /\nClaimed, but not checked \(so not in the claim line\):\nSKIP {2}waiting turns and questions \(spec §20\): the client kit plays no scenario of it yet/,
     );
-    assert.match(out, /\nNot met: canvas-ai\/1 revision 1\.7 client \(\d+ check\(s\) failed\)\n/);
+    assert.match(out, /\nNot met: canvas-ai\/1 revision 1\.8 client \(\d+ check\(s\) failed\)\n/);
   });
 
   it('exits 2 when the fixtures cannot be read', async () => {

@@ -109,8 +109,12 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
       const verdict = overScenarios(
         recordings,
         (recording) => {
+          // The one exception, a screenshot's answer (spec §4.3, §20.3), is no scenario's: the kit asks for none.
           const later = hopsOf(recording).find(
-            (request) => (hopOf(request)?.hop ?? 1) > 1 && request.attachments !== undefined,
+            (request) =>
+              (hopOf(request)?.hop ?? 1) > 1 &&
+              request.attachments !== undefined &&
+              hopOf(request)?.answer?.kind !== 'screenshot',
           );
           if (later)
             return `hop ${hopOf(later)?.hop ?? '?'} sent as multipart${later.attachments!.length > 0 ? ` with ${later.attachments!.length} attachment(s)` : ''}, not as JSON`;

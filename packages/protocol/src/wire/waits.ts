@@ -1,12 +1,13 @@
 import * as z from 'zod';
-import { CallId } from './ids.js';
+import { CallId, ComponentUuid } from './ids.js';
 import { boundedText } from './text.js';
 
 /**
- * The kinds of wait a client may declare in `capabilities.waits` (revision 1.7, spec §20.1): what a turn can wait for
- * from the person or the host. Plain strings on the wire: a kind this server does not know is ignored (spec §7.1).
+ * The kinds of wait a client may declare in `capabilities.waits` (spec §20.1): what a turn can wait for from the
+ * person or the host — `question` (revision 1.7), `screenshot` (revision 1.8). Plain strings on the wire: a kind
+ * this server does not know is ignored (spec §7.1).
  */
-export const WAIT_KINDS = ['question'] as const;
+export const WAIT_KINDS = ['question', 'screenshot'] as const;
 /** A kind of wait this version knows. */
 export type WaitKind = (typeof WAIT_KINDS)[number];
 
@@ -33,24 +34,33 @@ export const Question = z
   .meta({ id: 'Question' });
 export type Question = z.infer<typeof Question>;
 
+/** What the host is asked to show (spec §20.3): the region around a component, or the whole page (`null`). */
+export const ScreenshotRequest = z
+  .object({ component_uuid: ComponentUuid.nullable() })
+  .meta({ id: 'ScreenshotRequest' });
+export type ScreenshotRequest = z.infer<typeof ScreenshotRequest>;
+
+/** When the server stops waiting (spec §20.1): an RFC 3339 date-time in UTC. */
+const ExpiresAt = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, 'an RFC 3339 date-time in UTC')
+  .meta({
+    description: 'When the server stops waiting: an RFC 3339 date-time in UTC, e.g. 2026-12-04T16:00:00.000Z.',
+  });
+
 /**
- * What a waiting turn waits for (spec §20.1): in a response with `should_continue: true`, and on the status of the
- * active turn whose latest hop it came with. `expires_at` is when the server stops waiting (RFC 3339, UTC).
+ * What a waiting turn waits for (spec §20.1), by `kind`: in a response with `should_continue: true`, and on the
+ * status of the active turn whose latest hop it came with. `expires_at` is when the server stops waiting.
  */
 export const Waiting = z
-  .object({
-    kind: z.literal('question'),
-    call_id: CallId,
-    expires_at: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, 'an RFC 3339 date-time in UTC')
-      .meta({
-        description: 'When the server stops waiting: an RFC 3339 date-time in UTC, e.g. 2026-12-04T16:00:00.000Z.',
-      }),
-    question: Question,
-  })
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('question'), call_id: CallId, expires_at: ExpiresAt, question: Question }),
+    z.object({ kind: z.literal('screenshot'), call_id: CallId, expires_at: ExpiresAt, screenshot: ScreenshotRequest }),
+  ])
   .meta({ id: 'Waiting' });
 export type Waiting = z.infer<typeof Waiting>;
+/** A wait of one kind. */
+export type WaitingOf<Kind extends WaitKind> = Extract<Waiting, { kind: Kind }>;
 
 /**
  * The person's answer to a question (spec §20.2), in the hop after the waiting one: the indexes of the picked choices
@@ -76,3 +86,20 @@ export const QuestionAnswer = z
   })
   .meta({ id: 'QuestionAnswer' });
 export type QuestionAnswer = z.infer<typeof QuestionAnswer>;
+
+/**
+ * The host's answer to a screenshot wait (spec §20.3): the image travels as the hop's one `attachments` part, or
+ * `unavailable` says the host cannot supply one.
+ */
+export const ScreenshotAnswer = z
+  .object({
+    kind: z.literal('screenshot'),
+    call_id: CallId,
+    unavailable: z.boolean().default(false),
+  })
+  .meta({ id: 'ScreenshotAnswer' });
+export type ScreenshotAnswer = z.infer<typeof ScreenshotAnswer>;
+
+/** The answer to what a turn waits for (spec §20.1), by `kind`: it must be the kind the turn waits for. */
+export const WaitAnswer = z.discriminatedUnion('kind', [QuestionAnswer, ScreenshotAnswer]).meta({ id: 'WaitAnswer' });
+export type WaitAnswer = z.infer<typeof WaitAnswer>;

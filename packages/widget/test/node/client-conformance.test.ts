@@ -36,12 +36,13 @@ describe('the client kit against the reference loop (canvas-ai-turn)', () => {
       /hop 1 carried 1 file\(s\)/,
     );
     // Its line for a README names the parts the client kit played; the others it claims are said to be unchecked.
-    assert.equal(formatClaimVerdict(report), 'canvas-ai/1 revision 1.7 client: streaming');
+    assert.equal(formatClaimVerdict(report), 'canvas-ai/1 revision 1.8 client: streaming');
     assert.deepEqual(
       report.claimedNotChecked?.map((part) => part.what),
       [
         'the remove_components and move_components outputs (spec §11.4, §11.5)',
         'waiting turns and questions (spec §20)',
+        'a look at the page (spec §20.3)',
       ],
     );
   });
