@@ -30,7 +30,7 @@ const waiting: Waiting = {
   question: { text: 'Which tone?', choices: ['Playful', 'Elegant', 'Bold'], multiple: false, free_text: true },
 };
 const answer = (fields: Record<string, unknown>) =>
-  HopRequest.shape.answer.unwrap().parse({ kind: 'question', call_id: 'call_tone', ...fields });
+  HopRequest.shape.answer.def.innerType.parse({ kind: 'question', call_id: 'call_tone', ...fields });
 
 function run(calls: ReturnType<typeof ask>[], tools: Record<string, ToolDefinition> = builtinTools) {
   return executeToolCalls(calls, { tools, catalog, document: documentOf(), pageFields, newUuid: counterUuids() });

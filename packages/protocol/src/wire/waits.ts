@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { withMeta } from './meta.js';
 import { CallId } from './ids.js';
 import { boundedText } from './text.js';
 
@@ -20,36 +21,38 @@ export const QUESTION_LIMITS = {
 } as const;
 
 /** A question the person is asked, as the response's `waiting.question` carries it (spec §20.2). */
-export const Question = z
-  .object({
-    text: boundedText(QUESTION_LIMITS.questionChars).min(1),
+export const Question = withMeta(
+  z.object({
+    text: boundedText(QUESTION_LIMITS.questionChars).check(z.minLength(1)),
     choices: z
-      .array(boundedText(QUESTION_LIMITS.choiceChars).min(1))
-      .min(QUESTION_LIMITS.minChoices)
-      .max(QUESTION_LIMITS.maxChoices),
+      .array(boundedText(QUESTION_LIMITS.choiceChars).check(z.minLength(1)))
+      .check(z.minLength(QUESTION_LIMITS.minChoices))
+      .check(z.maxLength(QUESTION_LIMITS.maxChoices)),
     multiple: z.boolean(),
     free_text: z.boolean(),
-  })
-  .meta({ id: 'Question' });
+  }),
+  { id: 'Question' },
+);
 export type Question = z.infer<typeof Question>;
 
 /**
  * What a waiting turn waits for (spec §20.1): in a response with `should_continue: true`, and on the status of the
  * active turn whose latest hop it came with. `expires_at` is when the server stops waiting (RFC 3339, UTC).
  */
-export const Waiting = z
-  .object({
+export const Waiting = withMeta(
+  z.object({
     kind: z.literal('question'),
     call_id: CallId,
-    expires_at: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, 'an RFC 3339 date-time in UTC')
-      .meta({
+    expires_at: withMeta(
+      z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, 'an RFC 3339 date-time in UTC')),
+      {
         description: 'When the server stops waiting: an RFC 3339 date-time in UTC, e.g. 2026-12-04T16:00:00.000Z.',
-      }),
+      },
+    ),
     question: Question,
-  })
-  .meta({ id: 'Waiting' });
+  }),
+  { id: 'Waiting' },
+);
 export type Waiting = z.infer<typeof Waiting>;
 
 /**
@@ -57,22 +60,25 @@ export type Waiting = z.infer<typeof Waiting>;
  * and/or a text of their own, or `dismissed`. Whether it fits the question is checked against the turn
  * (`answerProblems`).
  */
-export const QuestionAnswer = z
-  .object({
+export const QuestionAnswer = withMeta(
+  z.object({
     kind: z.literal('question'),
     call_id: CallId,
-    dismissed: z.boolean().default(false),
-    choices: z
-      .array(
-        z
-          .int()
-          .min(0)
-          .max(QUESTION_LIMITS.maxChoices - 1),
-      )
-      .max(QUESTION_LIMITS.maxChoices)
-      .refine((picked) => new Set(picked).size === picked.length, 'a choice is picked at most once')
-      .default([]),
-    text: boundedText(QUESTION_LIMITS.answerTextChars).optional(),
-  })
-  .meta({ id: 'QuestionAnswer' });
+    dismissed: z._default(z.boolean(), false),
+    choices: z._default(
+      z
+        .array(
+          z
+            .int()
+            .check(z.minimum(0))
+            .check(z.maximum(QUESTION_LIMITS.maxChoices - 1)),
+        )
+        .check(z.maxLength(QUESTION_LIMITS.maxChoices))
+        .check(z.refine((picked) => new Set(picked).size === picked.length, 'a choice is picked at most once')),
+      [],
+    ),
+    text: z.optional(boundedText(QUESTION_LIMITS.answerTextChars)),
+  }),
+  { id: 'QuestionAnswer' },
+);
 export type QuestionAnswer = z.infer<typeof QuestionAnswer>;
