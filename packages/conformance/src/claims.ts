@@ -1,14 +1,14 @@
 import type { Scenario } from '@canvas-ai/protocol/scenario';
-import type { ConformanceCheck, ConformanceLevel } from './check.js';
+import type { ConformanceLevel } from './check.js';
 
 /**
  * What a server claims (spec §14.1): the revision of `canvas-ai/1` it speaks and the optional parts it has. The kit
  * runs the checks of what is claimed, skips the rest with one line per group, and says what passed in one line.
  */
-export const REVISIONS = ['1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7'] as const;
+export const REVISIONS = ['1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8'] as const;
 export type Revision = (typeof REVISIONS)[number];
 /** The newest revision this kit checks (spec §14: the kit checks the newest revision its package speaks). */
-export const NEWEST_REVISION: Revision = '1.7';
+export const NEWEST_REVISION: Revision = '1.8';
 
 /** The optional parts of the protocol a server may leave out and still conform, each with the revision that added it. */
 const OPTIONAL_PARTS = {
@@ -19,11 +19,12 @@ const OPTIONAL_PARTS = {
     what: 'the remove_components and move_components outputs (spec §11.4, §11.5)',
   },
   questions: { label: 'questions', since: '1.7', what: 'waiting turns and questions (spec §20)' },
+  screenshots: { label: 'screenshots', since: '1.8', what: 'a look at the page (spec §20.3)' },
 } as const satisfies Record<string, { label: string; since: Revision; what: string }>;
 export type OptionalPart = keyof typeof OPTIONAL_PARTS;
 export const PART_NAMES = Object.keys(OPTIONAL_PARTS) as OptionalPart[];
 
-/** A server's claim. */
+/** What a server or a client claims. */
 export interface Claim {
   revision: Revision;
   parts: readonly OptionalPart[];
@@ -52,6 +53,8 @@ const CHECK_CLAIMS: ReadonlyArray<readonly [prefix: string, needs: CheckNeeds]> 
   ['tools.move-', { since: '1.2', part: 'remove-move', what: OPTIONAL_PARTS['remove-move'].what }],
   ['waits.', { since: '1.7', part: 'questions', what: OPTIONAL_PARTS.questions.what }],
   ['scenario.question-', { since: '1.7', part: 'questions', what: OPTIONAL_PARTS.questions.what }],
+  ['screenshots.', { since: '1.8', part: 'screenshots', what: OPTIONAL_PARTS.screenshots.what }],
+  ['scenario.screenshot-', { since: '1.8', part: 'screenshots', what: OPTIONAL_PARTS.screenshots.what }],
   ['tools.derived-', { since: '1.6', what: 'derived props (spec §10.1, revision 1.6)' }],
   ['scenario.derived-', { since: '1.6', what: 'derived props (spec §10.1, revision 1.6)' }],
   ['agents.', { since: '1.5', what: "the agents' ETag (spec §3.1, revision 1.5)" }],
@@ -81,25 +84,29 @@ export function needsOf(id: string): CheckNeeds {
   return CHECK_CLAIMS.find(([prefix]) => id.startsWith(prefix))?.[1] ?? { since: '1.0', what: 'revision 1.0' };
 }
 
+/** Who a claim is of, as the skip lines name it. */
+export type Claimant = 'server' | 'client';
+
 /** Why `needs` is outside `claim`, or undefined when the claim covers it. */
-export function unclaimed(needs: CheckNeeds, claim: Claim): string | undefined {
+export function unclaimed(needs: CheckNeeds, claim: Claim, claimant: Claimant = 'server'): string | undefined {
   if (REVISIONS.indexOf(needs.since) > REVISIONS.indexOf(claim.revision))
-    return `revision ${needs.since}; the server claims ${claim.revision} (--revision)`;
+    return `revision ${needs.since}; the ${claimant} claims ${claim.revision} (--revision)`;
   if (needs.part !== undefined && !claim.parts.includes(needs.part))
-    return `the optional part ${needs.part}, which the server does not claim (--parts)`;
+    return `the optional part ${needs.part}, which the ${claimant} does not claim (--parts)`;
   return undefined;
 }
 
 /** The checks of a plan the claim leaves out, one entry per group of rules, each with its checks. */
-export function skippedByClaim(
-  plan: readonly ConformanceCheck[],
+export function skippedByClaim<Check extends { id: string }>(
+  plan: readonly Check[],
   claim: Claim,
-  needs: (check: ConformanceCheck) => CheckNeeds,
+  needs: (check: Check) => CheckNeeds,
+  claimant: Claimant = 'server',
 ): Array<{ what: string; why: string; checks: string[] }> {
   const groups = new Map<string, { what: string; why: string; checks: string[] }>();
   for (const check of plan) {
     const need = needs(check);
-    const why = unclaimed(need, claim);
+    const why = unclaimed(need, claim, claimant);
     if (why === undefined) continue;
     const group = groups.get(need.what) ?? { what: need.what, why, checks: [] };
     group.checks.push(check.id);
@@ -108,8 +115,34 @@ export function skippedByClaim(
   return [...groups.values()];
 }
 
-/** The line a project pastes into its README, e.g. `canvas-ai/1 revision 1.7: level 2, streaming, remove/move, questions`. */
+/** The labels of the claimed parts, in the kit's order (`streaming`, `remove/move`, `questions`, `screenshots`). */
+function partLabels(parts: readonly OptionalPart[]): string[] {
+  return PART_NAMES.filter((part) => parts.includes(part)).map((part) => OPTIONAL_PARTS[part].label);
+}
+
+/**
+ * The line a project pastes into its README, e.g. `canvas-ai/1 revision 1.8: level 2, streaming, remove/move,
+ * questions, screenshots`.
+ */
 export function claimLine(claim: Claim, level: ConformanceLevel): string {
-  const parts = PART_NAMES.filter((part) => claim.parts.includes(part)).map((part) => OPTIONAL_PARTS[part].label);
-  return `canvas-ai/1 revision ${claim.revision}: ${[`level ${level}`, ...parts].join(', ')}`;
+  return `canvas-ai/1 revision ${claim.revision}: ${[`level ${level}`, ...partLabels(claim.parts)].join(', ')}`;
+}
+
+/**
+ * A client's line for its README, e.g. `canvas-ai/1 revision 1.8 client: streaming`: a client has no levels, and
+ * names only the parts the client kit played (`parts`, the claimed ones it has scenarios of).
+ */
+export function clientClaimLine(claim: Claim): string {
+  const parts = partLabels(claim.parts);
+  return `canvas-ai/1 revision ${claim.revision} client${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`;
+}
+
+/** What an optional part is, for a line that names it (`streamed hops (spec §6.1)`). */
+export function partWhat(part: OptionalPart): string {
+  return OPTIONAL_PARTS[part].what;
+}
+
+/** What the client kit's scenarios and checks of each optional part need claimed (spec/conformance.md §7). */
+export function partNeeds(part: OptionalPart): CheckNeeds {
+  return { since: OPTIONAL_PARTS[part].since, part, what: OPTIONAL_PARTS[part].what };
 }

@@ -40,13 +40,13 @@ export const CONFORMANCE_FLAGS = {
     type: 'string',
     value: 'X.Y',
     default: NEWEST_REVISION,
-    help: `The revision of canvas-ai/1 the server claims (${REVISIONS.join(', ')}; spec §14.1): the checks of later revisions are skipped.`,
+    help: `The revision of canvas-ai/1 the server or client claims (${REVISIONS.join(', ')}; spec §14.1): the checks of later revisions are skipped.`,
   },
   parts: {
     type: 'string',
     value: 'LIST',
     default: PART_NAMES.join(','),
-    help: `The optional parts the server claims, comma-separated, or none (${PART_NAMES.join(', ')}): the checks of the others are skipped.`,
+    help: `The optional parts the server or client claims, comma-separated, or none (${PART_NAMES.join(', ')}): the checks (a client: the scenarios) of the others are skipped.`,
   },
   scenarios: { type: 'string', value: 'DIR', help: 'The scenarios level 2 plays (default: <fixtures>/scenarios).' },
   fixtures: {
@@ -64,6 +64,9 @@ export const CONFORMANCE_FLAGS = {
   help: { type: 'boolean', help: 'Show this help.' },
 } as const satisfies Record<string, FlagSpec>;
 
+/** The flags that mean something only for a server (those with no default, so given is seen). */
+const SERVER_ONLY_FLAGS = ['token-endpoint', 'agents-endpoint', 'scenarios', 'fixtures'] as const;
+
 /** The command line, parsed and checked. */
 export interface CliOptions {
   endpoint: string;
@@ -72,7 +75,7 @@ export interface CliOptions {
   tokenEndpoint?: string;
   agentsEndpoint?: string;
   level: ConformanceLevel;
-  /** What the server claims; a client's run has no claim yet. */
+  /** What the server or client claims. */
   claim?: Claim;
   scenariosDir?: string;
   fixturesDir?: string;
@@ -123,14 +126,28 @@ export function parseConformanceArgs(argv: readonly string[]): CliOptions {
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
     throw new UsageError(`--timeout-ms must be a positive whole number, not "${values['timeout-ms']}".`);
   if (level === 1 && values.scenarios !== undefined) throw new UsageError('--scenarios is for level 2: add --level 2.');
-  if (client !== undefined)
-    return { endpoint: '', client, level: 1, prompt: values.prompt as string, timeoutMs, help, printFixtures };
+  const claim: Claim = { revision: revisionOf(values.revision as string), parts: partsOf(values.parts as string) };
+  if (client !== undefined) {
+    const serverOnly = SERVER_ONLY_FLAGS.find((flag) => values[flag] !== undefined);
+    if (serverOnly !== undefined) throw new UsageError(`--${serverOnly} is for a server; a client's run takes none.`);
+    return {
+      endpoint: '',
+      client,
+      level: 1,
+      claim,
+      json: values.json as string | undefined,
+      prompt: values.prompt as string,
+      timeoutMs,
+      help,
+      printFixtures,
+    };
+  }
   return {
     endpoint: httpUrl('endpoint', values.endpoint as string),
     tokenEndpoint: optionalUrl('token-endpoint', values['token-endpoint']),
     agentsEndpoint: optionalUrl('agents-endpoint', values['agents-endpoint']),
     level,
-    claim: { revision: revisionOf(values.revision as string), parts: partsOf(values.parts as string) },
+    claim,
     scenariosDir: values.scenarios as string | undefined,
     fixturesDir: values.fixtures as string | undefined,
     json: values.json as string | undefined,
@@ -149,10 +166,10 @@ export function conformanceHelp(): string {
     return `${usage.padEnd(28)}${flag.help}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
   });
   return [
-    'canvas-ai-conformance: checks a Canvas AI hop server against spec/hop-protocol.md, check by check.',
+    'canvas-ai-conformance: checks a Canvas AI hop server, or a client, against spec/hop-protocol.md, check by check.',
     '',
     'Usage: canvas-ai-conformance --endpoint URL [--token-endpoint URL] [--agents-endpoint URL] [--level 1|2] [--revision X.Y] [--parts LIST] [--scenarios DIR] [--json FILE]',
-    '       canvas-ai-conformance --client COMMAND [--json FILE]      (a client: the kit is the server)',
+    '       canvas-ai-conformance --client COMMAND [--revision X.Y] [--parts LIST] [--json FILE]      (a client: the kit is the server)',
     '',
     'Options:',
     ...flags,

@@ -47,6 +47,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   if (options.client !== undefined) {
     report = await runClientConformance({
       command: options.client,
+      claim: options.claim,
       onResult: (result) => io.out(formatResultLine(result)),
       onScenario: (id, exitCode, stderr) => {
         if (exitCode !== 0)

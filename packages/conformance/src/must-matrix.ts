@@ -1028,13 +1028,13 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '20.1',
     says: 'A server MUST NOT offer the model a tool that makes a turn wait',
     group: 'waits-offered',
-    checks: ['waits.undeclared-not-offered'],
+    checks: ['waits.undeclared-not-offered', 'screenshots.undeclared-not-offered'],
   },
   {
     section: '20.1',
     says: 'A hop that executed such a call MUST NOT call the model',
     group: 'waits-hop',
-    checks: ['waits.waiting-hop', 'scenario.*'],
+    checks: ['waits.waiting-hop', 'screenshots.waiting-hop', 'scenario.*'],
   },
   {
     section: '20.1',
@@ -1090,6 +1090,19 @@ export const MUST_MATRIX: readonly MustRow[] = [
     says: 'The result of the call is one line, which a server MUST word exactly so',
     group: 'waits-answer',
     checks: ['waits.answer-reaches-model', 'scenario.*'],
+  },
+  // spec §20.3 A look at the page (revision 1.8)
+  {
+    section: '20.3',
+    says: 'a server MUST refuse with 400, changing nothing, an answer with `unavailable: false` and no image',
+    group: 'screenshots-answer-checked',
+    checks: ['screenshots.answer-checked'],
+  },
+  {
+    section: '20.3',
+    says: 'The result of the call is one line, which a server MUST word exactly so',
+    group: 'screenshots-answer',
+    checks: ['screenshots.answer-reaches-model', 'scenario.*'],
   },
 ];
 

@@ -21,6 +21,7 @@ import { traceContextChecks } from './checks/trace-context.js';
 import { turnRuleChecks } from './checks/turn-rules.js';
 import { validationChecks } from './checks/validation.js';
 import { waitChecks } from './checks/waits.js';
+import { screenshotChecks } from './checks/screenshots.js';
 
 /** What the plan is made from: the malformed-request table and, for level 2, the scenarios. */
 export interface PlanInputs {
@@ -50,6 +51,7 @@ export function planChecks(level: ConformanceLevel, inputs: PlanInputs): Conform
     ...toolChecks,
     ...capabilityChecks,
     ...waitChecks,
+    ...screenshotChecks,
     ...scriptedChecks,
     ...streamChecks,
     ...agentsChecks,

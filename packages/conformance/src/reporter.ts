@@ -1,5 +1,5 @@
 import type { CheckResult, CheckStatus, ConformanceReport } from './check.js';
-import { claimLine } from './claims.js';
+import { claimLine, clientClaimLine } from './claims.js';
 
 const LABEL: Record<CheckStatus, string> = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP' };
 const ID_WIDTH = 48;
@@ -32,13 +32,23 @@ export function formatSummary(report: ConformanceReport): string {
     [...rows, ['total', String(report.passed), String(report.failed), String(report.skipped)]],
   );
   const failed = report.results.filter((result) => result.status === 'fail');
-  const lines = ['', `Conformance level ${report.level} against ${report.endpoint}`, '', ...table];
+  const heading =
+    report.subject === 'client'
+      ? `Client conformance against ${report.endpoint}`
+      : `Conformance level ${report.level} against ${report.endpoint}`;
+  const lines = ['', heading, '', ...table];
   if (failed.length > 0) {
     lines.push('', 'Failed:');
     for (const result of failed.slice(0, MAX_LISTED)) lines.push(`  ${result.id} (${result.spec}): ${result.why}`);
     if (failed.length > MAX_LISTED) lines.push(`  … and ${failed.length - MAX_LISTED} more (their lines are above)`);
   }
   if (report.notClaimed?.length) lines.push('', 'Not claimed, so not checked:', ...formatNotClaimed(report.notClaimed));
+  if (report.claimedNotChecked?.length)
+    lines.push(
+      '',
+      'Claimed, but not checked (so not in the claim line):',
+      ...report.claimedNotChecked.map(({ what, why }) => `${LABEL.skip}  ${what}: ${why}`),
+    );
   lines.push('');
   const verdict = formatClaimVerdict(report);
   if (verdict !== undefined) lines.push(verdict);
@@ -48,19 +58,27 @@ export function formatSummary(report: ConformanceReport): string {
 
 /** One line per group of checks the claim leaves out: what, why, and its checks. */
 function formatNotClaimed(notClaimed: NonNullable<ConformanceReport['notClaimed']>): string[] {
-  return notClaimed.map(
-    ({ what, why, checks }) =>
-      `${LABEL.skip}  ${what}: needs ${why}; ${checks.length} check(s) skipped (${checks.join(', ')})`,
-  );
+  return notClaimed.map(({ what, why, checks, scenarios = [] }) => {
+    const skipped = [
+      ...(checks.length > 0 || scenarios.length === 0
+        ? [`${checks.length} check(s) skipped (${checks.join(', ')})`]
+        : []),
+      ...(scenarios.length > 0 ? [`${scenarios.length} scenario(s) not played (${scenarios.join(', ')})`] : []),
+    ];
+    return `${LABEL.skip}  ${what}: needs ${why}; ${skipped.join('; ')}`;
+  });
 }
 
 /**
  * The claim as one line a project can paste into its README when every check passed
- * (`canvas-ai/1 revision 1.7: level 2, streaming, remove/move, questions`), or that it does not hold.
+ * (`canvas-ai/1 revision 1.8: level 2, streaming, remove/move, questions, screenshots`; a client's
+ * `canvas-ai/1 revision 1.8 client: streaming`), or that it does not hold.
  */
-export function formatClaimVerdict(report: Pick<ConformanceReport, 'claim' | 'level' | 'failed'>): string | undefined {
+export function formatClaimVerdict(
+  report: Pick<ConformanceReport, 'subject' | 'claim' | 'level' | 'failed'>,
+): string | undefined {
   if (report.claim === undefined) return undefined;
-  const line = claimLine(report.claim, report.level);
+  const line = report.subject === 'client' ? clientClaimLine(report.claim) : claimLine(report.claim, report.level);
   return report.failed === 0 ? line : `Not met: ${line} (${report.failed} check(s) failed)`;
 }
 

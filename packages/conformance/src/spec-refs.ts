@@ -82,6 +82,7 @@ export const SPEC_SECTIONS = {
   },
   waitingTurns: { number: '20.1', title: 'Waiting turns', anchor: '201-waiting-turns' },
   questions: { number: '20.2', title: 'Questions', anchor: '202-questions' },
+  screenshots: { number: '20.3', title: 'A look at the page', anchor: '203-a-look-at-the-page' },
 } as const;
 
 /** A section of spec/hop-protocol.md, by key. */

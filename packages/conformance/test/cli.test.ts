@@ -32,7 +32,7 @@ describe('the CLI arguments', () => {
       tokenEndpoint: undefined,
       agentsEndpoint: undefined,
       level: 1,
-      claim: { revision: '1.7', parts: ['streaming', 'remove-move', 'questions'] },
+      claim: { revision: '1.8', parts: ['streaming', 'remove-move', 'questions', 'screenshots'] },
       scenariosDir: undefined,
       fixturesDir: undefined,
       json: undefined,
@@ -92,6 +92,16 @@ describe('the CLI arguments', () => {
     assert.equal(options.timeoutMs, 5000);
   });
 
+  it("reads a client's claim: the revision and parts it claims, as a server's", () => {
+    const options = parseConformanceArgs(['--client', 'my-client {server}', '--revision', '1.3', '--parts', 'none']);
+    assert.equal(options.client, 'my-client {server}');
+    assert.deepEqual(options.claim, { revision: '1.3', parts: [] });
+    assert.deepEqual(parseConformanceArgs(['--client', 'x']).claim, {
+      revision: '1.8',
+      parts: ['streaming', 'remove-move', 'questions', 'screenshots'],
+    });
+  });
+
   const usage: Array<[string, string[], RegExp]> = [
     ['no endpoint', [], /--endpoint URL is required/],
     ['an endpoint and a client', ['--endpoint', 'http://a.test/h', '--client', 'x'], /not both/],
@@ -110,6 +120,12 @@ describe('the CLI arguments', () => {
       /--timeout-ms must be a positive whole number/,
     ],
     ['an unknown flag', ['--endpoint', 'http://a.test/h', '--verbose'], /Unknown option '--verbose'/],
+    [
+      "a server's flag on a client's run",
+      ['--client', 'x', '--token-endpoint', 'http://a.test/t'],
+      /--token-endpoint is for a server; a client's run takes none/,
+    ],
+    ['a part no one knows, for a client', ['--client', 'x', '--parts', 'telepathy'], /--parts takes streaming/],
   ];
   for (const [name, argv, message] of usage) {
     it(`refuses ${name} with a usage error`, () => {
@@ -161,6 +177,58 @@ describe('the CLI', () => {
       /^scenario build: the client exited 3; its stderr ends:\nno client here: http:\/\/127\.0\.0\.1:\d+/,
     );
     assert.match(io.stdout.join('\n'), /\n0 passed, \d+ failed$/, 'a client that sends nothing passes nothing');
+  });
+
+  it("holds a client to its claim: no level in the header, the scenarios of parts not claimed not played, each group skipped with a line, and the claim line a client's", async () => {
+    const io = memoryIo();
+    const played: string[] = [];
+    const code = await main(
+      ['--client', 'echo "$CANVAS_AI_MESSAGE" >&2; exit 3', '--revision', '1.3', '--parts', 'none'],
+      {
+        ...io,
+        err: (line) => {
+          played.push(/^scenario (\S+):/.exec(line)?.[1] ?? line);
+          io.err(line);
+        },
+      },
+    );
+    assert.equal(code, 1);
+    assert.deepEqual(played, [
+      'build',
+      'refusals',
+      'lost-response',
+      'unavailable',
+      'gone',
+      'provider-error',
+      'unknown-code',
+      'stop',
+    ]);
+    const out = io.stdout.join('\n');
+    assert.match(out, /\nClient conformance against echo .* \(the kit served it at http:\/\/127\.0\.0\.1:\d+\)\n/);
+    assert.doesNotMatch(out, /Conformance level/);
+    assert.doesNotMatch(
+      out,
+      /^(PASS|FAIL|SKIP) {2}client\.(content-type|usage-optional) /m,
+      'the checks of what is not claimed do not run',
+    );
+    const skipped = out.split('\n').filter((line) => line.startsWith('SKIP  ') && line.includes(': needs '));
+    assert.deepEqual(skipped, [
+      'SKIP  streamed hops (spec §6.1): needs revision 1.4; the client claims 1.3 (--revision); 1 check(s) skipped (client.content-type); 2 scenario(s) not played (streamed, cut-stream)',
+      'SKIP  usage (spec §6.2, revision 1.4): needs revision 1.4; the client claims 1.3 (--revision); 1 check(s) skipped (client.usage-optional)',
+      'SKIP  Retry-After on 409 hop_in_progress (spec §8.3, revision 1.4): needs revision 1.4; the client claims 1.3 (--revision); 1 scenario(s) not played (busy)',
+    ]);
+    assert.match(out, /\nNot met: canvas-ai\/1 revision 1\.3 client \(\d+ check\(s\) failed\)\n0 passed, \d+ failed$/);
+  });
+
+  it("leaves out of a client's claim line the parts the client kit plays nothing of, with a line saying so", async () => {
+    const io = memoryIo();
+    assert.equal(await main(['--client', 'exit 3', '--parts', 'questions'], io), 1);
+    const out = io.stdout.join('\n');
+    assert.match(
+      out,
+      /\nClaimed, but not checked \(so not in the claim line\):\nSKIP {2}waiting turns and questions \(spec §20\): the client kit plays no scenario of it yet/,
+    );
+    assert.match(out, /\nNot met: canvas-ai\/1 revision 1\.8 client \(\d+ check\(s\) failed\)\n/);
   });
 
   it('exits 2 when the fixtures cannot be read', async () => {

@@ -102,6 +102,28 @@ describe('the reporter', () => {
     ]);
   });
 
+  it("heads a client's run without a level and ends it with the client's claim line", () => {
+    const passing = report([result('client.session', 'pass')]);
+    const summary = formatSummary({
+      ...passing,
+      subject: 'client',
+      endpoint: 'my-client --server {server} (the kit served it at http://127.0.0.1:4000)',
+      claim: { revision: '1.7', parts: ['streaming'] },
+    });
+    const lines = summary.split('\n');
+    assert.equal(
+      lines[1],
+      'Client conformance against my-client --server {server} (the kit served it at http://127.0.0.1:4000)',
+    );
+    assert.deepEqual(lines.slice(-2), ['canvas-ai/1 revision 1.7 client: streaming', '1 passed, 0 failed']);
+    assert.equal(
+      formatSummary({ ...passing, subject: 'client', claim: { revision: '1.3', parts: [] } })
+        .split('\n')
+        .at(-2),
+      'canvas-ai/1 revision 1.3 client',
+    );
+  });
+
   it('lists at most 20 failures under the table (a server that is down fails them all)', () => {
     const summary = formatSummary(
       report(Array.from({ length: 25 }, (_, index) => result(`validation.row-${index}`, 'fail'))),

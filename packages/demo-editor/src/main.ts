@@ -7,6 +7,7 @@ import { allowedAgentServer } from './agent-server.js';
 import { EditorStore, emptyDocument } from './editor-store.js';
 import { canvasView } from './render/canvas-view.js';
 import { inspectorView } from './render/inspector-view.js';
+import { screenshotOf } from './screenshot.js';
 import { SettingsScreen, takeAdminTokenFromAddress } from './settings-screen.js';
 import { SUGGESTIONS } from './suggestions.js';
 import './demo.css';
@@ -88,6 +89,8 @@ store.subscribe((change) => {
 chat.outputTypes = [...TOOL_OUTPUT_TYPES];
 chat.getLayout = () => store.snapshot();
 chat.applyOutputs = (outputs, _response, info) => store.apply(outputs, info);
+// A look at the page (spec §20.3): the canvas, or the region around a component, as a PNG the agent may ask for.
+chat.getScreenshot = ({ componentUuid }) => screenshotOf(canvas, componentUuid);
 // One agent turn, one step of the editor's undo history, however many hops it took.
 chat.addEventListener('canvas-ai-turn-end', ({ detail }) => store.recordTurn(detail.requestId, detail.inverse));
 

@@ -42,4 +42,10 @@ export const SUGGESTIONS: readonly Suggestion[] = [
     agent: 'page_builder',
     hint: 'The page builder asks you a question first; the turn waits for your answer.',
   },
+  {
+    label: 'Take a look at the page',
+    text: 'Take a look at my page and tell me how it looks',
+    agent: 'page_builder',
+    hint: 'The page builder asks the editor for a screenshot of the page and looks at it.',
+  },
 ];

@@ -14,9 +14,13 @@ export {
   Question,
   QUESTION_LIMITS,
   QuestionAnswer,
+  ScreenshotAnswer,
+  ScreenshotRequest,
   WAIT_KINDS,
+  WaitAnswer,
   type WaitKind,
   Waiting,
+  type WaitingOf,
 } from './wire/waits.js';
 export { ComponentNode, Layout, PageValues, Placement, PlacementTarget, Props, Region } from './wire/layout.js';
 export {

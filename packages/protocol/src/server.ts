@@ -38,12 +38,20 @@ export {
   type WaitRequest,
 } from './tools/tool-definition.js';
 export {
-  answerProblems,
-  answerResult,
   askQuestionTool,
   DISMISSED_RESULT,
+  questionAnswerProblems,
+  questionResult,
   QUESTION_PENDING_RESULT,
 } from './tools/ask-question.js';
+export {
+  requestScreenshotTool,
+  SCREENSHOT_PENDING_RESULT,
+  SCREENSHOT_SENT_RESULT,
+  SCREENSHOT_UNAVAILABLE_RESULT,
+  screenshotResult,
+} from './tools/request-screenshot.js';
+export { answerProblems, answerResult } from './tools/wait-answers.js';
 export { type BuiltinToolName, builtinTools, offeredTools } from './tools/builtin-tools.js';
 export { suggestionWork } from './tools/suggest.js';
 export { UUID_SUGGESTION_LIMITS } from './tools/uuid-suggestions.js';

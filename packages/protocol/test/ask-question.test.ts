@@ -2,10 +2,10 @@
 // reply, the result told to the model worded exactly, and the answers a question refuses.
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { HopRequest, type Waiting } from '../src/index.js';
+import { HopRequest, QuestionAnswer, type WaitingOf } from '../src/index.js';
 import {
   answerProblems,
-  answerResult,
+  questionResult,
   askQuestionTool,
   builtinTools,
   DISMISSED_RESULT,
@@ -23,14 +23,14 @@ const ask = (id: string, args: Record<string, unknown>) => ({
   arguments: JSON.stringify(args),
 });
 const TONE = { question: 'Which tone?', choices: ['Playful', ' Elegant ', 'Bold'], free_text: true };
-const waiting: Waiting = {
+const waiting: WaitingOf<'question'> = {
   kind: 'question',
   call_id: 'call_tone',
   expires_at: '2026-12-04T16:00:00.000Z',
   question: { text: 'Which tone?', choices: ['Playful', 'Elegant', 'Bold'], multiple: false, free_text: true },
 };
 const answer = (fields: Record<string, unknown>) =>
-  HopRequest.shape.answer.def.innerType.parse({ kind: 'question', call_id: 'call_tone', ...fields });
+  QuestionAnswer.parse({ kind: 'question', call_id: 'call_tone', ...fields });
 
 function run(calls: ReturnType<typeof ask>[], tools: Record<string, ToolDefinition> = builtinTools) {
   return executeToolCalls(calls, { tools, catalog, document: documentOf(), pageFields, newUuid: counterUuids() });
@@ -76,14 +76,14 @@ describe('ask_question', () => {
 
 describe('the answer to a question', () => {
   it('is told to the model as the picked labels in choice order, then the text, joined by "; "', () => {
-    assert.equal(answerResult(waiting.question, answer({ choices: [1] })), 'The person answered: Elegant');
+    assert.equal(questionResult(waiting.question, answer({ choices: [1] })), 'The person answered: Elegant');
     const several = { ...waiting.question, multiple: true };
     assert.equal(
-      answerResult(several, answer({ choices: [2, 0], text: ' warmer ' })),
+      questionResult(several, answer({ choices: [2, 0], text: ' warmer ' })),
       'The person answered: Playful; Bold; warmer',
     );
-    assert.equal(answerResult(waiting.question, answer({ text: 'calm' })), 'The person answered: calm');
-    assert.equal(answerResult(waiting.question, answer({ dismissed: true })), DISMISSED_RESULT);
+    assert.equal(questionResult(waiting.question, answer({ text: 'calm' })), 'The person answered: calm');
+    assert.equal(questionResult(waiting.question, answer({ dismissed: true })), DISMISSED_RESULT);
   });
 
   it('fits when it picks what the question offers, or writes where it may, or is dismissed', () => {

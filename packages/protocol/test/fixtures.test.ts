@@ -8,6 +8,7 @@ import { findComponent, walkLayout, type CatalogComponent } from '../src/index.j
 import { builtinTools, executeToolCalls } from '../src/server.js';
 import {
   AskQuestionInput,
+  RequestScreenshotInput,
   EditComponentsInput,
   GetComponentDetailsInput,
   MoveComponentsInput,
@@ -29,6 +30,7 @@ const inputs: Record<string, { safeParse(value: unknown): { success: boolean } }
   move_components: MoveComponentsInput,
   get_component_details: GetComponentDetailsInput,
   ask_question: AskQuestionInput,
+  request_screenshot: RequestScreenshotInput,
 };
 
 /** The agent a scenario runs: its own, or the main agent. */

@@ -85,7 +85,7 @@ export async function runHop(
       throw waitExpiredError(request.request_id);
     }
     // The answer is checked before anything runs: a refused hop changes nothing and may be sent again.
-    const answered = withAnswer(admission.turn, request);
+    const answered = withAnswer(admission.turn, request, input.attachments);
     if (!admission.turn) await deps.admitNewTurn(key, request.request_id);
     events.admitted();
     const turn = answered ?? seedTurn(deps.config, agentId, agent, request, input.attachments);

@@ -7,7 +7,7 @@ import {
   type HopRequest,
 } from '@canvas-ai/protocol';
 import { toBase64 } from './base64.js';
-import type { ModelMessage } from './providers/model-provider.js';
+import type { ModelMessage, StoredAttachment } from './providers/model-provider.js';
 import type { TurnSoFar } from './turn-state.js';
 
 /** Attachments already encoded by {@link encodeAttachments}, so the hop does not encode them again in one go. */
@@ -24,6 +24,11 @@ export async function encodeAttachments(attachments: readonly Attachment[], paus
   }
 }
 
+/** An attachment as the turn keeps it (base64), encoded once: by {@link encodeAttachments} when it ran. */
+export function storedAttachment(file: Attachment): StoredAttachment {
+  return { name: file.name, media_type: file.mediaType, data: encoded.get(file) ?? toBase64(file.bytes) };
+}
+
 /** Hop 1: the turn starts from the transcript's text — earlier messages up to `history_limit`, then the user's. */
 export function seedTurn(
   config: AgentsConfig,
@@ -38,11 +43,7 @@ export function seedTurn(
   seeded.push({
     role: 'user',
     text: current.text,
-    attachments: attachments.map((file) => ({
-      name: file.name,
-      media_type: file.mediaType,
-      data: encoded.get(file) ?? toBase64(file.bytes),
-    })),
+    attachments: attachments.map(storedAttachment),
   });
   return {
     agent: agentId,

@@ -1,19 +1,19 @@
 /**
- * Waiting turns (spec/hop-protocol.md §20): what a turn waits for once a call asked the person, and the checks of
- * the hop that brings the answer, before anything of it runs.
+ * Waiting turns (spec/hop-protocol.md §20): what a turn waits for once a call asked the person or the host, and the
+ * checks of the hop that brings the answer, before anything of it runs.
  */
-import type { HopRequest, Waiting } from '@canvas-ai/protocol';
+import type { Attachment, HopRequest, Waiting } from '@canvas-ai/protocol';
 import { answerProblems, answerResult, HopError, type WaitRequest } from '@canvas-ai/protocol/server';
+import type { ModelMessage } from './providers/model-provider.js';
+import { storedAttachment } from './turn-seed.js';
 import type { TurnSoFar } from './turn-state.js';
 
 /** What the response and the stored turn carry for a call that asked: until when the server waits (spec §20.1). */
 export function waitingFor(wait: WaitRequest & { call_id: string }, waitMs: number, now: number): Waiting {
-  return {
-    kind: wait.kind,
-    call_id: wait.call_id,
-    expires_at: new Date(now + waitMs).toISOString(),
-    question: wait.question,
-  };
+  const expires_at = new Date(now + waitMs).toISOString();
+  return wait.kind === 'question'
+    ? { kind: wait.kind, call_id: wait.call_id, expires_at, question: wait.question }
+    : { kind: wait.kind, call_id: wait.call_id, expires_at, screenshot: wait.screenshot };
 }
 
 /** Whether the server stopped waiting: past `expires_at` the turn is over (spec §20.1). */
@@ -25,18 +25,22 @@ export function waitExpired(waiting: Waiting, now: number): boolean {
 export function waitExpiredError(requestId: string): HopError {
   return new HopError(
     'wait_expired',
-    'The question waited too long for an answer, so this turn ended. Send your message again to start over.',
+    'This turn waited too long for an answer, so it ended. Send your message again to start over.',
     { requestId },
   );
 }
 
 /**
- * The turn a hop continues, with the person's answer in place of the asking call's result (spec §20.1, §20.2); or
- * the 400 of a hop whose `answer` is missing, does not fit, or answers a turn that waits for nothing. Checked after
- * the turn rules and before the hop runs, so a refused hop changes nothing and may be sent again. An expired wait is
- * the caller's to find first (it ends the turn).
+ * The turn a hop continues, with the answer in place of the asking call's result (spec §20.1) and, for a screenshot,
+ * its image given to the model right after (spec §20.3); or the 400 of a hop whose `answer` is missing, does not
+ * fit, or answers a turn that waits for nothing. Checked after the turn rules and before the hop runs, so a refused
+ * hop changes nothing and may be sent again. An expired wait is the caller's to find first (it ends the turn).
  */
-export function withAnswer(turn: TurnSoFar | undefined, request: HopRequest): TurnSoFar | undefined {
+export function withAnswer(
+  turn: TurnSoFar | undefined,
+  request: HopRequest,
+  attachments: readonly Attachment[] = [],
+): TurnSoFar | undefined {
   const { answer } = request;
   const waiting = turn?.waiting;
   if (!waiting) {
@@ -49,24 +53,32 @@ export function withAnswer(turn: TurnSoFar | undefined, request: HopRequest): Tu
   if (answer === undefined) {
     throw new HopError(
       'missing_field',
-      `This turn waits for the person's answer to call "${waiting.call_id}"; send it in \`answer\`.`,
+      `This turn waits for the answer to call "${waiting.call_id}" (a ${waiting.kind}); send it in \`answer\`.`,
       { field: 'answer', requestId: request.request_id },
     );
   }
-  const problems = answerProblems(waiting, answer);
+  const problems = answerProblems(waiting, answer, attachments.length);
   if (problems.length > 0) {
-    throw new HopError('invalid_request', problems.map((problem) => problem.message).join(' '), {
-      field: problems[0]!.path,
-      issues: problems,
-      requestId: request.request_id,
+    const first = problems[0]!;
+    // A screenshot's answer without its image lacks a part of the request (spec §20.3).
+    throw new HopError(
+      first.path === 'attachments' ? 'missing_field' : 'invalid_request',
+      problems.map((problem) => problem.message).join(' '),
+      { field: first.path, issues: problems, requestId: request.request_id },
+    );
+  }
+  const content = answerResult(waiting, answer);
+  const { waiting: _answered, ...rest } = turn;
+  const messages: ModelMessage[] = turn.messages.map((message) =>
+    message.role === 'tool' && message.call_id === waiting.call_id ? { ...message, content } : message,
+  );
+  if (answer.kind === 'screenshot' && attachments.length > 0) {
+    // After every message of the waiting hop: providers want a reply's tool results before anything else.
+    messages.push({
+      role: 'user',
+      text: `The screenshot from call ${waiting.call_id}.`,
+      attachments: attachments.map(storedAttachment),
     });
   }
-  const content = answerResult(waiting.question, answer);
-  const { waiting: _answered, ...rest } = turn;
-  return {
-    ...rest,
-    messages: turn.messages.map((message) =>
-      message.role === 'tool' && message.call_id === waiting.call_id ? { ...message, content } : message,
-    ),
-  };
+  return { ...rest, messages };
 }

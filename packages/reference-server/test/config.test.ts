@@ -55,8 +55,8 @@ describe('agents config validated at start-up', () => {
         assert.ok(error instanceof ConfigError);
         assert.equal(
           error.problems[0],
-          `${file}: agents.page_builder.tools.7: there is no tool "delete_page". Use one of: place_components, edit_components, ` +
-            'set_page_value, remove_components, move_components, get_component_details, ask_question; or register the tool with createApp({ tools }) (see "Adding a tool" in the server README).',
+          `${file}: agents.page_builder.tools.8: there is no tool "delete_page". Use one of: place_components, edit_components, ` +
+            'set_page_value, remove_components, move_components, get_component_details, ask_question, request_screenshot; or register the tool with createApp({ tools }) (see "Adding a tool" in the server README).',
         );
         return true;
       },

@@ -75,7 +75,7 @@ describe('the canvas-ai-conformance CLI as a process', () => {
     const passLines = stdout.split('\n').filter((line) => line.startsWith('PASS  ')).length;
     assert.ok(passLines > 60, `one line per check (${passLines})`);
     assert.equal(closingLine(stdout), `${passLines} passed, 0 failed`);
-    assert.match(stdout, /^canvas-ai\/1 revision 1\.7: level 2, streaming, remove\/move, questions$/m);
+    assert.match(stdout, /^canvas-ai\/1 revision 1\.8: level 2, streaming, remove\/move, questions, screenshots$/m);
     const written = JSON.parse(await readFile(report, 'utf8')) as { passed: number; failed: number };
     assert.deepEqual([written.passed, written.failed], [passLines, 0]);
   });

@@ -76,8 +76,8 @@ describe('the conformance kit against deliberately broken variants of the refere
           level: 2,
           // A variant that serves every hop as JSON claims no streaming (spec §6.1 lets a server answer JSON).
           claim: {
-            revision: '1.7',
-            parts: server.streams ? ['streaming', 'remove-move', 'questions'] : ['remove-move', 'questions'],
+            revision: '1.8',
+            parts: [...(server.streams ? (['streaming'] as const) : []), 'remove-move', 'questions', 'screenshots'],
           },
         });
         const failed = report.results.filter((result) => result.status === 'fail');

@@ -36,7 +36,10 @@ describe('the conformance kit against the reference server', () => {
       assert.ok(ids.includes('validation.request-id-missing'), 'the malformed-request table was read');
       assert.deepEqual(new Set(report.results.map((result) => result.level)), new Set([1, 2]));
       assert.deepEqual(report.notClaimed, []);
-      assert.equal(formatClaimVerdict(report), 'canvas-ai/1 revision 1.7: level 2, streaming, remove/move, questions');
+      assert.equal(
+        formatClaimVerdict(report),
+        'canvas-ai/1 revision 1.8: level 2, streaming, remove/move, questions, screenshots',
+      );
     } finally {
       await server.close();
     }
@@ -52,6 +55,7 @@ describe('the conformance kit against the reference server', () => {
       });
       assert.deepEqual(failures(report), []);
       assert.deepEqual((report.notClaimed ?? []).map((group) => group.what).sort(), [
+        'a look at the page (spec §20.3)',
         'derived props (spec §10.1, revision 1.6)',
         'streamed hops (spec §6.1)',
         "the agents' ETag (spec §3.1, revision 1.5)",

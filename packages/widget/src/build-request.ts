@@ -7,7 +7,7 @@ import {
   type JsonValue,
   type Layout,
   type PageValues,
-  type QuestionAnswer,
+  type WaitAnswer,
 } from '@canvas-ai/protocol';
 
 /**
@@ -42,7 +42,7 @@ export interface BuildHopRequestInput {
   /** The kinds of wait the client answers, declared on hop 1 as `capabilities.waits` (spec §20.1). */
   waits?: readonly string[] | undefined;
   /** The person's answer to what the turn waits for, on the hop after a waiting one (spec §20.1). */
-  answer?: QuestionAnswer | undefined;
+  answer?: WaitAnswer | undefined;
 }
 
 /**

@@ -16,13 +16,16 @@ import {
   type HopResponse,
   type ToolOutput,
   type QuestionAnswer,
+  type WaitAnswer,
   type Waiting,
+  type WaitingOf,
 } from '@canvas-ai/protocol';
 import { buildHopRequest, type HostDocument } from './build-request.js';
 import { checkHostDocument } from './check-document.js';
 import { newId } from './ids.js';
 import { readHopResponse } from './read-response.js';
 import { DEFAULT_RETRY_DELAYS, type RetryWait, type SendTry, withRetries } from './retry.js';
+import { answerScreenshot, type GetScreenshotHook } from './screenshot.js';
 import { serializeHopRequest, type SerializedHopRequest } from './serialize-request.js';
 import { newTraceId, traceparent } from './trace-context.js';
 import { OtherOriginUnreachable, originHint, otherOrigin } from './other-origin.js';
@@ -79,7 +82,7 @@ export interface PersonAnswer {
  * declares the wait `question` on hop 1, so only then may the server's agent ask.
  */
 export type AskPersonHook = (
-  waiting: Waiting,
+  waiting: WaitingOf<'question'>,
   info: { requestId: string; hop: number; signal: AbortSignal },
 ) => PersonAnswer | Promise<PersonAnswer>;
 
@@ -182,6 +185,12 @@ export interface TurnOptions {
    * `question`; absent, no turn ever waits (the server does not offer the question tool).
    */
   askPerson?: AskPersonHook | undefined;
+  /**
+   * Takes a screenshot of the page, or of the region around a component, when the agent asks for a look (spec §20.3).
+   * Given, the loop declares the wait `screenshot`; absent, the agent is never offered the look. A wait for one the
+   * hook cannot serve (it returns nothing or fails) is answered `unavailable`, and the model is told.
+   */
+  getScreenshot?: GetScreenshotHook | undefined;
   /**
    * Goes on with a turn the server holds instead of starting one (spec §18): hops up to `hop` were answered and
    * applied, so the first request is `hop + 1`, with `applyResults` (what the host reported for hop `hop`'s outputs).
@@ -377,7 +386,7 @@ class TurnRun {
     this.hops += 1;
     const hop = this.hops;
     this.checkHopBudget(hop);
-    const answer = await this.answerWaiting(hop - 1);
+    const { answer, images } = await this.answerWaiting(hop - 1);
     if (this.stopped) return undefined;
     const document = checkHostDocument(await this.callHost('getLayout', hop, () => options.getLayout()), hop);
     if (this.stopped) return undefined;
@@ -390,7 +399,7 @@ class TurnRun {
       conversationId: options.conversationId,
       applyResults: this.lastApplyResults,
       outputTypes: options.outputTypes,
-      waits: options.askPerson ? ['question'] : [],
+      waits: declaredWaits(options),
       answer,
     });
     const applied = new HopOutputs(hop);
@@ -415,7 +424,7 @@ class TurnRun {
       this.changes = recorded.changes;
       applied.record(outputs, recorded.inverse);
     };
-    const response = await this.sendHop(request, hop === 1 ? (options.attachments ?? []) : [], apply);
+    const response = await this.sendHop(request, hop === 1 ? (options.attachments ?? []) : images, apply);
     // A response read to its end just as the stop came is not the turn's: it is neither applied nor reported.
     this.stopSignal.signal.throwIfAborted();
     this.lastResponse = response;
@@ -434,12 +443,37 @@ class TurnRun {
   }
 
   /**
-   * The person's answer to what the turn waits for after hop `hop`, if it waits (spec §20.1): asked through the host's
-   * {@link AskPersonHook}; a stop meanwhile unwinds the run. A wait the client never declared ends the turn.
+   * The answer to what the turn waits for after hop `hop`, if it waits (spec §20.1), with the images it carries: the
+   * person's, asked through the host's {@link AskPersonHook}, or the host's screenshot; a stop meanwhile unwinds the
+   * run. A question the client never declared ends the turn; a screenshot without the hook is answered unavailable.
    */
-  private async answerWaiting(hop: number): Promise<QuestionAnswer | undefined> {
+  private async answerWaiting(hop: number): Promise<{ answer: WaitAnswer | undefined; images: Blob[] }> {
     const waiting = this.waiting;
-    if (!waiting) return undefined;
+    if (!waiting) return { answer: undefined, images: [] };
+    if (waiting.kind === 'screenshot') {
+      const reply = await this.screenshotFor(waiting, hop);
+      this.waiting = undefined;
+      return reply;
+    }
+    return { answer: await this.answerQuestion(waiting, hop), images: [] };
+  }
+
+  /** The host's screenshot for a wait, through {@link GetScreenshotHook}; a stop meanwhile unwinds the run. */
+  private screenshotFor(waiting: WaitingOf<'screenshot'>, hop: number) {
+    const hook = this.options.getScreenshot;
+    const { signal } = this.stopSignal;
+    const take = hook
+      ? (request: Parameters<GetScreenshotHook>[0]) =>
+          untilStopped(
+            Promise.resolve().then(() => hook(request, { requestId: this.requestId, hop, signal })),
+            signal,
+          )
+      : undefined;
+    return answerScreenshot(waiting, take, () => this.stopped);
+  }
+
+  /** The person's answer to a question, through the host's {@link AskPersonHook}. */
+  private async answerQuestion(waiting: WaitingOf<'question'>, hop: number): Promise<QuestionAnswer> {
     const ask = this.options.askPerson;
     if (!ask)
       throw new TurnError(
@@ -467,7 +501,8 @@ class TurnRun {
   /** The client's safety net: a hop past `maxHops` ends the turn instead of being sent. */
   private checkHopBudget(hop: number): void {
     // A turn that may wait has one more hop per wait (spec §20.1).
-    const maxHops = this.options.maxHops ?? (this.options.askPerson ? MAX_WAITING_TURN_REQUESTS : DEFAULT_MAX_HOPS);
+    const waits = declaredWaits(this.options).length > 0;
+    const maxHops = this.options.maxHops ?? (waits ? MAX_WAITING_TURN_REQUESTS : DEFAULT_MAX_HOPS);
     if (hop > maxHops) {
       throw new TurnError('too_many_hops', `The server kept the turn going past ${maxHops} steps, so it was stopped.`, {
         hop,
@@ -657,6 +692,11 @@ function sameJson(a: unknown, b: unknown): boolean {
   const keys = Object.keys(left);
   if (keys.length !== Object.keys(right).length) return false;
   return keys.every((key) => Object.hasOwn(right, key) && sameJson(left[key], right[key]));
+}
+
+/** The kinds of wait a turn declares on hop 1 (spec §20.1): one per hook the host gave. */
+function declaredWaits(options: Pick<TurnOptions, 'askPerson' | 'getScreenshot'>): string[] {
+  return [...(options.askPerson ? ['question'] : []), ...(options.getScreenshot ? ['screenshot'] : [])];
 }
 
 /** `promise`, or the stop signal's reason as soon as it aborts (the person may never answer a stopped turn). */

@@ -20,6 +20,7 @@ export {
   type TurnOptions,
   type TurnResult,
 } from './hop-loop.js';
+export type { GetScreenshotHook, ScreenshotRequest } from './screenshot.js';
 // Undo (spec §17) and resume after a reload (spec §18), for any host.
 export { canUndo, changedPage, noChanges, recordHop, type TurnChanges } from './turn-changes.js';
 export {

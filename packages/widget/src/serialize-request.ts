@@ -8,8 +8,9 @@ export interface SerializedHopRequest {
 
 /**
  * Serializes a built request for its transport (spec §4.1, §4.3): `multipart/form-data` with one `request` part (the
- * JSON) and one `attachments` part per file when there are files, else `application/json`. Only hop 1 may carry files;
- * the caller passes none afterwards. The multipart Content-Type is left to the browser, which adds the boundary.
+ * JSON) and one `attachments` part per file when there are files, else `application/json`. Only hop 1 (the user's
+ * images) and the answer to a screenshot (its one image, spec §20.3) carry files. The multipart Content-Type is left to
+ * the browser, which adds the boundary.
  */
 export function serializeHopRequest(request: HopRequest, attachments: readonly Blob[] = []): SerializedHopRequest {
   const json = JSON.stringify(request);

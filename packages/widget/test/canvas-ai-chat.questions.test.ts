@@ -180,7 +180,10 @@ describe('<canvas-ai-chat> questions inside a turn', () => {
     await waitUntil(() => ends.length === 1, 'the resumed turn did not end');
     expect(ends[0]!.detail.status).to.equal('done');
     const next = record.posts()[posted]!;
-    expect([next.body.hop, next.body.answer?.choices]).to.deep.equal([3, [1]]);
+    expect([
+      next.body.hop,
+      next.body.answer?.kind === 'question' ? next.body.answer.choices : next.body.answer,
+    ]).to.deep.equal([3, [1]]);
     expect(host.document.layout.regions.content!.components).to.have.length(1);
     await unmountAll([container]);
   });

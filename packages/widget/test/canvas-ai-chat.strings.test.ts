@@ -49,6 +49,7 @@ const ARABIC: ChatStrings = {
   questionDismiss: 'تجاهل',
   questionEmpty: 'اختر إجابة أو اكتب إجابتك.',
   questionAsked: (question) => `يسأل الوكيل: ${question}`,
+  screenshotTaken: 'يلقي الوكيل نظرة على الصفحة.',
   send: 'إرسال',
   messages: 'الرسائل',
   turnError: () => 'حدث خطأ.',

@@ -1,6 +1,6 @@
 // Questions with the loop alone (spec §20), as a React or Vue host runs them: `askPerson` declares the wait and
 // answers it; without it nothing waits; a turn resumed after a reload asks again before its next hop.
-import type { Waiting } from '@canvas-ai/protocol';
+import type { WaitingOf } from '@canvas-ai/protocol';
 import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import { expect } from '@open-wc/testing';
 import { type PersonAnswer, resumeTurn, runTurn, startTurn, type ResumableTurn } from '../src/loop.js';
@@ -29,7 +29,7 @@ async function questionTurn() {
 describe('questions, with the loop alone', () => {
   it('declares the wait, hands the question to askPerson and sends the answer with the next hop', async () => {
     const { script, record, host, base } = await questionTurn();
-    const asked: Array<{ waiting: Waiting; hop: number }> = [];
+    const asked: Array<{ waiting: WaitingOf<'question'>; hop: number }> = [];
     const result = await runTurn({
       ...base,
       askPerson: (waiting, info) => {
@@ -43,13 +43,9 @@ describe('questions, with the loop alone', () => {
     ]);
     const posts = record.posts();
     expect(posts[0]!.body.capabilities).to.deep.equal({ outputs: [], waits: ['question'] });
-    expect(posts.map((post) => post.body.answer?.choices)).to.deep.equal([
-      undefined,
-      undefined,
-      [1],
-      undefined,
-      undefined,
-    ]);
+    expect(
+      posts.map((post) => (post.body.answer?.kind === 'question' ? post.body.answer.choices : post.body.answer)),
+    ).to.deep.equal([undefined, undefined, [1], undefined, undefined]);
     expect(result.status === 'done' && result.response.message).to.equal(script.hops.at(-1)!.message);
     expect(host.document.layout.regions.content!.components).to.have.length(1);
   });

@@ -1,6 +1,6 @@
 import { collectPlacedUuids } from '@canvas-ai/protocol/server';
 import { PLACED_REF, resolvePlacedRefs } from '@canvas-ai/protocol/scenario';
-import { decidedReplies } from '@canvas-ai/protocol/scenario';
+import { decidedReplies, scenarioAnswer } from '@canvas-ai/protocol/scenario';
 import type { ScenarioRun } from '@canvas-ai/protocol/scenario';
 import type { Scenario } from '@canvas-ai/protocol/scenario';
 import { TOOL_OUTPUT_TYPES } from '@canvas-ai/protocol';
@@ -283,11 +283,7 @@ function expectedMessage(
 function withAnswer(scenario: Scenario, text: string): string {
   const asked = scenario.hops.findLast((hop) => hop.waiting !== undefined && hop.answer !== undefined);
   if (!text.includes('{{answer}}') || !asked?.waiting || !asked.answer) return text;
-  const result = answerResult(asked.waiting.question, {
-    kind: 'question',
-    call_id: asked.waiting.call_id,
-    ...asked.answer,
-  });
+  const result = answerResult(asked.waiting, scenarioAnswer(asked.waiting, asked.answer));
   return text.replaceAll('{{answer}}', result);
 }
 

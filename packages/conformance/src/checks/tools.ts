@@ -140,4 +140,5 @@ export const toolChecks: ConformanceCheck[] = [
 export const EXERCISABLE_CHECKS: readonly string[] = [
   ...toolChecks.map((check) => check.id),
   'waits.answer-reaches-model',
+  'screenshots.answer-reaches-model',
 ];

@@ -1,4 +1,4 @@
-import { decidedReplies, type Fixtures, type Scenario } from '@canvas-ai/protocol/scenario';
+import { decidedReplies, type Fixtures, type Scenario, scenarioAnswer } from '@canvas-ai/protocol/scenario';
 import { answerResult } from '@canvas-ai/protocol/server';
 import { HopResponse, TurnStatusResponse, type Waiting } from '@canvas-ai/protocol';
 import { defineCheck, fail, pass, skip, type CheckVerdict, type ConformanceCheck } from '../check.js';
@@ -62,11 +62,7 @@ function decisionAfterAnswer(probe: QuestionProbe): string | undefined {
   const reply = decided.slice(probe.waitsAt).find((index) => index !== undefined);
   const asked = probe.scenario.hops[probe.waitsAt - 1];
   if (reply === undefined || !asked?.waiting || !asked.answer) return undefined;
-  const result = answerResult(asked.waiting.question, {
-    kind: 'question',
-    call_id: asked.waiting.call_id,
-    ...asked.answer,
-  });
+  const result = answerResult(asked.waiting, scenarioAnswer(asked.waiting, asked.answer));
   return probe.scenario.replies[reply]!.text.replaceAll('{{answer}}', result).trim();
 }
 

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { type HopRequest, layoutProblem } from '@canvas-ai/protocol';
 import { type CheckVerdict, fail, pass, skip } from '../check.js';
 import type { SpecRef } from '../spec-refs.js';
+import { type CheckNeeds, partNeeds } from '../claims.js';
 import type { RecordedRequest, ScenarioRecording } from './kit-server.js';
 
 /** What every client check reads: each scenario's recording, by scenario id. */
@@ -13,6 +14,8 @@ export interface ClientCheck {
   id: string;
   title: string;
   spec: SpecRef;
+  /** What a client must claim for the check to run (default: revision 1.0); the rest is skipped with a line. */
+  needs?: CheckNeeds;
   judge(recordings: Recordings): CheckVerdict;
 }
 
@@ -252,6 +255,7 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
     id: 'client.content-type',
     title: 'Reads an answer by its Content-Type: JSON to a request that asked for a stream, and NDJSON lines.',
     spec: { section: 'stream', must: "A client MUST tell the two apart by the answer's `Content-Type`." },
+    needs: partNeeds('streaming'),
     judge: (recordings) => {
       const asked = [...recordings.values()].filter((recording) =>
         hopsOf(recording).some((request) => (request.headers.accept ?? '').includes('application/x-ndjson')),
@@ -273,6 +277,7 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
     id: 'client.usage-optional',
     title: 'Runs a turn whose responses carry no usage to its answer.',
     spec: { section: 'usage', must: 'A client MUST NOT require it.' },
+    needs: { since: '1.4', what: 'usage (spec §6.2, revision 1.4)' },
     judge: (recordings) =>
       overScenarios(
         recordings,

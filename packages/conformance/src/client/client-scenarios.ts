@@ -1,4 +1,5 @@
 import type { ToolOutput } from '@canvas-ai/protocol';
+import { type CheckNeeds, partNeeds } from '../claims.js';
 
 /**
  * What the kit's server does instead of answering a hop, once (the client's repeat of the hop then gets the
@@ -37,7 +38,16 @@ export interface ClientScenario {
   hops: HopStep[];
   /** Answer a client that asks for a stream with NDJSON (else JSON, as a server of revision 1.3 does). */
   stream?: boolean;
+  /** What a client must claim for the kit to play it (default: revision 1.0); the rest is skipped with a line. */
+  needs?: CheckNeeds;
 }
+
+/** The revisions that added what some scenarios play (spec §14.1). */
+const CO_EDITING: CheckNeeds = { since: '1.1', what: 'co-editing (spec §16, revision 1.1)' };
+const RETRY_AFTER_ON_409: CheckNeeds = {
+  since: '1.4',
+  what: 'Retry-After on 409 hop_in_progress (spec §8.3, revision 1.4)',
+};
 
 const HERO = 'kit-hero-0001';
 const TEXT = 'kit-text-0002';
@@ -131,6 +141,7 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
     id: 'refusals',
     title: 'outputs the host must refuse: a stale `replaces`, unknown targets, beside two it applies',
     message: 'Touch up the hero',
+    needs: CO_EDITING,
     hops: [outputs([placeHero], 'Adding a hero.'), outputs(refusedAndApplied, 'Editing.'), answer],
   },
   {
@@ -138,6 +149,7 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
     title: 'streamed answers (NDJSON) to a client that asks for them',
     message: 'Build a bakery homepage, streamed',
     stream: true,
+    needs: partNeeds('streaming'),
     hops: [outputs([placeHero], 'Adding a hero.'), outputs(buildRest, 'A story and a button.'), answer],
   },
   {
@@ -151,12 +163,14 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
     title: 'a streamed hop 2 ends without its last line',
     message: 'Build, and cut a stream',
     stream: true,
+    needs: partNeeds('streaming'),
     hops: [outputs([placeHero], 'Adding a hero.'), outputs(buildRest, 'A story and a button.', 'cut-stream'), answer],
   },
   {
     id: 'busy',
     title: 'hop 2 is answered 409 hop_in_progress with Retry-After: 1 once',
     message: 'Build, and meet a busy turn',
+    needs: RETRY_AFTER_ON_409,
     hops: [outputs([placeHero], 'Adding a hero.'), outputs(buildRest, 'A story and a button.', 'busy'), answer],
   },
   {

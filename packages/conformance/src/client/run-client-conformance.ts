@@ -1,5 +1,15 @@
 import { spawn } from 'node:child_process';
 import type { CheckResult, ConformanceReport } from '../check.js';
+import {
+  type CheckNeeds,
+  type Claim,
+  FULL_CLAIM,
+  type OptionalPart,
+  PART_NAMES,
+  partWhat,
+  skippedByClaim,
+  unclaimed,
+} from '../claims.js';
 import { describeSpecRef } from '../spec-refs.js';
 import { CLIENT_CHECKS, type Recordings } from './client-checks.js';
 import { CLIENT_SCENARIOS, type ClientScenario } from './client-scenarios.js';
@@ -16,8 +26,13 @@ export interface ClientConformanceOptions {
   command: string;
   /** The longest one scenario may run (default 30 s); past it the command is killed and the checks judge what came. */
   timeoutMs?: number;
-  /** Only these scenarios (ids of {@link CLIENT_SCENARIOS}); default all. */
+  /** Only these scenarios (ids of {@link CLIENT_SCENARIOS}); default all the claim covers. */
   scenarios?: readonly string[];
+  /**
+   * The revision and optional parts the client claims (default: the newest revision with every part). Scenarios and
+   * checks of the rest are skipped, one line per group.
+   */
+  claim?: Claim;
   onResult?: (result: CheckResult) => void;
   /** Each scenario as it ends: its id, the command's exit code (null when killed) and the end of its stderr. */
   onScenario?: (id: string, exitCode: number | null, stderr: string) => void;
@@ -31,11 +46,13 @@ const DEFAULT_TIMEOUT_MS = 30_000;
  * makes, then judges the recordings with {@link CLIENT_CHECKS}.
  */
 export async function runClientConformance(options: ClientConformanceOptions): Promise<ConformanceReport> {
+  const claim = options.claim ?? FULL_CLAIM;
+  const claimed = (needs: CheckNeeds | undefined) => needs === undefined || !unclaimed(needs, claim, 'client');
   const kit = new KitServer();
   const url = await kit.start();
   const recordings = new Map<string, ScenarioRecording>();
   try {
-    for (const scenario of CLIENT_SCENARIOS) {
+    for (const scenario of CLIENT_SCENARIOS.filter((each) => claimed(each.needs))) {
       if (options.scenarios && !options.scenarios.includes(scenario.id)) continue;
       const recording = kit.begin(scenario);
       const { exitCode, stderr } = await runAdapter(kit, url, scenario, options);
@@ -46,12 +63,37 @@ export async function runClientConformance(options: ClientConformanceOptions): P
   } finally {
     await kit.close();
   }
-  return judge(recordings, url, options);
+  return judge(recordings, url, claim, options);
 }
 
-function judge(recordings: Recordings, url: string, options: ClientConformanceOptions): ConformanceReport {
+/** What the claim leaves out: the checks and scenarios not run, grouped by what they need. */
+function notClaimedBy(claim: Claim): NonNullable<ConformanceReport['notClaimed']> {
+  const needsOf = (item: { needs?: CheckNeeds }): CheckNeeds => item.needs ?? { since: '1.0', what: 'revision 1.0' };
+  const checks = skippedByClaim(CLIENT_CHECKS, claim, needsOf, 'client');
+  const scenarios = skippedByClaim(CLIENT_SCENARIOS, claim, needsOf, 'client');
+  const groups = new Map(checks.map((group) => [group.what, { ...group, scenarios: [] as string[] }]));
+  for (const group of scenarios) {
+    const known = groups.get(group.what) ?? { what: group.what, why: group.why, checks: [], scenarios: [] };
+    known.scenarios.push(...group.checks);
+    groups.set(group.what, known);
+  }
+  return [...groups.values()];
+}
+
+/** The optional parts some scenario of the client kit plays: the only ones a client's claim line may name. */
+const PARTS_PLAYED: readonly OptionalPart[] = PART_NAMES.filter((part) =>
+  CLIENT_SCENARIOS.some((scenario) => scenario.needs?.part === part),
+);
+
+function judge(
+  recordings: Recordings,
+  url: string,
+  claim: Claim,
+  options: ClientConformanceOptions,
+): ConformanceReport {
   const results: CheckResult[] = [];
   for (const check of CLIENT_CHECKS) {
+    if (check.needs && unclaimed(check.needs, claim, 'client')) continue;
     const started = performance.now();
     const verdict = check.judge(recordings);
     const result: CheckResult = {
@@ -67,9 +109,17 @@ function judge(recordings: Recordings, url: string, options: ClientConformanceOp
     options.onResult?.(result);
   }
   const count = (status: CheckResult['status']) => results.filter((result) => result.status === status).length;
+  const unplayed = claim.parts.filter((part) => !PARTS_PLAYED.includes(part));
   return {
-    endpoint: `${options.command} (against the kit at ${url})`,
+    subject: 'client',
+    endpoint: `${options.command} (the kit served it at ${url})`,
     level: 1,
+    claim: { revision: claim.revision, parts: claim.parts.filter((part) => PARTS_PLAYED.includes(part)) },
+    notClaimed: notClaimedBy(claim),
+    claimedNotChecked: unplayed.map((part) => ({
+      what: partWhat(part),
+      why: 'the client kit plays no scenario of it yet (spec/conformance.md §7)',
+    })),
     results,
     passed: count('pass'),
     failed: count('fail'),

@@ -1,11 +1,58 @@
 import type { HopRequest } from '@canvas-ai/protocol';
-import type { Browser, Page, Route } from 'playwright-core';
+import type { Browser, Page, Request, Route } from 'playwright-core';
+
+/** A file part of a multipart hop (hop 1's attachments, a screenshot's image). */
+export interface SentFile {
+  type: string;
+  bytes: Buffer;
+}
 
 /** A hop request as the browser sent it. */
 export interface SentHop {
   requestId: string;
   hop: number;
   body: HopRequest;
+  /** Its content type without parameters: `application/json` or `multipart/form-data`. */
+  contentType: string;
+  /** The `attachments` parts of a multipart hop. */
+  files: SentFile[];
+}
+
+/** The hop request in `request`: its JSON, or for multipart its `request` part and its `attachments` files. */
+function sentHop(request: Request): SentHop {
+  const contentType = request.headers()['content-type'] ?? '';
+  const raw = request.postDataBuffer() ?? Buffer.alloc(0);
+  const parts = contentType.startsWith('multipart/form-data') ? multipartParts(raw, contentType) : undefined;
+  const json = parts ? (parts.find((part) => part.name === 'request')?.bytes.toString() ?? '{}') : raw.toString();
+  const body = JSON.parse(json || '{}') as HopRequest;
+  const files = (parts ?? []).filter((part) => part.name === 'attachments').map(({ type, bytes }) => ({ type, bytes }));
+  return { requestId: body.request_id, hop: body.hop, body, contentType: contentType.split(';')[0]!.trim(), files };
+}
+
+/** The parts of a `multipart/form-data` body: each one's name, declared type and bytes. */
+function multipartParts(raw: Buffer, contentType: string): Array<{ name: string; type: string; bytes: Buffer }> {
+  const boundary = /boundary="?([^";]+)"?/.exec(contentType)?.[1];
+  if (!boundary) return [];
+  const delimiter = Buffer.from(`\r\n--${boundary}`);
+  const parts: Array<{ name: string; type: string; bytes: Buffer }> = [];
+  // The body starts with the delimiter without its line break: put one in front, so every part starts alike.
+  const body = Buffer.concat([Buffer.from('\r\n'), raw]);
+  let at = body.indexOf(delimiter);
+  while (at >= 0) {
+    const start = at + delimiter.length;
+    const next = body.indexOf(delimiter, start);
+    if (next < 0) break;
+    const part = body.subarray(start + 2, next);
+    const split = part.indexOf('\r\n\r\n');
+    const head = part.subarray(0, split).toString();
+    parts.push({
+      name: /name="([^"]*)"/.exec(head)?.[1] ?? '',
+      type: /content-type:\s*([^\r\n]+)/i.exec(head)?.[1]?.trim() ?? '',
+      bytes: part.subarray(split + 4),
+    });
+    at = next;
+  }
+  return parts;
 }
 
 /** What the page saw of one hop, recorded when `canvas-ai-hop` fired (after the outputs were applied). */
@@ -53,14 +100,13 @@ export async function openDemo(browser: Browser, url: string): Promise<DemoPage>
   page.on('request', (request) => {
     const path = new URL(request.url()).pathname;
     if (request.method() === 'POST' && path === '/api/hop') {
-      const body = JSON.parse(request.postData() ?? '{}') as HopRequest;
-      hops.push({ requestId: body.request_id, hop: body.hop, body });
+      hops.push(sentHop(request));
     }
     if (request.method() === 'DELETE' && path.startsWith('/api/hop/'))
       cancels.push(decodeURIComponent(path.slice('/api/hop/'.length)));
   });
   await page.route('**/api/hop', async (route: Route) => {
-    const hop = (JSON.parse(route.request().postData() ?? '{}') as { hop?: number }).hop ?? 0;
+    const hop = sentHop(route.request()).hop ?? 0;
     const hold = holds.get(hop);
     if (!hold) return route.continue();
     holds.delete(hop);

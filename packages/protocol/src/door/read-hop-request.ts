@@ -54,7 +54,7 @@ export async function readHopRequest(request: Request, options: DoorOptions = {}
   if (mediaType !== 'application/json' && mediaType !== 'multipart/form-data') {
     throw new HopError(
       'unsupported_media_type',
-      `Send the hop as application/json (or multipart/form-data with attachments on hop 1), not ${JSON.stringify(contentType || 'no content type')}.`,
+      `Send the hop as application/json (or multipart/form-data with attachments on hop 1 or a screenshot), not ${JSON.stringify(contentType || 'no content type')}.`,
       { field: 'content-type' },
     );
   }
@@ -91,8 +91,18 @@ export async function readHopRequest(request: Request, options: DoorOptions = {}
   }
   const { request: parsed, digest } = await parseFingerprinted(part.body, options.prints, pause);
   const files = parts.filter((candidate) => candidate.name === 'attachments');
-  if (files.length > 0 && parsed.hop !== 1) {
-    throw new HopError('attachment_rejected', 'Attachments are sent with hop 1 only; later hops are plain JSON.', {
+  // Hop 1 carries the user's images; later hops none, but the answer to a screenshot wait its one image (spec §4.3,
+  // spec §20.3). Whether the turn waits for a screenshot is the hop's to check, after the turn rules.
+  const screenshot = parsed.hop !== 1 && parsed.answer?.kind === 'screenshot';
+  if (files.length > 0 && parsed.hop !== 1 && !screenshot) {
+    throw new HopError(
+      'attachment_rejected',
+      'Attachments are sent with hop 1 only (and a screenshot with the answer that brings it); later hops are plain JSON.',
+      { field: 'attachments', requestId: parsed.request_id },
+    );
+  }
+  if (screenshot && files.length > 1) {
+    throw new HopError('attachment_rejected', 'The answer to a screenshot carries one image, not several.', {
       field: 'attachments',
       requestId: parsed.request_id,
     });

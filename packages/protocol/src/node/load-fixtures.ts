@@ -83,14 +83,21 @@ export function checkScenarioFiles(
       `layout: no layout fixture "${scenario.layout}" (known: ${Object.keys(fixtures.layouts).join(', ') || 'none'})`,
     );
   }
-  scenario.attachments.forEach((attachment, index) => {
+  const images = [
+    ...scenario.attachments.map((attachment, index) => ({ at: `attachments.${index}.file`, attachment })),
+    // A screenshot's answer sends a fixture image too (spec §15, §20.3).
+    ...scenario.hops.flatMap((hop, index) =>
+      hop.answer?.image ? [{ at: `hops.${index}.answer.image.file`, attachment: hop.answer.image }] : [],
+    ),
+  ];
+  for (const { at, attachment } of images) {
     if (!Object.hasOwn(fixtures.attachments, attachment.file)) {
       throw new FixtureError(
         file,
-        `attachments.${index}.file: no image "${attachment.file}" (known: ${Object.keys(fixtures.attachments).join(', ') || 'none'})`,
+        `${at}: no image "${attachment.file}" (known: ${Object.keys(fixtures.attachments).join(', ') || 'none'})`,
       );
     }
-  });
+  }
 }
 
 /**

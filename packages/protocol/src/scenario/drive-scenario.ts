@@ -12,7 +12,8 @@ import { checkHop } from './check-hop.js';
 import type { Fixtures } from './fixtures.js';
 import { collectPlacedUuids } from '../layout/placed-uuids.js';
 import { applyPersonEdits } from './person-edits.js';
-import type { Scenario, ScenarioHop } from './scenario.js';
+import type { Scenario, ScenarioAttachment, ScenarioHop } from './scenario.js';
+import { answerImage, scenarioAnswer } from './scenario-answers.js';
 
 /** The `answer` a request carries after a waiting hop (spec §20.1). */
 type RequestAnswer = NonNullable<HopRequestInput['answer']>;
@@ -71,6 +72,7 @@ export async function driveScenario(scenario: Scenario, options: DriveScenarioOp
   let document: CanvasDocument = { layout: structuredClone(layout), page: structuredClone(scenario.page) };
   let applyResults: ApplyResult[] | undefined;
   let answer: RequestAnswer | undefined;
+  let image: ScenarioAttachment | undefined;
   const placed: string[] = [];
   const hops: DrivenHop[] = [];
   let serverWaits = false;
@@ -78,7 +80,7 @@ export async function driveScenario(scenario: Scenario, options: DriveScenarioOp
   for (const [index, expected] of scenario.hops.entries()) {
     const hop = index + 1;
     const request = hopRequest(scenario, { requestId, hop, document, applyResults, answer }, options);
-    const init = await requestInit(scenario, request, options);
+    const init = await requestInit(scenario, request, options, image);
     const reply = await doFetch(options.endpoint, init);
     const text = await reply.text();
     const body = decode(text);
@@ -122,6 +124,7 @@ export async function driveScenario(scenario: Scenario, options: DriveScenarioOp
     driven.mismatches.push(...applied.mismatches);
     placed.push(...collectPlacedUuids(response.outputs, options.fixtures.catalog));
     answer = waitAnswer(response, expected);
+    image = answer?.kind === 'screenshot' ? answerImage(expected.answer) : undefined;
     serverWaits = response.should_continue;
     if (!response.should_continue) break;
   }
@@ -178,18 +181,25 @@ function hopRequest(
 function waitAnswer(response: HopResponse, expected: ScenarioHop): RequestAnswer | undefined {
   const waiting = response.should_continue ? response.waiting : undefined;
   if (!waiting || !expected.answer) return undefined;
-  return { kind: waiting.kind, call_id: waiting.call_id, ...expected.answer };
+  return scenarioAnswer(waiting, expected.answer);
 }
 
-/** How `request` is sent: JSON, or multipart for hop 1 of a scenario with attachments; with the caller's headers. */
+/**
+ * How `request` is sent: JSON, or multipart for hop 1 of a scenario with attachments and for the answer that brings
+ * a screenshot (`image`, spec §20.3); with the caller's headers.
+ */
 async function requestInit(
   scenario: Scenario,
   request: HopRequestInput,
   options: DriveScenarioOptions,
+  image?: ScenarioAttachment,
 ): Promise<RequestInit> {
   const headers = new Headers(options.headers ? await options.headers() : undefined);
   if (request.hop === 1 && scenario.attachments.length > 0) {
     return { method: 'POST', headers, body: multipartBody(scenario, request, options.fixtures) };
+  }
+  if (image) {
+    return { method: 'POST', headers, body: multipartBody(scenario, request, options.fixtures, [image]) };
   }
   headers.set('content-type', 'application/json');
   return { method: 'POST', headers, body: JSON.stringify(request) };
@@ -318,10 +328,15 @@ function replacesProblems(sent: CanvasDocument, outputs: readonly ToolOutput[]):
 }
 
 /** Hop 1 with attachments: one `request` part (the JSON) and one `attachments` file part per attachment (spec §4.3). */
-function multipartBody(scenario: Scenario, request: HopRequestInput, fixtures: Fixtures): FormData {
+function multipartBody(
+  scenario: Scenario,
+  request: HopRequestInput,
+  fixtures: Fixtures,
+  files: readonly ScenarioAttachment[] = scenario.attachments,
+): FormData {
   const form = new FormData();
   form.append('request', JSON.stringify(request));
-  for (const attachment of scenario.attachments) {
+  for (const attachment of files) {
     const bytes = fixtures.attachments[attachment.file];
     if (bytes === undefined) throw new Error(`scenario "${scenario.id}": no attachment fixture "${attachment.file}"`);
     const name = attachment.file.split('/').at(-1) ?? attachment.file;

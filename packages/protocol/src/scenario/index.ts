@@ -20,5 +20,6 @@ export {
 } from './match-scenario.js';
 export { checkHop, checkOutputs } from './check-hop.js';
 export { decidedReplies } from './decided-replies.js';
+export { answerImage, scenarioAnswer } from './scenario-answers.js';
 export { type DriveScenarioOptions, type DrivenHop, driveScenario, type ScenarioRun } from './drive-scenario.js';
 export { MalformedRequestCase, MalformedRequestTable, malformedRequestBody } from './malformed-requests.js';

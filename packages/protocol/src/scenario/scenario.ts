@@ -5,7 +5,7 @@ import { PageValues } from '../wire/layout.js';
 import { ATTACHMENT_MEDIA_TYPES, Capabilities, ChatMessage } from '../wire/hop-request.js';
 import { FinishReason } from '../wire/hop-response.js';
 import { ApplyResult, TOOL_OUTPUT_TYPES } from '../wire/outputs.js';
-import { Question, QUESTION_LIMITS } from '../wire/waits.js';
+import { Question, QUESTION_LIMITS, ScreenshotRequest } from '../wire/waits.js';
 
 /**
  * A tool call exactly as a model sends it: `arguments` is the JSON text of the input (YAML strings included).
@@ -79,6 +79,12 @@ export const PersonEdit = z
   .meta({ id: 'PersonEdit' });
 export type PersonEdit = z.infer<typeof PersonEdit>;
 
+/** A file the user attaches on hop 1 (or the host's screenshot), relative to the fixtures folder. */
+export const ScenarioAttachment = z
+  .object({ file: z.string().min(1), media_type: z.enum(ATTACHMENT_MEDIA_TYPES) })
+  .meta({ id: 'ScenarioAttachment' });
+export type ScenarioAttachment = z.infer<typeof ScenarioAttachment>;
+
 /** What one hop of a scripted turn must answer. */
 export const ScenarioHop = z
   .object({
@@ -104,11 +110,20 @@ export const ScenarioHop = z
      * What this hop's response must carry in `waiting` (spec §20.1), `expires_at` aside; a hop without it must carry
      * none.
      */
-    waiting: z.object({ kind: z.literal('question'), call_id: CallId, question: Question }).optional(),
-    /** What the client answers in the next request's `answer` (its `kind` and `call_id` come from `waiting`). */
+    waiting: z
+      .discriminatedUnion('kind', [
+        z.object({ kind: z.literal('question'), call_id: CallId, question: Question }),
+        z.object({ kind: z.literal('screenshot'), call_id: CallId, screenshot: ScreenshotRequest }),
+      ])
+      .optional(),
+    /**
+     * What the client answers in the next request's `answer` (its `kind` and `call_id` come from `waiting`): a
+     * question's fields, or a screenshot's `unavailable` or `image`, the fixture file sent as the hop's one
+     * attachment (spec §15, §20.3).
+     */
     answer: z
       .object({
-        dismissed: z.boolean().default(false),
+        dismissed: z.boolean().optional(),
         choices: z
           .array(
             z
@@ -116,19 +131,15 @@ export const ScenarioHop = z
               .min(0)
               .max(QUESTION_LIMITS.maxChoices - 1),
           )
-          .default([]),
+          .optional(),
         text: z.string().optional(),
+        unavailable: z.boolean().optional(),
+        image: ScenarioAttachment.optional(),
       })
       .optional(),
   })
   .meta({ id: 'ScenarioHop' });
 export type ScenarioHop = z.infer<typeof ScenarioHop>;
-
-/** A file the user attaches on hop 1, relative to the fixtures folder. */
-export const ScenarioAttachment = z
-  .object({ file: z.string().min(1), media_type: z.enum(ATTACHMENT_MEDIA_TYPES) })
-  .meta({ id: 'ScenarioAttachment' });
-export type ScenarioAttachment = z.infer<typeof ScenarioAttachment>;
 
 /**
  * A scripted turn (fixtures/scenarios/*.yaml): the user's message, the model's replies in order (one per model

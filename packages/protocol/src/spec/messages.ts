@@ -5,6 +5,7 @@ import { Catalog } from '../config/catalog.js';
 import { Scenario } from '../scenario/scenario.js';
 import {
   AskQuestionInput,
+  RequestScreenshotInput,
   EditComponentsInput,
   GetComponentDetailsInput,
   MoveComponentsInput,
@@ -144,6 +145,13 @@ export const SPEC_MESSAGES: readonly SpecMessage[] = [
     io: 'input',
     api: false,
     description: 'The arguments a model sends to the ask_question tool (revision 1.7).',
+  },
+  {
+    id: 'RequestScreenshotInput',
+    schema: RequestScreenshotInput,
+    io: 'input',
+    api: false,
+    description: 'The arguments a model sends to the request_screenshot tool (revision 1.8).',
   },
 ];
 

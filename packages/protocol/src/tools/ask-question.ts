@@ -1,5 +1,5 @@
 import type { ErrorIssue } from '../wire/errors.js';
-import type { Question, QuestionAnswer, Waiting } from '../wire/waits.js';
+import type { Question, QuestionAnswer } from '../wire/waits.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { AskQuestionInput } from './tool-inputs.js';
 
@@ -35,27 +35,15 @@ export const askQuestionTool: ToolDefinition<AskQuestionInput> = {
 };
 
 /** What the model is told for an accepted answer (spec §20.2): the picked labels in order, then the text, by `; `. */
-export function answerResult(question: Question, answer: QuestionAnswer): string {
+export function questionResult(question: Question, answer: QuestionAnswer): string {
   if (answer.dismissed) return DISMISSED_RESULT;
   const picked = question.choices.filter((_, index) => answer.choices.includes(index));
   const text = answer.text?.trim() ?? '';
   return `The person answered: ${[...picked, ...(text === '' ? [] : [text])].join('; ')}`;
 }
 
-/**
- * Why an answer does not fit what its turn waits for (spec §20.1, §20.2), each with the dotted path of the offending
- * part of the request; none when it fits.
- */
-export function answerProblems(waiting: Waiting, answer: QuestionAnswer): ErrorIssue[] {
-  if (answer.call_id !== waiting.call_id) {
-    return [
-      {
-        path: 'answer.call_id',
-        message: `This turn waits for the answer to call "${waiting.call_id}"; answer that call.`,
-      },
-    ];
-  }
-  const { question } = waiting;
+/** Why an answer does not fit its question (spec §20.2), each with the dotted path of the offending part. */
+export function questionAnswerProblems(question: Question, answer: QuestionAnswer): ErrorIssue[] {
   const problems: ErrorIssue[] = [];
   const text = answer.text?.trim() ?? '';
   if (answer.dismissed) {

@@ -4,6 +4,7 @@ import { getComponentDetailsTool } from './get-component-details.js';
 import { moveComponentsTool } from './move-components.js';
 import { placeComponentsTool } from './place-components.js';
 import { removeComponentsTool } from './remove-components.js';
+import { requestScreenshotTool } from './request-screenshot.js';
 import { setPageValueTool } from './set-page-value.js';
 import { REQUIRED_OUTPUT_TYPES } from '../wire/outputs.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -16,7 +17,8 @@ export type BuiltinToolName =
   | 'remove_components'
   | 'move_components'
   | 'get_component_details'
-  | 'ask_question';
+  | 'ask_question'
+  | 'request_screenshot';
 
 /**
  * The built-in tools (spec §12) by name: pure and deterministic, so a replayed scenario gets the same outputs. The
@@ -30,6 +32,7 @@ export const builtinTools: Record<BuiltinToolName, ToolDefinition> = {
   move_components: moveComponentsTool,
   get_component_details: getComponentDetailsTool,
   ask_question: askQuestionTool,
+  request_screenshot: requestScreenshotTool,
 };
 
 /**

@@ -128,3 +128,13 @@ export const AskQuestionInput = z
   })
   .meta({ id: 'AskQuestionInput' });
 export type AskQuestionInput = z.infer<typeof AskQuestionInput>;
+
+/** Ask the host for a screenshot of the page or of the region around a component (revision 1.8, spec §20.3). */
+export const RequestScreenshotInput = z
+  .object({
+    component_uuid: z
+      .optional(ComponentUuid)
+      .describe('A component on the page: the screenshot shows the region around it. Leave it out for the whole page.'),
+  })
+  .meta({ id: 'RequestScreenshotInput' });
+export type RequestScreenshotInput = z.infer<typeof RequestScreenshotInput>;

@@ -6,7 +6,7 @@ import { Layout, PageValues } from './layout.js';
 import { ApplyResult } from './outputs.js';
 import { LIMITS } from './limits.js';
 import { boundedText } from './text.js';
-import { QuestionAnswer } from './waits.js';
+import { WaitAnswer } from './waits.js';
 
 /** One text message of the transcript. HTML progress messages are never sent. */
 export const ChatMessage = withMeta(
@@ -65,10 +65,10 @@ export const HopRequest = withMeta(
       /** Hop 1: the output types beyond the v1 three this client applies (spec §5.1); kept with the turn. */
       capabilities: z.optional(Capabilities),
       /**
-       * The hop after a waiting one: the person's answer to what the turn waits for (revision 1.7, spec §20); a
-       * question's in 1.7, a union by `kind` once other kinds of wait come.
+       * The hop after a waiting one: the answer to what the turn waits for, by `kind` (spec §20): a question's
+       * (revision 1.7), a screenshot's (revision 1.8, its image the hop's one attachment).
        */
-      answer: z.optional(QuestionAnswer),
+      answer: z.optional(WaitAnswer),
     })
     .check(
       z.superRefine((request, ctx) => {

@@ -1,13 +1,14 @@
 import * as z from 'zod/mini';
 import { withMeta } from './meta.js';
-import { CallId } from './ids.js';
+import { CallId, ComponentUuid } from './ids.js';
 import { boundedText } from './text.js';
 
 /**
- * The kinds of wait a client may declare in `capabilities.waits` (revision 1.7, spec §20.1): what a turn can wait for
- * from the person or the host. Plain strings on the wire: a kind this server does not know is ignored (spec §7.1).
+ * The kinds of wait a client may declare in `capabilities.waits` (spec §20.1): what a turn can wait for from the
+ * person or the host — `question` (revision 1.7), `screenshot` (revision 1.8). Plain strings on the wire: a kind
+ * this server does not know is ignored (spec §7.1).
  */
-export const WAIT_KINDS = ['question'] as const;
+export const WAIT_KINDS = ['question', 'screenshot'] as const;
 /** A kind of wait this version knows. */
 export type WaitKind = (typeof WAIT_KINDS)[number];
 
@@ -26,8 +27,7 @@ export const Question = withMeta(
     text: boundedText(QUESTION_LIMITS.questionChars).check(z.minLength(1)),
     choices: z
       .array(boundedText(QUESTION_LIMITS.choiceChars).check(z.minLength(1)))
-      .check(z.minLength(QUESTION_LIMITS.minChoices))
-      .check(z.maxLength(QUESTION_LIMITS.maxChoices)),
+      .check(z.minLength(QUESTION_LIMITS.minChoices), z.maxLength(QUESTION_LIMITS.maxChoices)),
     multiple: z.boolean(),
     free_text: z.boolean(),
   }),
@@ -35,25 +35,34 @@ export const Question = withMeta(
 );
 export type Question = z.infer<typeof Question>;
 
+/** What the host is asked to show (spec §20.3): the region around a component, or the whole page (`null`). */
+export const ScreenshotRequest = withMeta(z.object({ component_uuid: z.nullable(ComponentUuid) }), {
+  id: 'ScreenshotRequest',
+});
+export type ScreenshotRequest = z.infer<typeof ScreenshotRequest>;
+
+/** When the server stops waiting (spec §20.1): an RFC 3339 date-time in UTC. */
+const ExpiresAt = withMeta(
+  z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, 'an RFC 3339 date-time in UTC')),
+  {
+    description: 'When the server stops waiting: an RFC 3339 date-time in UTC, e.g. 2026-12-04T16:00:00.000Z.',
+  },
+);
+
 /**
- * What a waiting turn waits for (spec §20.1): in a response with `should_continue: true`, and on the status of the
- * active turn whose latest hop it came with. `expires_at` is when the server stops waiting (RFC 3339, UTC).
+ * What a waiting turn waits for (spec §20.1), by `kind`: in a response with `should_continue: true`, and on the
+ * status of the active turn whose latest hop it came with. `expires_at` is when the server stops waiting.
  */
 export const Waiting = withMeta(
-  z.object({
-    kind: z.literal('question'),
-    call_id: CallId,
-    expires_at: withMeta(
-      z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, 'an RFC 3339 date-time in UTC')),
-      {
-        description: 'When the server stops waiting: an RFC 3339 date-time in UTC, e.g. 2026-12-04T16:00:00.000Z.',
-      },
-    ),
-    question: Question,
-  }),
+  z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('question'), call_id: CallId, expires_at: ExpiresAt, question: Question }),
+    z.object({ kind: z.literal('screenshot'), call_id: CallId, expires_at: ExpiresAt, screenshot: ScreenshotRequest }),
+  ]),
   { id: 'Waiting' },
 );
 export type Waiting = z.infer<typeof Waiting>;
+/** A wait of one kind. */
+export type WaitingOf<Kind extends WaitKind> = Extract<Waiting, { kind: Kind }>;
 
 /**
  * The person's answer to a question (spec §20.2), in the hop after the waiting one: the indexes of the picked choices
@@ -66,15 +75,10 @@ export const QuestionAnswer = withMeta(
     call_id: CallId,
     dismissed: z._default(z.boolean(), false),
     choices: z._default(
-      z
-        .array(
-          z
-            .int()
-            .check(z.minimum(0))
-            .check(z.maximum(QUESTION_LIMITS.maxChoices - 1)),
-        )
-        .check(z.maxLength(QUESTION_LIMITS.maxChoices))
-        .check(z.refine((picked) => new Set(picked).size === picked.length, 'a choice is picked at most once')),
+      z.array(z.int().check(z.minimum(0), z.maximum(QUESTION_LIMITS.maxChoices - 1))).check(
+        z.maxLength(QUESTION_LIMITS.maxChoices),
+        z.refine((picked) => new Set(picked).size === picked.length, 'a choice is picked at most once'),
+      ),
       [],
     ),
     text: z.optional(boundedText(QUESTION_LIMITS.answerTextChars)),
@@ -82,3 +86,23 @@ export const QuestionAnswer = withMeta(
   { id: 'QuestionAnswer' },
 );
 export type QuestionAnswer = z.infer<typeof QuestionAnswer>;
+
+/**
+ * The host's answer to a screenshot wait (spec §20.3): the image travels as the hop's one `attachments` part, or
+ * `unavailable` says the host cannot supply one.
+ */
+export const ScreenshotAnswer = withMeta(
+  z.object({
+    kind: z.literal('screenshot'),
+    call_id: CallId,
+    unavailable: z._default(z.boolean(), false),
+  }),
+  { id: 'ScreenshotAnswer' },
+);
+export type ScreenshotAnswer = z.infer<typeof ScreenshotAnswer>;
+
+/** The answer to what a turn waits for (spec §20.1), by `kind`: it must be the kind the turn waits for. */
+export const WaitAnswer = withMeta(z.discriminatedUnion('kind', [QuestionAnswer, ScreenshotAnswer]), {
+  id: 'WaitAnswer',
+});
+export type WaitAnswer = z.infer<typeof WaitAnswer>;

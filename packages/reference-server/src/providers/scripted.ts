@@ -1,4 +1,4 @@
-import { HopError } from '@canvas-ai/protocol/server';
+import { builtinTools, HopError } from '@canvas-ai/protocol/server';
 import { errorMessage } from '@canvas-ai/protocol';
 import {
   matchScenario,
@@ -16,17 +16,25 @@ const REAL_MODEL_HELP =
   'CANVAS_AI_OPENAI_BASE_URL; or with `--provider anthropic` and set CANVAS_AI_ANTHROPIC_MODEL and ' +
   'CANVAS_AI_ANTHROPIC_API_KEY.';
 
-/** In a reply's text: the result the model was told for the turn's latest question (spec §15, §20.2). */
+/** The built-in tools that make a turn wait, whether or not this turn was offered them. */
+const WAITING_TOOLS = new Set(
+  Object.values(builtinTools)
+    .filter((tool) => tool.waitKind !== undefined)
+    .map((tool) => tool.name),
+);
+
+/** In a reply's text: the result the model was told for the turn's latest wait (spec §15, §20.2, §20.3). */
 const ANSWER_REF = '{{answer}}';
 
 /**
- * `text` with {@link ANSWER_REF} replaced by the latest `ask_question` result of the conversation the model is handed,
- * so a scenario's expected narration proves that the person's answer reached the model.
+ * `text` with {@link ANSWER_REF} replaced by the latest result of a call that made the turn wait (`ask_question`,
+ * `request_screenshot`) in the conversation the model is handed, so a scenario's expected narration proves that the
+ * answer reached the model. The scripted model reads no image: the result's fixed words stand for it (spec §20.3).
  */
 function resolveAnswerRef(text: string, messages: ModelRequest['messages']): string {
   if (!text.includes(ANSWER_REF)) return text;
-  const result = messages.findLast((message) => message.role === 'tool' && message.name === 'ask_question');
-  if (result?.role !== 'tool') throw new Error(`${ANSWER_REF} is used before any question was asked in this turn`);
+  const result = messages.findLast((message) => message.role === 'tool' && WAITING_TOOLS.has(message.name));
+  if (result?.role !== 'tool') throw new Error(`${ANSWER_REF} is used before anything was asked in this turn`);
   return text.replaceAll(ANSWER_REF, result.content);
 }
 

@@ -14,6 +14,7 @@ import { STREAM_VARIANTS } from './variants/stream-variants.js';
 import { TOOL_VARIANTS } from './variants/tool-variants.js';
 import { TURN_VARIANTS } from './variants/turn-variants.js';
 import type { VariantApp } from './variants/seams.js';
+import { SCREENSHOT_VARIANTS } from './variants/screenshot-variants.js';
 import { WAIT_VARIANTS } from './variants/wait-variants.js';
 import type { BrokenVariant } from './variants/variant.js';
 
@@ -31,6 +32,7 @@ export const BROKEN_VARIANTS = {
   ...COEDIT_VARIANTS,
   ...CLARIFICATION_VARIANTS,
   ...WAIT_VARIANTS,
+  ...SCREENSHOT_VARIANTS,
 } satisfies Record<string, BrokenVariant>;
 
 /** The name of a broken variant. */

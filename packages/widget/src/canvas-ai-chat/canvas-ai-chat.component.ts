@@ -25,7 +25,8 @@ import type { HistoryUndo } from '../chat-session.js';
 import { TurnController, type TurnSettings } from './turn-controller.js';
 import { type AskedQuestion, questionCard } from './question-card.js';
 import type { PersonAnswer } from '../hop-loop.js';
-import type { Waiting } from '@canvas-ai/protocol';
+import type { GetScreenshotHook } from '../screenshot.js';
+import type { WaitingOf } from '@canvas-ai/protocol';
 
 /** How many announcements the live region keeps (older ones were read already). */
 const ANNOUNCED_KEPT = 5;
@@ -160,6 +161,13 @@ export class CanvasAiChat extends LitElement {
 
   /** Applies a hop's outputs to the host's store (awaited); its return value is sent as the next `apply_results`. */
   @property({ attribute: false }) applyOutputs: ApplyOutputsHook | undefined;
+
+  /**
+   * Optional. Takes a screenshot of the page (or of the region around `componentUuid`) when the agent asks for a look
+   * (spec §20.3): resolves to an image `Blob` (PNG, JPEG, GIF or WebP, at most 5 MiB), or `null` when it cannot. Set,
+   * the element declares the wait `screenshot` and the agent may ask; the image goes with the next hop.
+   */
+  @property({ attribute: false }) getScreenshot: GetScreenshotHook | undefined;
 
   /**
    * The output types `applyOutputs` applies, space-separated as an attribute. Beyond the v1 three, `remove_components`
@@ -510,6 +518,15 @@ export class CanvasAiChat extends LitElement {
       outputTypes: this.outputTypes,
       stream: !this.noStream,
       askPerson: (waiting, info) => this.ask(waiting, info.signal),
+      ...(this.getScreenshot ? { getScreenshot: this.screenshotTaker(this.getScreenshot) } : {}),
+    };
+  }
+
+  /** The host's hook, with the live region told that the agent looks at the page (spec §20.3). */
+  private screenshotTaker(hook: GetScreenshotHook): GetScreenshotHook {
+    return (request, info) => {
+      this.announce(this.text.screenshotTaken);
+      return hook(request, info);
     };
   }
 
@@ -517,7 +534,7 @@ export class CanvasAiChat extends LitElement {
    * Shows the agent's question (spec §20.2) and resolves with the person's answer or dismissal. The live region reads
    * it out and the first choice takes the focus; a stop of the turn takes the card away.
    */
-  private ask(waiting: Waiting, stopped: AbortSignal): Promise<PersonAnswer> {
+  private ask(waiting: WaitingOf<'question'>, stopped: AbortSignal): Promise<PersonAnswer> {
     return new Promise((resolve) => {
       const asked: AskedQuestion = {
         waiting,

@@ -18,6 +18,7 @@ export type CanvasAiChatPropertyName =
   | 'retryDelays'
   | 'getLayout'
   | 'applyOutputs'
+  | 'getScreenshot'
   | 'outputTypes'
   | 'noUndo'
   | 'undoInHistory'

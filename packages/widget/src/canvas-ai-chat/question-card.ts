@@ -3,14 +3,14 @@
  * keyboard-operable without code of ours (Tab between the choices and the buttons, arrows within a radio group,
  * Enter answers), its texts the host's strings, the server's texts escaped by Lit as plain text.
  */
-import type { Waiting } from '@canvas-ai/protocol';
+import type { WaitingOf } from '@canvas-ai/protocol';
 import { html, nothing, type TemplateResult } from 'lit';
 import type { PersonAnswer } from '../hop-loop.js';
 import type { ChatStrings } from './strings.js';
 
 /** The question shown, and where the person's answer goes. */
 export interface AskedQuestion {
-  waiting: Waiting;
+  waiting: WaitingOf<'question'>;
   answer: (answer: PersonAnswer) => void;
 }
 

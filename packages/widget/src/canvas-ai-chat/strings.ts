@@ -61,6 +61,8 @@ export interface ChatStrings {
   questionEmpty: string;
   /** What the live region reads when the agent asks (`question` is the server's text). */
   questionAsked: (question: string) => string;
+  /** Read out when the agent takes a look at the page: the host's screenshot goes with the next step (spec §20.3). */
+  screenshotTaken: string;
   /** deep-chat's send button, and its scrolling list of messages. */
   send: string;
   messages: string;
@@ -140,6 +142,7 @@ export const DEFAULT_STRINGS: ChatStrings = {
   questionDismiss: 'Dismiss',
   questionEmpty: 'Pick an answer or write your own, or dismiss the question.',
   questionAsked: (question) => `The agent asks: ${question}`,
+  screenshotTaken: 'The agent takes a look at the page.',
   send: 'Send',
   messages: 'Messages',
   turnError: (error) => error.message,

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { runClientConformance } from '@canvas-ai/conformance';
+import { formatClaimVerdict, runClientConformance } from '@canvas-ai/conformance';
 import { BROKEN_LOOPS, type BrokenLoopName } from './broken-loop.js';
 
 const CLI = fileURLToPath(new URL('../../src/node/headless-cli.ts', import.meta.url));
@@ -30,6 +30,16 @@ describe('the client kit against the reference loop (canvas-ai-turn)', () => {
     assert.equal(report.failed, 0, lines.filter((line) => line.startsWith('fail')).join('\n'));
     assert.equal(report.skipped, 0, lines.filter((line) => line.startsWith('skip')).join('\n'));
     assert.ok(report.passed >= 15);
+    // Its line for a README names the parts the client kit played; the others it claims are said to be unchecked.
+    assert.equal(formatClaimVerdict(report), 'canvas-ai/1 revision 1.8 client: streaming');
+    assert.deepEqual(
+      report.claimedNotChecked?.map((part) => part.what),
+      [
+        'the remove_components and move_components outputs (spec §11.4, §11.5)',
+        'waiting turns and questions (spec §20)',
+        'a look at the page (spec §20.3)',
+      ],
+    );
   });
 });
 

@@ -22,6 +22,7 @@ const TYPED_PROPERTIES = {
   retryDelays: true,
   getLayout: true,
   applyOutputs: true,
+  getScreenshot: true,
   outputTypes: true,
   noUndo: true,
   undoInHistory: true,

@@ -15,6 +15,7 @@ const SCENARIOS = [
   'remove-testimonials',
   'question-answered',
   'question-dismissed',
+  'screenshot-page',
 ] as const;
 const LAYOUTS = ['layouts/empty.yaml', 'layouts/nested.yaml', 'layouts/cookie-shop.yaml'] as const;
 const ATTACHMENTS = ['attachments/cookie.png'] as const;

@@ -136,6 +136,8 @@ export const DOOR_ROW_VARIANTS = {
       wrap(realApp(fixtures), async (request, next) => {
         const multipart = await multipartHop(request);
         if (!multipart?.attachments || multipart.hop.hop === 1) return next(request);
+        // The one later hop that carries an image by right (spec §20.3) keeps it: the bug is in the refusal.
+        if ((multipart.hop.answer as { kind?: unknown } | undefined)?.kind === 'screenshot') return next(request);
         return next(asJson(request, multipart.hop));
       }),
   },

@@ -47,6 +47,7 @@ export const TURN_VARIANTS = {
       'turn-rules.failed-hop-keeps-narration',
       // The question is asked in the hop that decided it, so no hop is left to bring the answer.
       'waits.*',
+      'screenshots.*',
       'scripted.match-normalized-message',
       // The variant plays the next hop behind the client's back, and the status tells the turn's real hop.
       'status.active',

@@ -120,7 +120,14 @@ export const WAIT_VARIANTS = {
     bug: 'the hop that executes a question answers without `waiting`, so the client never sees what to answer',
     breaks: [must('spec §20.1', 'A hop that executed such a call MUST NOT call the model')],
     caughtBy: 'waits.waiting-hop',
-    alsoFailing: ['waits.*', 'scenario.question-answered', 'scenario.question-dismissed'],
+    alsoFailing: [
+      'waits.*',
+      'scenario.question-answered',
+      'scenario.question-dismissed',
+      'screenshots.*',
+      'scenario.screenshot-page',
+      'scenario.screenshot-unavailable',
+    ],
     build: (fixtures) =>
       rewriteHopResponses(realApp(fixtures), (body) => {
         const { waiting: _dropped, ...rest } = body;

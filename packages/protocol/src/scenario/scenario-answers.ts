@@ -1,0 +1,23 @@
+import { WaitAnswer } from '../wire/waits.js';
+import type { ScenarioAttachment, ScenarioHop } from './scenario.js';
+
+/** What a scenario's waiting hop waits for: its kind and call. */
+type ExpectedWait = Pick<NonNullable<ScenarioHop['waiting']>, 'kind' | 'call_id'>;
+
+/**
+ * The `answer` a scenario sends after a waiting hop (spec §15, §20.1): its fields for the wait's kind, with `kind` and
+ * `call_id` from the wait and the defaults filled in; a screenshot's image is not in it ({@link answerImage}).
+ */
+export function scenarioAnswer(waiting: ExpectedWait, answer: NonNullable<ScenarioHop['answer']>): WaitAnswer {
+  const { image: _sentApart, unavailable, ...question } = answer;
+  return WaitAnswer.parse(
+    waiting.kind === 'screenshot'
+      ? { kind: waiting.kind, call_id: waiting.call_id, unavailable: unavailable ?? false }
+      : { kind: waiting.kind, call_id: waiting.call_id, ...question },
+  );
+}
+
+/** The fixture file a scenario's screenshot answer sends as the hop's one attachment (spec §20.3), if any. */
+export function answerImage(answer: ScenarioHop['answer']): ScenarioAttachment | undefined {
+  return answer?.unavailable ? undefined : answer?.image;
+}

@@ -1,0 +1,41 @@
+import type { ErrorIssue } from '../wire/errors.js';
+import type { WaitAnswer, Waiting, WaitingOf } from '../wire/waits.js';
+import { questionAnswerProblems, questionResult } from './ask-question.js';
+import { screenshotResult } from './request-screenshot.js';
+
+/**
+ * Why an answer does not fit what its turn waits for (spec §20.1 and the kind's section), each with the dotted path
+ * of the offending part of the request; none when it fits. `images` is how many attachments the hop carries: a
+ * screenshot's answer brings its image as the one attachment (spec §20.3).
+ */
+export function answerProblems(waiting: Waiting, answer: WaitAnswer, images = 0): ErrorIssue[] {
+  if (answer.kind !== waiting.kind)
+    return [{ path: 'answer.kind', message: `This turn waits for a ${waiting.kind}; answer that.` }];
+  if (answer.call_id !== waiting.call_id) {
+    return [
+      {
+        path: 'answer.call_id',
+        message: `This turn waits for the answer to call "${waiting.call_id}"; answer that call.`,
+      },
+    ];
+  }
+  if (waiting.kind === 'question' && answer.kind === 'question')
+    return questionAnswerProblems(waiting.question, answer);
+  if (answer.kind === 'screenshot' && !answer.unavailable && images === 0)
+    return [
+      { path: 'attachments', message: 'Send the screenshot as the hop’s one attachments part, or unavailable: true.' },
+    ];
+  if (answer.kind === 'screenshot' && answer.unavailable && images > 0)
+    return [{ path: 'answer.unavailable', message: 'An unavailable screenshot carries no image; send it as JSON.' }];
+  return [];
+}
+
+/** What a wait asked, as far as the result of its answer depends on it. */
+type AskedFor = Pick<WaitingOf<'question'>, 'kind' | 'question'> | Pick<WaitingOf<'screenshot'>, 'kind'>;
+
+/** What the model is told for an accepted answer (spec §20.2, §20.3): the call's result, worded as the spec says. */
+export function answerResult(waiting: AskedFor, answer: WaitAnswer): string {
+  if (waiting.kind === 'question' && answer.kind === 'question') return questionResult(waiting.question, answer);
+  if (answer.kind === 'screenshot') return screenshotResult(answer);
+  throw new Error(`an answer of kind ${answer.kind} to a wait of kind ${waiting.kind}`);
+}
