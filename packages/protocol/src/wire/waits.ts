@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { withMeta } from './meta.js';
 import { CallId, ComponentUuid } from './ids.js';
 import { boundedText } from './text.js';
 
@@ -21,43 +22,44 @@ export const QUESTION_LIMITS = {
 } as const;
 
 /** A question the person is asked, as the response's `waiting.question` carries it (spec §20.2). */
-export const Question = z
-  .object({
-    text: boundedText(QUESTION_LIMITS.questionChars).min(1),
+export const Question = withMeta(
+  z.object({
+    text: boundedText(QUESTION_LIMITS.questionChars).check(z.minLength(1)),
     choices: z
-      .array(boundedText(QUESTION_LIMITS.choiceChars).min(1))
-      .min(QUESTION_LIMITS.minChoices)
-      .max(QUESTION_LIMITS.maxChoices),
+      .array(boundedText(QUESTION_LIMITS.choiceChars).check(z.minLength(1)))
+      .check(z.minLength(QUESTION_LIMITS.minChoices), z.maxLength(QUESTION_LIMITS.maxChoices)),
     multiple: z.boolean(),
     free_text: z.boolean(),
-  })
-  .meta({ id: 'Question' });
+  }),
+  { id: 'Question' },
+);
 export type Question = z.infer<typeof Question>;
 
 /** What the host is asked to show (spec §20.3): the region around a component, or the whole page (`null`). */
-export const ScreenshotRequest = z
-  .object({ component_uuid: ComponentUuid.nullable() })
-  .meta({ id: 'ScreenshotRequest' });
+export const ScreenshotRequest = withMeta(z.object({ component_uuid: z.nullable(ComponentUuid) }), {
+  id: 'ScreenshotRequest',
+});
 export type ScreenshotRequest = z.infer<typeof ScreenshotRequest>;
 
 /** When the server stops waiting (spec §20.1): an RFC 3339 date-time in UTC. */
-const ExpiresAt = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, 'an RFC 3339 date-time in UTC')
-  .meta({
+const ExpiresAt = withMeta(
+  z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, 'an RFC 3339 date-time in UTC')),
+  {
     description: 'When the server stops waiting: an RFC 3339 date-time in UTC, e.g. 2026-12-04T16:00:00.000Z.',
-  });
+  },
+);
 
 /**
  * What a waiting turn waits for (spec §20.1), by `kind`: in a response with `should_continue: true`, and on the
  * status of the active turn whose latest hop it came with. `expires_at` is when the server stops waiting.
  */
-export const Waiting = z
-  .discriminatedUnion('kind', [
+export const Waiting = withMeta(
+  z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('question'), call_id: CallId, expires_at: ExpiresAt, question: Question }),
     z.object({ kind: z.literal('screenshot'), call_id: CallId, expires_at: ExpiresAt, screenshot: ScreenshotRequest }),
-  ])
-  .meta({ id: 'Waiting' });
+  ]),
+  { id: 'Waiting' },
+);
 export type Waiting = z.infer<typeof Waiting>;
 /** A wait of one kind. */
 export type WaitingOf<Kind extends WaitKind> = Extract<Waiting, { kind: Kind }>;
@@ -67,39 +69,40 @@ export type WaitingOf<Kind extends WaitKind> = Extract<Waiting, { kind: Kind }>;
  * and/or a text of their own, or `dismissed`. Whether it fits the question is checked against the turn
  * (`answerProblems`).
  */
-export const QuestionAnswer = z
-  .object({
+export const QuestionAnswer = withMeta(
+  z.object({
     kind: z.literal('question'),
     call_id: CallId,
-    dismissed: z.boolean().default(false),
-    choices: z
-      .array(
-        z
-          .int()
-          .min(0)
-          .max(QUESTION_LIMITS.maxChoices - 1),
-      )
-      .max(QUESTION_LIMITS.maxChoices)
-      .refine((picked) => new Set(picked).size === picked.length, 'a choice is picked at most once')
-      .default([]),
-    text: boundedText(QUESTION_LIMITS.answerTextChars).optional(),
-  })
-  .meta({ id: 'QuestionAnswer' });
+    dismissed: z._default(z.boolean(), false),
+    choices: z._default(
+      z.array(z.int().check(z.minimum(0), z.maximum(QUESTION_LIMITS.maxChoices - 1))).check(
+        z.maxLength(QUESTION_LIMITS.maxChoices),
+        z.refine((picked) => new Set(picked).size === picked.length, 'a choice is picked at most once'),
+      ),
+      [],
+    ),
+    text: z.optional(boundedText(QUESTION_LIMITS.answerTextChars)),
+  }),
+  { id: 'QuestionAnswer' },
+);
 export type QuestionAnswer = z.infer<typeof QuestionAnswer>;
 
 /**
  * The host's answer to a screenshot wait (spec §20.3): the image travels as the hop's one `attachments` part, or
  * `unavailable` says the host cannot supply one.
  */
-export const ScreenshotAnswer = z
-  .object({
+export const ScreenshotAnswer = withMeta(
+  z.object({
     kind: z.literal('screenshot'),
     call_id: CallId,
-    unavailable: z.boolean().default(false),
-  })
-  .meta({ id: 'ScreenshotAnswer' });
+    unavailable: z._default(z.boolean(), false),
+  }),
+  { id: 'ScreenshotAnswer' },
+);
 export type ScreenshotAnswer = z.infer<typeof ScreenshotAnswer>;
 
 /** The answer to what a turn waits for (spec §20.1), by `kind`: it must be the kind the turn waits for. */
-export const WaitAnswer = z.discriminatedUnion('kind', [QuestionAnswer, ScreenshotAnswer]).meta({ id: 'WaitAnswer' });
+export const WaitAnswer = withMeta(z.discriminatedUnion('kind', [QuestionAnswer, ScreenshotAnswer]), {
+  id: 'WaitAnswer',
+});
 export type WaitAnswer = z.infer<typeof WaitAnswer>;

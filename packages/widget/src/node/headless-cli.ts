@@ -30,7 +30,7 @@ is aborted and the server told. Exit codes: 0 the turn finished; 1 it failed or 
 is still written); 2 a usage or input error.`;
 
 /** The document a host's store holds; the page values may be left out. */
-const DocumentFile = z.object({ layout: Layout, page: PageValues.default({}) });
+const DocumentFile = z.object({ layout: Layout, page: z._default(PageValues, {}) });
 
 const EMPTY_PAGE: CanvasDocument = { layout: { regions: { content: { components: [] } } }, page: {} };
 
