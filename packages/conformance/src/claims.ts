@@ -63,6 +63,8 @@ const CHECK_CLAIMS: ReadonlyArray<readonly [prefix: string, needs: CheckNeeds]> 
   ['agents.', { since: '1.5', what: "the agents' ETag (spec §3.1, revision 1.5)" }],
   ['trace.', { since: '1.4', what: 'trace context (spec §4.7, revision 1.4)' }],
   ['invariants.usage-sums', { since: '1.4', what: 'usage (spec §6.2, revision 1.4)' }],
+  ['hosts.', { since: '1.3', what: 'hosts (spec §4.5, revision 1.3)' }],
+  ['quotas.', { since: '1.3', what: 'quotas (spec §8.8, revision 1.3)' }],
   ['origin.', { since: '1.3', what: 'origins (spec §4.5, revision 1.3)' }],
   ['cors.', { since: '1.3', what: 'clients on another origin (spec §4.6, revision 1.3)' }],
   ['status.', { since: '1.2', what: 'the turn status (spec §8.6, revision 1.2)' }],

@@ -2,9 +2,11 @@ import type { MalformedRequestCase } from '@canvas-ai/protocol/scenario';
 import type { Scenario } from '@canvas-ai/protocol/scenario';
 import type { ConformanceCheck, ConformanceLevel } from './check.js';
 import { cancelChecks } from './checks/cancel.js';
+import { quotaChecks } from './checks/quotas.js';
 import { attachmentChecks } from './checks/attachments.js';
 import { capabilityChecks } from './checks/capabilities.js';
 import { corsChecks } from './checks/cors.js';
+import { hostChecks } from './checks/hosts.js';
 import { csrfChecks } from './checks/csrf.js';
 import { doorChecks } from './checks/door.js';
 import { invariantChecks } from './checks/invariants.js';
@@ -41,12 +43,14 @@ export function planChecks(level: ConformanceLevel, inputs: PlanInputs): Conform
     ...limitChecks,
     ...attachmentChecks,
     ...csrfChecks,
+    ...hostChecks,
     ...corsChecks,
     ...traceContextChecks,
     ...invariantChecks,
     ...replayChecks,
     ...turnRuleChecks,
     ...cancelChecks,
+    ...quotaChecks,
     ...statusChecks,
     ...scenarioChecks(inputs.scenarios),
     ...toolChecks,

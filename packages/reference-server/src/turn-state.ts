@@ -79,7 +79,7 @@ export const ActiveTurn = z.object({
    * What the turn waits for since its last hop (spec §20.1): the next hop must bring the answer, which replaces the
    * asking call's result in `messages`. Absent while it waits for nothing.
    */
-  waiting: Waiting.optional(),
+  waiting: z.optional(Waiting),
   /**
    * The fingerprint of the document the next request should carry: this hop's request with its outputs applied.
    * What differs in the next request is the person's doing (spec §16.1). Absent in turns stored before it existed.
@@ -94,7 +94,7 @@ export const ActiveTurn = z.object({
    * The tokens of every model call of the turn so far (spec §6.2), once one of them reported usage. Absent in turns
    * stored before it existed, and while the model reported nothing.
    */
-  usage: TokenCounts.optional(),
+  usage: z.optional(TokenCounts),
   /** Set when the turn only waits for the host's report on this hop's outputs before it ends. */
   held: HeldEnding.optional(),
   /**

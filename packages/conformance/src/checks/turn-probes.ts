@@ -8,7 +8,29 @@ import { newRequestId, scenarioHop } from '../requests.js';
 
 /** The first scenario (file order) without attachments that takes two hops or more: the kit's probes drive it by hand. */
 export function multiHopScenario(scenarios: readonly Scenario[]): Scenario | undefined {
-  return scenarios.find((scenario) => scenario.attachments.length === 0 && scenario.hops.length >= 2);
+  return scenarios.find(
+    (scenario) => isQuick(scenario) && scenario.attachments.length === 0 && scenario.hops.length >= 2,
+  );
+}
+
+/**
+ * Whether scripted mode replays every decision of a scenario at once (no `delay_ms`): the probes that pick "the first
+ * scenario that …" pick among these, and only `cancel.during-hop` plays the slow one.
+ */
+export function isQuick(scenario: Scenario): boolean {
+  return scenario.replies.every((reply) => (reply.delay_ms ?? 0) === 0);
+}
+
+/** How long a scenario's first decision takes in scripted mode (its `delay_ms`, spec/conformance.md §3). */
+export function firstDelayMs(scenario: Scenario): number {
+  return scenario.replies[0]?.delay_ms ?? 0;
+}
+
+/** A turn whose hop 1 waits for a slow decision: the one a cancel can reliably land in. */
+export function slowFirstHopScenario(scenarios: readonly Scenario[]): Scenario | undefined {
+  return scenarios.find(
+    (scenario) => scenario.attachments.length === 0 && scenario.hops.length >= 2 && firstDelayMs(scenario) > 0,
+  );
 }
 
 /** A turn for a check that asks about it from a second session: a two-hop scenario and a fresh request id. */
@@ -113,7 +135,7 @@ export function earlierHopProbe(context: CheckContext): Promise<EarlierHopProbe>
   return context.once('earlier-hop-probe', async (): Promise<EarlierHopProbe> => {
     const fixtures = context.requireFixtures();
     const scenario = fixtures.scenarios.find(
-      (candidate) => candidate.attachments.length === 0 && candidate.hops.length >= 3,
+      (candidate) => isQuick(candidate) && candidate.attachments.length === 0 && candidate.hops.length >= 3,
     );
     if (!scenario) return { skip: 'no scenario without attachments has three hops or more' };
     const id = newRequestId('earlier');
@@ -139,6 +161,10 @@ export function earlierHopProbe(context: CheckContext): Promise<EarlierHopProbe>
 /** The first scenario (file order) without attachments that takes two hops or more and names an agent of its own. */
 export function agentScenario(scenarios: readonly Scenario[]): Scenario | undefined {
   return scenarios.find(
-    (scenario) => scenario.attachments.length === 0 && scenario.hops.length >= 2 && scenario.agent !== undefined,
+    (scenario) =>
+      isQuick(scenario) &&
+      scenario.attachments.length === 0 &&
+      scenario.hops.length >= 2 &&
+      scenario.agent !== undefined,
   );
 }

@@ -5,6 +5,7 @@ import { describeAnswer, errorCodeOf, type Exchange } from '../http-client.js';
 import { jsonDifference } from '../json-diff.js';
 import { EMPTY_DOCUMENT, newRequestId, promptHop, scenarioHop } from '../requests.js';
 import {
+  isQuick,
   agentScenario,
   earlierHopProbe,
   failureProbe,
@@ -71,6 +72,7 @@ export const turnRuleChecks: ConformanceCheck[] = [
       const fixtures = context.requireFixtures();
       const scenario = fixtures.scenarios.find(
         (candidate) =>
+          isQuick(candidate) &&
           candidate.attachments.length === 0 &&
           candidate.hops.length >= 3 &&
           candidate.hops[1]!.outputs.some((output) => output.type === 'place_components'),

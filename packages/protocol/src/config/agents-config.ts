@@ -56,7 +56,7 @@ export type AgentDefinition = z.infer<typeof AgentDefinition>;
 
 /** A page field the `set_page_value` tool may set. */
 export const PageField = z
-  .object({ name: SafeKey.pipe(z.string().min(1).max(100)), label: z.string(), description: z.string().optional() })
+  .object({ name: z.pipe(SafeKey, z.string().min(1).max(100)), label: z.string(), description: z.string().optional() })
   .meta({ id: 'PageField' });
 export type PageField = z.infer<typeof PageField>;
 

@@ -17,8 +17,19 @@ export const ScenarioToolCall = z
 export type ScenarioToolCall = z.infer<typeof ScenarioToolCall>;
 
 /** One scripted model reply: narration text and/or tool calls. No tool call means the model is finished. */
+/** The longest a scripted decision may take (`delay_ms`): a kit run waits for it. */
+const MAX_REPLY_DELAY_MS = 5000;
+
 export const ScenarioReply = z
-  .object({ text: z.string().default(''), tool_calls: z.array(ScenarioToolCall).default([]) })
+  .object({
+    text: z.string().default(''),
+    tool_calls: z.array(ScenarioToolCall).default([]),
+    /**
+     * How long this decision takes, as a real model's does: scripted mode replies no sooner (the kit cancels a turn
+     * while its hop waits for it, spec/conformance.md §3).
+     */
+    delay_ms: z.int().min(0).max(MAX_REPLY_DELAY_MS).optional(),
+  })
   .meta({ id: 'ScenarioReply' });
 export type ScenarioReply = z.infer<typeof ScenarioReply>;
 
@@ -56,7 +67,7 @@ export const ExpectedOutput = z
     uuids: z.array(z.string()).optional(),
     /** set_page_value */
     field: z.string().optional(),
-    value: JsonValue.optional(),
+    value: z.optional(JsonValue),
   })
   .meta({ id: 'ExpectedOutput' });
 export type ExpectedOutput = z.infer<typeof ExpectedOutput>;
@@ -103,7 +114,7 @@ export const ScenarioHop = z
     progress: z.string(),
     /** The final answer: only on the last hop. */
     message: z.string().optional(),
-    finish_reason: FinishReason.optional(),
+    finish_reason: z.optional(FinishReason),
     /** What the client reports back in the next request's `apply_results` (default: every output applied). */
     apply_results: z.array(ApplyResult).optional(),
     /**
@@ -155,19 +166,19 @@ export const Scenario = z
     title: z.string().min(1),
     description: z.string().default(''),
     /** The agent picked for the message; absent → the main agent. */
-    agent: AgentId.optional(),
+    agent: z.optional(AgentId),
     /** The agent's `max_hops` that the expectations assume. */
     max_hops: z.int().min(1).optional(),
     /** What the client declares on hop 1 (spec §5.1): the output types beyond the v1 three it applies. */
-    capabilities: Capabilities.optional(),
+    capabilities: z.optional(Capabilities),
     /** Earlier messages of the conversation (hop 1's `messages` before the user message). */
     history: z.array(ChatMessage).default([]),
     user_message: z.string().min(1),
     attachments: z.array(ScenarioAttachment).default([]),
     /** The layout fixture the page starts from, relative to the fixtures folder. */
     layout: z.string().default('layouts/empty.yaml'),
-    page: PageValues.default({}),
-    selected_component: ComponentUuid.nullable().default(null),
+    page: z._default(PageValues, {}),
+    selected_component: z._default(z.nullable(ComponentUuid), null),
     /**
      * The rules this scenario exists to exercise, each named by the conformance check that judges it
      * (`tools.one-call-at-a-time`, spec/conformance.md): that check plays the scenarios that name it.

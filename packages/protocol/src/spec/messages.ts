@@ -32,7 +32,7 @@ import { ApplyResult, ToolOutput } from '../wire/outputs.js';
 export interface SpecMessage {
   /** The schema's registry id (its `.meta({ id })`), also the OpenAPI component name. */
   id: string;
-  schema: z.ZodType;
+  schema: z.core.$ZodType;
   /**
    * `input` for what a person or client writes (defaults make those fields optional for the writer),
    * `output` for what a server sends (every defaulted field is present).

@@ -65,7 +65,9 @@ export class ScriptedProvider implements ModelProvider {
   }
 
   async decide(request: ModelRequest): Promise<ModelReply> {
-    const reply = this.#reply(request);
+    const { reply, delayMs } = this.#reply(request);
+    // A decision that takes a while, as a real model's does (the reply's delay_ms, spec/conformance.md §3).
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     await this.#speak(reply.text, request.onText);
     return reply;
   }
@@ -79,13 +81,13 @@ export class ScriptedProvider implements ModelProvider {
     }
   }
 
-  #reply(request: ModelRequest): ModelReply {
+  #reply(request: ModelRequest): { reply: ModelReply; delayMs: number } {
     const scenario = matchScenario(this.#scenarios, {
       agent: request.agentId,
       userMessage: request.turn.userMessage,
       mainAgent: request.mainAgent,
     });
-    if (!scenario) return { text: this.#noScenarioAnswer(request), toolCalls: [] };
+    if (!scenario) return { reply: { text: this.#noScenarioAnswer(request), toolCalls: [] }, delayMs: 0 };
 
     const reply = scenario.replies[request.turn.decision - 1];
     if (!reply) {
@@ -96,12 +98,15 @@ export class ScriptedProvider implements ModelProvider {
     }
     try {
       return {
-        text: resolveAnswerRef(reply.text, request.messages),
-        toolCalls: reply.tool_calls.map((call) => ({
-          id: call.id,
-          name: call.name,
-          arguments: resolvePlacedRefs(call.arguments, request.turn.placedUuids, request.turn.selectedComponent),
-        })),
+        reply: {
+          text: resolveAnswerRef(reply.text, request.messages),
+          toolCalls: reply.tool_calls.map((call) => ({
+            id: call.id,
+            name: call.name,
+            arguments: resolvePlacedRefs(call.arguments, request.turn.placedUuids, request.turn.selectedComponent),
+          })),
+        },
+        delayMs: reply.delay_ms ?? 0,
       };
     } catch (error) {
       throw new HopError(
