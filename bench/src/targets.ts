@@ -3,8 +3,12 @@ import type { BenchResults, TargetResult } from './results.js';
 /** The widget-size target of bench/README.md ("Targets"): the widget's own code at most 15 KB min+gzip, counted as 15,000 bytes. */
 const WIDGET_OWN_CODE_LIMIT_BYTES = 15_000;
 
-/** What the element may add to a host's own bundle beside lit and deep-chat: 40 KB min+gzip (40,000 bytes). */
-const HOST_BUNDLE_LIMIT_BYTES = 40_000;
+/** What the element may add to a host's own bundle beside lit and deep-chat: 25 KB min+gzip (25,000 bytes). */
+const HOST_BUNDLE_LIMIT_BYTES = 25_000;
+/** What the framework-free loop (`/loop`) may add to a host's own bundle: 12 KB min+gzip (12,000 bytes). */
+const HOST_LOOP_LIMIT_BYTES = 12_000;
+/** The self-contained module (lit, deep-chat and the widget in one file) at most this × deep-chat alone, min+gzip. */
+const SELF_CONTAINED_LIMIT = 1.1;
 
 /** The attack targets of bench/README.md: no request stalls the event loop longer, and /healthz answers within it. */
 const ATTACK_LIMIT_MS = 100;
@@ -33,16 +37,19 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
   // Judged at the full size only: the tiny run's latency is too short for ratios to L to mean anything.
   const live = results.size === 'full' ? results.live_model : undefined;
   const streamed = live?.modes.find((mode) => mode.mode === 'stream');
-  const hostBundle = (bundler: 'rolldown' | 'esbuild') =>
+  const hostBundle = (bundler: 'rolldown' | 'esbuild', entry: 'element' | 'loop' = 'element') =>
     results.widget?.host_bundles.find(
-      (bundle) => bundle.bundler === bundler && bundle.entry === 'element' && bundle.dependencies === 'external',
+      (bundle) => bundle.bundler === bundler && bundle.entry === entry && bundle.dependencies === 'external',
     );
+  const gzipOf = (name: string) => results.widget?.bundles.find((bundle) => bundle.name === name)?.gzip_bytes;
+  const selfContained = gzipOf('self-contained');
+  const deepChat = gzipOf('deep-chat');
   return [
     target(
       'server_throughput_c32',
       'server hop throughput at concurrency 32, as a share of the bare node:http floor',
       c32?.throughput_ratio,
-      0.5,
+      0.25,
       '× floor',
       'at_least',
     ),
@@ -79,6 +86,24 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
         'bytes',
         'at_most',
       ),
+    ),
+    ...(['rolldown', 'esbuild'] as const).map((bundler) =>
+      target(
+        `widget_host_loop_${bundler}_gzip`,
+        `the framework-free loop (/loop) as a host bundles it with ${bundler}, min+gzip`,
+        hostBundle(bundler, 'loop')?.gzip_bytes,
+        HOST_LOOP_LIMIT_BYTES,
+        'bytes',
+        'at_most',
+      ),
+    ),
+    target(
+      'widget_self_contained_ratio',
+      'the self-contained module (lit, deep-chat and the widget in one file) ÷ deep-chat alone, min+gzip',
+      selfContained !== undefined && deepChat ? selfContained / deepChat : undefined,
+      SELF_CONTAINED_LIMIT,
+      '× deep-chat',
+      'at_most',
     ),
     target(
       'attack_single_stall_ms',

@@ -85,7 +85,12 @@ describe('the report', () => {
       machine: { node: '20', platform: 'linux', cpus: 2, cpu_model: 'cpu' },
       duration_s: 1,
       widget: {
-        bundles: [{ name: 'widget-own-code', description: '', files: [], min_bytes: 40_000, gzip_bytes: 14_999 }],
+        bundles: [
+          { name: 'widget-own-code', description: '', files: [], min_bytes: 40_000, gzip_bytes: 14_999 },
+          // 166 ÷ 150 = 1.107: over the self-contained module's 1.1 × deep-chat.
+          { name: 'self-contained', description: '', files: [], min_bytes: 1, gzip_bytes: 166 },
+          { name: 'deep-chat', description: '', files: [], min_bytes: 1, gzip_bytes: 150 },
+        ],
         host_bundles: [
           // A bundled row that would pass: the target is judged on lit and deep-chat external only.
           {
@@ -102,7 +107,16 @@ describe('the report', () => {
             entry: 'element',
             dependencies: 'external',
             min_bytes: 1,
-            gzip_bytes: 40_001,
+            gzip_bytes: 25_001,
+            modules: 1,
+            forbidden_modules: [],
+          },
+          {
+            bundler: 'esbuild',
+            entry: 'loop',
+            dependencies: 'external',
+            min_bytes: 1,
+            gzip_bytes: 12_000,
             modules: 1,
             forbidden_modules: [],
           },
@@ -112,7 +126,7 @@ describe('the report', () => {
     });
     assert.deepEqual(
       targets.map((target) => target.met),
-      [null, null, true, null, null, false, null, null, null, null, null, null, null],
+      [null, null, true, null, null, false, null, true, false, null, null, null, null, null, null, null],
     );
   });
 

@@ -20,7 +20,8 @@ const OPTIONAL_PARTS = {
   },
   questions: { label: 'questions', since: '1.7', what: 'waiting turns and questions (spec §20)' },
   screenshots: { label: 'screenshots', since: '1.8', what: 'a look at the page (spec §20.3)' },
-  approvals: { label: 'approvals', since: '1.8', what: 'approval of destructive changes (spec §20.4)' },
+  plans: { label: 'plans', since: '1.8', what: 'plans (spec §20.4)' },
+  approvals: { label: 'approvals', since: '1.8', what: 'approval of destructive changes (spec §20.5)' },
 } as const satisfies Record<string, { label: string; since: Revision; what: string }>;
 export type OptionalPart = keyof typeof OPTIONAL_PARTS;
 export const PART_NAMES = Object.keys(OPTIONAL_PARTS) as OptionalPart[];
@@ -52,6 +53,8 @@ const CHECK_CLAIMS: ReadonlyArray<readonly [prefix: string, needs: CheckNeeds]> 
   ['stream.', { since: '1.4', part: 'streaming', what: OPTIONAL_PARTS.streaming.what }],
   ['tools.remove-', { since: '1.2', part: 'remove-move', what: OPTIONAL_PARTS['remove-move'].what }],
   ['tools.move-', { since: '1.2', part: 'remove-move', what: OPTIONAL_PARTS['remove-move'].what }],
+  ['waits.plan-', { since: '1.8', part: 'plans', what: OPTIONAL_PARTS.plans.what }],
+  ['scenario.plan-', { since: '1.8', part: 'plans', what: OPTIONAL_PARTS.plans.what }],
   ['waits.', { since: '1.7', part: 'questions', what: OPTIONAL_PARTS.questions.what }],
   ['scenario.question-', { since: '1.7', part: 'questions', what: OPTIONAL_PARTS.questions.what }],
   ['screenshots.', { since: '1.8', part: 'screenshots', what: OPTIONAL_PARTS.screenshots.what }],
@@ -63,6 +66,8 @@ const CHECK_CLAIMS: ReadonlyArray<readonly [prefix: string, needs: CheckNeeds]> 
   ['agents.', { since: '1.5', what: "the agents' ETag (spec §3.1, revision 1.5)" }],
   ['trace.', { since: '1.4', what: 'trace context (spec §4.7, revision 1.4)' }],
   ['invariants.usage-sums', { since: '1.4', what: 'usage (spec §6.2, revision 1.4)' }],
+  ['hosts.', { since: '1.3', what: 'hosts (spec §4.5, revision 1.3)' }],
+  ['quotas.', { since: '1.3', what: 'quotas (spec §8.8, revision 1.3)' }],
   ['origin.', { since: '1.3', what: 'origins (spec §4.5, revision 1.3)' }],
   ['cors.', { since: '1.3', what: 'clients on another origin (spec §4.6, revision 1.3)' }],
   ['status.', { since: '1.2', what: 'the turn status (spec §8.6, revision 1.2)' }],
@@ -76,7 +81,7 @@ const CHECK_CLAIMS: ReadonlyArray<readonly [prefix: string, needs: CheckNeeds]> 
 
 /** What a scenario needs claimed: remove/move when it declares those outputs, else what its check id says. */
 export function scenarioNeeds(scenario: Scenario): CheckNeeds {
-  // A scenario of proposed changes belongs to the approvals part (spec §20.4).
+  // A scenario of proposed changes belongs to the approvals part (spec §20.5).
   if (scenario.capabilities?.waits.includes('approval')) return needsOf(`scenario.${scenario.id}`);
   const outputs = scenario.capabilities?.outputs ?? [];
   if (outputs.includes('remove_components') || outputs.includes('move_components'))
@@ -120,14 +125,14 @@ export function skippedByClaim<Check extends { id: string }>(
   return [...groups.values()];
 }
 
-/** The labels of the claimed parts, in the kit's order (`streaming`, `remove/move`, `questions`, `screenshots`). */
+/** The labels of the claimed parts, in the kit's order (`streaming`, `remove/move`, `questions`, `screenshots`, `plans`). */
 function partLabels(parts: readonly OptionalPart[]): string[] {
   return PART_NAMES.filter((part) => parts.includes(part)).map((part) => OPTIONAL_PARTS[part].label);
 }
 
 /**
  * The line a project pastes into its README, e.g. `canvas-ai/1 revision 1.8: level 2, streaming, remove/move,
- * questions, screenshots`.
+ * questions, screenshots, plans`.
  */
 export function claimLine(claim: Claim, level: ConformanceLevel): string {
   return `canvas-ai/1 revision ${claim.revision}: ${[`level ${level}`, ...partLabels(claim.parts)].join(', ')}`;

@@ -48,6 +48,11 @@ export const CONFORMANCE_FLAGS = {
     default: PART_NAMES.join(','),
     help: `The optional parts the server or client claims, comma-separated, or none (${PART_NAMES.join(', ')}): the checks (a client: the scenarios) of the others are skipped.`,
   },
+  'session-turns': {
+    type: 'string',
+    value: 'N',
+    help: 'The turns your server lets one session run at once (spec §8.8; the reference server: 32): level 2 drives a fresh session to it. Default: not probed.',
+  },
   scenarios: { type: 'string', value: 'DIR', help: 'The scenarios level 2 plays (default: <fixtures>/scenarios).' },
   fixtures: {
     type: 'string',
@@ -64,8 +69,11 @@ export const CONFORMANCE_FLAGS = {
   help: { type: 'boolean', help: 'Show this help.' },
 } as const satisfies Record<string, FlagSpec>;
 
+/** The most turns `--session-turns` drives one session to: a run opens one more than it. */
+const MAX_SESSION_TURNS = 1000;
+
 /** The flags that mean something only for a server (those with no default, so given is seen). */
-const SERVER_ONLY_FLAGS = ['token-endpoint', 'agents-endpoint', 'scenarios', 'fixtures'] as const;
+const SERVER_ONLY_FLAGS = ['token-endpoint', 'agents-endpoint', 'scenarios', 'fixtures', 'session-turns'] as const;
 
 /** The command line, parsed and checked. */
 export interface CliOptions {
@@ -77,6 +85,8 @@ export interface CliOptions {
   level: ConformanceLevel;
   /** What the server or client claims. */
   claim?: Claim;
+  /** The turns the server lets one session run at once, when given (level 2 drives a session to it). */
+  sessionTurns?: number;
   scenariosDir?: string;
   fixturesDir?: string;
   json?: string;
@@ -126,6 +136,15 @@ export function parseConformanceArgs(argv: readonly string[]): CliOptions {
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
     throw new UsageError(`--timeout-ms must be a positive whole number, not "${values['timeout-ms']}".`);
   if (level === 1 && values.scenarios !== undefined) throw new UsageError('--scenarios is for level 2: add --level 2.');
+  const sessionTurns = values['session-turns'] === undefined ? undefined : Number(values['session-turns']);
+  if (
+    sessionTurns !== undefined &&
+    !(Number.isInteger(sessionTurns) && sessionTurns >= 1 && sessionTurns <= MAX_SESSION_TURNS)
+  )
+    throw new UsageError(
+      `--session-turns must be a whole number from 1 to ${MAX_SESSION_TURNS}, not "${values['session-turns']}".`,
+    );
+  if (level === 1 && sessionTurns !== undefined) throw new UsageError('--session-turns is for level 2: add --level 2.');
   const claim: Claim = { revision: revisionOf(values.revision as string), parts: partsOf(values.parts as string) };
   if (client !== undefined) {
     const serverOnly = SERVER_ONLY_FLAGS.find((flag) => values[flag] !== undefined);
@@ -148,6 +167,7 @@ export function parseConformanceArgs(argv: readonly string[]): CliOptions {
     agentsEndpoint: optionalUrl('agents-endpoint', values['agents-endpoint']),
     level,
     claim,
+    sessionTurns,
     scenariosDir: values.scenarios as string | undefined,
     fixturesDir: values.fixtures as string | undefined,
     json: values.json as string | undefined,
@@ -168,7 +188,7 @@ export function conformanceHelp(): string {
   return [
     'canvas-ai-conformance: checks a Canvas AI hop server, or a client, against spec/hop-protocol.md, check by check.',
     '',
-    'Usage: canvas-ai-conformance --endpoint URL [--token-endpoint URL] [--agents-endpoint URL] [--level 1|2] [--revision X.Y] [--parts LIST] [--scenarios DIR] [--json FILE]',
+    'Usage: canvas-ai-conformance --endpoint URL [--token-endpoint URL] [--agents-endpoint URL] [--level 1|2] [--revision X.Y] [--parts LIST] [--session-turns N] [--scenarios DIR] [--json FILE]',
     '       canvas-ai-conformance --client COMMAND [--revision X.Y] [--parts LIST] [--json FILE]      (a client: the kit is the server)',
     '',
     'Options:',

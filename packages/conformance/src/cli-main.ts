@@ -63,6 +63,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       agentsEndpoint: options.agentsEndpoint,
       level: options.level,
       claim: options.claim,
+      sessionTurns: options.sessionTurns,
       fixturesDir: options.fixturesDir,
       scenariosDir: options.scenariosDir,
       prompt: options.prompt,

@@ -19,6 +19,8 @@ export interface CheckContext {
   burst: number;
   /** Most milliseconds one request may take (for error messages). */
   timeoutMs: number;
+  /** The turns the server lets one session run at once (spec §8.8), when the run was told; else the bound is not probed. */
+  sessionTurns?: number;
   /**
    * Runs `work` once per run and shares its promise: several checks judge one probe (the prompt turn, the scenario
    * runs), so the server is asked once.

@@ -20,14 +20,18 @@ export interface MustRow {
   reason?: string;
 }
 
-const CLIENT =
-  "a rule for clients and hosts that neither a server nor the client kit (spec/conformance.md §7) observes: what a client shows the person or does without a request, or a case the client kit's scenarios do not play yet";
-const WIDGET = `${CLIENT}; the reference widget's tests cover it (packages/widget/test)`;
+/** The client kit (spec/conformance.md §7) sees a client only through the requests it makes. */
+const CLIENT_KIT = 'the client kit (spec/conformance.md §7) judges a client by the requests it makes';
+/** What a client shows the person: no request tells it. */
+const SHOWN = `${CLIENT_KIT}, and what a client shows the person makes none`;
+/** A scenario the client kit does not play yet. */
+const NOT_PLAYED = (what: string) => `${CLIENT_KIT}, and it plays no ${what} yet (spec/conformance.md §7)`;
+/** The person's own act in the editor, which no scripted turn can make happen. */
+const PERSONS_ACT = (what: string) =>
+  `${CLIENT_KIT}; ${what} is the person's act in the editor, which no scripted turn makes happen`;
 const PROMPT =
   "what the model is told cannot be observed over HTTP; the reference server's tests read the prompt (packages/reference-server/test/model-context.test.ts, coediting.test.ts)";
 
-const RAW_HOST =
-  "fetch sets Host from the URL the kit is given, so a request naming another host needs a raw socket the kit does not open; the reference server's tests cover it (packages/reference-server/test/origins.test.ts)";
 const CONFIGURED_ORIGINS =
   "the kit does not know which origins a deployment lists (it checks only that an origin nobody lists gets nothing, cors.unlisted-origin); the reference server's tests cover it (packages/reference-server/test/cors.test.ts), and a browser runs a turn that way (packages/demo-editor/test/cross-origin.test.ts)";
 const LOCK_TIMING =
@@ -171,7 +175,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '4.3',
     says: 'Later hops MUST be sent as JSON',
     group: 'attachments',
-    checks: ['validation.multipart-attachments-on-hop-2'],
+    checks: ['validation.multipart-attachments-on-hop-2', 'client.attachments-hop-1'],
   },
   {
     section: '4.3',
@@ -184,10 +188,15 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '4.5',
     says: 'a server MUST answer only the host names it is meant to serve',
     group: 'hosts',
-    reason: RAW_HOST,
+    checks: ['hosts.other-host-refused'],
   },
-  { section: '4.5', says: 'MUST by default answer only the loopback names', group: 'hosts', reason: RAW_HOST },
-  { section: '4.5', says: 'The error MUST NOT echo the host.', group: 'hosts', reason: RAW_HOST },
+  {
+    section: '4.5',
+    says: 'MUST by default answer only the loopback names',
+    group: 'hosts',
+    checks: ['hosts.other-host-refused'],
+  },
+  { section: '4.5', says: 'The error MUST NOT echo the host.', group: 'hosts', checks: ['hosts.other-host-refused'] },
   {
     section: '4.5',
     says: 'nor one the server allows MUST be refused with 403 `origin_not_allowed`',
@@ -198,7 +207,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '4.5',
     says: 'a server MUST compare it by host name and port only, never by scheme',
     group: 'origins',
-    checks: ['origin.own-origin-any-scheme'],
+    checks: ['origin.own-origin-any-scheme', 'origin.own-origin-by-port'],
   },
   {
     section: '4.5',
@@ -368,7 +377,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '6.1',
     says: "A client MUST apply the `outputs` line's outputs when the line arrives",
     group: 'client',
-    reason: WIDGET,
+    reason: `${CLIENT_KIT}: applied when the line arrives or with the response, the next hop carries the same document (client.document-fresh judges it in the streamed scenarios), so only the page the person sees while the model runs differs; the widget's stream tests cover it (packages/widget/test/canvas-ai-chat.stream.test.ts)`,
   },
   // spec §6.2 Usage (revision 1.4)
   {
@@ -379,7 +388,12 @@ export const MUST_MATRIX: readonly MustRow[] = [
   },
   { section: '6.2', says: 'a client MUST NOT require it', group: 'client', checks: ['client.usage-optional'] },
   // spec §7 Errors
-  { section: '7', says: 'Clients MUST branch on `error.code`', group: 'client', reason: WIDGET },
+  {
+    section: '7',
+    says: 'Clients MUST branch on `error.code`',
+    group: 'client',
+    reason: `${CLIENT_KIT}: each code the kit answers has its own HTTP status, so a client that reads the status alone acts as one that reads the code, and what it then does is judged (client.stops-on-410, client.retry-after, client.no-retry-after-failure, client.unknown-code); the loop's tests answer one status with different codes (packages/widget/test/hop-loop.test.ts)`,
+  },
   {
     section: '7',
     says: 'A client that meets a code it does not know MUST act on the HTTP status class',
@@ -434,7 +448,12 @@ export const MUST_MATRIX: readonly MustRow[] = [
     reason:
       "the kit cannot know a server's secrets or its upstream addresses; the reference server's tests cover it (packages/reference-server/test/openai-compatible.test.ts, reliability-faults.test.ts)",
   },
-  { section: '7', says: 'A client MUST show `message` as plain text', group: 'client', reason: WIDGET },
+  {
+    section: '7',
+    says: 'A client MUST show `message` as plain text',
+    group: 'client',
+    reason: `${SHOWN}; the widget's tests show markup in a message as text (packages/widget/test/canvas-ai-chat.narration.test.ts)`,
+  },
   {
     section: '7.1',
     says: 'tools reading configs) MUST:',
@@ -563,8 +582,8 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '8.8',
     says: 'a server MUST bound what one client can hold',
     group: 'quotas',
-    reason:
-      "the bounds are the deployment's, and observing one takes as many turns as it allows (the reference server: 32 per session) and knowing that number; the reference server's tests cover it (packages/reference-server/test/quotas.test.ts)",
+    // The bound is the deployment's: the check runs when the run is told it (--session-turns).
+    checks: ['quotas.session-turns'],
   },
   {
     section: '8.8',
@@ -584,8 +603,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '8.8',
     says: 'A server MUST check the bounds on turns and stored data for a *new* turn only',
     group: 'quotas',
-    reason:
-      "the bounds are the deployment's, and putting a session at its share takes as many running turns as it allows (the reference server: 32) and knowing that number; the reference server's tests put a session at a share of 2 and send a malformed hop 1, an unknown agent and a repeated hop 1 (packages/reference-server/test/quotas.test.ts)",
+    checks: ['quotas.session-turns'],
   },
   {
     section: '8.8',
@@ -608,7 +626,12 @@ export const MUST_MATRIX: readonly MustRow[] = [
     ],
   },
   { section: '9', says: 'Servers MUST use this text', group: 'max-hops', checks: ['hop-rules.max-hops'] },
-  { section: '9', says: 'A client MUST escape them before putting them in HTML', group: 'client', reason: WIDGET },
+  {
+    section: '9',
+    says: 'A client MUST escape them before putting them in HTML',
+    group: 'client',
+    reason: `${SHOWN}; the widget's tests show narration with markup as text (packages/widget/test/canvas-ai-chat.narration.test.ts)`,
+  },
   // spec §10 The layout model
   {
     section: '10',
@@ -695,7 +718,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '11.5',
     says: 'which MUST be in that list and MUST NOT be one of the moved components',
     group: 'uuids',
-    checks: ['scenario.move-testimonials-up'],
+    checks: ['scenario.move-next-to-itself'],
   },
   // spec §11.6 Impossible outputs and their conflicts
   {
@@ -708,7 +731,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '11.6',
     says: 'A host MUST reject, besides the impossible operations of',
     group: 'client',
-    reason: `${CLIENT}; the shared reducer's tests cover it (packages/protocol/test/remove-move.test.ts)`,
+    reason: `${NOT_PLAYED('remove or move output')}; the shared reducer's tests cover it (packages/protocol/test/remove-move.test.ts)`,
   },
   // spec §12 Tools
   {
@@ -816,6 +839,13 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'config',
     reason:
       "a server's start-up cannot be observed over HTTP; the kit bounds the turn it plays by the largest max_hops (invariants.turn-completes), and the reference server's config tests cover the refusal (packages/reference-server/test/config.test.ts)",
+  },
+  {
+    section: '12.4',
+    says: 'A server MUST refuse, when it starts, an agent with `plan_first`',
+    group: 'config',
+    reason:
+      "a server's start-up cannot be observed over HTTP; the protocol's tests cover both refusals (packages/protocol/test/propose-plan.test.ts)",
   },
   {
     section: '12.4',
@@ -972,34 +1002,39 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '16.4',
     says: 'A host MUST give every component it copies or duplicates a new uuid',
     group: 'client',
-    reason: `${CLIENT}; a server sees only the duplicate uuid it then refuses (validation.the-same-uuid-twice-in-the-layout)`,
+    reason: `${PERSONS_ACT('a copy')}; a copy made during a turn without a new uuid would fail client.valid-requests (its planted bug, copied-uuid in packages/widget/test/node/broken-loop.ts, does), and a server refuses the duplicate (validation.the-same-uuid-twice-in-the-layout)`,
   },
   // spec §17 Undo
   {
     section: '17.1',
     says: 'the inverses MUST give back exactly the document before them',
     group: 'client',
-    reason: `${CLIENT}; the shared reducer's tests cover it (packages/protocol/test/inverse-outputs.test.ts: the round trip as a property over random layouts and outputs, and undo beside the person's later edits)`,
+    reason: `${PERSONS_ACT('an undo')}; the shared reducer's tests cover it (packages/protocol/test/inverse-outputs.test.ts: the round trip as a property over random layouts and outputs, and undo beside the person's later edits)`,
   },
   {
     section: '17.2',
     says: 'An undo MUST NOT overwrite what the person changed after the agent',
     group: 'client',
-    reason: `${CLIENT}; the shared reducer's tests cover it (packages/protocol/test/inverse-outputs.test.ts: the round trip as a property over random layouts and outputs, and undo beside the person's later edits)`,
+    reason: `${PERSONS_ACT('an undo')}; the shared reducer's tests cover it (packages/protocol/test/inverse-outputs.test.ts: the round trip as a property over random layouts and outputs, and undo beside the person's later edits)`,
   },
-  { section: '17.2', says: 'A client MUST tell the person what could not be undone', group: 'client', reason: WIDGET },
+  {
+    section: '17.2',
+    says: 'A client MUST tell the person what could not be undone',
+    group: 'client',
+    reason: `${SHOWN}, nor does an undo; the widget's tests cover it (packages/widget/test/canvas-ai-chat.undo.test.ts)`,
+  },
   {
     section: '17.3',
     says: 'The response to a hop in flight when the person stopped MUST NOT be applied',
     group: 'client',
-    reason: WIDGET,
+    reason: `${CLIENT_KIT}: after a stop a client sends no hop (client.stop judges that), so whether it applied a late response shows only in its page, which the adapter does not report; the reference widget's tests cover it (packages/widget/test)`,
   },
   // spec §18 Resume after a reload
   {
     section: '18',
     says: 'A client MUST NOT resume a turn of another session',
     group: 'client',
-    reason: `${WIDGET}; the server's part, a status scoped to the session, is status.other-session-410`,
+    reason: `${NOT_PLAYED('reload (the adapter runs one turn per process)')}; the reference widget's tests cover it (packages/widget/test); the server's part, a status scoped to the session, is status.other-session-410`,
   },
   // conformance.md §3 Scripted mode
   {
@@ -1023,18 +1058,18 @@ export const MUST_MATRIX: readonly MustRow[] = [
     reason: ADMIN_SURFACE,
   },
   { section: '19', says: 'The session cookie and the CSRF token', group: 'admin', reason: ADMIN_SURFACE },
-  // spec §20 Waiting turns: the person inside a turn (revision 1.7)
+  // spec §20 Waiting turns: the person inside a turn (revisions 1.7 and 1.8)
   {
     section: '20.1',
     says: 'A server MUST NOT offer the model a tool that makes a turn wait',
     group: 'waits-offered',
-    checks: ['waits.undeclared-not-offered', 'screenshots.undeclared-not-offered'],
+    checks: ['waits.undeclared-not-offered', 'screenshots.undeclared-not-offered', 'waits.plan-undeclared-not-offered'],
   },
   {
     section: '20.1',
     says: 'A hop that executed such a call MUST NOT call the model',
     group: 'waits-hop',
-    checks: ['waits.waiting-hop', 'screenshots.waiting-hop', 'scenario.*'],
+    checks: ['waits.waiting-hop', 'screenshots.waiting-hop', 'waits.plan-waiting-hop', 'scenario.*'],
   },
   {
     section: '20.1',
@@ -1046,7 +1081,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '20.1',
     says: 'The client shows what the turn waits for and MUST NOT send the next hop before',
     group: 'client',
-    reason: WIDGET,
+    reason: `${NOT_PLAYED('waiting turn (the adapter has no way yet to be the person who answers)')}; the widget's tests cover it (packages/widget/test/canvas-ai-chat.questions.test.ts, hop-loop.questions.test.ts)`,
   },
   {
     section: '20.1',
@@ -1091,7 +1126,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     group: 'waits-answer',
     checks: ['waits.answer-reaches-model', 'scenario.*'],
   },
-  // spec §20.4 Approval of destructive changes (revision 1.8)
+  // spec §20.5 Approval of destructive changes (revision 1.8)
   {
     section: '20.4',
     says: 'a server MUST NOT send it in the hop that executed its call',
@@ -1129,6 +1164,31 @@ export const MUST_MATRIX: readonly MustRow[] = [
     says: 'The result of the call is one line, which a server MUST word exactly so',
     group: 'screenshots-answer',
     checks: ['screenshots.answer-reaches-model', 'scenario.*'],
+  },
+  // spec §20.4 Plans (revision 1.8)
+  {
+    section: '20.4',
+    says: 'A server MUST refuse, as any invalid tool input',
+    group: 'waits-plan',
+    reason: `${PROMPT}; a plan naming a component the catalog lacks gets a readable result and no wait (packages/protocol/test/propose-plan.test.ts)`,
+  },
+  {
+    section: '20.4',
+    says: 'A server MUST refuse (400 `invalid_request`, `field: "answer.feedback"`',
+    group: 'waits-plan-answer-checked',
+    checks: ['waits.plan-answer-checked'],
+  },
+  {
+    section: '20.4',
+    says: 'The result of the call is one line, which a server MUST word exactly so',
+    group: 'waits-plan-answer',
+    checks: ['waits.plan-feedback-reaches-model', 'scenario.*'],
+  },
+  {
+    section: '20.4',
+    says: 'a host MUST keep them out of the document it sends in `context`',
+    group: 'client',
+    reason: `${NOT_PLAYED('plan (the adapter draws no canvas)')}; the widget's and the demo's tests cover it (packages/widget/test/canvas-ai-chat.plans.test.ts, packages/demo-editor/test/plans.test.ts: no placeholder in the document sent)`,
   },
 ];
 

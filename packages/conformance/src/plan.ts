@@ -2,9 +2,11 @@ import type { MalformedRequestCase } from '@canvas-ai/protocol/scenario';
 import type { Scenario } from '@canvas-ai/protocol/scenario';
 import type { ConformanceCheck, ConformanceLevel } from './check.js';
 import { cancelChecks } from './checks/cancel.js';
+import { quotaChecks } from './checks/quotas.js';
 import { attachmentChecks } from './checks/attachments.js';
 import { capabilityChecks } from './checks/capabilities.js';
 import { corsChecks } from './checks/cors.js';
+import { hostChecks } from './checks/hosts.js';
 import { csrfChecks } from './checks/csrf.js';
 import { doorChecks } from './checks/door.js';
 import { invariantChecks } from './checks/invariants.js';
@@ -22,6 +24,7 @@ import { turnRuleChecks } from './checks/turn-rules.js';
 import { validationChecks } from './checks/validation.js';
 import { waitChecks } from './checks/waits.js';
 import { screenshotChecks } from './checks/screenshots.js';
+import { planWaitChecks } from './checks/plan-waits.js';
 import { approvalChecks } from './checks/approvals.js';
 
 /** What the plan is made from: the malformed-request table and, for level 2, the scenarios. */
@@ -41,18 +44,21 @@ export function planChecks(level: ConformanceLevel, inputs: PlanInputs): Conform
     ...limitChecks,
     ...attachmentChecks,
     ...csrfChecks,
+    ...hostChecks,
     ...corsChecks,
     ...traceContextChecks,
     ...invariantChecks,
     ...replayChecks,
     ...turnRuleChecks,
     ...cancelChecks,
+    ...quotaChecks,
     ...statusChecks,
     ...scenarioChecks(inputs.scenarios),
     ...toolChecks,
     ...capabilityChecks,
     ...waitChecks,
     ...screenshotChecks,
+    ...planWaitChecks,
     ...approvalChecks,
     ...scriptedChecks,
     ...streamChecks,

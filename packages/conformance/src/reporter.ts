@@ -71,7 +71,7 @@ function formatNotClaimed(notClaimed: NonNullable<ConformanceReport['notClaimed'
 
 /**
  * The claim as one line a project can paste into its README when every check passed
- * (`canvas-ai/1 revision 1.8: level 2, streaming, remove/move, questions, screenshots`; a client's
+ * (`canvas-ai/1 revision 1.8: level 2, streaming, remove/move, questions, screenshots, plans`; a client's
  * `canvas-ai/1 revision 1.8 client: streaming`), or that it does not hold.
  */
 export function formatClaimVerdict(

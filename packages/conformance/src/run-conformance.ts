@@ -32,6 +32,11 @@ export interface ConformanceOptions extends InputFolders {
   burst?: number;
   /** Most milliseconds one request may take. Default 120,000. */
   timeoutMs?: number;
+  /**
+   * The turns the server lets one session run at once (spec §8.8; the reference server: 32). Given, level 2 drives a
+   * fresh session to it (`quotas.session-turns`); else that check is skipped.
+   */
+  sessionTurns?: number;
   /** Default: the global fetch. */
   fetch?: typeof fetch;
   /** The malformed-request table and fixtures as data, instead of reading them from the folders. */
@@ -86,6 +91,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     fixtures: inputs.fixtures,
     burst: options.burst ?? 8,
     timeoutMs: options.timeoutMs ?? 120_000,
+    sessionTurns: options.sessionTurns,
   });
   const plan = planChecks(level, {
     malformedRequests: inputs.malformedRequests,

@@ -42,6 +42,7 @@ export const SPEC_SECTIONS = {
   cancel: { number: '8.5', title: 'Cancel', anchor: '85-cancel' },
   turnStatus: { number: '8.6', title: 'Turn status', anchor: '86-turn-status' },
   whatIsLeft: { number: '8.7', title: 'What is left of a turn', anchor: '87-what-is-left-of-a-turn' },
+  quotas: { number: '8.8', title: 'Quotas', anchor: '88-quotas' },
   narration: { number: '9', title: 'Narration', anchor: '9-narration' },
   layout: { number: '10', title: 'The layout model', anchor: '10-the-layout-model' },
   derivedProps: { number: '10.1', title: 'Derived props', anchor: '101-derived-props' },
@@ -83,10 +84,11 @@ export const SPEC_SECTIONS = {
   waitingTurns: { number: '20.1', title: 'Waiting turns', anchor: '201-waiting-turns' },
   questions: { number: '20.2', title: 'Questions', anchor: '202-questions' },
   screenshots: { number: '20.3', title: 'A look at the page', anchor: '203-a-look-at-the-page' },
+  plans: { number: '20.4', title: 'Plans', anchor: '204-plans' },
   approvals: {
-    number: '20.4',
+    number: '20.5',
     title: 'Approval of destructive changes',
-    anchor: '204-approval-of-destructive-changes',
+    anchor: '205-approval-of-destructive-changes',
   },
 } as const;
 

@@ -32,7 +32,8 @@ describe('the CLI arguments', () => {
       tokenEndpoint: undefined,
       agentsEndpoint: undefined,
       level: 1,
-      claim: { revision: '1.8', parts: ['streaming', 'remove-move', 'questions', 'screenshots', 'approvals'] },
+      claim: { revision: '1.8', parts: ['streaming', 'remove-move', 'questions', 'screenshots', 'plans', 'approvals'] },
+      sessionTurns: undefined,
       scenariosDir: undefined,
       fixturesDir: undefined,
       json: undefined,
@@ -82,8 +83,11 @@ describe('the CLI arguments', () => {
       'Hi there',
       '--timeout-ms',
       '5000',
+      '--session-turns',
+      '32',
     ]);
     assert.equal(options.level, 2);
+    assert.equal(options.sessionTurns, 32);
     assert.equal(options.tokenEndpoint, 'https://example.test/api/token');
     assert.equal(options.scenariosDir, 'my/scenarios');
     assert.equal(options.fixturesDir, 'my');
@@ -98,7 +102,7 @@ describe('the CLI arguments', () => {
     assert.deepEqual(options.claim, { revision: '1.3', parts: [] });
     assert.deepEqual(parseConformanceArgs(['--client', 'x']).claim, {
       revision: '1.8',
-      parts: ['streaming', 'remove-move', 'questions', 'screenshots', 'approvals'],
+      parts: ['streaming', 'remove-move', 'questions', 'screenshots', 'plans', 'approvals'],
     });
   });
 
@@ -114,6 +118,16 @@ describe('the CLI arguments', () => {
       /--token-endpoint must be a URL/,
     ],
     ['scenarios at level 1', ['--endpoint', 'http://a.test/h', '--scenarios', 'x'], /--scenarios is for level 2/],
+    [
+      'session turns at level 1',
+      ['--endpoint', 'http://a.test/h', '--session-turns', '32'],
+      /--session-turns is for level 2/,
+    ],
+    [
+      'session turns that are no whole number',
+      ['--endpoint', 'http://a.test/h', '--level', '2', '--session-turns', '0'],
+      /--session-turns must be a whole number from 1 to 1000/,
+    ],
     [
       'a timeout that is not a whole number',
       ['--endpoint', 'http://a.test/h', '--timeout-ms', 'soon'],
@@ -195,6 +209,7 @@ describe('the CLI', () => {
     assert.equal(code, 1);
     assert.deepEqual(played, [
       'build',
+      'attachment',
       'refusals',
       'lost-response',
       'unavailable',

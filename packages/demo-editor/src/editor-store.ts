@@ -234,9 +234,11 @@ export class EditorStore {
       const page = PageValues.safeParse(kept.document?.page);
       if (!layout.success || !page.success) return undefined;
       const undo = (Array.isArray(kept.undo) ? kept.undo : []).flatMap((step: Partial<UndoStep>) => {
-        const inverse = ToolOutput.array().safeParse(step.inverse);
-        if (!inverse.success || typeof step.label !== 'string') return [];
-        return [{ label: step.label, inverse: inverse.data, ...(step.requestId ? { requestId: step.requestId } : {}) }];
+        const outputs = Array.isArray(step.inverse) ? step.inverse.map((output) => ToolOutput.safeParse(output)) : [];
+        if (!Array.isArray(step.inverse) || outputs.some((output) => !output.success)) return [];
+        if (typeof step.label !== 'string') return [];
+        const inverse = outputs.flatMap((output) => (output.success ? [output.data] : []));
+        return [{ label: step.label, inverse, ...(step.requestId ? { requestId: step.requestId } : {}) }];
       });
       return { document: { layout: layout.data, page: page.data }, undo };
     } catch {

@@ -2,6 +2,7 @@
 import '@canvas-ai/widget/define';
 import { TOOL_OUTPUT_TYPES } from '@canvas-ai/protocol';
 import type { CanvasAiChat } from '@canvas-ai/widget';
+import type { ShownPlan } from '@canvas-ai/widget/loop';
 import { html, render } from 'lit';
 import { allowedAgentServer } from './agent-server.js';
 import { EditorStore, emptyDocument } from './editor-store.js';
@@ -41,6 +42,8 @@ const undoStatus = document.querySelector<HTMLElement>('#undo-status')!;
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 let highlighted = new Set<string>();
 let highlightTimer: ReturnType<typeof setTimeout> | undefined;
+/** The agent's plan while it waits or is built (spec §20.4): its rows not built yet are drawn as placeholders. */
+let plan: ShownPlan | undefined;
 
 function paint(): void {
   render(
@@ -50,6 +53,7 @@ function paint(): void {
       highlighted,
       onSelect: (uuid) => store.select(uuid),
       onRemove: (uuid) => store.remove(uuid),
+      planned: plan && { rows: plan.rows.slice(plan.built), firstNumber: plan.built + 1 },
     }),
     canvas,
   );
@@ -89,6 +93,16 @@ store.subscribe((change) => {
 chat.outputTypes = [...TOOL_OUTPUT_TYPES];
 chat.getLayout = () => store.snapshot();
 chat.applyOutputs = (outputs, _response, info) => store.apply(outputs, info);
+// The agent's plan on the canvas (spec §20.4): placeholders outside the store, so getLayout never sends them; each
+// row the turn builds takes the place of the first placeholder left.
+chat.showPlan = (shown) => {
+  plan = shown;
+  paint();
+};
+chat.clearPlan = () => {
+  plan = undefined;
+  paint();
+};
 // A look at the page (spec §20.3): the canvas, or the region around a component, as a PNG the agent may ask for.
 chat.getScreenshot = ({ componentUuid }) => screenshotOf(canvas, componentUuid);
 // One agent turn, one step of the editor's undo history, however many hops it took.

@@ -49,6 +49,12 @@ export const SUGGESTIONS: readonly Suggestion[] = [
     hint: 'The page builder asks the editor for a screenshot of the page and looks at it.',
   },
   {
+    label: 'A bakery homepage, planned first',
+    text: 'Plan a homepage for my bakery, then build it',
+    agent: 'page_builder',
+    hint: 'The page builder proposes the rows first: approve, revise with feedback, or cancel; watch them fill in.',
+  },
+  {
     label: 'Ask before removing the selected component',
     text: 'Remove the selected component, after asking me',
     agent: 'careful_builder',

@@ -1,4 +1,4 @@
-// Approval of a destructive change (spec §20.4), end to end: the real reference server (its CLI, scripted provider)
+// Approval of a destructive change (spec §20.5), end to end: the real reference server (its CLI, scripted provider)
 // serving the built demo, in Debian's Chromium. The careful builder proposes removing the selected hero; the person
 // rejects it in the chat's card, the hero stays, and the model is told (its answer repeats the fixed words).
 import { strict as assert } from 'node:assert';

@@ -237,7 +237,7 @@ describe('the demo editor against the reference server', () => {
       const turn = demo.hops.filter((hop) => hop.body.context.selected_component === first);
       assert.deepEqual(turn[0]!.body.capabilities, {
         outputs: ['remove_components', 'move_components'],
-        waits: ['question', 'screenshot', 'approval'],
+        waits: ['question', 'plan', 'screenshot', 'approval'],
       });
       assert.equal(await quotes.count(), 1);
       assert.equal(await demo.page.locator(`#canvas [data-uuid="${first}"]`).count(), 0);

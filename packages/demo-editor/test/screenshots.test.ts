@@ -31,7 +31,7 @@ describe('a look at the page, in the demo', () => {
     try {
       await demo.page.locator('#chips .chip', { hasText: 'Take a look at the page' }).click();
       assert.equal(await demo.turnEnded(0), 'done');
-      assert.deepEqual(demo.hops[0]!.body.capabilities?.waits, ['question', 'screenshot', 'approval']);
+      assert.deepEqual(demo.hops[0]!.body.capabilities?.waits, ['question', 'plan', 'screenshot', 'approval']);
       const answered = demo.hops.find((hop) => hop.body.answer !== undefined)!;
       assert.deepEqual(
         [answered.hop, answered.contentType, answered.body.answer],

@@ -11,6 +11,11 @@ export {
   MAX_WAITING_TURN_REQUESTS,
 } from './wire/limits.js';
 export {
+  Plan,
+  PLAN_LIMITS,
+  PlanAnswer,
+  PlanRow,
+  type PlanWaiting,
   Question,
   QUESTION_LIMITS,
   ApprovalAnswer,
@@ -19,6 +24,7 @@ export {
   QuestionAnswer,
   ScreenshotAnswer,
   ScreenshotRequest,
+  type QuestionWaiting,
   WAIT_KINDS,
   WaitAnswer,
   type WaitKind,

@@ -51,6 +51,13 @@ export {
   SCREENSHOT_UNAVAILABLE_RESULT,
   screenshotResult,
 } from './tools/request-screenshot.js';
+export {
+  PLAN_APPROVED_RESULT,
+  PLAN_PENDING_RESULT,
+  PLAN_REVISE_RESULT,
+  planAnswerResult,
+  proposePlanTool,
+} from './tools/propose-plan.js';
 export { answerProblems, answerResult } from './tools/wait-answers.js';
 export {
   APPROVAL_PENDING_RESULT,
@@ -61,7 +68,7 @@ export {
   proposedChange,
   REJECTED_RESULT,
 } from './tools/approvals.js';
-export { type BuiltinToolName, builtinTools, offeredTools } from './tools/builtin-tools.js';
+export { agentToolNames, type BuiltinToolName, builtinTools, offeredTools } from './tools/builtin-tools.js';
 export { suggestionWork } from './tools/suggest.js';
 export { UUID_SUGGESTION_LIMITS } from './tools/uuid-suggestions.js';
 export {

@@ -1,8 +1,8 @@
-// Approval of destructive changes (spec/hop-protocol.md §20.4): which outputs an agent's rule marks, how a proposal
+// Approval of destructive changes (spec/hop-protocol.md §20.5): which outputs an agent's rule marks, how a proposal
 // names its components (no uuid), the answers it refuses, and the rule's place in the agents config.
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { AgentDefinition, HopRequest, type ToolOutput, type WaitingOf } from '../src/index.js';
+import { AgentDefinition, type ToolOutput, WaitAnswer, type WaitingOf } from '../src/index.js';
 import { approvalProblems, needsApproval, proposedChange } from '../src/server.js';
 import { catalog, documentOf } from './support/tools-fixtures.js';
 
@@ -46,7 +46,7 @@ describe('approval rules', () => {
       approval: { changes: [proposedChange(removal, layout, catalog)] },
     };
     const answer = (approved: string[]) => {
-      const parsed = HopRequest.shape.answer.unwrap().parse({ kind: 'approval', call_id: 'c1', approved });
+      const parsed = WaitAnswer.parse({ kind: 'approval', call_id: 'c1', approved });
       assert.equal(parsed.kind, 'approval');
       return parsed as Extract<typeof parsed, { kind: 'approval' }>;
     };

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { findComponent, walkLayout, type CatalogComponent } from '../src/index.js';
-import { builtinTools, executeToolCalls } from '../src/server.js';
+import { agentToolNames, builtinTools, executeToolCalls } from '../src/server.js';
 import {
   AskQuestionInput,
   RequestScreenshotInput,
+  ProposePlanInput,
   EditComponentsInput,
   GetComponentDetailsInput,
   MoveComponentsInput,
@@ -31,6 +32,7 @@ const inputs: Record<string, { safeParse(value: unknown): { success: boolean } }
   get_component_details: GetComponentDetailsInput,
   ask_question: AskQuestionInput,
   request_screenshot: RequestScreenshotInput,
+  propose_plan: ProposePlanInput,
 };
 
 /** The agent a scenario runs: its own, or the main agent. */
@@ -106,7 +108,7 @@ function problemsOf(scenario: Scenario): string[] {
     for (const call of reply.tool_calls) {
       if (Object.hasOwn(ON_PURPOSE, `${scenario.id} ${call.id}`)) continue;
       const where = `reply ${replyIndex + 1} ${call.id}`;
-      if (!agent.tools.includes(call.name))
+      if (!agentToolNames(agent).includes(call.name))
         problems.push(`${where}: agent ${agentOf(scenario)} has no tool ${call.name}`);
       // Refs are resolved by the server; a placeholder uuid stands in, so the input schema and YAML can be checked.
       const args = JSON.parse(
@@ -134,6 +136,10 @@ function problemsOf(scenario: Scenario): string[] {
             ? MoveComponentsInput.parse(args).operations.flatMap((operation) => operation.uuids)
             : [];
       for (const uuid of uuidsNamed) if (!componentOf(named(uuid))) problems.push(`${where}: no component ${uuid}`);
+      if (call.name === 'propose_plan') {
+        for (const id of ProposePlanInput.parse(args).rows.flatMap((row) => row.components))
+          if (!components.has(id)) problems.push(`${where}: unknown component ${id}`);
+      }
       if (call.name === 'get_component_details') {
         for (const id of GetComponentDetailsInput.parse(args).component_ids)
           if (!components.has(id)) problems.push(`${where}: unknown component ${id}`);

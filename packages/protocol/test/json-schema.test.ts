@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   AgentsConfig,
   AgentsResponse,
@@ -48,17 +48,17 @@ function validator(file: string): ValidateFunction {
 }
 
 /** Asserts that ajv and zod both accept the value. */
-function assertValid(file: string, schema: z.ZodType, value: unknown, label = file): void {
+function assertValid(file: string, schema: z.core.$ZodType, value: unknown, label = file): void {
   const validate = validator(file);
   assert.ok(validate(value), `ajv rejects ${label}: ${ajv.errorsText(validate.errors)}`);
-  const parsed = schema.safeParse(value);
+  const parsed = z.safeParse(schema, value);
   assert.ok(parsed.success, `zod rejects ${label}: ${parsed.success ? '' : parsed.error.message}`);
 }
 
 /** Asserts that ajv and zod both reject the value. */
-function assertInvalid(file: string, schema: z.ZodType, value: unknown, label: string): void {
+function assertInvalid(file: string, schema: z.core.$ZodType, value: unknown, label: string): void {
   assert.equal(validator(file)(value), false, `ajv accepts ${label}`);
-  assert.equal(schema.safeParse(value).success, false, `zod accepts ${label}`);
+  assert.equal(z.safeParse(schema, value).success, false, `zod accepts ${label}`);
 }
 
 function readYaml(relative: string): unknown {
@@ -161,7 +161,7 @@ describe('every fixture validates against its generated schema', () => {
   });
 
   it('agrees with zod on every tool call a scenario scripts (valid ones and deliberately broken ones)', () => {
-    const inputs: Record<string, [string, z.ZodType]> = {
+    const inputs: Record<string, [string, z.core.$ZodType]> = {
       place_components: ['place-components-input.schema.json', PlaceComponentsInput],
       edit_components: ['edit-components-input.schema.json', EditComponentsInput],
       set_page_value: ['set-page-value-input.schema.json', SetPageValueInput],
@@ -183,7 +183,7 @@ describe('every fixture validates against its generated schema', () => {
         compared += 1;
         assert.equal(
           validator(schemaFile)(args),
-          schema.safeParse(args).success,
+          z.safeParse(schema, args).success,
           `${file} ${call.id}: ajv and zod disagree on ${call.arguments}`,
         );
       }
@@ -374,7 +374,7 @@ describe('hand-built messages', () => {
     assert.equal(parseHopRequestJson(text).success, false, 'the parser accepts a __proto__ key');
   });
 
-  const badResponses: Array<[string, string, z.ZodType, unknown]> = [
+  const badResponses: Array<[string, string, z.core.$ZodType, unknown]> = [
     [
       'a final response without finish_reason',
       'hop-response.schema.json',

@@ -2,7 +2,7 @@
 // or a component the page holds, words the host's answer exactly, and refuses answers of another kind or shape.
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { HopRequest, type Waiting } from '../src/index.js';
+import { type Waiting, WaitAnswer } from '../src/index.js';
 import {
   answerProblems,
   answerResult,
@@ -27,7 +27,7 @@ const waiting: Waiting = {
   screenshot: { component_uuid: null },
 };
 const answer = (fields: Record<string, unknown>) =>
-  HopRequest.shape.answer.unwrap().parse({ kind: 'screenshot', call_id: 'call_look', ...fields });
+  WaitAnswer.parse({ kind: 'screenshot', call_id: 'call_look', ...fields });
 
 function run(calls: ReturnType<typeof look>[], layout = documentOf()) {
   return executeToolCalls(calls, {
@@ -84,7 +84,7 @@ describe('the answer to a screenshot', () => {
     assert.deepEqual(paths({}, 0), ['attachments']);
     assert.deepEqual(paths({ unavailable: true }, 1), ['answer.unavailable']);
     assert.deepEqual(paths({ call_id: 'other' }, 1), ['answer.call_id']);
-    const question = HopRequest.shape.answer.unwrap().parse({ kind: 'question', call_id: 'call_look', choices: [0] });
+    const question = WaitAnswer.parse({ kind: 'question', call_id: 'call_look', choices: [0] });
     assert.deepEqual(
       answerProblems(waiting, question).map((problem) => problem.path),
       ['answer.kind'],

@@ -237,7 +237,7 @@ describe('executeToolCalls', () => {
     assert.equal(run.results[0]!.ok, false);
     assert.equal(
       run.results[0]!.content,
-      'Unknown tool `delete_components`. Available tools: place_components, edit_components, set_page_value, remove_components, move_components, get_component_details, ask_question, request_screenshot.',
+      'Unknown tool `delete_components`. Available tools: place_components, edit_components, set_page_value, remove_components, move_components, get_component_details, ask_question, request_screenshot, propose_plan.',
     );
     assert.deepEqual(run.outputs, []);
   });

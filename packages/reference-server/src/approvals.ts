@@ -1,5 +1,5 @@
 /**
- * Approval of destructive changes (spec/hop-protocol.md §20.4): the outputs of a hop that the agent's `approve` rule
+ * Approval of destructive changes (spec/hop-protocol.md §20.5): the outputs of a hop that the agent's `approve` rule
  * marks are held back as a proposal (or, for a client that cannot ask, not sent at all), and the approved ones are
  * sent with the hop that brings the person's answer.
  */
@@ -15,12 +15,12 @@ import {
 import type { HopRun, ParkedCallsStep } from './hop-run.js';
 import type { TurnSoFar } from './turn-state.js';
 
-/** Told to the model for a change that needs approval while another call of its reply already waits (spec §20.4). */
+/** Told to the model for a change that needs approval while another call of its reply already waits (spec §20.5). */
 const APPROVAL_LATER_RESULT =
   "This change needs the person's approval; another call of the reply already waits for them, so propose it again after their answer.";
 
 /**
- * Holds back this hop's outputs that need approval (spec §20.4): the rest stay the hop's outputs and the document the
+ * Holds back this hop's outputs that need approval (spec §20.5): the rest stay the hop's outputs and the document the
  * client will hold; each held call's result in `step.messages` says so. With `waitMs`, the turn waits for the
  * person's decision (`step.waiting`, `step.proposal`); a client that did not declare the wait gets none of them.
  */
@@ -56,14 +56,14 @@ export function holdProposals(
   };
 }
 
-/** The proposed outputs the person approved in `request`'s answer, in their order (spec §20.4); none otherwise. */
+/** The proposed outputs the person approved in `request`'s answer, in their order (spec §20.5); none otherwise. */
 export function approvedOutputs(turn: TurnSoFar | undefined, request: HopRequest): ToolOutput[] {
   const answer = request.answer;
   if (turn?.waiting?.kind !== 'approval' || answer?.kind !== 'approval' || !turn.proposal) return [];
   return turn.proposal.map(({ output }) => output).filter((output) => answer.approved.includes(output.call_id));
 }
 
-/** Each proposed call's result once the person decided (spec §20.4, worded exactly so). */
+/** Each proposed call's result once the person decided (spec §20.5, worded exactly so). */
 export function decidedResults(turn: TurnSoFar, approved: readonly string[]): Map<string, string> {
   return new Map(
     (turn.proposal ?? []).map(({ output, result }) => [

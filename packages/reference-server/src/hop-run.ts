@@ -27,7 +27,7 @@ export interface HopRun {
   tools: Record<string, ToolDefinition>;
   /** Where the outputs and the model's text go before the response, for a streamed answer (spec §6.1). */
   events: HopEvents;
-  /** The proposed outputs the person approved, sent with this hop (spec §20.4). */
+  /** The proposed outputs the person approved, sent with this hop (spec §20.5). */
   approved?: readonly ToolOutput[] | undefined;
 }
 
@@ -43,6 +43,6 @@ export interface ParkedCallsStep {
   told?: PageTold | undefined;
   /** What the turn waits for when a call of this hop asked the person (spec §20.1): then no decision is made. */
   waiting?: Waiting | undefined;
-  /** The outputs held back as a proposal, with their calls' results (spec §20.4). */
+  /** The outputs held back as a proposal, with their calls' results (spec §20.5). */
   proposal?: Array<{ output: ToolOutput; result: string }> | undefined;
 }

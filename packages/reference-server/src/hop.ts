@@ -1,6 +1,7 @@
 import type { AgentDefinition, AgentsConfig, Attachment, HopRequest, HopResponse, HopUsage } from '@canvas-ai/protocol';
 import { applyOutputs, errorMessage } from '@canvas-ai/protocol';
 import {
+  agentToolNames,
   BUSY_RETRY_AFTER_SECONDS,
   collectPlacedUuids,
   type DocumentDigest,
@@ -93,7 +94,12 @@ export async function runHop(
     const turn = answered ?? seedTurn(deps.config, agentId, agent, request, input.attachments);
     const previousOutputs = admission.turn?.response.outputs ?? [];
     // Decided by hop 1's capabilities, kept with the turn (spec §5.1): the same tools on every hop.
-    const tools = offeredTools(deps.tools, agent.tools, turn.declared_outputs ?? [], turn.declared_waits ?? []);
+    const tools = offeredTools(
+      deps.tools,
+      agentToolNames(agent),
+      turn.declared_outputs ?? [],
+      turn.declared_waits ?? [],
+    );
     return await executeHop({
       deps,
       key,
@@ -215,11 +221,11 @@ async function runParkedCalls(
       step.messages.push({ role: 'tool', call_id: result.call_id, name: result.name, content: result.content });
     }
     if (execution.wait) step.waiting = waitingFor(execution.wait, deps.ttl.waitMs, Date.now());
-    // Outputs the agent's rule marks wait for the person's approval, or are not sent (spec §20.4).
+    // Outputs the agent's rule marks wait for the person's approval, or are not sent (spec §20.5).
     holdProposals({ deps, agent, turn, request }, step, Date.now());
     step.placedUuids.push(...collectPlacedUuids(step.outputs, deps.catalog));
   } else if (approved && approved.length > 0) {
-    // The hop that brings the person's approval sends what they approved (spec §20.4).
+    // The hop that brings the person's approval sends what they approved (spec §20.5).
     step.outputs = [...approved];
     step.document = applyOutputs(document, approved);
     step.placedUuids.push(...collectPlacedUuids(step.outputs, deps.catalog));

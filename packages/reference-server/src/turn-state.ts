@@ -80,9 +80,9 @@ export const ActiveTurn = z.object({
    * What the turn waits for since its last hop (spec §20.1): the next hop must bring the answer, which replaces the
    * asking call's result in `messages`. Absent while it waits for nothing.
    */
-  waiting: Waiting.optional(),
+  waiting: z.optional(Waiting),
   /**
-   * The outputs proposed to the person while the turn waits for an approval (spec §20.4), each with its call's
+   * The outputs proposed to the person while the turn waits for an approval (spec §20.5), each with its call's
    * result as the tool gave it: the approved ones are sent with the hop that brings the answer.
    */
   proposal: z.array(z.object({ output: ToolOutput, result: z.string() })).optional(),
@@ -100,7 +100,7 @@ export const ActiveTurn = z.object({
    * The tokens of every model call of the turn so far (spec §6.2), once one of them reported usage. Absent in turns
    * stored before it existed, and while the model reported nothing.
    */
-  usage: TokenCounts.optional(),
+  usage: z.optional(TokenCounts),
   /** Set when the turn only waits for the host's report on this hop's outputs before it ends. */
   held: HeldEnding.optional(),
   /**

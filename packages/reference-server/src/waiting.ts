@@ -12,6 +12,7 @@ import type { TurnSoFar } from './turn-state.js';
 /** What the response and the stored turn carry for a call that asked: until when the server waits (spec §20.1). */
 export function waitingFor(wait: WaitRequest & { call_id: string }, waitMs: number, now: number): Waiting {
   const expires_at = new Date(now + waitMs).toISOString();
+  if (wait.kind === 'plan') return { kind: wait.kind, call_id: wait.call_id, expires_at, plan: wait.plan };
   return wait.kind === 'question'
     ? { kind: wait.kind, call_id: wait.call_id, expires_at, question: wait.question }
     : { kind: wait.kind, call_id: wait.call_id, expires_at, screenshot: wait.screenshot };
@@ -69,7 +70,7 @@ export function withAnswer(
     );
   }
   const { waiting: _answered, proposal: _decided, ...rest } = turn;
-  // An approval decides each proposed call's result; any other answer is the asking call's (spec §20.4, §20.1).
+  // An approval decides each proposed call's result; any other answer is the asking call's (spec §20.5, §20.1).
   const results =
     answer.kind === 'approval'
       ? decidedResults(turn, answer.approved)

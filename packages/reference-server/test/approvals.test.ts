@@ -1,4 +1,4 @@
-// Approval of destructive changes (spec/hop-protocol.md §20.4) over HTTP, in every state: a client that cannot ask
+// Approval of destructive changes (spec/hop-protocol.md §20.5) over HTTP, in every state: a client that cannot ask
 // never gets the change, the proposal waits with its changes named (no uuid) and calls no model, the status shows
 // it, a rejection sends nothing, an approval sends the output with the hop that brings it, refused answers change
 // nothing; on the memory store, and on Redis with the hops of one turn alternating between two instances.

@@ -77,7 +77,7 @@ describe('the canvas-ai-conformance CLI as a process', () => {
     assert.equal(closingLine(stdout), `${passLines} passed, 0 failed`);
     assert.match(
       stdout,
-      /^canvas-ai\/1 revision 1\.8: level 2, streaming, remove\/move, questions, screenshots, approvals$/m,
+      /^canvas-ai\/1 revision 1\.8: level 2, streaming, remove\/move, questions, screenshots, plans, approvals$/m,
     );
     const written = JSON.parse(await readFile(report, 'utf8')) as { passed: number; failed: number };
     assert.deepEqual([written.passed, written.failed], [passLines, 0]);

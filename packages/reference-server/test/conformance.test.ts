@@ -26,7 +26,8 @@ describe('the conformance kit against the reference server', () => {
     // Waits of 8 s, so the kit sits one out (waits.expiry); every other check answers its question at once.
     const server = await startTestServer({ ttl: { waitMs: 8_000 } });
     try {
-      const report = await runConformance({ ...endpointsOf(server.url), level: 2 });
+      // Told the reference server's per-session bound (32), the kit drives a session to it.
+      const report = await runConformance({ ...endpointsOf(server.url), level: 2, sessionTurns: 32 });
       assert.deepEqual(failures(report), []);
       assert.equal(report.skipped, 0);
       assert.equal(report.passed, report.results.length);
@@ -38,7 +39,7 @@ describe('the conformance kit against the reference server', () => {
       assert.deepEqual(report.notClaimed, []);
       assert.equal(
         formatClaimVerdict(report),
-        'canvas-ai/1 revision 1.8: level 2, streaming, remove/move, questions, screenshots, approvals',
+        'canvas-ai/1 revision 1.8: level 2, streaming, remove/move, questions, screenshots, plans, approvals',
       );
     } finally {
       await server.close();
@@ -56,8 +57,9 @@ describe('the conformance kit against the reference server', () => {
       assert.deepEqual(failures(report), []);
       assert.deepEqual((report.notClaimed ?? []).map((group) => group.what).sort(), [
         'a look at the page (spec §20.3)',
-        'approval of destructive changes (spec §20.4)',
+        'approval of destructive changes (spec §20.5)',
         'derived props (spec §10.1, revision 1.6)',
+        'plans (spec §20.4)',
         'streamed hops (spec §6.1)',
         "the agents' ETag (spec §3.1, revision 1.5)",
         'the remove_components and move_components outputs (spec §11.4, §11.5)',
@@ -89,14 +91,17 @@ describe('the conformance kit against the reference server', () => {
     try {
       const modest = await runConformance({
         ...endpointsOf(server.url),
-        claim: { revision: '1.7', parts: ['remove-move', 'questions'] },
+        claim: { revision: '1.8', parts: ['remove-move', 'questions', 'screenshots', 'plans'] },
       });
       assert.deepEqual(failures(modest), []);
       assert.deepEqual(
         (modest.notClaimed ?? []).map((group) => group.what),
         ['streamed hops (spec §6.1)'],
       );
-      assert.equal(formatClaimVerdict(modest), 'canvas-ai/1 revision 1.7: level 1, remove/move, questions');
+      assert.equal(
+        formatClaimVerdict(modest),
+        'canvas-ai/1 revision 1.8: level 1, remove/move, questions, screenshots, plans',
+      );
       const claimed = await runConformance({
         ...endpointsOf(server.url),
         filter: (check) => check.id.startsWith('stream.'),
@@ -173,8 +178,8 @@ describe('the conformance kit against the reference server', () => {
   });
 
   it('passes cancel.during-hop with the cancel landing while the hop runs: that hop answers 410 with progress ""', async () => {
-    // The hop's model decision is held until the server has answered a cancel that found the turn, so the cancel
-    // lands while the hop runs, whatever the machine's speed.
+    // The scenario's decision takes 800 ms (delay_ms), and is also held until the server has answered a cancel that
+    // found the turn, so the cancel lands while the hop runs, whatever the machine's speed.
     const model = new RecordingProvider(new ScriptedProvider(fixtures.scenarios));
     const hold = model.holdNext();
     const app = createApp({ agents: fixtures.agents, catalog: fixtures.catalog, provider: model, log: silentLogger });
@@ -197,7 +202,10 @@ describe('the conformance kit against the reference server', () => {
       });
       const [result] = report.results;
       assert.equal(result!.status, 'pass', result!.why);
-      assert.match(result!.why, /the cancel landed while hop 1 ran: hop 1 got 410 with progress "", and hop 2 got 410/);
+      assert.match(
+        result!.why,
+        /the cancel landed \d+ ms into hop 1's 800 ms decision: hop 1 got 410 with progress "", and hop 2 got 410/,
+      );
     } finally {
       await server.close();
     }

@@ -118,7 +118,7 @@ function assertHopSemantics(scenario: Scenario, responses: HopResponse[], run: S
     }
     parkedBefore = new Set();
     // A hop that executed a question waits for the person: it makes no decision (spec §20.1). The changes it holds
-    // for approval come with the next hop, the one that brings the decision (spec §20.4).
+    // for approval come with the next hop, the one that brings the decision (spec §20.5).
     if (response.should_continue && response.waiting) {
       if (response.waiting.kind === 'approval')
         parkedBefore = new Set(response.waiting.approval.changes.map((change) => change.call_id));

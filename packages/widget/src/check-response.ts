@@ -1,6 +1,6 @@
 /** The checks a hop's answer goes through, shared by the JSON reader and the stream reader. */
 import { HopErrorBody, HopResponse, type HopRequest } from '@canvas-ai/protocol';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { TurnError } from './turn-error.js';
 
 /** The error of a refused hop: its protocol error body when it has one (a JSON error, or a stream's error line). */
@@ -34,7 +34,7 @@ export function checkHopResponse(body: unknown, request: HopRequest, status: num
 }
 
 /** The error of an answer that does not follow the protocol schema, naming the first problem. */
-export function invalidAnswer(hop: number, status: number, error: z.ZodError): TurnError {
+export function invalidAnswer(hop: number, status: number, error: z.core.$ZodError): TurnError {
   const issue = error.issues[0];
   const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
   return new TurnError(

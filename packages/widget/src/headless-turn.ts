@@ -18,6 +18,8 @@ export interface HeadlessTurnOptions {
   message: string;
   /** The agent to ask; absent → the server's main agent. */
   agent?: string | undefined;
+  /** Files the person attaches to the message: sent with hop 1 only, as multipart (spec §4.3). */
+  attachments?: readonly Blob[] | undefined;
   /** Fetch a session and CSRF token from `/api/token` first (default true); false for a server that checks no CSRF. */
   csrf?: boolean | undefined;
   /** Default: the global `fetch`. */
@@ -64,7 +66,7 @@ export async function runHeadlessTurn(options: HeadlessTurnOptions): Promise<Hea
     storage: () => new ChatStorage('canvas-ai-headless', area),
   });
   const turn = session.send(
-    { messages: [{ role: 'user', text: options.message }], agent: options.agent },
+    { messages: [{ role: 'user', text: options.message }], agent: options.agent, attachments: options.attachments },
     {
       onHop: (report) => options.onHop?.(report, document),
       onText: options.onText,

@@ -15,7 +15,6 @@ import {
   type HopRequest,
   type HopResponse,
   type ToolOutput,
-  type QuestionAnswer,
   type WaitAnswer,
   type Waiting,
   type WaitingOf,
@@ -28,6 +27,7 @@ import { DEFAULT_RETRY_DELAYS, type RetryWait, type SendTry, withRetries } from 
 import { answerScreenshot, type GetScreenshotHook } from './screenshot.js';
 import { serializeHopRequest, type SerializedHopRequest } from './serialize-request.js';
 import { newTraceId, traceparent } from './trace-context.js';
+import { type ClearPlanHook, PlanPlaceholders, type ShowPlanHook } from './plan-placeholders.js';
 import { OtherOriginUnreachable, originHint, otherOrigin } from './other-origin.js';
 import { noChanges, recordHop, type TurnChanges } from './turn-changes.js';
 import { TurnError } from './turn-error.js';
@@ -76,6 +76,23 @@ export interface PersonAnswer {
   text?: string | undefined;
 }
 
+/** The person's decision on a plan (spec §20.4), as {@link DecidePlanHook} gives it: build it, or propose another. */
+export interface PlanDecision {
+  decision: 'approve' | 'revise';
+  /** What should change in the plan: required, not blank, with `revise`; none with `approve`. */
+  feedback?: string | undefined;
+}
+
+/**
+ * Shows the person the plan an agent proposes before it builds (spec §20.4) and resolves with their decision; the
+ * loop sends it with the next hop. A Cancel is no decision: stop the turn (the server is told). Giving this hook
+ * declares the wait `plan` on hop 1, so only then may the server's agent propose one.
+ */
+export type DecidePlanHook = (
+  waiting: WaitingOf<'plan'>,
+  info: { requestId: string; hop: number; signal: AbortSignal },
+) => PlanDecision | Promise<PlanDecision>;
+
 /**
  * Shows the person what the turn waits for (spec §20: a question) and resolves with their answer or dismissal. The
  * loop sends it with the next hop; a stop while it waits ends the turn (the promise is then left). Giving this hook
@@ -86,13 +103,13 @@ export type AskPersonHook = (
   info: { requestId: string; hop: number; signal: AbortSignal },
 ) => PersonAnswer | Promise<PersonAnswer>;
 
-/** The person's decision on proposed changes (spec §20.4): the `call_id`s of the changes they approve; none rejects. */
+/** The person's decision on proposed changes (spec §20.5): the `call_id`s of the changes they approve; none rejects. */
 export interface ApprovalDecision {
   approved: readonly string[];
 }
 
 /**
- * Shows the person the changes the agent proposes (spec §20.4) and resolves with their decision. The loop sends it
+ * Shows the person the changes the agent proposes (spec §20.5) and resolves with their decision. The loop sends it
  * with the next hop, whose response carries the approved outputs; a stop while it waits ends the turn. Giving this
  * hook declares the wait `approval` on hop 1: without it, the server never sends a change its rules mark.
  */
@@ -201,13 +218,25 @@ export interface TurnOptions {
    */
   askPerson?: AskPersonHook | undefined;
   /**
+   * Shows the plan an agent proposes before it builds and gives the person's decision (spec §20.4). Given, the loop
+   * declares the wait `plan`; absent, no turn waits for a plan (the agent builds without one).
+   */
+  decidePlan?: DecidePlanHook | undefined;
+  /**
+   * Draws a plan's rows as placeholders on the host's canvas, those not built yet (spec §20.4); optional. Called when
+   * the plan is shown, approved, and as its rows are built.
+   */
+  showPlan?: ShowPlanHook | undefined;
+  /** Takes the placeholders of {@link showPlan} away: a revision asked for, the turn ended or stopped. */
+  clearPlan?: ClearPlanHook | undefined;
+  /**
    * Takes a screenshot of the page, or of the region around a component, when the agent asks for a look (spec §20.3).
    * Given, the loop declares the wait `screenshot`; absent, the agent is never offered the look. A wait for one the
    * hook cannot serve (it returns nothing or fails) is answered `unavailable`, and the model is told.
    */
   getScreenshot?: GetScreenshotHook | undefined;
   /**
-   * Shows the changes the agent proposes and gives the person's decision (spec §20.4). Given, the loop declares the
+   * Shows the changes the agent proposes and gives the person's decision (spec §20.5). Given, the loop declares the
    * wait `approval`; absent, a change the agents config marks is never sent.
    */
   approve?: ApproveHook | undefined;
@@ -327,6 +356,8 @@ class TurnRun {
   private lastApplyResults: ApplyResult[] | undefined;
   /** What the turn waits for after the latest hop (spec §20.1): the person answers before the next hop is sent. */
   private waiting: Waiting | undefined;
+  /** The plan on the host's canvas, if any (spec §20.4). */
+  private readonly plan: PlanPlaceholders;
   /** The host's fetch or the global one, always called as a plain function (a bare `window.fetch` needs that). */
   private readonly fetchImpl: typeof fetch;
   /** What the host applied so far, with its undo. */
@@ -338,6 +369,7 @@ class TurnRun {
     this.requestId = options.requestId ?? newId();
     this.traceId = options.trace ? newTraceId() : undefined;
     this.changes = options.resume?.changes ?? noChanges(this.requestId);
+    this.plan = new PlanPlaceholders(options);
     if (options.resume) {
       // The server holds this turn already: its hops so far count, and a turn that ends without its answer is cancelled.
       this.hops = options.resume.hop;
@@ -390,6 +422,7 @@ class TurnRun {
       };
     } finally {
       this.ended = true;
+      this.plan.clear();
     }
     const last = this.lastResponse;
     if (last && !last.should_continue)
@@ -443,6 +476,7 @@ class TurnRun {
       );
       this.changes = recorded.changes;
       applied.record(outputs, recorded.inverse);
+      this.plan.applied(outputs, this.lastApplyResults);
     };
     const response = await this.sendHop(request, hop === 1 ? (options.attachments ?? []) : images, apply);
     // A response read to its end just as the stop came is not the turn's: it is neither applied nor reported.
@@ -475,6 +509,7 @@ class TurnRun {
       this.waiting = undefined;
       return reply;
     }
+    if (waiting.kind === 'plan') return { answer: await this.answerPlan(waiting, hop), images: [] };
     if (waiting.kind === 'approval') return { answer: await this.answerApproval(waiting, hop), images: [] };
     return { answer: await this.answerQuestion(waiting, hop), images: [] };
   }
@@ -514,16 +549,9 @@ class TurnRun {
   }
 
   /** The person's answer to a question, through the host's {@link AskPersonHook}. */
-  private async answerQuestion(waiting: WaitingOf<'question'>, hop: number): Promise<QuestionAnswer> {
+  private async answerQuestion(waiting: WaitingOf<'question'>, hop: number): Promise<WaitAnswer> {
     const ask = this.options.askPerson;
-    if (!ask)
-      throw new TurnError(
-        'invalid_response',
-        `The server's answer to hop ${hop} waits for a question this page cannot show.`,
-        {
-          hop,
-        },
-      );
+    if (!ask) throw this.cannotShow(waiting, hop);
     const { signal } = this.stopSignal;
     const given = await untilStopped(
       this.callHost('askPerson', hop, () => ask(waiting, { requestId: this.requestId, hop, signal })),
@@ -537,6 +565,40 @@ class TurnRun {
       choices: [...(given.choices ?? [])],
       ...(given.text === undefined ? {} : { text: given.text }),
     };
+  }
+
+  /**
+   * The person's decision on a plan, through the host's {@link DecidePlanHook}; the host's canvas shows the rows while
+   * it waits, and keeps them for the build once approved (spec §20.5).
+   */
+  private async answerPlan(waiting: WaitingOf<'plan'>, hop: number): Promise<WaitAnswer> {
+    const decide = this.options.decidePlan;
+    if (!decide) throw this.cannotShow(waiting, hop);
+    this.plan.shown(waiting);
+    const { signal } = this.stopSignal;
+    const given = await untilStopped(
+      this.callHost('decidePlan', hop, () => decide(waiting, { requestId: this.requestId, hop, signal })),
+      signal,
+    );
+    this.waiting = undefined;
+    if (given.decision !== 'approve' && given.decision !== 'revise')
+      throw new TurnError('host', `The page answered the plan of hop ${hop} without a decision.`, { hop });
+    this.plan.decided(given.decision);
+    return {
+      kind: 'plan',
+      call_id: waiting.call_id,
+      decision: given.decision,
+      ...(given.feedback === undefined ? {} : { feedback: given.feedback }),
+    };
+  }
+
+  /** A wait the client never declared: the server broke the rule of spec §20.1, and the turn ends. */
+  private cannotShow(waiting: Waiting, hop: number): TurnError {
+    return new TurnError(
+      'invalid_response',
+      `The server's answer to hop ${hop} waits for a ${waiting.kind} this page cannot show.`,
+      { hop },
+    );
   }
 
   /** The client's safety net: a hop past `maxHops` ends the turn instead of being sent. */
@@ -736,9 +798,10 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /** The kinds of wait a turn declares on hop 1 (spec §20.1): one per hook the host gave. */
-function declaredWaits(options: Pick<TurnOptions, 'askPerson' | 'getScreenshot' | 'approve'>): string[] {
+function declaredWaits(options: Pick<TurnOptions, 'askPerson' | 'decidePlan' | 'getScreenshot' | 'approve'>): string[] {
   return [
     ...(options.askPerson ? ['question'] : []),
+    ...(options.decidePlan ? ['plan'] : []),
     ...(options.getScreenshot ? ['screenshot'] : []),
     ...(options.approve ? ['approval'] : []),
   ];

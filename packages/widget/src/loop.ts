@@ -8,10 +8,12 @@ export {
   type AskPersonHook,
   type CsrfTokenRequest,
   type CsrfTokenSource,
+  type DecidePlanHook,
   DEFAULT_MAX_HOPS,
   type GetLayoutHook,
   type HopReport,
   type PersonAnswer,
+  type PlanDecision,
   type ResumePoint,
   type RetryReport,
   runTurn,
@@ -23,6 +25,8 @@ export {
   type TurnResult,
 } from './hop-loop.js';
 export type { GetScreenshotHook, ScreenshotRequest } from './screenshot.js';
+// Plans on the host's canvas (spec §20.4): the hooks that draw the planned rows, and how built rows are counted.
+export { type ClearPlanHook, type ShowPlanHook, type ShownPlan, rowsBuiltBy } from './plan-placeholders.js';
 // Undo (spec §17) and resume after a reload (spec §18), for any host.
 export { canUndo, changedPage, noChanges, recordHop, type TurnChanges } from './turn-changes.js';
 export {

@@ -6,7 +6,7 @@
  * `network` error, which the retry rules send again (spec §8.2).
  */
 import { HopStreamLine, type HopRequest, type HopResponse, type ToolOutput } from '@canvas-ai/protocol';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ndjsonLines } from './ndjson-lines.js';
 import { checkHopResponse, httpError, invalidAnswer } from './check-response.js';
 import { TurnError } from './turn-error.js';
@@ -22,7 +22,7 @@ export interface StreamHandlers {
 }
 
 /** The line types this client knows; a line of another type (a later revision's) is skipped (spec §7.1). */
-const KNOWN_TYPES = new Set<string>(HopStreamLine.options.map((option) => option.shape.type.value));
+const KNOWN_TYPES = new Set<string>(HopStreamLine.def.options.flatMap((option) => option.shape.type.def.values));
 
 /** The `type` of a line, read before the line is validated against its own schema. */
 const LineHead = z.object({ type: z.string() });

@@ -6,7 +6,7 @@
  * Any script of the origin can write `sessionStorage`, and it survives reloads: what is kept is text only, never
  * markup, and a chat shows it again with its own escaping, like everything else from outside (security review 2, G6).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ApplyResult, RequestId, ToolOutput } from '@canvas-ai/protocol';
 
 /** A turn's changes as stored (see `TurnChanges`). */
@@ -15,29 +15,29 @@ const StoredChanges = z.object({
   outputs: z.array(ToolOutput),
   inverse: z.array(ToolOutput),
   unrecorded: z.array(ToolOutput),
-  places: z
-    .record(
+  places: z.optional(
+    z.record(
       z.string(),
       z.object({
         component: z.string(),
         region: z.string(),
-        row: z.int().min(1),
-        within: z.string().optional(),
-        gone: z.boolean().optional(),
+        row: z.int().check(z.minimum(1)),
+        within: z.optional(z.string()),
+        gone: z.optional(z.boolean()),
       }),
-    )
-    .optional(),
+    ),
+  ),
 });
 
 /** A running turn as stored: what resuming it needs, and what the chat showed of it. */
 export const SavedTurn = z.object({
   requestId: RequestId,
-  agent: z.string().optional(),
+  agent: z.optional(z.string()),
   /** The user's message that started it. */
   message: z.string(),
   /** The latest hop whose response was applied (0: hop 1 was sent, no response applied yet). */
-  hop: z.int().min(0),
-  applyResults: z.array(ApplyResult).optional(),
+  hop: z.int().check(z.minimum(0)),
+  applyResults: z.optional(z.array(ApplyResult)),
   changes: StoredChanges,
   /** The narration shown so far, and the notices of outputs not applied. */
   progress: z.string(),
@@ -54,15 +54,15 @@ export const SavedMessage = z.object({
   /** What the person typed, the answer, a note's transcript line, an error's text, or a turn's narration. */
   text: z.string(),
   /** How it was shown; absent: a plain message (the person's, or one the host gave). */
-  kind: z.enum(['answer', 'note', 'error', 'narration']).optional(),
+  kind: z.optional(z.enum(['answer', 'note', 'error', 'narration'])),
   /** A note's summary line, as shown (its `text` is what the model reads). */
-  shown: z.string().optional(),
+  shown: z.optional(z.string()),
   /** The notices shown under a note or a narration block. */
-  notices: z.array(z.string()).optional(),
+  notices: z.optional(z.array(z.string())),
   /** An error's code. */
-  code: z.string().optional(),
+  code: z.optional(z.string()),
   /** Where a narration block's turn stood when it was kept. */
-  status: z.enum(['running', 'done', 'stopped', 'failed']).optional(),
+  status: z.optional(z.enum(['running', 'done', 'stopped', 'failed'])),
 });
 export type SavedMessage = z.infer<typeof SavedMessage>;
 
@@ -72,11 +72,11 @@ const StoredUndoable = z.object({ changes: StoredChanges, message: z.string() })
 /** Everything one chat keeps (version 2: messages as text only). */
 export const SavedChat = z.object({
   version: z.literal(2),
-  conversationId: z.string().optional(),
-  messages: z.array(SavedMessage).default([]),
-  running: SavedTurn.optional(),
+  conversationId: z.optional(z.string()),
+  messages: z._default(z.array(SavedMessage), []),
+  running: z.optional(SavedTurn),
   /** The last turn that changed the page, until it is undone or another turn starts. */
-  undoable: StoredUndoable.optional(),
+  undoable: z.optional(StoredUndoable),
 });
 export type SavedChat = z.infer<typeof SavedChat>;
 
@@ -87,10 +87,10 @@ export type SavedChat = z.infer<typeof SavedChat>;
  */
 const SavedChatV1 = z.object({
   version: z.literal(1),
-  conversationId: z.string().optional(),
-  messages: z.array(z.record(z.string(), z.unknown())).default([]),
-  running: SavedTurn.optional(),
-  undoable: StoredUndoable.optional(),
+  conversationId: z.optional(z.string()),
+  messages: z._default(z.array(z.record(z.string(), z.unknown())), []),
+  running: z.optional(SavedTurn),
+  undoable: z.optional(StoredUndoable),
 });
 
 /** A version 1 record as version 2: every message that was text stays text, the rest is dropped. */
@@ -111,7 +111,7 @@ function fromVersion1(saved: z.infer<typeof SavedChatV1>): SavedChat {
 }
 
 /** A kept record of either version, as version 2. */
-const StoredChat = z.union([SavedChat, SavedChatV1.transform(fromVersion1)]);
+const StoredChat = z.union([SavedChat, z.pipe(SavedChatV1, z.transform(fromVersion1))]);
 
 /** The part of the Web Storage API the chat uses (a test or a host may hand in its own). */
 export type ChatStorageArea = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;

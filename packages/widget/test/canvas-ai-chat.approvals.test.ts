@@ -1,4 +1,4 @@
-// Changes the agent proposes for approval (spec §20.4) in <canvas-ai-chat>: the card names each change by its
+// Changes the agent proposes for approval (spec §20.5) in <canvas-ai-chat>: the card names each change by its
 // components (no uuid), ticked, read out, the first box focused; Reject sends none and the page keeps the component,
 // Approve applies the approved one; Stop takes the card away; against a server of revision 1.7 nothing changes.
 import { createMockHandlers } from '@canvas-ai/reference-server/mock';

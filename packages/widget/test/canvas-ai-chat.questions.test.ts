@@ -48,7 +48,7 @@ describe('<canvas-ai-chat> questions inside a turn', () => {
     );
     element.sendMessage(script.user_message);
     await waitUntil(() => card(element), 'the question was not shown');
-    expect(record.posts()[0]!.body.capabilities?.waits).to.deep.equal(['question', 'approval']);
+    expect(record.posts()[0]!.body.capabilities?.waits).to.deep.equal(['question', 'plan', 'approval']);
     expect(card(element)!.querySelector('[part="question-text"]')!.textContent).to.equal(
       'Which tone should the hero have?',
     );
@@ -198,7 +198,7 @@ describe('<canvas-ai-chat> questions inside a turn', () => {
     const element = await mountChat({ getLayout: host.getLayout, applyOutputs: host.applyOutputs });
     const end = await sendAndWait(element, 'Add a hero');
     expect(end.detail.status).to.equal('done');
-    expect(server.received[0]!.capabilities?.waits).to.deep.equal(['question', 'approval']);
+    expect(server.received[0]!.capabilities?.waits).to.deep.equal(['question', 'plan', 'approval']);
     expect(server.received[1]!.answer).to.equal(undefined);
     expect(card(element)).to.equal(null);
     expect(bubbles(element).map((bubble) => bubble.textContent!.trim())).to.include('Done.');

@@ -52,7 +52,7 @@ describe('<canvas-ai-chat> a look at the page', () => {
     const end = await sendAndWait(element, script.user_message);
     expect(end.detail.status).to.equal('done');
     const posts = record.posts();
-    expect(posts[0]!.body.capabilities?.waits).to.deep.equal(['question', 'screenshot', 'approval']);
+    expect(posts[0]!.body.capabilities?.waits).to.deep.equal(['question', 'plan', 'screenshot', 'approval']);
     expect(asked).to.deep.equal([{}]);
     expect(announced(element)).to.include('The agent takes a look at the page.');
     expect([posts[2]!.contentType, posts[2]!.parts, posts[2]!.body.answer]).to.deep.equal([
@@ -68,7 +68,7 @@ describe('<canvas-ai-chat> a look at the page', () => {
     const { record, element } = await screenshotChat();
     const end = await sendAndWait(element, script.user_message);
     expect(end.detail.status).to.equal('done');
-    expect(record.posts()[0]!.body.capabilities?.waits).to.deep.equal(['question', 'approval']);
+    expect(record.posts()[0]!.body.capabilities?.waits).to.deep.equal(['question', 'plan', 'approval']);
     expect(record.posts().every((post) => post.body.answer === undefined)).to.equal(true);
   });
 
@@ -108,7 +108,7 @@ describe('<canvas-ai-chat> a look at the page', () => {
     });
     const end = await sendAndWait(element, 'Take a look at my page and tell me how it looks');
     expect(end.detail.status).to.equal('done');
-    expect(server.received[0]!.capabilities?.waits).to.deep.equal(['question', 'screenshot', 'approval']);
+    expect(server.received[0]!.capabilities?.waits).to.deep.equal(['question', 'plan', 'screenshot', 'approval']);
     expect(server.received[1]!.answer).to.equal(undefined);
     expect(asked).to.equal(0);
     expect(bubbles(element).map((bubble) => bubble.textContent!.trim())).to.include('It looks fine.');

@@ -71,7 +71,7 @@ function atTheProposal(
   });
 }
 
-/** Approval of destructive changes (revision 1.8, spec §20.4). */
+/** Approval of destructive changes (revision 1.8, spec §20.5). */
 export const approvalChecks: ConformanceCheck[] = [
   atTheProposal(
     {

@@ -3,7 +3,10 @@ import { defineCheck, fail, pass, skip, type ConformanceCheck } from '../check.j
 import { describeAnswer, errorCodeOf, errorFieldOf, type Exchange } from '../http-client.js';
 import { newRequestId, scenarioHop } from '../requests.js';
 import { jsonDifference } from '../json-diff.js';
-import { multiHopScenario } from './turn-probes.js';
+import { firstDelayMs, multiHopScenario, slowFirstHopScenario } from './turn-probes.js';
+
+/** The longest wait between two cancels sent while a hop runs: several land inside a slow decision. */
+const CANCEL_RETRY_MAX_MS = 100;
 
 /** Cancel (spec §8.5): idempotent, scoped, and a cancelled turn is gone. */
 export const cancelChecks: ConformanceCheck[] = [
@@ -100,34 +103,44 @@ export const cancelChecks: ConformanceCheck[] = [
     id: 'cancel.during-hop',
     level: 2,
     title:
-      'A cancel sent while hop 1 runs wins: that hop answers 410 with progress "" (or it had finished first), and hop 2 gets 410.',
+      'A cancel that lands while hop 1 waits for a slow decision wins: that hop answers 410 with progress "", and hop 2 gets 410.',
     spec: {
       section: 'cancel',
       must: 'The hop in flight MUST NOT deliver its result: it answers 410 turn_not_found (with progress ""), nothing of it is stored; the cancel answers cancelled: true.',
     },
     async run(context) {
       const fixtures = context.requireFixtures();
-      const scenario = multiHopScenario(fixtures.scenarios);
-      if (!scenario) return skip('no scenario without attachments has two hops or more');
+      const scenario = slowFirstHopScenario(fixtures.scenarios);
+      if (!scenario) return skip('no scenario without attachments has two hops and a first reply with delay_ms');
+      const delayMs = firstDelayMs(scenario);
       const id = newRequestId('cancel-during');
       await context.client.csrfHeaders(); // fetched first, so the cancels leave right behind the hop
       let settled = false;
+      const sentAt = performance.now();
+      let answeredAt = sentAt;
       const running = context.client.postHop(scenarioHop(scenario, fixtures, id, 1)).finally(() => {
         settled = true;
+        answeredAt = performance.now();
       });
-      // Cancels, backing off, until one finds the turn or the hop has answered: a cancel that arrives before the
-      // hop began finds nothing and leaves nothing. On a fast server the hop answers first.
-      let landed: Exchange | undefined;
-      for (let wait = 10; !settled; wait = Math.min(wait * 2, 500)) {
+      // Cancels, backing off a little, until one finds the turn or the hop has answered: a cancel that arrives before
+      // the hop began finds nothing and leaves nothing. The scripted decision takes delayMs, so one lands meanwhile.
+      let landedAt: number | undefined;
+      for (let wait = 10; !settled; wait = Math.min(wait * 2, CANCEL_RETRY_MAX_MS)) {
         await new Promise((resolve) => setTimeout(resolve, wait));
         if (settled) break;
         const sent = await context.client.cancel(id);
         if (sent.status !== 200) return fail(`a cancel while hop 1 ran answered ${describeAnswer(sent)}`);
-        if ((sent.body as { cancelled?: unknown }).cancelled === true) landed = sent;
-        if (landed) break;
+        if ((sent.body as { cancelled?: unknown }).cancelled === true) {
+          landedAt = performance.now();
+          break;
+        }
       }
       const hop1 = await running;
-      if (landed === undefined) {
+      if (landedAt === undefined) {
+        if (hop1.status === 200 && answeredAt - sentAt < delayMs)
+          return fail(
+            `${scenario.id} hop 1 answered in ${Math.round(answeredAt - sentAt)} ms, before its first reply's delay_ms of ${delayMs}: scripted mode must wait for it (spec/conformance.md §3), or no cancel can land while the hop runs`,
+          );
         const problem = cancelProblem(await context.client.cancel(id), id, true);
         if (problem) return fail(`cancelling the turn after hop 1 answered ${describeAnswer(hop1)}: ${problem}`);
       }
@@ -136,17 +149,27 @@ export const cancelChecks: ConformanceCheck[] = [
         return fail(
           `hop 2 after the cancel answered ${describeAnswer(hop2)}, expected 410 turn_not_found: the cancelled turn was kept`,
         );
-      if (landed === undefined)
-        return pass('hop 1 answered before a cancel reached it; the cancel then ended the turn: hop 2 got 410');
-      // A 200 had finished on the server before the cancel took effect, its answer still on its way: allowed.
-      if (hop1.status === 200)
+      if (landedAt === undefined)
+        return pass(
+          'hop 1 answered before a cancel reached it (a slow server); the cancel then ended the turn: hop 2 got 410',
+        );
+      if (hop1.status === 200) {
+        // The decision cannot have returned before delayMs after the hop was sent: a cancel answered sooner took
+        // effect while the hop ran, and the 200 is the result it must not deliver.
+        if (landedAt - sentAt < delayMs)
+          return fail(
+            `the cancel landed ${Math.round(landedAt - sentAt)} ms after hop 1 was sent, while its ${delayMs} ms decision ran, yet hop 1 then answered 200 with its result: the hop in flight delivered it`,
+          );
         return pass('hop 1 had finished when the cancel took effect (200 on its way); hop 2 then got 410');
+      }
       const progress = (hop1.body as { progress?: unknown }).progress;
       if (hop1.status !== 410 || errorCodeOf(hop1.body) !== 'turn_not_found')
         return fail(`hop 1, cancelled while it ran, answered ${describeAnswer(hop1)}, expected 410 turn_not_found`);
       if (progress !== '')
         return fail(`hop 1, cancelled while it ran, carried progress ${JSON.stringify(progress)}, expected ""`);
-      return pass('the cancel landed while hop 1 ran: hop 1 got 410 with progress "", and hop 2 got 410');
+      return pass(
+        `the cancel landed ${Math.round(landedAt - sentAt)} ms into hop 1's ${delayMs} ms decision: hop 1 got 410 with progress "", and hop 2 got 410`,
+      );
     },
   }),
   defineCheck({

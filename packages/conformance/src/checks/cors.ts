@@ -1,5 +1,6 @@
-import { defineCheck, fail, pass, type ConformanceCheck } from '../check.js';
+import { defineCheck, fail, pass, skip, type ConformanceCheck } from '../check.js';
 import { describeAnswer, errorCodeOf } from '../http-client.js';
+import { sendWithHost } from '../raw-http.js';
 import { doorProbe, newRequestId } from '../requests.js';
 import { passedTheDoor } from './door-answers.js';
 
@@ -89,6 +90,52 @@ export const corsChecks: ConformanceCheck[] = [
       return fail(
         `Origin ${origin}, the request's own host and port, answered ${describeAnswer(sent)}; expected it to pass the door (400 unknown_agent, the probe's agent)`,
       );
+    },
+  }),
+  defineCheck({
+    id: 'origin.own-origin-by-port',
+    level: 1,
+    title:
+      "The own origin is the Host's name and port: Host H with Origin http://H (no port on either) passes the door; Host H:P with Origin http://H, and Host H with Origin http://H:P, are another origin (403 origin_not_allowed).",
+    spec: {
+      section: 'hostsOrigins',
+      must: 'A port left out is the same on both sides: a Host without a port matches an Origin without one; a Host that names a port matches an Origin with that port (the comparison by host name and port).',
+    },
+    async run(context) {
+      const client = context.client;
+      if (client.options.fetch)
+        return skip('the kit reaches this server through a fetch of its own, with no socket to send another Host');
+      const url = new URL(client.options.endpoint);
+      if (!url.port) return skip(`the endpoint ${url.origin} names no port, so no Host can leave one out`);
+      const name = url.hostname;
+      const session = { ...(await client.csrfHeaders()), cookie: client.jar.header() ?? '' };
+      const probe = (host: string, origin: string) =>
+        sendWithHost(client.options.endpoint, {
+          method: 'POST',
+          host,
+          headers: { ...session, origin, 'content-type': 'application/json' },
+          body: JSON.stringify(doorProbe('origin-port')),
+          timeoutMs: context.timeoutMs,
+        });
+      const problems: string[] = [];
+      const same = await probe(name, `http://${name}`);
+      if (!(same.status === 400 && errorCodeOf(same.body) === 'unknown_agent'))
+        problems.push(
+          `Host ${name} with Origin http://${name} answered ${same.status} ${errorCodeOf(same.body) ?? ''}, expected it to pass the door (400 unknown_agent, the probe's agent)`,
+        );
+      for (const [host, origin] of [
+        [`${name}:${url.port}`, `http://${name}`],
+        [name, `http://${name}:${url.port}`],
+      ] as const) {
+        const other = await probe(host, origin);
+        if (other.status !== 403 || errorCodeOf(other.body) !== 'origin_not_allowed')
+          problems.push(
+            `Host ${host} with Origin ${origin} answered ${other.status} ${errorCodeOf(other.body) ?? ''}, expected 403 origin_not_allowed (the ports differ)`,
+          );
+      }
+      return problems.length === 0
+        ? pass(`Host ${name} matched Origin http://${name}; a port on one side only made another origin, twice`)
+        : fail(problems.join('; '));
     },
   }),
   defineCheck({

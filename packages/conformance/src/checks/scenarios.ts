@@ -71,7 +71,7 @@ const hopRuleChecks: ConformanceCheck[] = [
               : [];
           const allowed = new Set([
             ...(previous === undefined ? [] : scenario.replies[previous]!.tool_calls.map((call) => call.id)),
-            // Held for the person's approval, sent with the hop that brings it (spec §20.4).
+            // Held for the person's approval, sent with the hop that brings it (spec §20.5).
             ...proposed,
           ]);
           return response.outputs

@@ -1,5 +1,6 @@
 import { checkHop } from '@canvas-ai/protocol/scenario';
 import { normalizeUserMessage } from '@canvas-ai/protocol/scenario';
+import { isQuick } from './turn-probes.js';
 import { HopResponse } from '@canvas-ai/protocol';
 import { defineCheck, fail, pass, skip, type ConformanceCheck } from '../check.js';
 import { describeAnswer } from '../http-client.js';
@@ -20,6 +21,7 @@ export const scriptedChecks: ConformanceCheck[] = [
       const fixtures = context.requireFixtures();
       const scenario = fixtures.scenarios.find(
         (candidate) =>
+          isQuick(candidate) &&
           candidate.attachments.length === 0 &&
           normalizeUserMessage(shout(candidate.user_message)) === normalizeUserMessage(candidate.user_message),
       );

@@ -141,5 +141,6 @@ export const EXERCISABLE_CHECKS: readonly string[] = [
   ...toolChecks.map((check) => check.id),
   'waits.answer-reaches-model',
   'screenshots.answer-reaches-model',
+  'waits.plan-feedback-reaches-model',
   'approvals.answer-reaches-model',
 ];

@@ -7,16 +7,38 @@ import { describeAnswer, errorCodeOf, type Exchange } from '../http-client.js';
 import { newRequestId, scenarioHop } from '../requests.js';
 
 /**
- * Whether the kit's probes can drive a scenario by hand: no attachments, and no hop that waits for an answer (those
+ * Whether the kit's probes can drive a scenario by hand: quick, no attachments, and no hop that waits for an answer (those
  * are the waits checks' to drive, spec §20).
  */
 export function drivenByHand(scenario: Scenario): boolean {
-  return scenario.attachments.length === 0 && scenario.hops.every((hop) => hop.waiting === undefined);
+  return (
+    isQuick(scenario) && scenario.attachments.length === 0 && scenario.hops.every((hop) => hop.waiting === undefined)
+  );
 }
 
 /** The first scenario (file order) the probes drive by hand that takes two hops or more. */
 export function multiHopScenario(scenarios: readonly Scenario[]): Scenario | undefined {
   return scenarios.find((scenario) => drivenByHand(scenario) && scenario.hops.length >= 2);
+}
+
+/**
+ * Whether scripted mode replays every decision of a scenario at once (no `delay_ms`): the probes that pick "the first
+ * scenario that …" pick among these, and only `cancel.during-hop` plays the slow one.
+ */
+export function isQuick(scenario: Scenario): boolean {
+  return scenario.replies.every((reply) => (reply.delay_ms ?? 0) === 0);
+}
+
+/** How long a scenario's first decision takes in scripted mode (its `delay_ms`, spec/conformance.md §3). */
+export function firstDelayMs(scenario: Scenario): number {
+  return scenario.replies[0]?.delay_ms ?? 0;
+}
+
+/** A turn whose hop 1 waits for a slow decision: the one a cancel can reliably land in. */
+export function slowFirstHopScenario(scenarios: readonly Scenario[]): Scenario | undefined {
+  return scenarios.find(
+    (scenario) => scenario.attachments.length === 0 && scenario.hops.length >= 2 && firstDelayMs(scenario) > 0,
+  );
 }
 
 /** A turn for a check that asks about it from a second session: a two-hop scenario and a fresh request id. */

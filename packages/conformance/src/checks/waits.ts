@@ -1,6 +1,6 @@
 import { decidedReplies, type Fixtures, type Scenario, scenarioAnswer } from '@canvas-ai/protocol/scenario';
 import { answerResult } from '@canvas-ai/protocol/server';
-import { HopResponse, TurnStatusResponse, type Waiting } from '@canvas-ai/protocol';
+import { HopResponse, TurnStatusResponse, type WaitKind, type Waiting } from '@canvas-ai/protocol';
 import { defineCheck, fail, pass, skip, type CheckVerdict, type ConformanceCheck } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { describeAnswer, errorCodeOf, errorFieldOf, type Exchange } from '../http-client.js';
@@ -12,24 +12,28 @@ import { scenarioOutcomes } from '../scenario-runs.js';
 const MAX_WAIT_TO_SIT_OUT_MS = 60_000;
 
 /** A scenario whose hop `waitsAt` (1-based) waits, and the answer it sends. */
-interface QuestionProbe {
+export interface WaitProbe {
   scenario: Scenario;
   fixtures: Fixtures;
   waitsAt: number;
 }
 
-/** The first scenario (file order) without attachments whose turn waits for an answer, or why there is none. */
-function questionProbe(context: CheckContext): QuestionProbe | { skip: string } {
+/**
+ * The first scenario (file order) without attachments whose turn first waits for a wait of `kind`, or why there is
+ * none.
+ */
+export function waitProbe(context: CheckContext, kind: WaitKind = 'question'): WaitProbe | { skip: string } {
   const fixtures = context.requireFixtures();
   for (const scenario of fixtures.scenarios) {
-    const index = scenario.hops.findIndex((hop) => hop.waiting?.kind === 'question');
-    if (index >= 0 && scenario.attachments.length === 0) return { scenario, fixtures, waitsAt: index + 1 };
+    const index = scenario.hops.findIndex((hop) => hop.waiting !== undefined);
+    if (index >= 0 && scenario.hops[index]!.waiting!.kind === kind && scenario.attachments.length === 0)
+      return { scenario, fixtures, waitsAt: index + 1 };
   }
-  return { skip: 'no scenario without attachments waits for an answer' };
+  return { skip: `no scenario without attachments waits for an answer of kind ${kind}` };
 }
 
 /** Sends the probe's hops up to the waiting one; its response and the `waiting` it carries, or the failing verdict. */
-async function untilWaiting(context: CheckContext, probe: QuestionProbe, id: string): Promise<Waited | CheckVerdict> {
+async function untilWaiting(context: CheckContext, probe: WaitProbe, id: string): Promise<Waited | CheckVerdict> {
   let last: Exchange | undefined;
   let before = '';
   for (let hop = 1; hop <= probe.waitsAt; hop += 1) {
@@ -41,12 +45,12 @@ async function untilWaiting(context: CheckContext, probe: QuestionProbe, id: str
   if (!parsed.success) return fail(`${probe.scenario.id} hop ${probe.waitsAt} is not a HopResponse`);
   const waiting = parsed.data.should_continue ? parsed.data.waiting : undefined;
   if (!waiting)
-    return fail(`${probe.scenario.id} hop ${probe.waitsAt}, which executes the question, carries no \`waiting\``);
+    return fail(`${probe.scenario.id} hop ${probe.waitsAt}, which executes the call that asks, carries no \`waiting\``);
   return { exchange: last!, response: parsed.data, waiting, before };
 }
 
 /** The probe's turn at its wait: the waiting hop's answer, and the narration of the hop before it. */
-interface Waited {
+export interface Waited {
   exchange: Exchange;
   response: HopResponse;
   waiting: Waiting;
@@ -57,7 +61,7 @@ interface Waited {
  * The text of the decision the script makes once the answer came (`{{answer}}` resolved as the spec words the
  * result, spec §15, §20.2): the hop that brings the answer narrates it, or ends the turn with it.
  */
-function decisionAfterAnswer(probe: QuestionProbe): string | undefined {
+export function decisionAfterAnswer(probe: WaitProbe): string | undefined {
   const decided = decidedReplies(probe.scenario, probe.scenario.hops, () => false);
   const reply = decided.slice(probe.waitsAt).find((index) => index !== undefined);
   const asked = probe.scenario.hops[probe.waitsAt - 1];
@@ -67,29 +71,56 @@ function decisionAfterAnswer(probe: QuestionProbe): string | undefined {
 }
 
 /** What a hop's answer says, narration and final message together. */
-function saidIn(body: unknown): string {
+export function saidIn(body: unknown): string {
   const { progress, message } = (body ?? {}) as { progress?: unknown; message?: unknown };
   return `${String(progress ?? '')}\n${String(message ?? '')}`;
 }
 
 /** The hop after the waiting one, with the scenario's answer (or `answer` instead, or none with `null`). */
-function answerHop(probe: QuestionProbe, id: string, waiting: Waiting, answer?: Record<string, unknown> | null) {
+export function answerHop(probe: WaitProbe, id: string, waiting: Waiting, answer?: Record<string, unknown> | null) {
   const request = scenarioHop(probe.scenario, probe.fixtures, id, probe.waitsAt + 1);
   if (answer === null) return request;
   const scripted = probe.scenario.hops[probe.waitsAt - 1]?.answer ?? {};
   return { ...request, answer: { kind: waiting.kind, call_id: waiting.call_id, ...(answer ?? scripted) } };
 }
 
-/** A check that drives the probe's turn to its wait, judges it, and cancels what it left. */
-function waitCheck(
+/**
+ * The verdict of a check that scenarios exercise by naming it: in each, the hop after the first wait narrates the
+ * result of the answer back through {{answer}}, worded as the spec says (spec §15, §20.2, §20.3).
+ */
+export async function exercisedAnswersRead(context: CheckContext, id: string): Promise<CheckVerdict> {
+  const outcomes = (await scenarioOutcomes(context)).filter(({ scenario }) => scenario.exercises.includes(id));
+  if (outcomes.length === 0) return skip(`no scenario names ${id} in exercises`);
+  const problems = outcomes.flatMap(({ scenario, run, error }) => {
+    if (error) return [`${scenario.id}: ${error}`];
+    const waitsAt = scenario.hops.findIndex((hop) => hop.waiting !== undefined) + 1;
+    const probe = { scenario, fixtures: context.requireFixtures(), waitsAt };
+    const decision = decisionAfterAnswer(probe);
+    const answered = run?.hops[waitsAt];
+    if (waitsAt === 0 || decision === undefined) return [`${scenario.id} waits for no answer the script reads back`];
+    if (answered?.status !== 200)
+      return [`${scenario.id} hop ${waitsAt + 1}, which brings the answer, answered ${answered?.status ?? 'nothing'}`];
+    return saidIn(answered.body).includes(decision)
+      ? []
+      : [
+          `${scenario.id} hop ${waitsAt + 1} does not say ${JSON.stringify(decision)}: the model did not read the answer`,
+        ];
+  });
+  const names = outcomes.map(({ scenario }) => scenario.id).join(', ');
+  return problems.length === 0 ? pass(`${names}: the model read the answer`) : fail(problems.slice(0, 3).join('; '));
+}
+
+/** A check that drives the turn of the probe of `kind` to its wait, judges it, and cancels what it left. */
+export function waitCheck(
   check: Omit<ConformanceCheck, 'family' | 'run' | 'level'>,
-  judge: (context: CheckContext, probe: QuestionProbe, id: string, waited: Waited) => Promise<CheckVerdict>,
+  judge: (context: CheckContext, probe: WaitProbe, id: string, waited: Waited) => Promise<CheckVerdict>,
+  kind: WaitKind = 'question',
 ): ConformanceCheck {
   return defineCheck({
     ...check,
     level: 2,
     async run(context) {
-      const probe = questionProbe(context);
+      const probe = waitProbe(context, kind);
       if ('skip' in probe) return skip(probe.skip);
       const id = newRequestId(check.id.replace('.', '-'));
       try {
@@ -114,7 +145,7 @@ export const waitChecks: ConformanceCheck[] = [
       must: 'A server MUST NOT offer the model a tool that makes a turn wait for a kind the turn’s client did not declare.',
     },
     async run(context) {
-      const probe = questionProbe(context);
+      const probe = waitProbe(context);
       if ('skip' in probe) return skip(probe.skip);
       const id = newRequestId('waits-undeclared');
       try {
@@ -172,34 +203,7 @@ export const waitChecks: ConformanceCheck[] = [
       section: 'questions',
       must: 'The result of the call is one line, which a server MUST word exactly so.',
     },
-    async run(context) {
-      const id = 'waits.answer-reaches-model';
-      const outcomes = (await scenarioOutcomes(context)).filter(({ scenario }) => scenario.exercises.includes(id));
-      if (outcomes.length === 0) return skip(`no scenario names ${id} in exercises`);
-      // The answer hop (the one after the wait) narrates the question's result back through {{answer}}.
-      const problems = outcomes.flatMap(({ scenario, run, error }) => {
-        if (error) return [`${scenario.id}: ${error}`];
-        const waitsAt = scenario.hops.findIndex((hop) => hop.waiting !== undefined) + 1;
-        const probe = { scenario, fixtures: context.requireFixtures(), waitsAt };
-        const decision = decisionAfterAnswer(probe);
-        const answered = run?.hops[waitsAt];
-        if (waitsAt === 0 || decision === undefined)
-          return [`${scenario.id} waits for no answer the script reads back`];
-        if (answered?.status !== 200)
-          return [
-            `${scenario.id} hop ${waitsAt + 1}, which brings the answer, answered ${answered?.status ?? 'nothing'}`,
-          ];
-        return saidIn(answered.body).includes(decision)
-          ? []
-          : [
-              `${scenario.id} hop ${waitsAt + 1} does not say ${JSON.stringify(decision)}: the model did not read the answer`,
-            ];
-      });
-      const names = outcomes.map(({ scenario }) => scenario.id).join(', ');
-      return problems.length === 0
-        ? pass(`${names}: the model read the answer`)
-        : fail(problems.slice(0, 3).join('; '));
-    },
+    run: (context) => exercisedAnswersRead(context, 'waits.answer-reaches-model'),
   }),
   waitCheck(
     {

@@ -102,6 +102,39 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
       ),
   },
   {
+    id: 'client.attachments-hop-1',
+    title: "Sends the person's attachments with hop 1 only (multipart), and every later hop as JSON without them.",
+    spec: { section: 'attachments', must: 'Later hops MUST be sent as JSON.' },
+    judge: (recordings) => {
+      const verdict = overScenarios(
+        recordings,
+        (recording) => {
+          // The one exception, a screenshot's answer (spec §4.3, §20.3), is no scenario's: the kit asks for none.
+          const later = hopsOf(recording).find(
+            (request) =>
+              (hopOf(request)?.hop ?? 1) > 1 &&
+              request.attachments !== undefined &&
+              hopOf(request)?.answer?.kind !== 'screenshot',
+          );
+          if (later)
+            return `hop ${hopOf(later)?.hop ?? '?'} sent as multipart${later.attachments!.length > 0 ? ` with ${later.attachments!.length} attachment(s)` : ''}, not as JSON`;
+          return undefined;
+        },
+        'every hop after the first sent as JSON',
+      );
+      if (verdict.status !== 'pass') return verdict;
+      const recording = recordings.get('attachment');
+      const first = recording && hopsOf(recording).find((request) => hopOf(request)?.hop === 1);
+      const sent = first?.attachments?.length ?? 0;
+      // A client may have no way to attach a file (a generator): then the rule holds for it trivially, and says so.
+      return pass(
+        sent > 0
+          ? `${verdict.why}; the attachment scenario's hop 1 carried ${sent} file(s)`
+          : `${verdict.why}; the client attached no file in the attachment scenario`,
+      );
+    },
+  },
+  {
     id: 'client.session',
     title: 'Asks GET /api/token first, and sends the session cookie and X-CSRF-Token with every hop and cancel.',
     spec: { section: 'csrf', must: 'The client MUST send the session cookie with every request.' },
@@ -248,7 +281,7 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
           return undefined;
         },
         'every output reported, impossible and stale ones rejected',
-        ['build', 'refusals', 'streamed'],
+        ['build', 'refusals', 'streamed', 'attachment'],
       ),
   },
   {

@@ -40,6 +40,11 @@ export interface ClientScenario {
   stream?: boolean;
   /** What a client must claim for the kit to play it (default: revision 1.0); the rest is skipped with a line. */
   needs?: CheckNeeds;
+  /**
+   * A file the person attaches to the message, relative to the kit's fixtures (`--print-fixtures`): the adapter gets
+   * its path as `{attachment}` (empty in the other scenarios).
+   */
+  attachment?: string;
 }
 
 /** The revisions that added what some scenarios play (spec §14.1). */
@@ -135,6 +140,13 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
     id: 'build',
     title: 'a three-hop build: each output type, outputs whose order matters, a final answer, no usage',
     message: 'Build a bakery homepage',
+    hops: [outputs([placeHero], 'Adding a hero.'), outputs(buildRest, 'Adding a hero. A story and a button.'), answer],
+  },
+  {
+    id: 'attachment',
+    title: 'the person attaches a photo to the message: sent with hop 1 only, every later hop as JSON',
+    message: 'Build a page around this photo',
+    attachment: 'attachments/cookie.png',
     hops: [outputs([placeHero], 'Adding a hero.'), outputs(buildRest, 'Adding a hero. A story and a button.'), answer],
   },
   {

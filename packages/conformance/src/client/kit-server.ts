@@ -30,8 +30,10 @@ export interface RecordedRequest {
   path: string;
   /** Lower-cased header names. */
   headers: Record<string, string>;
-  /** The parsed JSON body of a hop (undefined when it was not JSON). */
+  /** The parsed JSON body of a hop, or of a multipart hop's `request` field (undefined when it was neither). */
   body: unknown;
+  /** A multipart hop's files (name, type and size), in order; absent for a JSON body. */
+  attachments?: Array<{ name: string; type: string; size: number }>;
   /** `HopRequest.safeParse` of the body, for a `POST /api/hop`. */
   hop?: ReturnType<typeof HopRequest.safeParse>;
   /** Milliseconds since the scenario started, when the request arrived and when its answer was finished. */
@@ -134,18 +136,13 @@ export class KitServer {
     const headers = Object.fromEntries(
       Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value]),
     ) as Record<string, string>;
-    const text = await readBody(request);
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
+    const { body, attachments } = await readHopBody(request, headers['content-type'] ?? '');
     const entry: RecordedRequest = {
       method: request.method ?? '',
       path: url.pathname,
       headers,
       body,
+      ...(attachments ? { attachments } : {}),
       startedAt,
       endedAt: startedAt,
       status: 0,
@@ -336,8 +333,41 @@ function json(response: ServerResponse, status: number, body: unknown): void {
   response.end(JSON.stringify(body));
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
+async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/**
+ * A request's body as the kit records it: JSON parsed, or a multipart hop's `request` field parsed and its files
+ * listed (spec §4.3); undefined when it is neither.
+ */
+async function readHopBody(
+  request: IncomingMessage,
+  contentType: string,
+): Promise<Pick<RecordedRequest, 'body' | 'attachments'>> {
+  const bytes = await readBody(request);
+  if (contentType.toLowerCase().startsWith('multipart/form-data')) {
+    try {
+      const form = await new Response(new Uint8Array(bytes), { headers: { 'content-type': contentType } }).formData();
+      const files = form.getAll('attachments').filter((part): part is File => typeof part !== 'string');
+      const json = form.get('request');
+      return {
+        body: typeof json === 'string' ? parseJson(json) : undefined,
+        attachments: files.map((file) => ({ name: file.name, type: file.type, size: file.size })),
+      };
+    } catch {
+      return { body: undefined, attachments: [] };
+    }
+  }
+  return { body: bytes.length > 0 ? parseJson(bytes.toString('utf8')) : undefined };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

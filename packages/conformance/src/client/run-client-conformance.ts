@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { KIT_FIXTURES_DIR } from '../load-inputs.js';
 import type { CheckResult, ConformanceReport } from '../check.js';
 import {
   type CheckNeeds,
@@ -19,9 +21,9 @@ import { KIT_AGENTS, KitServer, type ScenarioRecording } from './kit-server.js';
 export interface ClientConformanceOptions {
   /**
    * The adapter: a shell command that runs one turn of the client under test and exits (0 when the turn ended with
-   * its answer). `{server}`, `{message}` and `{agent}` are replaced, shell-quoted, by the kit's base URL, the
-   * person's message and the agent to pick; the same values are in `CANVAS_AI_SERVER`, `CANVAS_AI_MESSAGE` and
-   * `CANVAS_AI_AGENT`. SIGINT to its process group means the person pressed stop.
+   * its answer). `{server}`, `{message}`, `{agent}` and `{attachment}` are replaced, shell-quoted, by the kit's base
+   * URL, the person's message, the agent to pick and the path of a file the person attaches (empty when none); the
+   * same values are in `CANVAS_AI_SERVER`, `CANVAS_AI_MESSAGE`, `CANVAS_AI_AGENT` and `CANVAS_AI_ATTACHMENT`. SIGINT to its process group means the person pressed stop.
    */
   command: string;
   /** The longest one scenario may run (default 30 s); past it the command is killed and the checks judge what came. */
@@ -138,16 +140,24 @@ function runAdapter(
   options: ClientConformanceOptions,
 ): Promise<{ exitCode: number | null; stderr: string }> {
   const agent = KIT_AGENTS.tools[0]!.id;
+  const attachment = scenario.attachment ? join(KIT_FIXTURES_DIR, scenario.attachment) : '';
   const command = options.command
     .replaceAll('{server}', shellQuote(url))
     .replaceAll('{message}', shellQuote(scenario.message))
-    .replaceAll('{agent}', shellQuote(agent));
+    .replaceAll('{agent}', shellQuote(agent))
+    .replaceAll('{attachment}', shellQuote(attachment));
   const child = spawn(command, {
     shell: true,
     // Its own process group: the stop and the timeout reach the client, not only the shell that started it.
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, CANVAS_AI_SERVER: url, CANVAS_AI_MESSAGE: scenario.message, CANVAS_AI_AGENT: agent },
+    env: {
+      ...process.env,
+      CANVAS_AI_SERVER: url,
+      CANVAS_AI_MESSAGE: scenario.message,
+      CANVAS_AI_AGENT: agent,
+      CANVAS_AI_ATTACHMENT: attachment,
+    },
   });
   let stderr = '';
   child.stderr.setEncoding('utf8');

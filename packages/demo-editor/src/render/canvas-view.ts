@@ -1,6 +1,6 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
-import type { CanvasDocument, ComponentNode } from '@canvas-ai/protocol';
+import type { CanvasDocument, ComponentNode, PlanRow } from '@canvas-ai/protocol';
 import { componentViews, unknownView, type RenderChildren } from './component-views.js';
 
 /** What the canvas needs besides the document. */
@@ -12,6 +12,12 @@ export interface CanvasViewState {
   onSelect: (uuid: string | null) => void;
   /** The person removes a top-level row. */
   onRemove: (uuid: string) => void;
+  /**
+   * The rows of the agent's plan not built yet (spec §20.4), drawn as placeholders after the rows of the first
+   * region, where the page builder places them; `firstNumber` is the plan's number of the first of them (from 1).
+   * Never part of the document.
+   */
+  planned?: { rows: readonly PlanRow[]; firstNumber: number } | undefined;
 }
 
 /** A component's short name for people: `sdc.demo.two_column` → `two column`. */
@@ -53,7 +59,8 @@ export function canvasView(state: CanvasViewState): TemplateResult {
   const title = typeof document.page.title === 'string' ? document.page.title : '';
   const description = typeof document.page.description === 'string' ? document.page.description : '';
   const regions = Object.entries(document.layout.regions);
-  const empty = regions.every(([, region]) => region.components.length === 0);
+  const planned = state.planned?.rows ?? [];
+  const empty = regions.every(([, region]) => region.components.length === 0) && planned.length === 0;
   return html`
     <header class="page-meta">
       <p class="page-meta__label">Page title</p>
@@ -87,8 +94,22 @@ export function canvasView(state: CanvasViewState): TemplateResult {
               </div>
             </div>`,
           )}
+          ${id === regions[0]?.[0] ? plannedRows(planned, state.planned?.firstNumber ?? 1) : nothing}
         </div>`,
       )}
     </div>
   `;
+}
+
+/** The placeholders of planned rows: each row's title and components, numbered as in the plan. */
+function plannedRows(rows: readonly PlanRow[], firstNumber: number): TemplateResult {
+  return html`${rows.map(
+    (row, index) => html`<div class="planned-row" data-planned-row=${firstNumber + index}>
+      <p class="planned-row__title">
+        <span class="planned-row__number">Planned row ${firstNumber + index}</span>
+        ${row.title}
+      </p>
+      <p class="planned-row__components">${row.components.map((id) => id.split('.').at(-1)!.replaceAll('_', ' ')).join(', ')}</p>
+    </div>`,
+  )}`;
 }

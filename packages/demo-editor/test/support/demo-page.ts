@@ -62,6 +62,8 @@ export interface HopSeen {
   /** How many outputs the response carried. */
   outputs: number;
   rows: number;
+  /** The numbers of the planned rows drawn as placeholders (spec §20.4), in order. */
+  planned: string[];
 }
 
 /** What the test's init script records on the page's window. */
@@ -132,6 +134,9 @@ export async function openDemo(browser: Browser, url: string): Promise<DemoPage>
         shouldContinue: detail.response.should_continue,
         outputs: detail.response.outputs.length,
         rows: document.querySelectorAll('#canvas [data-region="content"] > .row').length,
+        planned: [...document.querySelectorAll<HTMLElement>('#canvas .planned-row')].map(
+          (row) => row.dataset.plannedRow ?? '',
+        ),
       });
     });
     document.addEventListener('canvas-ai-turn-end', (event) => ended.push((event as CustomEvent).detail.status));

@@ -20,7 +20,7 @@ export type ToolSettings = z.infer<typeof ToolSettings>;
 /** A tool name as agents reference it. */
 export const ToolName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'a tool name is snake_case');
 
-/** Which outputs of an agent need the person's approval (spec §20.4). */
+/** Which outputs of an agent need the person's approval (spec §20.5). */
 export const ApprovalRule = z
   .object({
     outputs: z.array(z.enum(TOOL_OUTPUT_TYPES)).default([]),
@@ -41,17 +41,37 @@ export const AgentDefinition = z
     /** Whether the project's own documentation is added to this agent's context. */
     include_docs: z.boolean().default(false),
     /**
-     * The outputs that need the person's approval (revision 1.8, spec §20.4): of a type listed in `outputs`, or
+     * The outputs that need the person's approval (revision 1.8, spec §20.5): of a type listed in `outputs`, or
      * touching more than `over_components` components.
      */
     approve: ApprovalRule.optional(),
+    /**
+     * Whether the agent proposes a plan before it builds (revision 1.8, spec §20.4): it gets `propose_plan` when its
+     * turn's client declared the wait `plan`, and builds without a plan otherwise.
+     */
+    plan_first: z.boolean().default(false),
+  })
+  .superRefine((agent, ctx) => {
+    const propose = agent.tools.indexOf('propose_plan');
+    if (propose >= 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tools', propose],
+        message: 'propose_plan is offered by plan_first: true; remove it from tools and set plan_first',
+      });
+    if (agent.plan_first && !agent.tools.includes('place_components'))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['plan_first'],
+        message: 'plan_first needs place_components in tools (the agent would plan what it cannot build)',
+      });
   })
   .meta({ id: 'AgentDefinition' });
 export type AgentDefinition = z.infer<typeof AgentDefinition>;
 
 /** A page field the `set_page_value` tool may set. */
 export const PageField = z
-  .object({ name: SafeKey.pipe(z.string().min(1).max(100)), label: z.string(), description: z.string().optional() })
+  .object({ name: z.pipe(SafeKey, z.string().min(1).max(100)), label: z.string(), description: z.string().optional() })
   .meta({ id: 'PageField' });
 export type PageField = z.infer<typeof PageField>;
 

@@ -19,7 +19,7 @@ export const PropDefinition = z
       .array(z.union([z.string(), z.number()]))
       .min(1)
       .optional(),
-    default: JsonValue.optional(),
+    default: z.optional(JsonValue),
     examples: z.array(JsonValue).optional(),
     derived: z.boolean().optional().meta({
       description:

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { errorMessage } from '../wire/errors.js';
 
 /** A fixture file that does not parse or does not match its schema; the message names the file and the key. */
@@ -16,7 +16,10 @@ export class FixtureError extends Error {
 }
 
 /** Reads a YAML file and validates it with `schema`; every problem is a {@link FixtureError} naming file and key. */
-export async function readYamlFile<Schema extends z.ZodType>(file: string, schema: Schema): Promise<z.infer<Schema>> {
+export async function readYamlFile<Schema extends z.core.$ZodType>(
+  file: string,
+  schema: Schema,
+): Promise<z.infer<Schema>> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -29,7 +32,7 @@ export async function readYamlFile<Schema extends z.ZodType>(file: string, schem
   } catch (error) {
     throw new FixtureError(file, `is not valid YAML: ${errorMessage(error)}`, { cause: error });
   }
-  const parsed = schema.safeParse(value);
+  const parsed = z.safeParse(schema, value);
   if (!parsed.success) {
     const problems = parsed.error.issues
       .slice(0, 10)

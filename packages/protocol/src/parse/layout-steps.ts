@@ -7,13 +7,13 @@ import { type ComponentNode, DerivedProps, type Layout, Props } from '../wire/la
 export type LayoutCheck = { success: true; data: Layout } | { success: false; issues: z.core.$ZodIssue[] };
 
 /** A node without its children: they are checked one by one after it (see {@link layoutSteps}). */
-const nodeHead = (props: z.ZodType) =>
+const nodeHead = (props: z.core.$ZodType) =>
   z.object({
     uuid: ComponentUuid,
     component: ComponentId,
     props,
     slots: z.record(SlotName, z.array(z.unknown())).optional(),
-    derived: DerivedProps.optional(),
+    derived: z.optional(DerivedProps),
   });
 const NODE_HEAD = nodeHead(Props);
 /** For values a byte scan already held to JSON: their keys are checked, not every value below them. */

@@ -17,6 +17,6 @@ export function isAbsent(input: unknown, path: readonly PropertyKey[]): boolean 
 }
 
 /** A zod error as wire issues: no `ZodError` ever crosses the wire. */
-export function toErrorIssues(error: z.ZodError): ErrorIssue[] {
+export function toErrorIssues(error: z.core.$ZodError): ErrorIssue[] {
   return error.issues.slice(0, 20).map((issue) => ({ path: fieldName(issue.path), message: issue.message }));
 }

@@ -9,11 +9,12 @@ type ExpectedWait = Pick<NonNullable<ScenarioHop['waiting']>, 'kind' | 'call_id'
  * `call_id` from the wait and the defaults filled in; a screenshot's image is not in it ({@link answerImage}).
  */
 export function scenarioAnswer(waiting: ExpectedWait, answer: NonNullable<ScenarioHop['answer']>): WaitAnswer {
-  const { image: _sentApart, unavailable, approved, ...question } = answer;
-  const call = { kind: waiting.kind, call_id: waiting.call_id };
-  if (waiting.kind === 'screenshot') return WaitAnswer.parse({ ...call, unavailable: unavailable ?? false });
-  if (waiting.kind === 'approval') return WaitAnswer.parse({ ...call, approved: approved ?? [] });
-  return WaitAnswer.parse({ ...call, ...question });
+  const { image: _sentApart, unavailable, decision, feedback, approved, ...question } = answer;
+  const asked = { kind: waiting.kind, call_id: waiting.call_id };
+  if (waiting.kind === 'screenshot') return WaitAnswer.parse({ ...asked, unavailable: unavailable ?? false });
+  if (waiting.kind === 'plan') return WaitAnswer.parse({ ...asked, decision, feedback });
+  if (waiting.kind === 'approval') return WaitAnswer.parse({ ...asked, approved: approved ?? [] });
+  return WaitAnswer.parse({ ...asked, ...question });
 }
 
 /** The fixture file a scenario's screenshot answer sends as the hop's one attachment (spec §20.3), if any. */

@@ -5,7 +5,7 @@ import { PageValues } from '../wire/layout.js';
 import { ATTACHMENT_MEDIA_TYPES, Capabilities, ChatMessage } from '../wire/hop-request.js';
 import { FinishReason } from '../wire/hop-response.js';
 import { ApplyResult, TOOL_OUTPUT_TYPES } from '../wire/outputs.js';
-import { ProposedChange, Question, QUESTION_LIMITS, ScreenshotRequest } from '../wire/waits.js';
+import { Plan, ProposedChange, Question, QUESTION_LIMITS, ScreenshotRequest } from '../wire/waits.js';
 
 /**
  * A tool call exactly as a model sends it: `arguments` is the JSON text of the input (YAML strings included).
@@ -17,8 +17,19 @@ export const ScenarioToolCall = z
 export type ScenarioToolCall = z.infer<typeof ScenarioToolCall>;
 
 /** One scripted model reply: narration text and/or tool calls. No tool call means the model is finished. */
+/** The longest a scripted decision may take (`delay_ms`): a kit run waits for it. */
+const MAX_REPLY_DELAY_MS = 5000;
+
 export const ScenarioReply = z
-  .object({ text: z.string().default(''), tool_calls: z.array(ScenarioToolCall).default([]) })
+  .object({
+    text: z.string().default(''),
+    tool_calls: z.array(ScenarioToolCall).default([]),
+    /**
+     * How long this decision takes, as a real model's does: scripted mode replies no sooner (the kit cancels a turn
+     * while its hop waits for it, spec/conformance.md §3).
+     */
+    delay_ms: z.int().min(0).max(MAX_REPLY_DELAY_MS).optional(),
+  })
   .meta({ id: 'ScenarioReply' });
 export type ScenarioReply = z.infer<typeof ScenarioReply>;
 
@@ -56,7 +67,7 @@ export const ExpectedOutput = z
     uuids: z.array(z.string()).optional(),
     /** set_page_value */
     field: z.string().optional(),
-    value: JsonValue.optional(),
+    value: z.optional(JsonValue),
   })
   .meta({ id: 'ExpectedOutput' });
 export type ExpectedOutput = z.infer<typeof ExpectedOutput>;
@@ -103,7 +114,7 @@ export const ScenarioHop = z
     progress: z.string(),
     /** The final answer: only on the last hop. */
     message: z.string().optional(),
-    finish_reason: FinishReason.optional(),
+    finish_reason: z.optional(FinishReason),
     /** What the client reports back in the next request's `apply_results` (default: every output applied). */
     apply_results: z.array(ApplyResult).optional(),
     /**
@@ -114,6 +125,7 @@ export const ScenarioHop = z
       .discriminatedUnion('kind', [
         z.object({ kind: z.literal('question'), call_id: CallId, question: Question }),
         z.object({ kind: z.literal('screenshot'), call_id: CallId, screenshot: ScreenshotRequest }),
+        z.object({ kind: z.literal('plan'), call_id: CallId, plan: Plan }),
         z.object({
           kind: z.literal('approval'),
           call_id: CallId,
@@ -123,8 +135,8 @@ export const ScenarioHop = z
       .optional(),
     /**
      * What the client answers in the next request's `answer` (its `kind` and `call_id` come from `waiting`): a
-     * question's fields, or a screenshot's `unavailable` or `image`, the fixture file sent as the hop's one
-     * attachment (spec §15, §20.3).
+     * question's fields, a screenshot's `unavailable` or `image`, the fixture file sent as the hop's one
+     * attachment (spec §15, §20.3), or a plan's `decision` and `feedback` (spec §20.4).
      */
     answer: z
       .object({
@@ -140,7 +152,9 @@ export const ScenarioHop = z
         text: z.string().optional(),
         unavailable: z.boolean().optional(),
         image: ScenarioAttachment.optional(),
-        /** For an approval: the `call_id`s of the changes the person approves (spec §20.4). */
+        decision: z.enum(['approve', 'revise']).optional(),
+        feedback: z.string().optional(),
+        /** For an approval: the `call_id`s of the changes the person approves (spec §20.5). */
         approved: z.array(CallId).optional(),
       })
       .optional(),
@@ -159,19 +173,19 @@ export const Scenario = z
     title: z.string().min(1),
     description: z.string().default(''),
     /** The agent picked for the message; absent → the main agent. */
-    agent: AgentId.optional(),
+    agent: z.optional(AgentId),
     /** The agent's `max_hops` that the expectations assume. */
     max_hops: z.int().min(1).optional(),
     /** What the client declares on hop 1 (spec §5.1): the output types beyond the v1 three it applies. */
-    capabilities: Capabilities.optional(),
+    capabilities: z.optional(Capabilities),
     /** Earlier messages of the conversation (hop 1's `messages` before the user message). */
     history: z.array(ChatMessage).default([]),
     user_message: z.string().min(1),
     attachments: z.array(ScenarioAttachment).default([]),
     /** The layout fixture the page starts from, relative to the fixtures folder. */
     layout: z.string().default('layouts/empty.yaml'),
-    page: PageValues.default({}),
-    selected_component: ComponentUuid.nullable().default(null),
+    page: z._default(PageValues, {}),
+    selected_component: z._default(z.nullable(ComponentUuid), null),
     /**
      * The rules this scenario exists to exercise, each named by the conformance check that judges it
      * (`tools.one-call-at-a-time`, spec/conformance.md): that check plays the scenarios that name it.
@@ -188,6 +202,13 @@ export const Scenario = z
           code: 'custom',
           path: ['hops', index, 'should_continue'],
           message: index < last ? 'only the last hop may end the turn' : 'the last hop must end the turn',
+        });
+      }
+      if (hop.waiting && hop.answer && (hop.waiting.kind === 'plan') !== (hop.answer.decision !== undefined)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['hops', index, 'answer'],
+          message: `the answer does not fit a wait of kind ${hop.waiting.kind}`,
         });
       }
       if ((hop.answer !== undefined) !== (hop.waiting !== undefined)) {

@@ -6,6 +6,7 @@ import { Scenario } from '../scenario/scenario.js';
 import {
   AskQuestionInput,
   RequestScreenshotInput,
+  ProposePlanInput,
   EditComponentsInput,
   GetComponentDetailsInput,
   MoveComponentsInput,
@@ -31,7 +32,7 @@ import { ApplyResult, ToolOutput } from '../wire/outputs.js';
 export interface SpecMessage {
   /** The schema's registry id (its `.meta({ id })`), also the OpenAPI component name. */
   id: string;
-  schema: z.ZodType;
+  schema: z.core.$ZodType;
   /**
    * `input` for what a person or client writes (defaults make those fields optional for the writer),
    * `output` for what a server sends (every defaulted field is present).
@@ -152,6 +153,13 @@ export const SPEC_MESSAGES: readonly SpecMessage[] = [
     io: 'input',
     api: false,
     description: 'The arguments a model sends to the request_screenshot tool (revision 1.8).',
+  },
+  {
+    id: 'ProposePlanInput',
+    schema: ProposePlanInput,
+    io: 'input',
+    api: false,
+    description: 'The arguments a model sends to the propose_plan tool (revision 1.8).',
   },
 ];
 

@@ -6,23 +6,23 @@ import type { ComponentNode, Layout } from '../wire/layout.js';
 import type { ToolOutput } from '../wire/outputs.js';
 import type { ApprovalAnswer, ProposedChange, ProposedComponent, WaitingOf } from '../wire/waits.js';
 
-/** Stands in the transcript for a proposed change's result until the person decides (spec §20.1, §20.4). */
+/** Stands in the transcript for a proposed change's result until the person decides (spec §20.1, §20.5). */
 export const APPROVAL_PENDING_RESULT = 'The change is proposed to the person; their decision follows.';
 
-/** Told to the model before an approved change's own result (spec §20.4, worded exactly so). */
+/** Told to the model before an approved change's own result (spec §20.5, worded exactly so). */
 export const APPROVED_RESULT = 'The person approved this change.';
 
-/** Told to the model for a rejected change (spec §20.4, worded exactly so). */
+/** Told to the model for a rejected change (spec §20.5, worded exactly so). */
 export const REJECTED_RESULT = 'The person rejected this change, so it was not applied.';
 
-/** Told to the model for a change that needs approval when the client cannot ask for it (spec §20.4). */
+/** Told to the model for a change that needs approval when the client cannot ask for it (spec §20.5). */
 export const APPROVAL_UNAVAILABLE_RESULT =
   "This change needs the person's approval, which this editor cannot ask for, so it was not applied.";
 
-/** The props whose string value names a component for people, in order (spec §20.4). */
+/** The props whose string value names a component for people, in order (spec §20.5). */
 const NAMING_PROPS = ['heading', 'title', 'label', 'name', 'text'] as const;
 
-/** The components an output touches, each with the components inside it (spec §20.4), found in `layout`. */
+/** The components an output touches, each with the components inside it (spec §20.5), found in `layout`. */
 function touched(output: ToolOutput, layout: Layout): ComponentNode[] {
   const found = (uuids: readonly string[]) =>
     uuids.flatMap((uuid) => {
@@ -43,14 +43,14 @@ function touched(output: ToolOutput, layout: Layout): ComponentNode[] {
   }
 }
 
-/** How many components an output touches (spec §20.4): a removal's and a placement's nested ones included. */
+/** How many components an output touches (spec §20.5): a removal's and a placement's nested ones included. */
 function touchedCount(output: ToolOutput, layout: Layout): number {
   const nodes = touched(output, layout);
   const nested = output.type === 'remove_components' || output.type === 'place_components';
   return nodes.reduce((count, node) => count + (nested ? subtreeUuids(node).length : 1), 0);
 }
 
-/** Whether the agent's rule makes `output` a proposal (spec §20.4); `layout` is the page the output was made on. */
+/** Whether the agent's rule makes `output` a proposal (spec §20.5); `layout` is the page the output was made on. */
 export function needsApproval(output: ToolOutput, rule: ApprovalRule | undefined, layout: Layout): boolean {
   if (!rule) return false;
   if ((rule.outputs as readonly string[]).includes(output.type)) return true;
@@ -74,7 +74,7 @@ export function proposedChange(output: ToolOutput, layout: Layout, catalog: Cata
   return { call_id: output.call_id, type: output.type, components };
 }
 
-/** Why an approval does not fit its proposal (spec §20.4): an approved `call_id` that is not one of the changes. */
+/** Why an approval does not fit its proposal (spec §20.5): an approved `call_id` that is not one of the changes. */
 export function approvalProblems(waiting: WaitingOf<'approval'>, answer: ApprovalAnswer): ErrorIssue[] {
   const proposed = new Set(waiting.approval.changes.map((change) => change.call_id));
   return answer.approved.flatMap((id, index) =>

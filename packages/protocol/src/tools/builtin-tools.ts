@@ -3,6 +3,7 @@ import { editComponentsTool } from './edit-components.js';
 import { getComponentDetailsTool } from './get-component-details.js';
 import { moveComponentsTool } from './move-components.js';
 import { placeComponentsTool } from './place-components.js';
+import { proposePlanTool } from './propose-plan.js';
 import { removeComponentsTool } from './remove-components.js';
 import { requestScreenshotTool } from './request-screenshot.js';
 import { setPageValueTool } from './set-page-value.js';
@@ -18,7 +19,8 @@ export type BuiltinToolName =
   | 'move_components'
   | 'get_component_details'
   | 'ask_question'
-  | 'request_screenshot';
+  | 'request_screenshot'
+  | 'propose_plan';
 
 /**
  * The built-in tools (spec §12) by name: pure and deterministic, so a replayed scenario gets the same outputs. The
@@ -33,7 +35,16 @@ export const builtinTools: Record<BuiltinToolName, ToolDefinition> = {
   get_component_details: getComponentDetailsTool,
   ask_question: askQuestionTool,
   request_screenshot: requestScreenshotTool,
+  propose_plan: proposePlanTool,
 };
+
+/**
+ * The tools an agent has: its `tools`, and `propose_plan` when it plans first (spec §12.4, §20.4). Which of them a
+ * turn offers is {@link offeredTools}' to say.
+ */
+export function agentToolNames(agent: { tools: readonly string[]; plan_first?: boolean | undefined }): string[] {
+  return agent.plan_first ? [...agent.tools, proposePlanTool.name] : [...agent.tools];
+}
 
 /**
  * The tools of `names` a turn may offer its model (spec §5.1, §20.1): every tool whose output type every v1 host

@@ -3,7 +3,7 @@ import type { Catalog } from '../config/catalog.js';
 import type { PageField } from '../config/agents-config.js';
 import type { CanvasDocument } from '../layout/apply-outputs.js';
 import type { ToolOutput, ToolOutputType } from '../wire/outputs.js';
-import type { Question, ScreenshotRequest, WaitKind } from '../wire/waits.js';
+import type { Plan, Question, ScreenshotRequest, WaitKind } from '../wire/waits.js';
 import type { SuggestionPool } from './uuid-suggestions.js';
 
 /** What a tool sees when it executes: the document as the browser sent it, with earlier outputs of this hop applied. */
@@ -38,10 +38,14 @@ export interface ToolExecution {
   wait?: WaitRequest;
 }
 
-/** What a call makes its turn wait for (spec §20), by kind: a question (spec §20.2), a look at the page (spec §20.3). */
+/**
+ * What a call makes its turn wait for (spec §20), by kind: a question (spec §20.2), a look at the page (spec §20.3), a
+ * plan (spec §20.4).
+ */
 export type WaitRequest =
   | { kind: 'question'; question: Question }
-  | { kind: 'screenshot'; screenshot: ScreenshotRequest };
+  | { kind: 'screenshot'; screenshot: ScreenshotRequest }
+  | { kind: 'plan'; plan: Plan };
 
 /**
  * One tool (spec §12): a name, a zod input schema, and `execute`. Backend teams add their own by writing one module of

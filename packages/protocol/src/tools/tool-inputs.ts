@@ -1,9 +1,10 @@
 import * as z from 'zod';
+import { withMeta } from '../wire/meta.js';
 import { ComponentId, ComponentUuid } from '../wire/ids.js';
 import { JsonValue } from '../wire/json.js';
 import { Placement, PlacementTarget } from '../wire/layout.js';
 import { boundedText } from '../wire/text.js';
-import { QUESTION_LIMITS } from '../wire/waits.js';
+import { PLAN_LIMITS, QUESTION_LIMITS } from '../wire/waits.js';
 
 /**
  * How much one call of a built-in tool may ask for (spec §12, §13.2). Each operation and each named component is
@@ -30,9 +31,13 @@ export const PlaceComponentsInput = z
     operations: z
       .array(
         z.object({
-          target: PlacementTarget.describe('A region id such as "content", or "<parent_uuid>/<slot_name>".'),
-          placement: Placement.describe('"inside" an empty target, or "above"/"below" reference_uuid.'),
-          reference_uuid: ComponentUuid.optional().describe('Required with above/below: a component in the target.'),
+          target: withMeta(PlacementTarget, {
+            description: 'A region id such as "content", or "<parent_uuid>/<slot_name>".',
+          }),
+          placement: withMeta(Placement, {
+            description: '"inside" an empty target, or "above"/"below" reference_uuid.',
+          }),
+          reference_uuid: z.optional(ComponentUuid).describe('Required with above/below: a component in the target.'),
           components: z
             .string()
             .min(1)
@@ -80,13 +85,15 @@ export const MoveComponentsInput = z
             .min(1)
             .max(50)
             .describe('The components to move, in the order they should end up in.'),
-          target: PlacementTarget.describe(
-            'Where they go: a region id such as "content", or "<parent_uuid>/<slot_name>".',
-          ),
-          placement: Placement.describe('"inside" an empty target, or "above"/"below" reference_uuid.'),
-          reference_uuid: ComponentUuid.optional().describe(
-            'Required with above/below: a component in the target that is not being moved.',
-          ),
+          target: withMeta(PlacementTarget, {
+            description: 'Where they go: a region id such as "content", or "<parent_uuid>/<slot_name>".',
+          }),
+          placement: withMeta(Placement, {
+            description: '"inside" an empty target, or "above"/"below" reference_uuid.',
+          }),
+          reference_uuid: z
+            .optional(ComponentUuid)
+            .describe('Required with above/below: a component in the target that is not being moved.'),
         }),
       )
       .min(1)
@@ -104,11 +111,11 @@ export type GetComponentDetailsInput = z.infer<typeof GetComponentDetailsInput>;
 /** Ask the person a question with choices; the turn waits for the answer (revision 1.7, spec §20.2). */
 export const AskQuestionInput = z
   .object({
-    question: boundedText(QUESTION_LIMITS.questionChars)
-      .min(1)
-      .describe('What you ask the person, in one or two plain sentences.'),
+    question: withMeta(boundedText(QUESTION_LIMITS.questionChars).check(z.minLength(1)), {
+      description: 'What you ask the person, in one or two plain sentences.',
+    }),
     choices: z
-      .array(boundedText(QUESTION_LIMITS.choiceChars).min(1))
+      .array(boundedText(QUESTION_LIMITS.choiceChars).check(z.minLength(1)))
       .min(QUESTION_LIMITS.minChoices)
       .max(QUESTION_LIMITS.maxChoices)
       .refine(
@@ -125,9 +132,34 @@ export type AskQuestionInput = z.infer<typeof AskQuestionInput>;
 /** Ask the host for a screenshot of the page or of the region around a component (revision 1.8, spec §20.3). */
 export const RequestScreenshotInput = z
   .object({
-    component_uuid: ComponentUuid.optional().describe(
-      'A component on the page: the screenshot shows the region around it. Leave it out for the whole page.',
-    ),
+    component_uuid: z
+      .optional(ComponentUuid)
+      .describe('A component on the page: the screenshot shows the region around it. Leave it out for the whole page.'),
   })
   .meta({ id: 'RequestScreenshotInput' });
 export type RequestScreenshotInput = z.infer<typeof RequestScreenshotInput>;
+/**
+ * The arguments of `propose_plan` (revision 1.8, spec §20.4): the rows the agent will place, in order, each with a
+ * short title and its catalog components (which ones the catalog has is checked when the call executes).
+ */
+export const ProposePlanInput = z
+  .object({
+    rows: z
+      .array(
+        z.object({
+          title: withMeta(boundedText(PLAN_LIMITS.titleChars).check(z.minLength(1)), {
+            description: 'What the row is, in a few plain words ("Hero with the shop\'s name").',
+          }),
+          components: z
+            .array(ComponentId)
+            .min(1)
+            .max(PLAN_LIMITS.maxComponentsPerRow)
+            .describe('The catalog component ids the row is made of, its top-level component first.'),
+        }),
+      )
+      .min(PLAN_LIMITS.minRows)
+      .max(PLAN_LIMITS.maxRows)
+      .describe('The rows you will place, in the order you will place them: one row per place_components call.'),
+  })
+  .meta({ id: 'ProposePlanInput' });
+export type ProposePlanInput = z.infer<typeof ProposePlanInput>;

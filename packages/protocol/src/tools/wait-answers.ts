@@ -2,6 +2,7 @@ import type { ErrorIssue } from '../wire/errors.js';
 import type { WaitAnswer, Waiting, WaitingOf } from '../wire/waits.js';
 import { APPROVED_RESULT, approvalProblems, REJECTED_RESULT } from './approvals.js';
 import { questionAnswerProblems, questionResult } from './ask-question.js';
+import { planAnswerProblems, planAnswerResult } from './propose-plan.js';
 import { screenshotResult } from './request-screenshot.js';
 
 /**
@@ -29,6 +30,7 @@ export function answerProblems(waiting: Waiting, answer: WaitAnswer, images = 0)
     ];
   if (answer.kind === 'screenshot' && answer.unavailable && images > 0)
     return [{ path: 'answer.unavailable', message: 'An unavailable screenshot carries no image; send it as JSON.' }];
+  if (answer.kind === 'plan') return planAnswerProblems(answer);
   return [];
 }
 
@@ -36,15 +38,17 @@ export function answerProblems(waiting: Waiting, answer: WaitAnswer, images = 0)
 type AskedFor =
   | Pick<WaitingOf<'question'>, 'kind' | 'question'>
   | Pick<WaitingOf<'screenshot'>, 'kind'>
+  | Pick<WaitingOf<'plan'>, 'kind'>
   | Pick<WaitingOf<'approval'>, 'kind'>;
 
 /**
- * What the model is told for an accepted answer (spec §20.2, §20.3): the call's result, worded as the spec says. For an
- * approval, the first line of a one-change proposal's result (spec §20.4; each change has its own, `decidedResults`).
+ * What the model is told for an accepted answer (spec §20.2 to spec §20.5): the call's result, worded as the spec says. For
+ * an approval, the first line of a one-change proposal's result (spec §20.5; each change has its own, `decidedResults`).
  */
 export function answerResult(waiting: AskedFor, answer: WaitAnswer): string {
   if (waiting.kind === 'question' && answer.kind === 'question') return questionResult(waiting.question, answer);
   if (answer.kind === 'screenshot') return screenshotResult(answer);
+  if (answer.kind === 'plan') return planAnswerResult(answer);
   if (answer.kind === 'approval') return answer.approved.length > 0 ? APPROVED_RESULT : REJECTED_RESULT;
   throw new Error(`an answer of kind ${answer.kind} to a wait of kind ${waiting.kind}`);
 }

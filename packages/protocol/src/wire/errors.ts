@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { withMeta } from './meta.js';
 import { ProtocolField } from './hop-request.js';
 import { PROTOCOL_VERSION } from './ids.js';
 
@@ -39,33 +40,33 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 /** Every error code, in a stable order. */
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 /** Every error code, as a schema. */
-export const ErrorCodeSchema = z.enum(ERROR_CODES).meta({ id: 'ErrorCode' });
+export const ErrorCodeSchema = withMeta(z.enum(ERROR_CODES), { id: 'ErrorCode' });
 
 /** One validation problem: where (a dotted path into the request) and what. */
-export const ErrorIssue = z.object({ path: z.string(), message: z.string() }).meta({ id: 'ErrorIssue' });
+export const ErrorIssue = withMeta(z.object({ path: z.string(), message: z.string() }), { id: 'ErrorIssue' });
 export type ErrorIssue = z.infer<typeof ErrorIssue>;
 
 /** The body of every 4xx/5xx response (spec §7): the turn stops, the narration so far is kept. */
-export const HopErrorBody = z
-  .object({
+export const HopErrorBody = withMeta(
+  z.object({
     status: z.literal(false),
     should_continue: z.literal(false),
-    protocol: ProtocolField.optional(),
-    request_id: z.string().optional(),
+    protocol: z.optional(ProtocolField),
+    request_id: z.optional(z.string()),
     progress: z.string(),
     message: z.string(),
     error: z.object({
       // Open on read: v1 may add codes (spec §14), and a client must still show the message and keep the
       // progress of an error whose code it does not know. The codes of this version are ErrorCode.
-      code: z
-        .string()
-        .min(1)
-        .meta({ description: 'A stable error code: one of ErrorCode, or a newer one this receiver does not know.' }),
-      field: z.string().optional(),
-      issues: z.array(ErrorIssue).optional(),
+      code: withMeta(z.string().check(z.minLength(1)), {
+        description: 'A stable error code: one of ErrorCode, or a newer one this receiver does not know.',
+      }),
+      field: z.optional(z.string()),
+      issues: z.optional(z.array(ErrorIssue)),
     }),
-  })
-  .meta({ id: 'HopErrorBody', description: 'The body of every error response.' });
+  }),
+  { id: 'HopErrorBody', description: 'The body of every error response.' },
+);
 export type HopErrorBody = z.infer<typeof HopErrorBody>;
 
 /** Whether an error code is one of this protocol version's codes. */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Keys that would reach an object's prototype when a parsed JSON object is copied with plain assignment.
@@ -9,17 +9,19 @@ export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constr
 /** A key of a free-form map on the wire: any string but the prototype-polluting ones. */
 export const SafeKey = z
   .string()
-  .refine((key) => !FORBIDDEN_KEYS.has(key), { message: 'this key is not allowed (prototype pollution guard)' });
+  .check(
+    z.refine((key) => !FORBIDDEN_KEYS.has(key), { message: 'this key is not allowed (prototype pollution guard)' }),
+  );
 
 /** Any JSON value whose object keys are all {@link SafeKey}s. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /** Any JSON value whose object keys are all {@link SafeKey}s. */
-export const JsonValue: z.ZodType<JsonValue> = z
+export const JsonValue: z.ZodMiniType<JsonValue> = z
   .lazy(() =>
     z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValue), z.record(SafeKey, JsonValue)]),
   )
-  .meta({ id: 'JsonValue', description: 'Any JSON value.' });
+  .register(z.globalRegistry, { id: 'JsonValue', description: 'Any JSON value.' });
 
 /** A JSON object whose keys are all {@link SafeKey}s. */
 export const JsonObject = z.record(SafeKey, JsonValue);

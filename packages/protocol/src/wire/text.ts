@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * The characters of a string as the protocol counts them: Unicode code points (spec §13), as JSON Schema's
@@ -25,6 +25,6 @@ function codePointsOver(text: string, atMost: number): boolean {
 export function boundedText(max: number, message = `at most ${max} characters`) {
   return z
     .string()
-    .refine((text) => !codePointsOver(text, max), { message })
-    .meta({ maxLength: max });
+    .check(z.refine((text) => !codePointsOver(text, max), { message }))
+    .register(z.globalRegistry, { maxLength: max });
 }

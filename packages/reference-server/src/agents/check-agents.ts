@@ -1,4 +1,5 @@
 import type { AgentsConfig } from '@canvas-ai/protocol';
+import { proposePlanTool } from '@canvas-ai/protocol/server';
 import { ConfigError } from '../config-error.js';
 
 /**
@@ -8,12 +9,14 @@ import { ConfigError } from '../config-error.js';
  */
 export function checkAgentTools(config: AgentsConfig, toolNames: readonly string[], source: string): void {
   const known = new Set(toolNames);
+  // propose_plan is not listed in tools: plan_first offers it (spec §12.4), and the schema refuses it there.
+  const listed = toolNames.filter((name) => name !== proposePlanTool.name);
   const problems: string[] = [];
   for (const [agentId, agent] of Object.entries(config.agents)) {
     agent.tools.forEach((tool, index) => {
       if (!known.has(tool)) {
         problems.push(
-          `${source}: agents.${agentId}.tools.${index}: there is no tool "${tool}". Use one of: ${[...known].join(', ')}; ` +
+          `${source}: agents.${agentId}.tools.${index}: there is no tool "${tool}". Use one of: ${listed.join(', ')}; ` +
             'or register the tool with createApp({ tools }) (see "Adding a tool" in the server README).',
         );
       }

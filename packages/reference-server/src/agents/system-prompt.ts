@@ -20,6 +20,13 @@ const HOW_THE_PAGE_IS_TOLD =
   'are told only what changes: your own changes in the results of your tool calls, the person’s edits and a new ' +
   'selection in editor notices. When the whole page is shown again, it replaces what you knew of it.';
 
+/** For an agent that plans first, when its turn offers `propose_plan` (spec §20.4). */
+const PLAN_FIRST =
+  '# Plan first\n\n' +
+  'When the request builds more than two rows, first propose them with propose_plan (a short title and the catalog ' +
+  'components of each row, in order) and place nothing in that reply. The person approves the plan or tells you ' +
+  'what to change; build only an approved plan, one row per place_components call, in its order.';
+
 /**
  * The agent's system prompt: its own prompt, the catalog, how the page is told, the page fields and the
  * documentation for `include_docs` agents. The same for every call of a turn and for every turn of the agent, so a
@@ -36,6 +43,7 @@ export function buildSystemPrompt({ agent, catalog, pageFields, docs, tools }: S
       `# Page fields (set_page_value)\n\n${pageFields.map((f) => `- ${f.name}: ${f.label}${f.description ? ` — ${f.description}` : ''}`).join('\n')}`,
     );
   }
+  if ((tools ?? agent.tools).includes('propose_plan')) sections.push(PLAN_FIRST);
   if (agent.include_docs && docs.trim()) sections.push(`# Documentation\n\n${docs.trim()}`);
   return sections.join('\n\n');
 }

@@ -29,18 +29,19 @@ const WAITING_TOOLS = new Set(
     .map((tool) => tool.name),
 );
 
-/** Whether a tool result is a change's that needed approval, once decided or refused (spec §20.4). */
+/** Whether a tool result is a change's that needed approval, once decided or refused (spec §20.5). */
 function decided(content: string): boolean {
   return [APPROVED_RESULT, REJECTED_RESULT, APPROVAL_UNAVAILABLE_RESULT].some((words) => content.startsWith(words));
 }
 
-/** In a reply's text: the result the model was told for the turn's latest wait (spec §15, §20.2, §20.3). */
+/** In a reply's text: the result the model was told for the turn's latest wait (spec §15, spec §20.2 to spec §20.5). */
 const ANSWER_REF = '{{answer}}';
 
 /**
  * `text` with {@link ANSWER_REF} replaced by the latest result of a call that made the turn wait (`ask_question`,
- * `request_screenshot`) in the conversation the model is handed, so a scenario's expected narration proves that the
- * answer reached the model. The scripted model reads no image: the result's fixed words stand for it (spec §20.3).
+ * `request_screenshot`, `propose_plan`) in the conversation the model is handed, so a scenario's expected narration
+ * proves that the answer reached the model. The scripted model reads no image: the result's fixed words stand for it
+ * (spec §20.3).
  */
 function resolveAnswerRef(text: string, messages: ModelRequest['messages']): string {
   if (!text.includes(ANSWER_REF)) return text;
@@ -78,7 +79,9 @@ export class ScriptedProvider implements ModelProvider {
   }
 
   async decide(request: ModelRequest): Promise<ModelReply> {
-    const reply = this.#reply(request);
+    const { reply, delayMs } = this.#reply(request);
+    // A decision that takes a while, as a real model's does (the reply's delay_ms, spec/conformance.md §3).
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     await this.#speak(reply.text, request.onText);
     return reply;
   }
@@ -92,13 +95,13 @@ export class ScriptedProvider implements ModelProvider {
     }
   }
 
-  #reply(request: ModelRequest): ModelReply {
+  #reply(request: ModelRequest): { reply: ModelReply; delayMs: number } {
     const scenario = matchScenario(this.#scenarios, {
       agent: request.agentId,
       userMessage: request.turn.userMessage,
       mainAgent: request.mainAgent,
     });
-    if (!scenario) return { text: this.#noScenarioAnswer(request), toolCalls: [] };
+    if (!scenario) return { reply: { text: this.#noScenarioAnswer(request), toolCalls: [] }, delayMs: 0 };
 
     const reply = scenario.replies[request.turn.decision - 1];
     if (!reply) {
@@ -109,12 +112,15 @@ export class ScriptedProvider implements ModelProvider {
     }
     try {
       return {
-        text: resolveAnswerRef(reply.text, request.messages),
-        toolCalls: reply.tool_calls.map((call) => ({
-          id: call.id,
-          name: call.name,
-          arguments: resolvePlacedRefs(call.arguments, request.turn.placedUuids, request.turn.selectedComponent),
-        })),
+        reply: {
+          text: resolveAnswerRef(reply.text, request.messages),
+          toolCalls: reply.tool_calls.map((call) => ({
+            id: call.id,
+            name: call.name,
+            arguments: resolvePlacedRefs(call.arguments, request.turn.placedUuids, request.turn.selectedComponent),
+          })),
+        },
+        delayMs: reply.delay_ms ?? 0,
       };
     } catch (error) {
       throw new HopError(

@@ -8,7 +8,9 @@ import { CLARIFICATION_VARIANTS } from './variants/clarification-variants.js';
 import { COEDIT_VARIANTS } from './variants/coedit-variants.js';
 import { DOOR_ROW_VARIANTS } from './variants/door-row-variants.js';
 import { DOOR_VARIANTS } from './variants/door-variants.js';
+import { HOST_VARIANTS } from './variants/host-variants.js';
 import { OUTPUT_ROW_VARIANTS } from './variants/output-row-variants.js';
+import { QUOTA_VARIANTS } from './variants/quota-variants.js';
 import { STATUS_VARIANTS } from './variants/status-variants.js';
 import { STREAM_VARIANTS } from './variants/stream-variants.js';
 import { TOOL_VARIANTS } from './variants/tool-variants.js';
@@ -17,6 +19,7 @@ import type { VariantApp } from './variants/seams.js';
 import { APPROVAL_VARIANTS } from './variants/approval-variants.js';
 import { SCREENSHOT_VARIANTS } from './variants/screenshot-variants.js';
 import { WAIT_VARIANTS } from './variants/wait-variants.js';
+import { PLAN_VARIANTS } from './variants/plan-variants.js';
 import type { BrokenVariant } from './variants/variant.js';
 
 export type { BrokenVariant } from './variants/variant.js';
@@ -25,7 +28,9 @@ export type { BrokenVariant } from './variants/variant.js';
 export const BROKEN_VARIANTS = {
   ...DOOR_VARIANTS,
   ...DOOR_ROW_VARIANTS,
+  ...HOST_VARIANTS,
   ...TURN_VARIANTS,
+  ...QUOTA_VARIANTS,
   ...TOOL_VARIANTS,
   ...OUTPUT_ROW_VARIANTS,
   ...STATUS_VARIANTS,
@@ -34,6 +39,7 @@ export const BROKEN_VARIANTS = {
   ...CLARIFICATION_VARIANTS,
   ...WAIT_VARIANTS,
   ...SCREENSHOT_VARIANTS,
+  ...PLAN_VARIANTS,
   ...APPROVAL_VARIANTS,
 } satisfies Record<string, BrokenVariant>;
 

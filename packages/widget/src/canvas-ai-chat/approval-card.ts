@@ -1,5 +1,5 @@
 /**
- * Changes the agent proposes that wait for the person's approval (spec §20.4), as the chat shows them: a native form
+ * Changes the agent proposes that wait for the person's approval (spec §20.5), as the chat shows them: a native form
  * with one ticked checkbox per change (Tab and Space work without code of ours), Approve sends the ticked ones,
  * Reject none; the components are named by the catalog and their own text, escaped by Lit as plain text.
  */

@@ -25,7 +25,9 @@ import type { HistoryUndo } from '../chat-session.js';
 import { TurnController, type TurnSettings } from './turn-controller.js';
 import { type AskedQuestion, questionCard } from './question-card.js';
 import { type AskedApproval, approvalCard } from './approval-card.js';
-import type { ApprovalDecision, PersonAnswer } from '../hop-loop.js';
+import { planCard, type ShownPlanCard } from './plan-card.js';
+import type { ApprovalDecision, PersonAnswer, PlanDecision } from '../hop-loop.js';
+import type { ClearPlanHook, ShowPlanHook } from '../plan-placeholders.js';
 import type { GetScreenshotHook } from '../screenshot.js';
 import type { WaitingOf } from '@canvas-ai/protocol';
 
@@ -90,6 +92,13 @@ export interface SendMessageOptions {
  * @csspart question-input - The field for the person's own answer, when the question allows one.
  * @csspart question-answer - The button that sends the answer.
  * @csspart question-dismiss - The button that closes the question without answering (the agent is told).
+ * @csspart plan - The plan the agent proposes before it builds (spec §20.4): its rows, a feedback field and buttons.
+ * @csspart plan-rows - The numbered list of planned rows.
+ * @csspart plan-row - One planned row: its title and its components.
+ * @csspart plan-feedback - The field for what should change, sent with Revise.
+ * @csspart plan-approve - The button that approves the plan: the agent builds it.
+ * @csspart plan-revise - The button that sends the feedback: the agent proposes again.
+ * @csspart plan-cancel - The button that cancels the turn (as Stop does).
  *
  * @cssproperty [--canvas-ai-height=32rem] - The element's height.
  * @cssproperty [--canvas-ai-font-family=inherit] - Font of the whole chat.
@@ -164,6 +173,16 @@ export class CanvasAiChat extends LitElement {
   @property({ attribute: false }) applyOutputs: ApplyOutputsHook | undefined;
 
   /**
+   * Optional. Draws a plan's rows that are not built yet as placeholders on the host's canvas (spec §20.4), replacing
+   * what it drew before: called when the agent proposes a plan, when the person approves it, and each time a built
+   * row takes the place of the next placeholder. Placeholders stay out of what `getLayout` returns.
+   */
+  @property({ attribute: false }) showPlan: ShowPlanHook | undefined;
+
+  /** Optional. Takes the placeholders of `showPlan` away: a revision was asked for, or the turn ended or stopped. */
+  @property({ attribute: false }) clearPlan: ClearPlanHook | undefined;
+
+  /**
    * Optional. Takes a screenshot of the page (or of the region around `componentUuid`) when the agent asks for a look
    * (spec §20.3): resolves to an image `Blob` (PNG, JPEG, GIF or WebP, at most 5 MiB), or `null` when it cannot. Set,
    * the element declares the wait `screenshot` and the agent may ask; the image goes with the next hop.
@@ -222,7 +241,9 @@ export class CanvasAiChat extends LitElement {
   @state() private loadedAgents: AgentsResponse | undefined;
   /** The question the agent asks now (spec §20), until the person answers or dismisses it, or the turn stops. */
   @state() private asked: AskedQuestion | undefined;
-  /** Changes the agent proposes, shown until the person decides or the turn stops (spec §20.4). */
+  /** The plan the agent proposes now (spec §20.4), until the person decides, cancels, or the turn stops. */
+  @state() private planShown: ShownPlanCard | undefined;
+  /** Changes the agent proposes, shown until the person decides or the turn stops (spec §20.5). */
   @state() private proposed: AskedApproval | undefined;
   /** Why the last `sendMessage()` was refused, shown until the turn that caused it ends. */
   @state() private refusal: string | undefined;
@@ -360,6 +381,7 @@ export class CanvasAiChat extends LitElement {
       <div part="announcer" class="announcer" role="log" aria-live="polite" aria-label=${text.announcer}></div>
       <div class="chat"></div>
       ${this.asked ? questionCard(this.asked, text) : nothing}
+      ${this.planShown ? planCard(this.planShown, text) : nothing}
       ${this.proposed ? approvalCard(this.proposed, text) : nothing}
       <div
         part="toolbar"
@@ -522,13 +544,16 @@ export class CanvasAiChat extends LitElement {
       outputTypes: this.outputTypes,
       stream: !this.noStream,
       askPerson: (waiting, info) => this.ask(waiting, info.signal),
+      decidePlan: (waiting, info) => this.proposePlan(waiting, info.signal),
+      showPlan: (plan) => this.showPlan?.(plan),
+      clearPlan: () => this.clearPlan?.(),
       approve: (waiting, info) => this.propose(waiting, info.signal),
       ...(this.getScreenshot ? { getScreenshot: this.screenshotTaker(this.getScreenshot) } : {}),
     };
   }
 
   /**
-   * Shows the changes the agent proposes (spec §20.4), each ticked, and resolves with the person's decision. The live
+   * Shows the changes the agent proposes (spec §20.5), each ticked, and resolves with the person's decision. The live
    * region reads it out and the first change takes the focus; a stop of the turn takes the card away.
    */
   private propose(waiting: WaitingOf<'approval'>, stopped: AbortSignal): Promise<ApprovalDecision> {
@@ -562,6 +587,35 @@ export class CanvasAiChat extends LitElement {
       this.announce(this.text.screenshotTaken);
       return hook(request, info);
     };
+  }
+
+  /**
+   * Shows the agent's plan (spec §20.4) and resolves with the person's decision; Cancel stops the turn. The live
+   * region reads the rows out and Approve takes the focus; a stop of the turn takes the card away.
+   */
+  private proposePlan(waiting: WaitingOf<'plan'>, stopped: AbortSignal): Promise<PlanDecision> {
+    return new Promise((resolve) => {
+      const shown: ShownPlanCard = {
+        waiting,
+        answer: (answer) => {
+          if (this.planShown === shown) this.planShown = undefined;
+          resolve(answer);
+        },
+        cancel: () => this.stop(),
+      };
+      stopped.addEventListener(
+        'abort',
+        () => {
+          if (this.planShown === shown) this.planShown = undefined;
+        },
+        { once: true },
+      );
+      this.planShown = shown;
+      this.announce(this.text.planShown(waiting.plan.rows.map((row) => row.title)));
+      void this.updateComplete.then(() => {
+        if (this.planShown === shown) this.renderRoot.querySelector<HTMLButtonElement>('.plan-approve')?.focus();
+      });
+    });
   }
 
   /**

@@ -51,7 +51,8 @@ export const canvasAiChatStyles = css`
   .spacer {
     flex: 1;
   }
-  .question {
+  .question,
+  .plan {
     margin: 0.5rem 0;
     padding: 0.6rem 0.8rem;
     color: var(--canvas-ai-text-color, #1f2328);
@@ -119,7 +120,61 @@ export const canvasAiChatStyles = css`
     background: var(--canvas-ai-background, #ffffff);
     border: 1px solid var(--canvas-ai-border-color, #d0d7de);
   }
-  .question :focus-visible {
+  .plan-label {
+    margin: 0 0 0.35rem;
+    font-size: 0.85em;
+    color: var(--canvas-ai-muted-color, #57606a);
+  }
+  .plan-rows {
+    margin: 0 0 0.5rem;
+    padding-left: 1.4rem;
+  }
+  .plan-row-components {
+    display: block;
+    font-size: 0.8em;
+    color: var(--canvas-ai-muted-color, #57606a);
+  }
+  .plan-feedback {
+    display: flex;
+    flex-direction: column;
+    gap: 0.25rem;
+  }
+  .plan-feedback input {
+    padding: 0.3rem 0.5rem;
+    font: inherit;
+    border: 1px solid var(--canvas-ai-border-color, #d0d7de);
+    border-radius: var(--canvas-ai-radius, 10px);
+  }
+  .plan-status:empty {
+    display: none;
+  }
+  .plan-status {
+    margin: 0.35rem 0 0;
+    font-size: 0.85em;
+    color: var(--canvas-ai-error-color, #b42318);
+  }
+  .plan-buttons {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 0.5rem;
+    margin-top: 0.5rem;
+  }
+  .plan-buttons button {
+    padding: 0.35rem 0.8rem;
+    font: inherit;
+    color: var(--canvas-ai-text-color, #1f2328);
+    background: var(--canvas-ai-background, #ffffff);
+    border: 1px solid var(--canvas-ai-border-color, #d0d7de);
+    border-radius: var(--canvas-ai-radius, 10px);
+    cursor: pointer;
+  }
+  .plan-buttons .plan-approve {
+    color: var(--canvas-ai-accent-contrast, #ffffff);
+    background: var(--canvas-ai-accent, #2563eb);
+    border-color: var(--canvas-ai-accent, #2563eb);
+  }
+  .question :focus-visible,
+  .plan :focus-visible {
     outline: 2px solid var(--canvas-ai-accent, #2563eb);
     outline-offset: 2px;
   }

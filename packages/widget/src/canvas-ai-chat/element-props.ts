@@ -19,6 +19,8 @@ export type CanvasAiChatPropertyName =
   | 'getLayout'
   | 'applyOutputs'
   | 'getScreenshot'
+  | 'showPlan'
+  | 'clearPlan'
   | 'outputTypes'
   | 'noUndo'
   | 'undoInHistory'

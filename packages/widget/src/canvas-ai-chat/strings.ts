@@ -63,7 +63,17 @@ export interface ChatStrings {
   questionAsked: (question: string) => string;
   /** Read out when the agent takes a look at the page: the host's screenshot goes with the next step (spec §20.3). */
   screenshotTaken: string;
-  /** Changes the agent proposes (spec §20.4): the card's caption, its buttons, and what the live region reads. */
+  /** A plan the agent proposes before it builds (spec §20.4): the card's caption, its feedback field and buttons. */
+  planLabel: string;
+  planFeedback: string;
+  planApprove: string;
+  planRevise: string;
+  planCancel: string;
+  /** Shown in the card when Revise is pressed with no feedback written. */
+  planFeedbackEmpty: string;
+  /** What the live region reads when a plan is shown (`titles` are the server's row titles, in order). */
+  planShown: (titles: readonly string[]) => string;
+  /** Changes the agent proposes (spec §20.5): the card's caption, its buttons, and what the live region reads. */
   approvalLabel: string;
   approvalApprove: string;
   approvalReject: string;
@@ -123,7 +133,7 @@ export interface ChatStrings {
 }
 
 /** The English texts. */
-/** What each output type does, as the approval card says it (spec §20.4). */
+/** What each output type does, as the approval card says it (spec §20.5). */
 const CHANGE_VERBS: Record<string, string> = {
   remove_components: 'Remove',
   edit_components: 'Change',
@@ -161,6 +171,14 @@ export const DEFAULT_STRINGS: ChatStrings = {
   questionEmpty: 'Pick an answer or write your own, or dismiss the question.',
   questionAsked: (question) => `The agent asks: ${question}`,
   screenshotTaken: 'The agent takes a look at the page.',
+  planLabel: 'The agent plans these rows:',
+  planFeedback: 'What should change? (then Revise)',
+  planApprove: 'Approve and build',
+  planRevise: 'Revise',
+  planCancel: 'Cancel',
+  planFeedbackEmpty: 'Write what should change in the plan, or approve it as it is.',
+  planShown: (titles) =>
+    `The agent proposes a plan of ${titles.length} ${titles.length === 1 ? 'row' : 'rows'}: ${titles.join('; ')}. Approve it, revise it, or cancel.`,
   approvalLabel: 'The agent asks before it makes these changes:',
   approvalApprove: 'Approve',
   approvalReject: 'Reject',

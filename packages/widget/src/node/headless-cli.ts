@@ -3,6 +3,7 @@
 // module of the package that touches the process and the file system. Exit codes: 0 done, 1 failed, 2 usage.
 import { realpathSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type CanvasDocument, errorMessage, Layout, PageValues } from '@canvas-ai/protocol';
@@ -11,7 +12,7 @@ import { runHeadlessTurn } from '../headless-turn.js';
 
 const HELP = `canvas-ai-turn: runs one Canvas AI turn against an agent server, with no browser, on a JSON document.
 
-Usage: canvas-ai-turn --server URL --message TEXT [--document FILE] [--out FILE] [--agent ID] [--no-csrf]
+Usage: canvas-ai-turn --server URL --message TEXT [--document FILE] [--out FILE] [--agent ID] [--attach FILE]… [--no-csrf]
 
   --server URL      the agent server, e.g. http://127.0.0.1:8787 (hops to /api/hop, the CSRF token from /api/token)
   --message TEXT    what the person asks
@@ -19,6 +20,8 @@ Usage: canvas-ai-turn --server URL --message TEXT [--document FILE] [--out FILE]
                     (default: an empty page with one "content" region)
   --out FILE        where to write the page the turn made (default: standard output)
   --agent ID        the agent to ask (default: the server's main agent)
+  --attach FILE     a file the person attaches to the message, sent with hop 1 (repeatable; an empty FILE attaches
+                    nothing, for a script that has none to give)
   --no-csrf         ask for no session and CSRF token first (a server that checks none)
   --help            this text
 
@@ -27,7 +30,7 @@ is aborted and the server told. Exit codes: 0 the turn finished; 1 it failed or 
 is still written); 2 a usage or input error.`;
 
 /** The document a host's store holds; the page values may be left out. */
-const DocumentFile = z.object({ layout: Layout, page: PageValues.default({}) });
+const DocumentFile = z.object({ layout: Layout, page: z._default(PageValues, {}) });
 
 const EMPTY_PAGE: CanvasDocument = { layout: { regions: { content: { components: [] } } }, page: {} };
 
@@ -66,6 +69,13 @@ export async function main(
     io.err(`${errorMessage(error)}\n`);
     return 2;
   }
+  let attachments: Blob[];
+  try {
+    attachments = await readAttachments((values.attach ?? []).filter((path) => path !== ''));
+  } catch (error) {
+    io.err(`${errorMessage(error)}\n`);
+    return 2;
+  }
   let told = '';
   const {
     document: made,
@@ -76,6 +86,7 @@ export async function main(
     document,
     message: values.message,
     agent: values.agent,
+    attachments,
     csrf: !values['no-csrf'],
     signal: stop,
     onHop: (report) => {
@@ -118,10 +129,24 @@ function parse(argv: readonly string[]) {
       document: { type: 'string' },
       out: { type: 'string' },
       agent: { type: 'string' },
+      attach: { type: 'string', multiple: true },
       'no-csrf': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   }).values;
+}
+
+/** The files to attach, each with its file name (the server judges them by their bytes, spec §4.3). */
+async function readAttachments(paths: readonly string[]): Promise<Blob[]> {
+  return Promise.all(
+    paths.map(async (path) => {
+      try {
+        return new File([await readFile(path)], basename(path));
+      } catch (error) {
+        throw new Error(`Could not read the attachment ${path}: ${errorMessage(error)}`);
+      }
+    }),
+  );
 }
 
 async function readDocument(path: string): Promise<CanvasDocument> {

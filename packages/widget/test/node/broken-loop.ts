@@ -1,6 +1,8 @@
 // Planted bugs of a client, for the client kit to catch (test/node/client-conformance.test.ts): the reference loop
 // (runHeadlessTurn) behind a `fetch` that breaks one client rule each, at the seam where a real client goes wrong.
-// Run as an adapter command: broken-loop.ts VARIANT SERVER MESSAGE AGENT; SIGINT stops the turn.
+// Run as an adapter command: broken-loop.ts VARIANT SERVER MESSAGE AGENT [ATTACHMENT]; SIGINT stops the turn.
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { runHeadlessTurn } from '../../src/loop.js';
 
 export interface BrokenLoop {
@@ -158,6 +160,29 @@ export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
     scenarios: ['unknown-code'],
     fetch: resendOn(400),
   },
+  'attachments-every-hop': {
+    bug: "the person's attachments are sent again with every later hop, as multipart",
+    caughtBy: 'client.attachments-hop-1',
+    scenarios: ['attachment'],
+    fetch: (send) => {
+      let files: FormDataEntryValue[] = [];
+      return (input, init) => {
+        if (!isHop(input, init)) return send(input, init);
+        if (init?.body instanceof FormData) {
+          files = init.body.getAll('attachments');
+          return send(input, init);
+        }
+        const body = hopBody(init);
+        if (!body || files.length === 0) return send(input, init);
+        const form = new FormData();
+        form.append('request', JSON.stringify(body));
+        for (const file of files) form.append('attachments', file);
+        const headers = new Headers(init?.headers);
+        headers.delete('content-type');
+        return send(input, { ...init, headers, body: form });
+      };
+    },
+  },
   'no-cancel': {
     bug: 'the stop aborts the hop but never sends the DELETE',
     caughtBy: 'client.stop',
@@ -177,7 +202,7 @@ function isTheCommand(): boolean {
 }
 
 if (isTheCommand()) {
-  const [name, server = '', message = '', agent] = process.argv.slice(2);
+  const [name, server = '', message = '', agent, attachment = ''] = process.argv.slice(2);
   const variant = BROKEN_LOOPS[name ?? ''];
   if (!variant) throw new Error(`No planted bug "${name}"; known: ${Object.keys(BROKEN_LOOPS).join(', ')}`);
   const stop = new AbortController();
@@ -186,6 +211,7 @@ if (isTheCommand()) {
     server,
     message,
     agent,
+    attachments: attachment ? [new File([await readFile(attachment)], basename(attachment))] : [],
     document: { layout: { regions: { content: { components: [] } } }, page: {} },
     fetch: variant.fetch(globalThis.fetch),
     signal: stop.signal,

@@ -23,6 +23,8 @@ const TYPED_PROPERTIES = {
   getLayout: true,
   applyOutputs: true,
   getScreenshot: true,
+  showPlan: true,
+  clearPlan: true,
   outputTypes: true,
   noUndo: true,
   undoInHistory: true,

@@ -16,6 +16,7 @@ const SCENARIOS = [
   'question-answered',
   'question-dismissed',
   'screenshot-page',
+  'plan-revised-then-built',
   'approval-removal-rejected',
   'approval-removal-approved',
 ] as const;

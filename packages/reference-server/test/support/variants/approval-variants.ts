@@ -1,4 +1,4 @@
-// Planted bugs of revision 1.8: approval of destructive changes (spec §20.4).
+// Planted bugs of revision 1.8: approval of destructive changes (spec §20.5).
 import { APPROVED_RESULT, REJECTED_RESULT } from '@canvas-ai/protocol/server';
 import { modelWrapper, realApp, type VariantApp } from './seams.js';
 import { type BrokenVariant, must } from './variant.js';
@@ -18,7 +18,7 @@ function approvalsIgnored(fixtures: Parameters<BrokenVariant['build']>[0]): Vari
 export const APPROVAL_VARIANTS = {
   'approvals-ignored': {
     bug: "the agents config's `approve` is not read: a marked removal is sent at once, to every client",
-    breaks: [must('spec §20.4', 'a server MUST NOT send an output that needs approval')],
+    breaks: [must('spec §20.5', 'a server MUST NOT send an output that needs approval')],
     caughtBy: 'approvals.undeclared-not-sent',
     // No decision reaches the model, so the script's next reply has no {{answer}} to read: its hop fails.
     alsoFailing: [
@@ -31,14 +31,14 @@ export const APPROVAL_VARIANTS = {
   },
   'approvals-not-held': {
     bug: "a marked removal is not held as a proposal: the agents config's `approve` is not read, so it is sent in the hop that executed it",
-    breaks: [must('spec §20.4', 'a server MUST NOT send it in the hop that executed its call')],
+    breaks: [must('spec §20.5', 'a server MUST NOT send it in the hop that executed its call')],
     caughtBy: 'scenario.approval-removal-rejected',
     alsoFailing: ['approvals.*', 'scenario.approval-removal-approved', 'hop-rules.validation-error-recovery'],
     build: (fixtures) => approvalsIgnored(fixtures),
   },
   'approvals-decision-dropped': {
     bug: "the person's decision never reaches the model: every proposed change is told as rejected",
-    breaks: [must('spec §20.4', 'A server MUST word them so')],
+    breaks: [must('spec §20.5', 'A server MUST word them so')],
     caughtBy: 'approvals.answer-reaches-model',
     alsoFailing: ['scenario.approval-removal-approved', 'hop-rules.answer-stripped'],
     build: (fixtures) =>

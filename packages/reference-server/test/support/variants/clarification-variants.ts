@@ -203,40 +203,61 @@ export const CLARIFICATION_VARIANTS = {
     ],
     caughtBy: 'scenario.move-testimonials-up',
     alsoFailing: ['invariants.outputs-apply', 'hop-rules.validation-error-recovery'],
-    build: (fixtures) => {
-      const calls = new Map<string, Json>();
-      /** The outputs added to each hop (`request_id#hop`), so a replay of that hop gets them again. */
-      const added = new Map<string, Json[]>();
-      /** The calls decided before the hop being answered: only those can have been parked and refused in it. */
-      let decided = new Set<string>();
-      return rewriteHopResponses(
-        realApp(fixtures, { model: (scripted) => modelWrapper(scripted, { reply: recordingModel(calls) }) }),
-        (body, sent) => {
-          const hop = `${String(sent?.request_id)}#${String(sent?.hop)}`;
-          const layout = (sent?.context as { current_layout?: Layout } | undefined)?.current_layout;
-          const known = [...added.values()].flat().map((output) => output.call_id);
-          // The move the tool refused for its target, sent as if it had passed: a target in a moved component's slots.
-          const refused =
-            added.get(hop) ??
-            [...calls.entries()]
-              .filter(([callId, args]) => {
-                const operations = args.operations as Operation[] | undefined;
-                return (
-                  decided.has(callId) &&
-                  !known.includes(callId) &&
-                  !(body.outputs as Json[]).some((output) => output.call_id === callId) &&
-                  Array.isArray(operations?.[0]?.uuids) &&
-                  operations.some((operation) =>
-                    operation.uuids.some((uuid) => insideOf(layout, uuid).has(operation.target.split('/')[0]!)),
-                  )
-                );
-              })
-              .map(([callId, args]) => ({ type: 'move_components', call_id: callId, operations: args.operations }));
-          if (sent !== undefined) added.set(hop, refused);
-          decided = new Set(calls.keys());
-          return refused.length === 0 ? body : { ...body, outputs: [...(body.outputs as Json[]), ...refused] };
-        },
-      );
-    },
+    build: (fixtures) =>
+      refusedMoveSent(fixtures, (operation, layout) =>
+        operation.uuids.some((uuid) => insideOf(layout, uuid).has(operation.target.split('/')[0]!)),
+      ),
+  },
+  'move-next-to-a-moved-one-executed': {
+    bug: 'a move whose reference_uuid is one of the moved components is sent as an output, the reference looked up before they are taken out',
+    breaks: [must('spec §11.5', 'which MUST be in that list and MUST NOT be one of the moved components')],
+    caughtBy: 'scenario.move-next-to-itself',
+    // A refused call that still sends an output is what the recovery check judges on every scenario.
+    alsoFailing: ['invariants.outputs-apply', 'hop-rules.validation-error-recovery'],
+    build: (fixtures) =>
+      refusedMoveSent(
+        fixtures,
+        (operation) => operation.reference_uuid !== undefined && operation.uuids.includes(operation.reference_uuid),
+      ),
   },
 } satisfies Record<string, BrokenVariant>;
+
+/**
+ * The real app, with every move the tool refused whose operation `refusedFor` picks (given the layout the hop carried)
+ * sent as if it had passed: the check a buggy server skips.
+ */
+function refusedMoveSent(
+  fixtures: Parameters<BrokenVariant['build']>[0],
+  refusedFor: (operation: Operation, layout: Layout | undefined) => boolean,
+) {
+  const calls = new Map<string, Json>();
+  /** The outputs added to each hop (`request_id#hop`), so a replay of that hop gets them again. */
+  const added = new Map<string, Json[]>();
+  /** The calls decided before the hop being answered: only those can have been parked and refused in it. */
+  let decided = new Set<string>();
+  return rewriteHopResponses(
+    realApp(fixtures, { model: (scripted) => modelWrapper(scripted, { reply: recordingModel(calls) }) }),
+    (body, sent) => {
+      const hop = `${String(sent?.request_id)}#${String(sent?.hop)}`;
+      const layout = (sent?.context as { current_layout?: Layout } | undefined)?.current_layout;
+      const known = [...added.values()].flat().map((output) => output.call_id);
+      const refused =
+        added.get(hop) ??
+        [...calls.entries()]
+          .filter(([callId, args]) => {
+            const operations = args.operations as Operation[] | undefined;
+            return (
+              decided.has(callId) &&
+              !known.includes(callId) &&
+              !(body.outputs as Json[]).some((output) => output.call_id === callId) &&
+              Array.isArray(operations?.[0]?.uuids) &&
+              operations.some((operation) => refusedFor(operation, layout))
+            );
+          })
+          .map(([callId, args]) => ({ type: 'move_components', call_id: callId, operations: args.operations }));
+      if (sent !== undefined) added.set(hop, refused);
+      decided = new Set(calls.keys());
+      return refused.length === 0 ? body : { ...body, outputs: [...(body.outputs as Json[]), ...refused] };
+    },
+  );
+}

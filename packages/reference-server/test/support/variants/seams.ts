@@ -21,6 +21,8 @@ export interface RealAppParts {
   model?: (scripted: ModelProvider) => ModelProvider;
   /** Changes the agents config. */
   agents?: (agents: AgentsConfig) => AgentsConfig;
+  /** The quotas of a deployment (spec §8.8), instead of the defaults. */
+  quotas?: Parameters<typeof createApp>[0]['quotas'];
 }
 
 /** The unbroken app, as the harness builds it (scripted provider over the fixtures, CSRF on), with a part replaced. */
@@ -32,6 +34,7 @@ export function realApp(fixtures: Fixtures, parts: RealAppParts = {}): CanvasAiA
     provider: parts.model ? parts.model(scripted) : scripted,
     store: parts.store ?? new MemoryTurnStore(),
     log: silentLogger,
+    ...(parts.quotas ? { quotas: parts.quotas } : {}),
   });
 }
 

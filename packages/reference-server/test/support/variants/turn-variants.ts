@@ -4,7 +4,7 @@ import type { CanvasAiApp } from '../../../src/app.js';
 import type { ModelReply } from '../../../src/providers/model-provider.js';
 import { turnKey } from '../../../src/store/keys.js';
 import { MemoryTurnStore } from '../../../src/store/memory.js';
-import type { TurnLock, TurnStore } from '../../../src/store/turn-store.js';
+import type { SetOptions, StoreUsage, TurnLock, TurnStore } from '../../../src/store/turn-store.js';
 import {
   DeleteIgnoringStore,
   errorAnswer,
@@ -105,8 +105,12 @@ export const TURN_VARIANTS = {
     bug: 'a hop ≥ 2 of a turn the server never saw gets 409 hop_out_of_order (the order rule checked before existence)',
     breaks: [must('spec §8', 'Before executing a hop')],
     caughtBy: 'turn-rules.unknown-turn-410',
-    // The table row for a multipart hop 2 of an unknown turn expects the 410 too.
-    alsoFailing: ['validation.multipart-hop-2-without-attachments-is-read-like-json-here-an-unknown-turn'],
+    // The table row for a multipart hop 2 of an unknown turn expects the 410 too, and so does hop 2 of a turn whose
+    // hop 1 a cancel stopped (it answered 410, so the server never saw that turn start).
+    alsoFailing: [
+      'validation.multipart-hop-2-without-attachments-is-read-like-json-here-an-unknown-turn',
+      'cancel.during-hop',
+    ],
     build: (fixtures) => {
       const started = new Set<string>();
       return wrap(realApp(fixtures), async (request, next) => {
@@ -281,6 +285,12 @@ export const TURN_VARIANTS = {
       });
     },
   },
+  'cancelled-hop-delivers': {
+    bug: 'a hop does not look for a cancel after it saves its turn (only at its start): a cancel that lands while the hop runs is missed, and the hop answers 200 with its result',
+    breaks: [must('spec §8.5', 'The hop in flight MUST NOT deliver its result')],
+    caughtBy: 'cancel.during-hop',
+    build: (fixtures) => realApp(fixtures, { store: new CancelBlindAfterSaveStore(new MemoryTurnStore()) }),
+  },
   'cancel-drops-an-ended-turn': {
     bug: 'cancelling a turn that has ended deletes its final response, so its last hop can no longer be replayed',
     breaks: [must('spec §8.7', 'Cancelling a finished turn')],
@@ -360,6 +370,34 @@ export const TURN_VARIANTS = {
 } satisfies Record<string, BrokenVariant>;
 
 /** A turn store whose cancel markers expire as they are written (their lifetime taken from a deleted record). */
+/**
+ * A store whose hop never sees a cancel marker in the read that follows its own fenced save (the look a hop takes for
+ * a cancel that landed while it ran, spec §8.5); every other read sees it, so later hops still get 410.
+ */
+class CancelBlindAfterSaveStore implements TurnStore {
+  /** Turn keys just saved under a fence: the next read of their marker comes from the hop that saved them. */
+  private readonly justSaved = new Set<string>();
+  constructor(private readonly inner: TurnStore) {}
+  async get(key: string): Promise<unknown> {
+    const turn = key.endsWith('/cancelled') ? key.slice(0, -'/cancelled'.length) : undefined;
+    if (turn !== undefined && this.justSaved.delete(turn)) return undefined;
+    return this.inner.get(key);
+  }
+  async set(key: string, value: unknown, ttlMs: number, options?: SetOptions): Promise<void> {
+    await this.inner.set(key, value, ttlMs, options);
+    if (options?.fence) this.justSaved.add(key);
+  }
+  delete(key: string): Promise<void> {
+    return this.inner.delete(key);
+  }
+  lock(key: string, ttlMs: number): Promise<TurnLock | undefined> {
+    return this.inner.lock(key, ttlMs);
+  }
+  usage(): Promise<StoreUsage> {
+    return this.inner.usage!();
+  }
+}
+
 class ShortMarkerStore implements TurnStore {
   constructor(private readonly inner: TurnStore) {}
   get(key: string): Promise<unknown> {

@@ -49,12 +49,14 @@ function remembersWaits(
   });
 }
 
-/** A server that takes a missing answer for a dismissal instead of refusing the hop. */
+/** A server that takes a missing answer for a dismissal (of a plan: an approval) instead of refusing the hop. */
 function answerOptional(app: VariantApp): VariantApp {
   return remembersWaits(app, async (request, next, waits, body) => {
     const waiting = typeof body?.request_id === 'string' ? waits.get(body.request_id) : undefined;
     if (!body || !waiting || body.answer !== undefined) return next(request);
-    const answer = { kind: waiting.kind, call_id: waiting.call_id, dismissed: true };
+    // A plan's "dismissal" is an approval (spec §20.4 has no dismissal): the same bug for either kind of wait.
+    const taken = waiting.kind === 'plan' ? { decision: 'approve' } : { dismissed: true };
+    const answer = { kind: waiting.kind, call_id: waiting.call_id, ...taken };
     return next(withBody(request, { ...body, answer }));
   });
 }
@@ -127,6 +129,7 @@ export const WAIT_VARIANTS = {
       'screenshots.*',
       'scenario.screenshot-page',
       'scenario.screenshot-unavailable',
+      'scenario.plan-revised-then-built',
       'approvals.*',
       'scenario.approval-removal-approved',
       'scenario.approval-removal-rejected',
