@@ -1128,19 +1128,19 @@ export const MUST_MATRIX: readonly MustRow[] = [
   },
   // spec §20.5 Approval of destructive changes (revision 1.8)
   {
-    section: '20.4',
+    section: '20.5',
     says: 'a server MUST NOT send it in the hop that executed its call',
     group: 'approvals-held',
     checks: ['scenario.*'],
   },
   {
-    section: '20.4',
+    section: '20.5',
     says: 'A server MUST word them so',
     group: 'approvals-answer',
     checks: ['approvals.answer-reaches-model', 'scenario.*'],
   },
   {
-    section: '20.4',
+    section: '20.5',
     says: 'a server MUST NOT send an output that needs approval',
     group: 'approvals-undeclared',
     checks: ['approvals.undeclared-not-sent'],
