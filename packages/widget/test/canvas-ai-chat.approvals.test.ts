@@ -104,7 +104,7 @@ describe('<canvas-ai-chat> changes proposed for approval', () => {
     const element = await mountChat({ getLayout: host.getLayout, applyOutputs: host.applyOutputs });
     const end = await sendAndWait(element, 'Remove the selected component, after asking me');
     expect(end.detail.status).to.equal('done');
-    expect(server.received[0]!.capabilities?.waits).to.deep.equal(['question', 'approval']);
+    expect(server.received[0]!.capabilities?.waits).to.deep.equal(['question', 'plan', 'approval']);
     expect(server.received[1]!.answer).to.equal(undefined);
     expect(card(element)).to.equal(null);
     expect(bubbles(element).map((bubble) => bubble.textContent!.trim())).to.include('Done.');

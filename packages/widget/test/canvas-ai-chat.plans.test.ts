@@ -67,7 +67,7 @@ describe('<canvas-ai-chat> plans inside a turn', () => {
     const ends = collect(element, 'canvas-ai-turn-end');
     element.sendMessage(script.user_message);
     await waitUntil(() => card(element), 'the plan was not shown');
-    expect(record.posts()[0]!.body.capabilities?.waits).to.deep.equal(['question', 'plan']);
+    expect(record.posts()[0]!.body.capabilities?.waits).to.deep.equal(['question', 'plan', 'approval']);
     expect(rowsShown(element)).to.deep.equal([
       ["Hero with the bakery's name", 'sdc.demo.hero'],
       ['Best sellers on cards', 'sdc.demo.section, sdc.demo.grid, sdc.demo.card'],
@@ -204,7 +204,7 @@ describe('<canvas-ai-chat> plans inside a turn', () => {
     });
     const end = await sendAndWait(element, 'Build a homepage');
     expect(end.detail.status).to.equal('done');
-    expect(server.received[0]!.capabilities?.waits).to.deep.equal(['question', 'plan']);
+    expect(server.received[0]!.capabilities?.waits).to.deep.equal(['question', 'plan', 'approval']);
     expect(server.received[1]!.answer).to.equal(undefined);
     expect(card(element)).to.equal(null);
     expect(canvas.calls).to.deep.equal([]);
