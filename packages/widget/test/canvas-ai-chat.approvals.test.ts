@@ -1,9 +1,11 @@
 // Changes the agent proposes for approval (spec §20.5) in <canvas-ai-chat>: the card names each change by its
 // components (no uuid), ticked, read out, the first box focused; Reject sends none and the page keeps the component,
-// Approve applies the approved one; Stop takes the card away; against a server of revision 1.7 nothing changes.
+// Approve applies the approved one; Stop takes the card away; a reload shows it again; against a server of revision 1.7
+// nothing changes.
 import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import { expect, waitUntil } from '@open-wc/testing';
 import type { CanvasAiChat } from '../src/canvas-ai-chat/canvas-ai-chat.component.js';
+import { ChatStorage } from '../src/loop.js';
 import { bubbles, collect, mountChat, pickAgent, sendAndWait, unmountAll } from './support/chat.js';
 import { loadFixtures, scenario } from './support/fixtures.js';
 import { continuing, final, hopServer } from './support/hop-server.js';
@@ -20,21 +22,26 @@ const announced = (element: CanvasAiChat) =>
 const rows = (host: ReturnType<typeof reducerHost>) =>
   host.document.layout.regions.content!.components.map((node) => node.uuid);
 
-/** The careful builder over the reference server's mock, on the cookie-shop page with the testimonials selected. */
-async function approvalChat() {
+/**
+ * The careful builder over the reference server's mock, on the cookie-shop page with the testimonials selected;
+ * `storageKey` for a reload.
+ */
+async function approvalChat(storageKey?: string) {
   const fixtures = await loadFixtures();
   const record = recorder();
   await useHandlers(record.handler, ...createMockHandlers(fixtures));
   const host = reducerHost({ layout: structuredClone(fixtures.layouts['layouts/cookie-shop.yaml']!), page: {} });
-  const element = await mountChat({
+  const options = {
     agentsEndpoint: '/api/agents',
     outputTypes: ['place_components', 'edit_components', 'set_page_value', 'remove_components', 'move_components'],
     getLayout: () => ({ ...host.getLayout(), selectedComponent: 'testimonials-1' }),
     applyOutputs: host.applyOutputs,
-  });
+    ...(storageKey ? { storageKey } : {}),
+  };
+  const element = await mountChat(options);
   await waitUntil(() => element.shadowRoot!.querySelector('canvas-ai-tool-picker'), 'the agents config did not load');
   await pickAgent(element, 'careful_builder');
-  return { record, host, element };
+  return { record, host, element, options };
 }
 
 describe('<canvas-ai-chat> changes proposed for approval', () => {
@@ -92,6 +99,37 @@ describe('<canvas-ai-chat> changes proposed for approval', () => {
     await element.updateComplete;
     expect(card(element)).to.equal(null);
     await waitUntil(() => record.deletes(id).length === 1, 'the turn was not cancelled');
+  });
+
+  it('shows the proposal again after a reload, and the approved change is applied with the next hop', async () => {
+    const key = 'approvals-reload';
+    const script = await scenario('approval-removal-approved');
+    const { record, host, element: before, options } = await approvalChat(key);
+    before.sendMessage(script.user_message);
+    await waitUntil(() => card(before), 'the proposal was not shown', { timeout: 20_000 });
+    await waitUntil(() => new ChatStorage(key).load()?.running?.hop === 2, 'the waiting hop was not kept');
+    // The reloaded page: the first chat is left hanging on its card, a new one mounted over the same store.
+    before.style.display = 'none';
+    const container = document.createElement('div');
+    document.body.append(container);
+    const ends = collect(container, 'canvas-ai-turn-end');
+    const after = await mountChat(options, container);
+    await waitUntil(() => card(after), 'the reloaded chat did not show the proposal again', { timeout: 20_000 });
+    expect(boxes(after).map((box) => [box.checked, box.closest('label')!.textContent!.trim()])).to.deep.equal([
+      [true, 'Remove: Section “Why people love us” (with 3 inside)'],
+    ]);
+    expect(rows(host), 'nothing removed while it waits').to.include('testimonials-1');
+    const posted = record.posts().length;
+    card(after)!.requestSubmit();
+    await waitUntil(() => ends.length === 1, 'the resumed turn did not end', { timeout: 20_000 });
+    expect(ends[0]!.detail.status).to.equal('done');
+    const next = record.posts()[posted]!;
+    expect([next.body.hop, next.body.answer]).to.deep.equal([
+      3,
+      { kind: 'approval', call_id: 'call_remove', approved: ['call_remove'] },
+    ]);
+    expect(rows(host)).to.not.include('testimonials-1');
+    await unmountAll([container]);
   });
 
   it('runs a turn as before against a server of revision 1.7: the wait declared, ignored, no card', async () => {
