@@ -197,10 +197,10 @@ describe('the admin surface (spec §19): its security', () => {
     assert.equal(answer.status, 200);
     assert.equal(answer.headers.get('cache-control'), 'no-store');
     const body = AdminSettingsResponse.parse(await answer.json());
-    assert.deepEqual(body.settings, { main_agent: 'qa', tools: ['page_builder', 'copy_editor'] });
+    assert.deepEqual(body.settings, { main_agent: 'qa', tools: ['page_builder', 'copy_editor', 'careful_builder'] });
     assert.deepEqual(
       body.canvas_agents.map((agent) => agent.id),
-      ['qa', 'page_builder', 'copy_editor'],
+      ['qa', 'page_builder', 'copy_editor', 'careful_builder'],
     );
   });
 
@@ -214,13 +214,13 @@ describe('the admin surface (spec §19): its security', () => {
       [
         { main_agent: 'vendor', tools: [] },
         [
-          'main_agent: main_agent "vendor" is not a canvas agent; add it to canvas_agents or pick one of: qa, page_builder, copy_editor',
+          'main_agent: main_agent "vendor" is not a canvas agent; add it to canvas_agents or pick one of: qa, page_builder, copy_editor, careful_builder',
         ],
       ],
       [
         { main_agent: 'qa', tools: ['ghost', 'copy_editor', 'copy_editor'] },
         [
-          'tools.0: tools names "ghost", which is not defined under agents (defined: qa, page_builder, copy_editor, vendor)',
+          'tools.0: tools names "ghost", which is not defined under agents (defined: qa, page_builder, copy_editor, careful_builder, vendor)',
           'tools.2: "copy_editor" is listed twice in tools; list it once',
         ],
       ],
@@ -318,7 +318,7 @@ describe('settings changed while the server runs', () => {
   });
 
   it('answers a repeated hop with its stored response after its agent left the picker, hop 1 and the last alike', async () => {
-    await admin(server, { method: 'PUT', body: { main_agent: 'qa', tools: ['page_builder', 'copy_editor'] } });
+    await admin(server, { method: 'PUT', body: { main_agent: 'qa', tools: ['page_builder', 'copy_editor', 'careful_builder'] } });
     const session = await openSession(server);
     const turn = `repeat-${crypto.randomUUID()}`;
     const hop1 = await session.hop(firstHop(turn, HERO, { agent: 'page_builder' }));
@@ -380,7 +380,7 @@ describe('settings shared by two instances on Redis', () => {
     const cluster = await startCluster(redis.url, 2, () => ({ admin: { token: TOKEN } }));
     try {
       const [one, two] = cluster.instances as [TestServer, TestServer];
-      assert.deepEqual(await offered(two), { main: 'qa', tools: ['page_builder', 'copy_editor'] });
+      assert.deepEqual(await offered(two), { main: 'qa', tools: ['page_builder', 'copy_editor', 'careful_builder'] });
       const saved = await admin(one, { method: 'PUT', body: { main_agent: 'copy_editor', tools: ['qa'] } });
       assert.equal(saved.status, 200);
       const start = performance.now();
@@ -431,7 +431,7 @@ describe('the agents file, followed while the CLI runs', () => {
     await writeFile(file, stringify(original));
     const server = await startServerProcess(['--agents', file]);
     try {
-      assert.deepEqual(await offered(server), { main: 'qa', tools: ['page_builder', 'copy_editor'] });
+      assert.deepEqual(await offered(server), { main: 'qa', tools: ['page_builder', 'copy_editor', 'careful_builder'] });
 
       await writeFile(file, stringify({ ...original, tools: ['qa', 'ghost'] }));
       const refused = await eventually(async () => {
@@ -443,10 +443,10 @@ describe('the agents file, followed while the CLI runs', () => {
         (refused.problems as string[]).map((line) => line.replace(`${file}: `, '')),
         [
           'tools.0: "qa" is the main agent; remove it from tools (the main agent answers when nothing is picked)',
-          'tools.1: tools names "ghost", which is not defined under agents (defined: qa, page_builder, copy_editor)',
+          'tools.1: tools names "ghost", which is not defined under agents (defined: qa, page_builder, copy_editor, careful_builder)',
         ],
       );
-      assert.deepEqual(await offered(server), { main: 'qa', tools: ['page_builder', 'copy_editor'] }, 'kept');
+      assert.deepEqual(await offered(server), { main: 'qa', tools: ['page_builder', 'copy_editor', 'careful_builder'] }, 'kept');
 
       await writeFile(file, stringify({ ...original, main_agent: 'page_builder', tools: ['copy_editor'] }));
       await eventually(async () =>
