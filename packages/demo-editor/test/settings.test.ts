@@ -94,6 +94,7 @@ describe('the settings screen: the chat follows, live', () => {
     assert.ok(await demo.page.locator('input[name="tools"][value="page_builder"]').isDisabled());
     assert.ok(!(await demo.page.locator('input[name="tools"][value="qa"]').isDisabled()));
     await demo.page.locator('input[name="tools"][value="qa"]').setChecked(false);
+    await demo.page.locator('input[name="tools"][value="careful_builder"]').setChecked(false);
     await demo.page.locator('input[name="tools"][value="copy_editor"]').setChecked(true);
     await demo.page.locator('#save-settings').click();
     await demo.page.getByText('Saved. Page builder answers; the picker offers: Copy editor.').waitFor();
