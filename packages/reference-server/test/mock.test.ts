@@ -557,7 +557,7 @@ describe('the mock turn rules', () => {
     assert.equal(agents.main_agent.id, 'qa');
     assert.deepEqual(
       agents.tools.map((agent) => agent.id),
-      ['page_builder', 'copy_editor'],
+      ['page_builder', 'copy_editor', 'careful_builder'],
     );
     const token = TokenResponse.parse(await (await fetch(`${ORIGIN}/api/token`)).json());
     assert.equal(token.header, 'X-CSRF-Token');

@@ -210,7 +210,7 @@ describe('the other endpoints', () => {
     assert.equal(body.main_agent.id, 'qa');
     assert.deepEqual(
       body.tools.map((agent: { id: string }) => agent.id),
-      ['page_builder', 'copy_editor'],
+      ['page_builder', 'copy_editor', 'careful_builder'],
     );
     assert.equal(body.tools[0].label, 'Page builder');
   });
