@@ -23,7 +23,7 @@ interface CanvasReading {
   components: number;
   /** The plan's numbers of the placeholders drawn, in the frame's order. */
   planned: string[];
-  /** Pixels from the bottom of the wrapper's last row (its top when empty) to the first placeholder's top. */
+  /** Pixels from the bottom of the wrapper's last component (its top when empty) to the first placeholder's top. */
   gap: number | null;
   /** Which of GrapesJS's component tree (project data), HTML and CSS export, and undo stack hold a placeholder mark. */
   leaks: string[];
@@ -52,7 +52,10 @@ async function recordCanvasPerHop(page: Page): Promise<void> {
   await page.addInitScript((marks: string[]) => {
     type Model = { toJSON?(): unknown };
     type Gjs = {
-      getWrapper(): { components(): { length: number }; getEl(): HTMLElement };
+      getWrapper(): {
+        components(): { length: number; last(): { getEl(): HTMLElement } | undefined };
+        getEl(): HTMLElement;
+      };
       getProjectData(): unknown;
       getHtml(): string;
       getCss(): string;
@@ -65,7 +68,8 @@ async function recordCanvasPerHop(page: Page): Promise<void> {
       const editor = probe.editor;
       const wrapper = editor.getWrapper().getEl();
       const placeholders = [...editor.Canvas.getDocument().querySelectorAll<HTMLElement>('.canvas-ai-plan__row')];
-      const floor = wrapper.lastElementChild?.getBoundingClientRect().bottom ?? wrapper.getBoundingClientRect().top;
+      const lastRow = editor.getWrapper().components().last()?.getEl();
+      const floor = lastRow?.getBoundingClientRect().bottom ?? wrapper.getBoundingClientRect().top;
       const tree = JSON.stringify(editor.getProjectData());
       const html = editor.getHtml() + editor.getCss();
       // Each undo entry's model and its states before and after: what GrapesJS would put back or take away.
@@ -139,6 +143,7 @@ describe('a plan on the GrapesJS canvas', () => {
       const layer = page.frameLocator('#gjs iframe.gjs-frame').locator('.canvas-ai-plan');
       assert.equal(await layer.getAttribute('aria-hidden'), 'true', 'decoration: the plan card reads the plan out');
       const waiting = await readCanvas(page);
+      assert.deepEqual(waiting.leaks, [], 'no placeholder in the tree, export or undo stack of GrapesJS');
       assert.equal(waiting.components, 0, 'nothing built while the plan waits');
       assert.ok(
         justBelowTheRows(waiting.gap),
