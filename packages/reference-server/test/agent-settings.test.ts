@@ -318,7 +318,10 @@ describe('settings changed while the server runs', () => {
   });
 
   it('answers a repeated hop with its stored response after its agent left the picker, hop 1 and the last alike', async () => {
-    await admin(server, { method: 'PUT', body: { main_agent: 'qa', tools: ['page_builder', 'copy_editor', 'careful_builder'] } });
+    await admin(server, {
+      method: 'PUT',
+      body: { main_agent: 'qa', tools: ['page_builder', 'copy_editor', 'careful_builder'] },
+    });
     const session = await openSession(server);
     const turn = `repeat-${crypto.randomUUID()}`;
     const hop1 = await session.hop(firstHop(turn, HERO, { agent: 'page_builder' }));
@@ -431,7 +434,10 @@ describe('the agents file, followed while the CLI runs', () => {
     await writeFile(file, stringify(original));
     const server = await startServerProcess(['--agents', file]);
     try {
-      assert.deepEqual(await offered(server), { main: 'qa', tools: ['page_builder', 'copy_editor', 'careful_builder'] });
+      assert.deepEqual(await offered(server), {
+        main: 'qa',
+        tools: ['page_builder', 'copy_editor', 'careful_builder'],
+      });
 
       await writeFile(file, stringify({ ...original, tools: ['qa', 'ghost'] }));
       const refused = await eventually(async () => {
@@ -446,7 +452,11 @@ describe('the agents file, followed while the CLI runs', () => {
           'tools.1: tools names "ghost", which is not defined under agents (defined: qa, page_builder, copy_editor, careful_builder)',
         ],
       );
-      assert.deepEqual(await offered(server), { main: 'qa', tools: ['page_builder', 'copy_editor', 'careful_builder'] }, 'kept');
+      assert.deepEqual(
+        await offered(server),
+        { main: 'qa', tools: ['page_builder', 'copy_editor', 'careful_builder'] },
+        'kept',
+      );
 
       await writeFile(file, stringify({ ...original, main_agent: 'page_builder', tools: ['copy_editor'] }));
       await eventually(async () =>
