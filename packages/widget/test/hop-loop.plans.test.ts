@@ -28,7 +28,7 @@ async function planTurn() {
 }
 
 describe('plans with the loop alone (spec §20.4)', () => {
-  it('declares the wait, hands each plan to askPerson, and shows the canvas each row built, by order', async () => {
+  it('declares the wait, hands each plan to decidePlan, and shows the canvas each row built, by order', async () => {
     const { script, record, host, base } = await planTurn();
     const asked: Waiting[] = [];
     const shown: string[] = [];
