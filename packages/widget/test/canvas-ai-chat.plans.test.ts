@@ -66,7 +66,7 @@ describe('<canvas-ai-chat> plans inside a turn', () => {
     const { record, host, element, canvas } = await planChat();
     const ends = collect(element, 'canvas-ai-turn-end');
     element.sendMessage(script.user_message);
-    await waitUntil(() => card(element), 'the plan was not shown');
+    await waitUntil(() => card(element), 'the plan was not shown', { timeout: 10_000 });
     expect(record.posts()[0]!.body.capabilities?.waits).to.deep.equal(['question', 'plan', 'approval']);
     expect(rowsShown(element)).to.deep.equal([
       ["Hero with the bakery's name", 'sdc.demo.hero'],
@@ -129,7 +129,7 @@ describe('<canvas-ai-chat> plans inside a turn', () => {
       },
     });
     element.sendMessage(script.user_message);
-    await waitUntil(() => card(element), 'the plan was not shown');
+    await waitUntil(() => card(element), 'the plan was not shown', { timeout: 10_000 });
     expect(card(element)!.querySelector('.plan-label')!.textContent).to.equal('L’agent prévoit ces rangées :');
     expect(card(element)!.querySelector('.plan-feedback span')!.textContent).to.equal('Que faut-il changer ?');
     expect(
@@ -144,7 +144,7 @@ describe('<canvas-ai-chat> plans inside a turn', () => {
     const { record, element, canvas } = await planChat();
     const ends = collect(element, 'canvas-ai-turn-end');
     element.sendMessage(script.user_message);
-    await waitUntil(() => card(element), 'the plan was not shown');
+    await waitUntil(() => card(element), 'the plan was not shown', { timeout: 10_000 });
     const id = record.posts()[0]!.body.request_id;
     part(element, 'plan-cancel').click();
     await waitUntil(() => ends.length === 1, 'the turn did not end');
@@ -161,7 +161,7 @@ describe('<canvas-ai-chat> plans inside a turn', () => {
     const script = await scenario('plan-revised-then-built');
     const { record, element: before, options } = await planChat({ storageKey: key });
     before.sendMessage(script.user_message);
-    await waitUntil(() => card(before), 'the plan was not shown');
+    await waitUntil(() => card(before), 'the plan was not shown', { timeout: 10_000 });
     await waitUntil(() => new ChatStorage(key).load()?.running?.hop === 2, 'the waiting hop was not kept');
     // The reloaded page: the first chat is left hanging on its plan, a new one mounted over the same store.
     before.style.display = 'none';
