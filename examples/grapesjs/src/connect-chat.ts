@@ -5,6 +5,7 @@ import { applyOutputsWithResults, type CanvasDocument, type JsonValue } from '@c
 import type { CanvasAiChat } from '@canvas-ai/widget';
 import type { Component, Editor } from 'grapesjs';
 import { fromNode, isCatalogComponent, toNode, updateProps, uuidOf } from './components.js';
+import { planPlaceholders } from './plan-placeholders.js';
 
 /** Page values (spec §11: `set_page_value`) live on GrapesJS's wrapper as `data-page-<field>`, so its undo has them. */
 const PAGE_ATTRIBUTE = 'data-page-';
@@ -63,6 +64,12 @@ export function connectChat(chat: CanvasAiChat, editor: Editor): void {
     });
     setPageValues(wrapper(), document.page);
   }
+
+  // The agent's plan on the canvas (spec §20.4): placeholders outside GrapesJS's component tree, so getLayout, the
+  // undo history and the HTML export never carry them; each row the turn builds takes the place of the first left.
+  const placeholders = planPlaceholders(editor);
+  chat.showPlan = (plan) => placeholders.show(plan);
+  chat.clearPlan = () => placeholders.clear();
 
   // One agent turn, one undo step (spec §17.5): GrapesJS's undo (Ctrl+Z) takes back every entry recorded while it ran,
   // as one group. Its history is a plain stack, so what the person changed during the turn joins that step.

@@ -1,32 +1,17 @@
 // End to end: GrapesJS with <canvas-ai-chat>, built, served by the real reference server (its CLI, scripted model,
 // the example's fixtures) over HTTP on 127.0.0.1, driven in Debian's Chromium.
 import { strict as assert } from 'node:assert';
-import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
-import type { HopRequest } from '@canvas-ai/protocol';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, openExample, rows, sendMessage, turnEnded, undoSteps } from './example-page.js';
 import { startServer, type Server } from './server.js';
-
-const HEADLESS_CHROMIUM = JSON.parse(
-  await readFile(new URL('../../../scripts/headless-chromium.json', import.meta.url), 'utf8'),
-) as { executablePath: string; args: string[] };
-
-/** A row of the GrapesJS page as the glue maps it to the protocol. */
-interface Row {
-  component: string;
-  props: Record<string, unknown>;
-}
 
 let server: Server;
 let browser: Browser;
 
 before(async () => {
   server = await startServer();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? HEADLESS_CHROMIUM.executablePath,
-    headless: true,
-    args: HEADLESS_CHROMIUM.args,
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {
@@ -34,62 +19,12 @@ after(async () => {
   await server?.stop();
 });
 
-/** Opens the example with every hop recorded; resolves once GrapesJS and the chat have rendered. */
-async function openExample(): Promise<{ page: Page; hops: HopRequest[]; close(): Promise<void> }> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const page = await context.newPage();
-  const hops: HopRequest[] = [];
-  page.on('request', (request) => {
-    if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/hop')
-      hops.push(JSON.parse(request.postData() ?? '{}') as HopRequest);
-  });
-  await page.addInitScript(() => {
-    const ended: string[] = [];
-    Object.assign(window, { __ended: ended });
-    document.addEventListener('canvas-ai-turn-end', (event) => ended.push((event as CustomEvent).detail.status));
-  });
-  await page.goto(server.url);
-  await page.locator('canvas-ai-chat deep-chat').waitFor({ state: 'attached' });
-  await page.frameLocator('#gjs iframe.gjs-frame').locator('body').waitFor({ state: 'attached' });
-  return { page, hops, close: () => context.close() };
-}
-
-/** The GrapesJS page's rows, read with the glue's own mapping (what the agent is sent). */
-function rows(page: Page): Promise<Row[]> {
-  return page.evaluate(async () => {
-    const chat = document.querySelector('canvas-ai-chat') as unknown as { getLayout(): Promise<unknown> | unknown };
-    const document_ = (await chat.getLayout()) as { layout: { regions: { content?: { components: Row[] } } } };
-    return (document_.layout.regions.content?.components ?? []).map(({ component, props }) => ({ component, props }));
-  });
-}
-
-/** How many undo steps GrapesJS has (entries undone together count once). */
-function undoSteps(page: Page): Promise<number> {
-  return page.evaluate(
-    () =>
-      (
-        window as unknown as { editor: { UndoManager: { getStackGroup(): unknown[] } } }
-      ).editor.UndoManager.getStackGroup().length,
-  );
-}
-
-async function turnEnded(page: Page, count: number): Promise<string> {
-  await page.waitForFunction((n) => ((window as unknown as { __ended?: string[] }).__ended ?? []).length > n, count, {
-    timeout: 60_000,
-  });
-  return page.evaluate((n) => (window as unknown as { __ended: string[] }).__ended[n]!, count);
-}
-
 describe('GrapesJS with <canvas-ai-chat> against the reference server', () => {
   it('builds the page in GrapesJS hop by hop, and one GrapesJS undo takes the whole turn back', async () => {
-    const { page, hops, close } = await openExample();
+    const { page, hops, close } = await openExample(browser, server.url);
     try {
       const stepsBefore = await undoSteps(page);
-      await page.evaluate(() =>
-        (document.querySelector('canvas-ai-chat') as unknown as { sendMessage(text: string): boolean }).sendMessage(
-          'Build a landing page for my bakery',
-        ),
-      );
+      await sendMessage(page, 'Build a landing page for my bakery');
       assert.equal(await turnEnded(page, 0), 'done');
 
       // GrapesJS → protocol: every hop carried the GrapesJS page as it was after the previous hop's outputs.
@@ -125,13 +60,9 @@ describe('GrapesJS with <canvas-ai-chat> against the reference server', () => {
   });
 
   it('sends the person’s GrapesJS edits to the agent, and gives a copied component its own uuid', async () => {
-    const { page, close } = await openExample();
+    const { page, close } = await openExample(browser, server.url);
     try {
-      await page.evaluate(() =>
-        (document.querySelector('canvas-ai-chat') as unknown as { sendMessage(text: string): boolean }).sendMessage(
-          'Build a landing page for my bakery',
-        ),
-      );
+      await sendMessage(page, 'Build a landing page for my bakery');
       assert.equal(await turnEnded(page, 0), 'done');
       const result = await page.evaluate(async () => {
         type Gjs = {

@@ -26,4 +26,4 @@ export {
   runClientConformance,
 } from './client/run-client-conformance.js';
 export { CLIENT_CHECKS, type ClientCheck } from './client/client-checks.js';
-export { CLIENT_SCENARIOS, type ClientScenario } from './client/client-scenarios.js';
+export { CLIENT_SCENARIOS, type ClientScenario, type ScriptedAnswer } from './client/client-scenarios.js';

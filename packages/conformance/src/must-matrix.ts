@@ -175,7 +175,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '4.3',
     says: 'Later hops MUST be sent as JSON',
     group: 'attachments',
-    checks: ['validation.multipart-attachments-on-hop-2', 'client.attachments-hop-1'],
+    checks: ['validation.multipart-attachments-on-hop-2', 'client.attachments-hop-1', 'client.screenshot-attachment'],
   },
   {
     section: '4.3',
@@ -1081,7 +1081,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '20.1',
     says: 'The client shows what the turn waits for and MUST NOT send the next hop before',
     group: 'client',
-    reason: `${NOT_PLAYED('waiting turn (the adapter has no way yet to be the person who answers)')}; the widget's tests cover it (packages/widget/test/canvas-ai-chat.questions.test.ts, hop-loop.questions.test.ts)`,
+    checks: ['client.waits-for-answer', 'client.wait-answer', 'client.stop-while-waiting'],
   },
   {
     section: '20.1',
@@ -1162,7 +1162,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '20.4',
     says: 'a host MUST keep them out of the document it sends in `context`',
     group: 'client',
-    reason: `${NOT_PLAYED('plan (the adapter draws no canvas)')}; the widget's and the demo's tests cover it (packages/widget/test/canvas-ai-chat.plans.test.ts, packages/demo-editor/test/plans.test.ts: no placeholder in the document sent)`,
+    checks: ['client.document-fresh'],
   },
 ];
 

@@ -230,18 +230,37 @@ describe('the CLI', () => {
     assert.deepEqual(skipped, [
       'SKIP  streamed hops (spec §6.1): needs revision 1.4; the client claims 1.3 (--revision); 1 check(s) skipped (client.content-type); 2 scenario(s) not played (streamed, cut-stream)',
       'SKIP  usage (spec §6.2, revision 1.4): needs revision 1.4; the client claims 1.3 (--revision); 1 check(s) skipped (client.usage-optional)',
+      'SKIP  waiting turns (spec §20.1, revision 1.7): needs revision 1.7; the client claims 1.3 (--revision); 3 check(s) skipped (client.waits-declared, client.waits-for-answer, client.wait-answer)',
+      'SKIP  a look at the page (spec §20.3): needs revision 1.8; the client claims 1.3 (--revision); 1 check(s) skipped (client.screenshot-attachment); 2 scenario(s) not played (screenshot-sent, screenshot-unavailable)',
+      'SKIP  waiting turns and questions (spec §20): needs revision 1.7; the client claims 1.3 (--revision); 1 check(s) skipped (client.stop-while-waiting); 3 scenario(s) not played (question-answered, question-dismissed, stop-while-waiting)',
       'SKIP  Retry-After on 409 hop_in_progress (spec §8.3, revision 1.4): needs revision 1.4; the client claims 1.3 (--revision); 1 scenario(s) not played (busy)',
+      'SKIP  plans (spec §20.4): needs revision 1.8; the client claims 1.3 (--revision); 1 scenario(s) not played (plan-revised-then-approved)',
     ]);
     assert.match(out, /\nNot met: canvas-ai\/1 revision 1\.3 client \(\d+ check\(s\) failed\)\n0 passed, \d+ failed$/);
   });
 
+  it('plays no waiting turn to a client that claims no kind of wait (an adapter without {answers}), and says so', async () => {
+    const io = memoryIo();
+    const played: string[] = [];
+    const err = (line: string) => played.push(/^scenario (\S+):/.exec(line)?.[1] ?? line);
+    assert.equal(await main(['--client', 'exit 3', '--parts', 'streaming'], { ...io, err }), 1);
+    assert.deepEqual(
+      played.filter((id) => /question|plan|screenshot|waiting/.test(id)),
+      [],
+    );
+    const out = io.stdout.join('\n');
+    for (const id of ['client.waits-declared', 'client.waits-for-answer', 'client.wait-answer'])
+      assert.match(out, new RegExp(`^SKIP {2}${id.replace('.', '\\.')} .*the client claims no kind of wait`, 'm'));
+    assert.match(out, /^SKIP {2}waiting turns and questions \(spec §20\): needs the optional part questions/m);
+  });
+
   it("leaves out of a client's claim line the parts the client kit plays nothing of, with a line saying so", async () => {
     const io = memoryIo();
-    assert.equal(await main(['--client', 'exit 3', '--parts', 'questions'], io), 1);
+    assert.equal(await main(['--client', 'exit 3', '--parts', 'remove-move'], io), 1);
     const out = io.stdout.join('\n');
     assert.match(
       out,
-      /\nClaimed, but not checked \(so not in the claim line\):\nSKIP {2}waiting turns and questions \(spec §20\): the client kit plays no scenario of it yet/,
+      /\nClaimed, but not checked \(so not in the claim line\):\nSKIP {2}the remove_components and move_components outputs \(spec §11\.4, [^)]+\): the client kit plays no scenario of it yet/,
     );
     assert.match(out, /\nNot met: canvas-ai\/1 revision 1\.8 client \(\d+ check\(s\) failed\)\n/);
   });

@@ -3,14 +3,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { runClientConformance } from '@canvas-ai/conformance';
+import { formatClaimVerdict, runClientConformance } from '@canvas-ai/conformance';
 
 const ADAPTER = fileURLToPath(new URL('./support/element-adapter.ts', import.meta.url));
 
 describe('the client kit against the element in Chromium', () => {
   it('passes every check', async () => {
     const report = await runClientConformance({
-      command: `'${process.execPath}' --import tsx '${ADAPTER}' {server} {message} {agent}`,
+      command: `'${process.execPath}' --import tsx '${ADAPTER}' {server} {message} {agent} {answers}`,
       timeoutMs: 60_000,
       onScenario: (id, code, stderr) => {
         if (code !== 0) console.log(`${id}: exit ${code}\n${stderr}`);
@@ -20,5 +20,10 @@ describe('the client kit against the element in Chromium', () => {
     console.log(lines.join('\n'));
     assert.equal(report.failed, 0, lines.filter((line) => line.startsWith('fail')).join('\n'));
     assert.equal(report.skipped, 0, lines.filter((line) => line.startsWith('skip')).join('\n'));
+    // The element answers questions, plans and screenshots: its line names them, as played.
+    assert.equal(
+      formatClaimVerdict(report),
+      'canvas-ai/1 revision 1.8 client: streaming, questions, screenshots, plans',
+    );
   });
 });

@@ -16,6 +16,7 @@ export {
 export { answerResponse, continuingResponse, type HopResponseHead, maxHopsResponse } from './turn/hop-response.js';
 export { joinNarration, maxHopsMessage, NARRATION_SEPARATOR } from './narration/narration.js';
 export { collectPlacedUuids } from './layout/placed-uuids.js';
+export { sniffImageType } from './attachments/sniff.js';
 export { type DerivedOf, derivedPropsOf } from './layout/derived-props.js';
 export { PropsPrints } from './layout/props-json.js';
 export {

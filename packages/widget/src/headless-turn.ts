@@ -6,7 +6,8 @@
  */
 import { applyOutputsWithResults, type CanvasDocument, type HopResponse, TokenResponse } from '@canvas-ai/protocol';
 import { ChatSession } from './chat-session.js';
-import type { HopReport, TextReport, TurnResult } from './hop-loop.js';
+import type { AskPersonHook, DecidePlanHook, HopReport, TextReport, TurnResult } from './hop-loop.js';
+import type { GetScreenshotHook } from './screenshot.js';
 import { ChatStorage, memoryArea } from './turn-storage.js';
 
 export interface HeadlessTurnOptions {
@@ -30,6 +31,12 @@ export interface HeadlessTurnOptions {
   onHop?: ((report: HopReport, document: CanvasDocument) => void) | undefined;
   /** The model's text as a streamed hop delivers it. */
   onText?: ((report: TextReport) => void) | undefined;
+  /** Answers the questions an agent asks (spec §20.2); given, the turn declares the wait `question`. */
+  askPerson?: AskPersonHook | undefined;
+  /** Decides on the plans an agent proposes (spec §20.4); given, the turn declares the wait `plan`. */
+  decidePlan?: DecidePlanHook | undefined;
+  /** Supplies the screenshots an agent asks for (spec §20.3); given, the turn declares the wait `screenshot`. */
+  getScreenshot?: GetScreenshotHook | undefined;
 }
 
 export interface HeadlessTurnResult {
@@ -62,6 +69,9 @@ export async function runHeadlessTurn(options: HeadlessTurnOptions): Promise<Hea
         return applied.results;
       },
       signal: options.signal,
+      askPerson: options.askPerson,
+      decidePlan: options.decidePlan,
+      getScreenshot: options.getScreenshot,
     }),
     storage: () => new ChatStorage('canvas-ai-headless', area),
   });

@@ -1,57 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import { type HopRequest, layoutProblem } from '@canvas-ai/protocol';
+import { layoutProblem } from '@canvas-ai/protocol';
 import { type CheckVerdict, fail, pass, skip } from '../check.js';
-import type { SpecRef } from '../spec-refs.js';
-import { type CheckNeeds, partNeeds } from '../claims.js';
+import { partNeeds } from '../claims.js';
 import type { RecordedRequest, ScenarioRecording } from './kit-server.js';
+import { answered, type ClientCheck, hopOf, hopsOf, overScenarios, type Recordings } from './recorded-hops.js';
+import { WAIT_CHECKS } from './wait-checks.js';
 
-/** What every client check reads: each scenario's recording, by scenario id. */
-export type Recordings = ReadonlyMap<string, ScenarioRecording>;
-
-/** One check of a client: what a passing client does, the rule, and how the recordings are judged. */
-export interface ClientCheck {
-  /** `client.<name>`; cited in spec/conformance.md. */
-  id: string;
-  title: string;
-  spec: SpecRef;
-  /** What a client must claim for the check to run (default: revision 1.0); the rest is skipped with a line. */
-  needs?: CheckNeeds;
-  judge(recordings: Recordings): CheckVerdict;
-}
-
-/** The hops a client sent in one scenario, in the order they arrived. */
-function hopsOf(recording: ScenarioRecording): RecordedRequest[] {
-  return recording.requests.filter((request) => request.method === 'POST' && request.path === '/api/hop');
-}
-
-/** The parsed hop of a recorded request, when it was one the kit could read. */
-function hopOf(request: RecordedRequest): HopRequest | undefined {
-  return request.hop?.success ? request.hop.data : undefined;
-}
-
-/** Whether the kit answered this hop with a whole 200 response the client could read. */
-function answered(request: RecordedRequest): boolean {
-  return request.status === 200 && request.fault !== 'lose' && request.fault !== 'cut-stream';
-}
-
-/** The first failure of `judgeOne` over the scenarios, or a pass naming how many were judged. */
-function overScenarios(
-  recordings: Recordings,
-  judgeOne: (recording: ScenarioRecording) => string | undefined,
-  passed: string,
-  only?: readonly string[],
-): CheckVerdict {
-  let judged = 0;
-  for (const recording of recordings.values()) {
-    if (only && !only.includes(recording.scenario.id)) continue;
-    judged += 1;
-    // A client that made no hop has shown none of the rules: nothing passes for it.
-    const problem = hopsOf(recording).length === 0 ? 'the client sent no hop' : judgeOne(recording);
-    if (problem) return fail(`${recording.scenario.id}: ${problem}`);
-  }
-  if (judged === 0) return skip(`no scenario of ${only?.join(', ') ?? 'the kit'} ran`);
-  return pass(`${passed} (${judged} scenario${judged === 1 ? '' : 's'})`);
-}
+export type { ClientCheck, Recordings } from './recorded-hops.js';
 
 /** The requests of the turn after the first hop answered with `fault`, and that hop. */
 function afterFault(recording: ScenarioRecording): { faulted: RecordedRequest; later: RecordedRequest[] } | undefined {
@@ -109,7 +64,7 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
       const verdict = overScenarios(
         recordings,
         (recording) => {
-          // The one exception, a screenshot's answer (spec §4.3, §20.3), is no scenario's: the kit asks for none.
+          // The one exception, a screenshot's answer (spec §4.3, §20.3), is judged by client.screenshot-attachment.
           const later = hopsOf(recording).find(
             (request) =>
               (hopOf(request)?.hop ?? 1) > 1 &&
@@ -281,7 +236,17 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
           return undefined;
         },
         'every output reported, impossible and stale ones rejected',
-        ['build', 'refusals', 'streamed', 'attachment'],
+        [
+          'build',
+          'refusals',
+          'streamed',
+          'attachment',
+          'question-answered',
+          'question-dismissed',
+          'plan-revised-then-approved',
+          'screenshot-sent',
+          'screenshot-unavailable',
+        ],
       ),
   },
   {
@@ -423,4 +388,5 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
       return pass('stop: the cancel sent, no hop after');
     },
   },
+  ...WAIT_CHECKS,
 ];

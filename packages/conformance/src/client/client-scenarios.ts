@@ -1,4 +1,5 @@
 import type { ToolOutput } from '@canvas-ai/protocol';
+import type { WaitRequest } from '@canvas-ai/protocol/server';
 import { type CheckNeeds, partNeeds } from '../claims.js';
 
 /**
@@ -18,11 +19,26 @@ export type KitFault =
   | 'unknown-code'
   | 'hold';
 
-/** What the kit answers one hop: outputs to go on with, or the final answer; maybe after a fault. */
+/**
+ * What the kit answers one hop: outputs to go on with, or the final answer; maybe after a fault. Outputs may come
+ * with `wait`: the turn then waits for the person (spec §20.1), as the reference server's waiting hop answers, when
+ * hop 1 declared that kind of wait; else the kit offers no wait (a server MUST NOT) and answers the outputs alone.
+ */
 export type HopStep = { progress?: string; fault?: KitFault } & (
-  | { kind: 'outputs'; outputs: ToolOutput[] }
+  | { kind: 'outputs'; outputs: ToolOutput[]; wait?: WaitRequest }
   | { kind: 'answer'; text: string }
 );
+
+/**
+ * How the person (or, for a screenshot, the host) answers one wait of a turn, as the adapter is told it
+ * (`{answers}`, spec/conformance.md §7): a question's picked choices (indexes from 0) and own text, or its dismissal;
+ * a plan's decision and feedback; the path of the image the host supplies for a screenshot, or `null` when it has
+ * none this time (the client answers `unavailable`).
+ */
+export type ScriptedAnswer =
+  | { kind: 'question'; choices?: number[]; text?: string; dismissed?: boolean }
+  | { kind: 'plan'; decision: 'approve' | 'revise'; feedback?: string }
+  | { kind: 'screenshot'; image: string | null };
 
 /**
  * One scripted turn the client under test is asked to run. Its components are of the catalog the kit ships
@@ -45,6 +61,14 @@ export interface ClientScenario {
    * its path as `{attachment}` (empty in the other scenarios).
    */
   attachment?: string;
+  /**
+   * How the person answers the turn's waits, in the order the turn asks (spec §20): the adapter gets them as
+   * `{answers}`, a screenshot's `image` relative to the kit's fixtures. A wait past the list is never answered: the
+   * person looks at it until the kit asks them to stop.
+   */
+  answers?: ScriptedAnswer[];
+  /** The kit asks the client to stop (SIGINT) once the turn waits, instead of answering. */
+  stopWhileWaiting?: boolean;
 }
 
 /** The revisions that added what some scenarios play (spec §14.1). */
@@ -134,6 +158,45 @@ const outputs = (list: ToolOutput[], progress: string, fault?: KitFault): HopSte
 });
 const answer: HopStep = { kind: 'answer', text: 'The page is built: a hero, a story and an order button.' };
 
+/** Outputs, then the turn waits for `wait` (the waiting hop adds nothing to the narration, spec §20.1). */
+const waiting = (list: ToolOutput[], progress: string, wait: WaitRequest): HopStep => ({
+  kind: 'outputs',
+  outputs: list,
+  progress,
+  wait,
+});
+
+const QUESTIONS = partNeeds('questions');
+const SCREENSHOTS = partNeeds('screenshots');
+const PLANS = partNeeds('plans');
+
+/** A question with several picks and a text of one's own allowed (spec §20.2). */
+const askTone: WaitRequest = {
+  kind: 'question',
+  question: {
+    text: 'Which tone should the story have?',
+    choices: ['Warm', 'Elegant', 'Bold'],
+    multiple: true,
+    free_text: true,
+  },
+};
+
+/** A plan of the rows the build places (spec §20.4), and the one proposed again after the person's feedback. */
+const firstPlan: WaitRequest = {
+  kind: 'plan',
+  plan: { rows: [{ title: 'Hero with the bakery name', components: ['sdc.demo.hero'] }] },
+};
+const revisedPlan: WaitRequest = {
+  kind: 'plan',
+  plan: {
+    rows: [
+      { title: 'Hero with the bakery name', components: ['sdc.demo.hero'] },
+      { title: 'Our story', components: ['sdc.demo.text'] },
+      { title: 'Order button', components: ['sdc.demo.button'] },
+    ],
+  },
+};
+
 /** The scripted turns of the client kit, in the order it runs them. */
 export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
   {
@@ -208,6 +271,77 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
     title: 'hop 2 is refused (400) with an error code no revision has',
     message: 'Build, and meet an unknown refusal',
     hops: [outputs([placeHero], 'Adding a hero.'), { ...answer, fault: 'unknown-code' }],
+  },
+  {
+    id: 'question-answered',
+    title: 'hop 1 places a hero and asks a question; the person picks two choices and writes a line',
+    message: 'Build a page, and ask me about the tone',
+    needs: QUESTIONS,
+    answers: [{ kind: 'question', choices: [0, 2], text: 'a little playful' }],
+    hops: [
+      waiting([placeHero], 'Adding a hero.', askTone),
+      outputs(buildRest, 'Adding a hero. A story and a button.'),
+      answer,
+    ],
+  },
+  {
+    id: 'question-dismissed',
+    title: 'hop 1 asks a question before anything is placed; the person dismisses it',
+    message: 'Ask me first, then build',
+    needs: QUESTIONS,
+    answers: [{ kind: 'question', dismissed: true }],
+    hops: [waiting([], '', askTone), outputs([placeHero], 'Adding a hero.'), answer],
+  },
+  {
+    id: 'plan-revised-then-approved',
+    title: 'a plan, revised with feedback, proposed again and approved, then built',
+    message: 'Plan a bakery homepage, then build it',
+    needs: PLANS,
+    answers: [
+      { kind: 'plan', decision: 'revise', feedback: 'Add our story and an order button.' },
+      { kind: 'plan', decision: 'approve' },
+    ],
+    hops: [
+      waiting([], '', firstPlan),
+      waiting([], '', revisedPlan),
+      outputs([placeHero], 'Adding a hero.'),
+      outputs(buildRest, 'Adding a hero. A story and a button.'),
+      answer,
+    ],
+  },
+  {
+    id: 'screenshot-sent',
+    title: 'hop 1 places a hero, hop 2 asks for a look at it; the host sends its screenshot, later hops are JSON',
+    message: 'Build a hero, and look at it',
+    needs: SCREENSHOTS,
+    answers: [{ kind: 'screenshot', image: 'attachments/cookie.png' }],
+    hops: [
+      outputs([placeHero], 'Adding a hero.'),
+      waiting([], 'Adding a hero.', { kind: 'screenshot', screenshot: { component_uuid: HERO } }),
+      outputs(buildRest, 'Adding a hero. A story and a button.'),
+      answer,
+    ],
+  },
+  {
+    id: 'screenshot-unavailable',
+    title: 'hop 1 asks for a look at the whole page; the host has no screenshot this time',
+    message: 'Look at the page, then build',
+    needs: SCREENSHOTS,
+    answers: [{ kind: 'screenshot', image: null }],
+    hops: [
+      waiting([], '', { kind: 'screenshot', screenshot: { component_uuid: null } }),
+      outputs([placeHero], 'Adding a hero.'),
+      answer,
+    ],
+  },
+  {
+    id: 'stop-while-waiting',
+    title: 'hop 1 asks a question the person does not answer; they stop the turn instead',
+    message: 'Ask me, and I will stop',
+    needs: QUESTIONS,
+    answers: [],
+    stopWhileWaiting: true,
+    hops: [waiting([placeHero], 'Adding a hero.', askTone), answer],
   },
   {
     id: 'stop',

@@ -15,7 +15,9 @@ import {
   PROTOCOL_VERSION,
   type TokenResponse,
   type ToolOutput,
+  type Waiting,
 } from '@canvas-ai/protocol';
+import { answerProblems, sniffImageType } from '@canvas-ai/protocol/server';
 import type { ClientScenario, HopStep, KitFault } from './client-scenarios.js';
 
 /** The agents the kit's server offers: a main agent and one tool a client may pick. */
@@ -32,8 +34,11 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** The parsed JSON body of a hop, or of a multipart hop's `request` field (undefined when it was neither). */
   body: unknown;
-  /** A multipart hop's files (name, type and size), in order; absent for a JSON body. */
-  attachments?: Array<{ name: string; type: string; size: number }>;
+  /**
+   * A multipart hop's files (name, declared type, size, and the image type its first bytes say, spec §4.3), in order;
+   * absent for a JSON body.
+   */
+  attachments?: Array<{ name: string; type: string; size: number; image: string | undefined }>;
   /** `HopRequest.safeParse` of the body, for a `POST /api/hop`. */
   hop?: ReturnType<typeof HopRequest.safeParse>;
   /** Milliseconds since the scenario started, when the request arrived and when its answer was finished. */
@@ -61,11 +66,24 @@ export interface ScenarioRecording {
   csrfToken?: string;
   /** When the kit asked the client to stop (ms since the start), in a scenario that does. */
   stopAskedAt?: number;
+  /** The kinds of wait hop 1 declared in `capabilities.waits` (spec §20.1), once it arrived. */
+  declaredWaits?: string[];
+  /** By hop number: what the turn waited for after that hop, as the kit's response said (spec §20.1). */
+  waits: Map<number, Waiting>;
+  /** The waits the script asks for that the kit did not offer, as hop 1 did not declare their kind. */
+  notOffered: Array<{ hop: number; kind: string }>;
 }
 
 const SESSION_COOKIE = 'canvas_ai_kit_session';
 /** How long the kit takes over every hop before it answers. */
 const THINK_MS = 100;
+/** How long the kit says it waits for an answer (`expires_at`), as the reference server does (spec §20.1). */
+const WAIT_TTL_MS = 15 * 60_000;
+/**
+ * How long after a waiting response the kit asks the client to stop, in a scenario that does: the client has read
+ * the response and shows what the turn waits for (a stop before that is judged alike: no hop, a cancel).
+ */
+const STOP_AFTER_WAIT_MS = 500;
 
 /**
  * The client kit's server: the protocol's endpoints on 127.0.0.1, answering each hop as the running scenario
@@ -82,8 +100,13 @@ export class KitServer {
   private faultsPlayed = new Set<number>();
   /** Resolves a held hop (the `stop` scenario) when the client aborts it or the scenario ends. */
   private releaseHeld: (() => void) | undefined;
-  /** Heard when a hop the scenario holds has arrived (the runner then asks the client to stop). */
-  onHeld: (() => void) | undefined;
+  /**
+   * Heard when the scenario wants the person to stop: a hop it holds has arrived, or the turn waits (the runner then
+   * asks the client to stop).
+   */
+  onStopWanted: (() => void) | undefined;
+  /** The stop a waiting scenario has scheduled, cleared when the scenario ends. */
+  private stopTimer: ReturnType<typeof setTimeout> | undefined;
 
   url = '';
 
@@ -100,6 +123,7 @@ export class KitServer {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.stopTimer);
     this.releaseHeld?.();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
@@ -108,7 +132,8 @@ export class KitServer {
   /** Starts recording `scenario`: a new session, nothing answered yet. */
   begin(scenario: ClientScenario): ScenarioRecording {
     this.releaseHeld?.();
-    this.recording = { scenario, requests: [], expectedAfter: new Map() };
+    clearTimeout(this.stopTimer);
+    this.recording = { scenario, requests: [], expectedAfter: new Map(), waits: new Map(), notOffered: [] };
     this.started = performance.now();
     this.answered = new Map();
     this.faultsPlayed = new Set();
@@ -122,6 +147,7 @@ export class KitServer {
 
   /** Ends the running scenario: a held hop is let go (its client has gone). */
   end(): void {
+    clearTimeout(this.stopTimer);
     this.releaseHeld?.();
   }
 
@@ -203,6 +229,7 @@ export class KitServer {
       return this.error(response, 400, 'invalid_request', 'The kit could not read this hop as a HopRequest.');
     }
     const hop = parsed.data;
+    if (hop.hop === 1 && this.recording) this.recording.declaredWaits = [...(hop.capabilities?.waits ?? [])];
     const step: HopStep = scenario.hops[hop.hop - 1] ?? { kind: 'answer', text: 'Done.' };
     const replay = this.answered.get(hop.hop);
     if (replay) {
@@ -214,9 +241,42 @@ export class KitServer {
       entry.fault = step.fault;
       return this.playFault(step.fault, entry, response, () => this.respond(hop, step));
     }
+    const refusal = this.answerRefusal(hop, entry.attachments?.length ?? 0);
+    if (refusal) {
+      entry.status = 400;
+      return this.error(response, 400, refusal.code, refusal.message, refusal.field);
+    }
     const answer = this.respond(hop, step);
     entry.status = 200;
     this.send(response, entry, answer);
+    if (answer.should_continue && answer.waiting && this.recording?.scenario.stopWhileWaiting)
+      this.stopTimer = setTimeout(() => this.onStopWanted?.(), STOP_AFTER_WAIT_MS);
+  }
+
+  /**
+   * Why the reference server would refuse this hop's `answer` (spec §20.1): none to a turn that waits, one to a turn
+   * that waits for nothing, or one that does not fit the wait (`answerProblems`, the reference server's own rule).
+   */
+  private answerRefusal(hop: HopRequest, images: number): { code: string; message: string; field: string } | undefined {
+    const waiting = this.recording?.waits.get(hop.hop - 1);
+    if (!waiting) {
+      return hop.answer === undefined
+        ? undefined
+        : { code: 'invalid_request', message: 'This turn waits for no answer.', field: 'answer' };
+    }
+    if (hop.answer === undefined)
+      return {
+        code: 'missing_field',
+        message: `This turn waits for a ${waiting.kind}; send the answer.`,
+        field: 'answer',
+      };
+    const [problem] = answerProblems(waiting, hop.answer, images);
+    if (!problem) return undefined;
+    return {
+      code: problem.path === 'attachments' ? 'missing_field' : 'invalid_request',
+      message: problem.message,
+      field: problem.path,
+    };
   }
 
   /** The response this step scripts, remembered for a repeat, with what the next hop should carry. */
@@ -235,12 +295,32 @@ export class KitServer {
       // A field of a newer revision: a client MUST ignore what it does not know (spec §7.1).
       kit_newer_field: { ignored: true },
     };
+    const waiting = step.kind === 'outputs' && step.wait ? this.offer(hop.hop, step.wait) : undefined;
     const answer: HopResponse =
       step.kind === 'outputs'
-        ? { ...head, outputs, should_continue: true }
+        ? { ...head, outputs, should_continue: true, ...(waiting ? { waiting } : {}) }
         : { ...head, outputs: [], should_continue: false, message: step.text, finish_reason: 'answer' };
     this.answered.set(hop.hop, answer);
     return answer;
+  }
+
+  /**
+   * The wait this hop makes the turn wait for, when hop 1 declared its kind; else none (a server MUST NOT offer it,
+   * spec §20.1), noted for the checks.
+   */
+  private offer(hop: number, wait: NonNullable<Extract<HopStep, { kind: 'outputs' }>['wait']>): Waiting | undefined {
+    const recording = this.recording;
+    if (!recording?.declaredWaits?.includes(wait.kind)) {
+      recording?.notOffered.push({ hop, kind: wait.kind });
+      return undefined;
+    }
+    const waiting = {
+      ...wait,
+      call_id: `kit_wait_${hop}`,
+      expires_at: new Date(Date.now() + WAIT_TTL_MS).toISOString(),
+    } as Waiting;
+    recording.waits.set(hop, waiting);
+    return waiting;
   }
 
   private send(response: ServerResponse, entry: RecordedRequest, answer: HopResponse): void {
@@ -300,7 +380,7 @@ export class KitServer {
         return;
       case 'hold':
         entry.status = 0;
-        this.onHeld?.();
+        this.onStopWanted?.();
         // Held until the client aborts it, or the scenario ends, or its cancel arrives: then it answers 410 as a
         // cancelled hop does (spec §8.5).
         new Promise<void>((resolve) => {
@@ -316,14 +396,14 @@ export class KitServer {
     }
   }
 
-  private error(response: ServerResponse, status: number, code: string, message: string): void {
+  private error(response: ServerResponse, status: number, code: string, message: string, field?: string): void {
     json(response, status, {
       status: false,
       should_continue: false,
       protocol: PROTOCOL_VERSION,
       progress: '',
       message,
-      error: { code },
+      error: { code, ...(field ? { field } : {}) },
     });
   }
 }
@@ -355,7 +435,14 @@ async function readHopBody(
       const json = form.get('request');
       return {
         body: typeof json === 'string' ? parseJson(json) : undefined,
-        attachments: files.map((file) => ({ name: file.name, type: file.type, size: file.size })),
+        attachments: await Promise.all(
+          files.map(async (file) => ({
+            name: file.name,
+            type: file.type,
+            size: file.size,
+            image: sniffImageType(new Uint8Array(await file.slice(0, 16).arrayBuffer())),
+          })),
+        ),
       };
     } catch {
       return { body: undefined, attachments: [] };

@@ -14,16 +14,18 @@ import {
 } from '../claims.js';
 import { describeSpecRef } from '../spec-refs.js';
 import { CLIENT_CHECKS, type Recordings } from './client-checks.js';
-import { CLIENT_SCENARIOS, type ClientScenario } from './client-scenarios.js';
+import { CLIENT_SCENARIOS, type ClientScenario, type ScriptedAnswer } from './client-scenarios.js';
 import { KIT_AGENTS, KitServer, type ScenarioRecording } from './kit-server.js';
 
 /** How the kit runs the client under test, and what it reports as it goes. */
 export interface ClientConformanceOptions {
   /**
    * The adapter: a shell command that runs one turn of the client under test and exits (0 when the turn ended with
-   * its answer). `{server}`, `{message}`, `{agent}` and `{attachment}` are replaced, shell-quoted, by the kit's base
-   * URL, the person's message, the agent to pick and the path of a file the person attaches (empty when none); the
-   * same values are in `CANVAS_AI_SERVER`, `CANVAS_AI_MESSAGE`, `CANVAS_AI_AGENT` and `CANVAS_AI_ATTACHMENT`. SIGINT to its process group means the person pressed stop.
+   * its answer). `{server}`, `{message}`, `{agent}`, `{attachment}` and `{answers}` are replaced, shell-quoted, by the
+   * kit's base URL, the person's message, the agent to pick, the path of a file the person attaches (empty when none)
+   * and how the person answers the turn's waits (a JSON array of {@link ScriptedAnswer}, `[]` when none); the same
+   * values are in `CANVAS_AI_SERVER`, `CANVAS_AI_MESSAGE`, `CANVAS_AI_AGENT`, `CANVAS_AI_ATTACHMENT` and
+   * `CANVAS_AI_ANSWERS`. SIGINT to its process group means the person pressed stop.
    */
   command: string;
   /** The longest one scenario may run (default 30 s); past it the command is killed and the checks judge what came. */
@@ -141,11 +143,13 @@ function runAdapter(
 ): Promise<{ exitCode: number | null; stderr: string }> {
   const agent = KIT_AGENTS.tools[0]!.id;
   const attachment = scenario.attachment ? join(KIT_FIXTURES_DIR, scenario.attachment) : '';
+  const answers = JSON.stringify((scenario.answers ?? []).map(withImagePath));
   const command = options.command
     .replaceAll('{server}', shellQuote(url))
     .replaceAll('{message}', shellQuote(scenario.message))
     .replaceAll('{agent}', shellQuote(agent))
-    .replaceAll('{attachment}', shellQuote(attachment));
+    .replaceAll('{attachment}', shellQuote(attachment))
+    .replaceAll('{answers}', shellQuote(answers));
   const child = spawn(command, {
     shell: true,
     // Its own process group: the stop and the timeout reach the client, not only the shell that started it.
@@ -157,6 +161,7 @@ function runAdapter(
       CANVAS_AI_MESSAGE: scenario.message,
       CANVAS_AI_AGENT: agent,
       CANVAS_AI_ATTACHMENT: attachment,
+      CANVAS_AI_ANSWERS: answers,
     },
   });
   let stderr = '';
@@ -171,7 +176,7 @@ function runAdapter(
       // Already gone.
     }
   };
-  kit.onHeld = () => {
+  kit.onStopWanted = () => {
     kit.stopAsked();
     signalGroup('SIGINT');
   };
@@ -185,10 +190,17 @@ function runAdapter(
         await new Promise((wait) => setTimeout(wait, GROUP_POLL_MS));
       if (child.pid && groupAlive(child.pid)) signalGroup('SIGKILL');
       clearTimeout(timer);
-      kit.onHeld = undefined;
+      kit.onStopWanted = undefined;
       resolve({ exitCode: code, stderr });
     });
   });
+}
+
+/** A scripted answer as the adapter gets it: a screenshot's image as a path it can open. */
+function withImagePath(answer: ScriptedAnswer): ScriptedAnswer {
+  return answer.kind === 'screenshot' && answer.image !== null
+    ? { ...answer, image: join(KIT_FIXTURES_DIR, answer.image) }
+    : answer;
 }
 
 /** How often the kit looks whether an adapter's processes have all ended. */

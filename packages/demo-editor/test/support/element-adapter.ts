@@ -1,9 +1,12 @@
 // The client kit's adapter for <canvas-ai-chat> (spec/conformance.md §7): one turn of the element in Debian's
 // Chromium, in the built demo editor, against the agent server the kit names. Run as the kit's command:
-//   element-adapter.ts SERVER MESSAGE AGENT
+//   element-adapter.ts SERVER MESSAGE AGENT ANSWERS
 // The demo is served from 127.0.0.1 with /api/ forwarded to SERVER, as a host's reverse proxy would. SIGINT presses
-// the chat's stop. Exit code 0 when the turn ended with its answer, 1 otherwise.
+// the chat's stop. ANSWERS is the kit's {answers}: the person clicks the question's and the plan's cards as it says,
+// in order; a screenshot is the demo's own (its getScreenshot draws the canvas), or none where it says `null`.
+// Exit code 0 when the turn ended with its answer, 1 otherwise.
 import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
 import { launchChromium } from './browser.js';
 import { startStaticServer } from './static-server.js';
 
@@ -15,7 +18,46 @@ interface ChatElement extends HTMLElement {
   stop(): void;
 }
 
-const [server = '', message = '', agent] = process.argv.slice(2);
+/** One of the kit's scripted answers (spec/conformance.md §7). */
+type ScriptedAnswer =
+  | { kind: 'question'; choices?: number[]; text?: string; dismissed?: boolean }
+  | { kind: 'plan'; decision: 'approve' | 'revise'; feedback?: string }
+  | { kind: 'screenshot'; image: string | null };
+
+const [server = '', message = '', agent, answersJson = '[]'] = process.argv.slice(2);
+const answers = JSON.parse(answersJson) as ScriptedAnswer[];
+
+/**
+ * The person answers the cards the turn shows, in order: each waits for a card of its kind other than the one
+ * answered before it (a plan proposed again is a new card), then clicks as the answer says.
+ */
+async function answerCards(page: Page): Promise<void> {
+  let previous = '';
+  for (const answer of answers) {
+    if (answer.kind === 'screenshot') continue;
+    const card = page.locator(`canvas-ai-chat [part="${answer.kind}"]`);
+    let label = await card.getAttribute('aria-labelledby', { timeout: 25_000 });
+    while (label === previous) {
+      await page.waitForTimeout(50);
+      label = await card.getAttribute('aria-labelledby', { timeout: 25_000 });
+    }
+    previous = label ?? '';
+    if (answer.kind === 'question') {
+      if (answer.dismissed) {
+        await card.locator('[part="question-dismiss"]').click();
+        continue;
+      }
+      for (const index of answer.choices ?? []) await card.locator('[part="question-choice"]').nth(index).click();
+      if (answer.text) await card.locator('[part="question-input"]').fill(answer.text);
+      await card.locator('[part="question-answer"]').click();
+    } else if (answer.decision === 'approve') {
+      await card.locator('[part="plan-approve"]').click();
+    } else {
+      await card.locator('[part="plan-feedback"]').fill(answer.feedback ?? '');
+      await card.locator('[part="plan-revise"]').click();
+    }
+  }
+}
 const site = await startStaticServer(DIST, { apiTarget: server });
 const chromium = await launchChromium({ keepOnSigint: true });
 let status = '';
@@ -40,14 +82,30 @@ try {
       .evaluate(() => (document.querySelector('canvas-ai-chat') as unknown as ChatElement).stop())
       .catch(() => undefined);
   });
+  // The host's screenshots, in order: the demo's own hook, or none this time (a stub that has nothing).
+  await page.evaluate(
+    (images) => {
+      const chat = document.querySelector('canvas-ai-chat') as unknown as {
+        getScreenshot?: (...args: unknown[]) => unknown;
+      };
+      const own = chat.getScreenshot;
+      chat.getScreenshot = (...args) => (images.shift() === null ? null : own?.(...args));
+    },
+    answers.flatMap((answer) => (answer.kind === 'screenshot' ? [answer.image] : [])),
+  );
   await page.evaluate(
     ([text, to]) =>
       (document.querySelector('canvas-ai-chat') as unknown as ChatElement).sendMessage(text!, to ? { agent: to } : {}),
     [message, agent] as const,
   );
-  await page.waitForFunction(() => (window as unknown as { __turnsEnded: string[] }).__turnsEnded.length > 0, null, {
-    timeout: 25_000,
-  });
+  const ended = page.waitForFunction(
+    () => (window as unknown as { __turnsEnded: string[] }).__turnsEnded.length > 0,
+    null,
+    { timeout: 25_000 },
+  );
+  // A turn that ends before a card the answers expect (the kit offered no wait) ends the answering too.
+  await Promise.race([answerCards(page).catch((error: unknown) => process.stderr.write(`${String(error)}\n`)), ended]);
+  await ended;
   status = await page.evaluate(() => (window as unknown as { __turnsEnded: string[] }).__turnsEnded[0] ?? '');
   await cancelled;
   process.stderr.write(`the turn ended: ${status}\n`);

@@ -9,10 +9,12 @@ import { parseArgs } from 'node:util';
 import { type CanvasDocument, errorMessage, Layout, PageValues } from '@canvas-ai/protocol';
 import { z } from 'zod';
 import { runHeadlessTurn } from '../headless-turn.js';
+import { ScriptedAnswers, scriptedWaits } from './scripted-answers.js';
 
 const HELP = `canvas-ai-turn: runs one Canvas AI turn against an agent server, with no browser, on a JSON document.
 
-Usage: canvas-ai-turn --server URL --message TEXT [--document FILE] [--out FILE] [--agent ID] [--attach FILE]… [--no-csrf]
+Usage: canvas-ai-turn --server URL --message TEXT [--document FILE] [--out FILE] [--agent ID] [--attach FILE]…
+                      [--answers JSON|FILE] [--no-csrf]
 
   --server URL      the agent server, e.g. http://127.0.0.1:8787 (hops to /api/hop, the CSRF token from /api/token)
   --message TEXT    what the person asks
@@ -22,6 +24,11 @@ Usage: canvas-ai-turn --server URL --message TEXT [--document FILE] [--out FILE]
   --agent ID        the agent to ask (default: the server's main agent)
   --attach FILE     a file the person attaches to the message, sent with hop 1 (repeatable; an empty FILE attaches
                     nothing, for a script that has none to give)
+  --answers JSON|FILE  how the person answers the turn's waits, in the order they come (a JSON array, or a file
+                    holding one): {"kind":"question","choices":[0],"text":"…"} or {"kind":"question","dismissed":true},
+                    {"kind":"plan","decision":"approve"} or {"kind":"plan","decision":"revise","feedback":"…"},
+                    {"kind":"screenshot","image":"shot.png"} or {"kind":"screenshot","image":null} (none this time).
+                    Given, the turn declares every kind of wait; a wait past the list waits until Ctrl-C
   --no-csrf         ask for no session and CSRF token first (a server that checks none)
   --help            this text
 
@@ -76,6 +83,19 @@ export async function main(
     io.err(`${errorMessage(error)}\n`);
     return 2;
   }
+  let answers: ScriptedAnswers | undefined;
+  try {
+    answers = values.answers === undefined ? undefined : await readAnswers(values.answers);
+  } catch (error) {
+    io.err(`${errorMessage(error)}\n`);
+    return 2;
+  }
+  const waits = answers
+    ? scriptedWaits(answers, {
+        readImage: async (path) => new File([await readFile(path)], basename(path)),
+        unanswered: (kind) => io.err(`The turn waits for a ${kind}, and --answers has none left: Ctrl-C stops it.\n`),
+      })
+    : {};
   let told = '';
   const {
     document: made,
@@ -89,6 +109,7 @@ export async function main(
     attachments,
     csrf: !values['no-csrf'],
     signal: stop,
+    ...waits,
     onHop: (report) => {
       // The narration grows hop by hop: show what is new.
       const progress = report.response.progress;
@@ -130,6 +151,7 @@ function parse(argv: readonly string[]) {
       out: { type: 'string' },
       agent: { type: 'string' },
       attach: { type: 'string', multiple: true },
+      answers: { type: 'string' },
       'no-csrf': { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -147,6 +169,30 @@ async function readAttachments(paths: readonly string[]): Promise<Blob[]> {
       }
     }),
   );
+}
+
+/** The scripted answers: JSON given inline (it starts with `[`), or the path of a file holding it. */
+async function readAnswers(given: string): Promise<ScriptedAnswers> {
+  let text = given;
+  if (!given.trimStart().startsWith('[')) {
+    try {
+      text = await readFile(given, 'utf8');
+    } catch (error) {
+      throw new Error(`Could not read the answers ${given}: ${errorMessage(error)}`);
+    }
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`--answers is not JSON: ${errorMessage(error)}`);
+  }
+  const parsed = ScriptedAnswers.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`--answers is not a list of answers: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+  }
+  return parsed.data;
 }
 
 async function readDocument(path: string): Promise<CanvasDocument> {

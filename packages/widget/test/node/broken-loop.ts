@@ -1,9 +1,11 @@
 // Planted bugs of a client, for the client kit to catch (test/node/client-conformance.test.ts): the reference loop
 // (runHeadlessTurn) behind a `fetch` that breaks one client rule each, at the seam where a real client goes wrong.
-// Run as an adapter command: broken-loop.ts VARIANT SERVER MESSAGE AGENT [ATTACHMENT]; SIGINT stops the turn.
+// Run as an adapter command: broken-loop.ts VARIANT SERVER MESSAGE AGENT [ATTACHMENT [ANSWERS]]; SIGINT stops the
+// turn.
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { runHeadlessTurn } from '../../src/loop.js';
+import { ScriptedAnswers, scriptedWaits } from '../../src/node/scripted-answers.js';
 
 export interface BrokenLoop {
   /** What the bug does. */
@@ -52,6 +54,14 @@ function resendOn(status: number) {
       await response.body?.cancel();
       return send(input, init);
     };
+}
+
+/** A `fetch` that answers the turn's cancel itself: the server never hears it. */
+function withoutCancel(send: typeof fetch): typeof fetch {
+  return (input, init) =>
+    init?.method === 'DELETE'
+      ? Promise.resolve(Response.json({ status: true, request_id: 'x', cancelled: true }))
+      : send(input, init);
 }
 
 export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
@@ -183,14 +193,104 @@ export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
       };
     },
   },
+  'no-wait-for-answer': {
+    bug: 'a waiting response is followed at once by the next hop, without the answer, before the person answered',
+    caughtBy: 'client.waits-for-answer',
+    scenarios: ['question-dismissed'],
+    fetch: (send) => async (input, init) => {
+      const response = await send(input, init);
+      const body = isHop(input, init) ? hopBody(init) : undefined;
+      const read =
+        body && response.ok
+          ? await response
+              .clone()
+              .json()
+              .catch(() => undefined)
+          : undefined;
+      if (body && typeof body.hop === 'number' && read?.waiting) {
+        const next: Record<string, unknown> = { ...body, hop: body.hop + 1 };
+        delete next.answer;
+        const early = await send(input, { ...init, body: JSON.stringify(next) }).catch(() => undefined);
+        await early?.body?.cancel();
+      }
+      return response;
+    },
+  },
+  'answers-wrong-kind': {
+    bug: "a screenshot's answer is labelled as a question's (the fields of both fit the schema)",
+    caughtBy: 'client.wait-answer',
+    scenarios: ['screenshot-unavailable'],
+    fetch: laterHops((body) => {
+      const answer = body.answer as { kind?: string } | undefined;
+      if (answer?.kind === 'screenshot') answer.kind = 'question';
+    }),
+  },
+  'forgets-screenshot-attachment': {
+    bug: "a screenshot's answer is sent as JSON, its image left out",
+    caughtBy: 'client.screenshot-attachment',
+    scenarios: ['screenshot-sent'],
+    fetch: (send) => (input, init) => {
+      if (!isHop(input, init) || !(init?.body instanceof FormData)) return send(input, init);
+      const request = init.body.get('request');
+      const headers = new Headers(init.headers);
+      headers.set('content-type', 'application/json');
+      return typeof request === 'string' && JSON.parse(request).hop > 1
+        ? send(input, { ...init, headers, body: request })
+        : send(input, init);
+    },
+  },
+  'declares-no-waits': {
+    bug: 'hop 1 leaves out the kinds of wait the client answers',
+    caughtBy: 'client.waits-declared',
+    scenarios: ['question-answered'],
+    fetch: (send) => (input, init) => {
+      const body = isHop(input, init) ? hopBody(init) : undefined;
+      const capabilities = body?.capabilities as { waits?: unknown } | undefined;
+      if (body?.hop !== 1 || !capabilities) return send(input, init);
+      delete capabilities.waits;
+      return send(input, { ...init, body: JSON.stringify(body) });
+    },
+  },
+  'placeholders-in-document': {
+    bug: "the host keeps the shown plan's placeholder rows in the document it sends",
+    caughtBy: 'client.document-fresh',
+    scenarios: ['plan-revised-then-approved'],
+    fetch: (send) => {
+      let planned = 0;
+      return async (input, init) => {
+        const body = isHop(input, init) ? hopBody(init) : undefined;
+        let sent = init;
+        if (body && planned > 0) {
+          const regions = (body.context as { current_layout: { regions: Record<string, { components: unknown[] }> } })
+            .current_layout.regions;
+          for (let row = 1; row <= planned; row += 1)
+            regions.content?.components.push({ uuid: `planned-row-${row}`, component: 'sdc.demo.hero', props: {} });
+          sent = { ...init, body: JSON.stringify(body) };
+        }
+        const response = await send(input, sent);
+        const read =
+          body && response.ok
+            ? await response
+                .clone()
+                .json()
+                .catch(() => undefined)
+            : undefined;
+        if (read?.waiting?.kind === 'plan') planned = read.waiting.plan.rows.length;
+        return response;
+      };
+    },
+  },
   'no-cancel': {
     bug: 'the stop aborts the hop but never sends the DELETE',
     caughtBy: 'client.stop',
     scenarios: ['stop'],
-    fetch: (send) => (input, init) =>
-      init?.method === 'DELETE'
-        ? Promise.resolve(Response.json({ status: true, request_id: 'x', cancelled: true }))
-        : send(input, init),
+    fetch: withoutCancel,
+  },
+  'no-cancel-while-waiting': {
+    bug: 'a stop while a question waits only closes the card (no hop is in flight to abort) and never sends the DELETE',
+    caughtBy: 'client.stop-while-waiting',
+    scenarios: ['stop-while-waiting'],
+    fetch: withoutCancel,
   },
 };
 
@@ -202,7 +302,7 @@ function isTheCommand(): boolean {
 }
 
 if (isTheCommand()) {
-  const [name, server = '', message = '', agent, attachment = ''] = process.argv.slice(2);
+  const [name, server = '', message = '', agent, attachment = '', answers = '[]'] = process.argv.slice(2);
   const variant = BROKEN_LOOPS[name ?? ''];
   if (!variant) throw new Error(`No planted bug "${name}"; known: ${Object.keys(BROKEN_LOOPS).join(', ')}`);
   const stop = new AbortController();
@@ -215,6 +315,10 @@ if (isTheCommand()) {
     document: { layout: { regions: { content: { components: [] } } }, page: {} },
     fetch: variant.fetch(globalThis.fetch),
     signal: stop.signal,
+    ...scriptedWaits(ScriptedAnswers.parse(JSON.parse(answers)), {
+      readImage: async (path) => new File([await readFile(path)], basename(path)),
+      unanswered: () => undefined,
+    }),
   });
   process.exitCode = result.status === 'done' ? 0 : 1;
 }

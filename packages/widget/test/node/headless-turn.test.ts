@@ -117,6 +117,15 @@ describe('canvas-ai-turn, the headless command', () => {
     errors.length = 0;
     assert.equal(await main(['--server', '127.0.0.1:8787', '--message', 'Hi'], io), 2);
     assert.match(errors.join(''), /--server must be an http:\/\/ or https:\/\/ URL/);
+    errors.length = 0;
+    assert.equal(await main(['--server', server.url, '--message', 'Hi', '--answers', '[{"kind":"vote"}]'], io), 2);
+    assert.match(errors.join(''), /--answers is not a list of answers: 0\.kind/);
+    errors.length = 0;
+    assert.equal(
+      await main(['--server', server.url, '--message', 'Hi', '--answers', join(scratch, 'none.json')], io),
+      2,
+    );
+    assert.match(errors.join(''), /Could not read the answers .*none\.json/);
   });
 
   it('writes the page to stdout, exit 1, when --out cannot be written', async () => {
