@@ -26,6 +26,7 @@ import {
   digestChars,
   digestDocument,
   digestDocumentStepwise,
+  keepingValues,
 } from '../src/server.js';
 
 const nested = Layout.parse(
@@ -409,6 +410,22 @@ describe('the fingerprint against any single edit (issue 25, item 2)', () => {
         assert.ok(!digestsMatch(expected, now), 'the edited document does not match');
         const changes = diffDocument(expected, edited, [], undefined, now);
         assert.ok(changes.some(names!), `${edit.kind} is reported: ${JSON.stringify(changes)}`);
+      }),
+    );
+  });
+});
+
+describe('keepingValues', () => {
+  it('gives the digest digestDocument keeping those values builds, from the walked one, for any document', () => {
+    fc.assert(
+      fc.property(documents, fc.array(fc.nat(), { maxLength: 4 }), (document, picks) => {
+        const uuids: string[] = [];
+        walkLayout(document.layout, (node) => uuids.push(node.uuid));
+        const keep = new Set(picks.flatMap((nth) => (uuids.length === 0 ? [] : [uuids[nth % uuids.length]!])));
+        keep.add('not-on-the-page');
+        const prints = new PropsPrints();
+        const reused = keepingValues(walkedDigest(document, prints)!, document, keep, prints.derivedOf);
+        assert.deepEqual(reused, digestDocument(document, { keepValuesOf: keep }));
       }),
     );
   });
