@@ -63,10 +63,18 @@ class RecordingStore implements TurnStore {
     this.#inner = inner;
   }
 
-  /** The last value written for the turn whose key ends with `:requestId`. */
+  /**
+   * The last value written for the turn whose key ends with `:requestId`, its bytes with those of the large notices
+   * the turn keeps under keys of their own (`<turn key>/page/<id>`, the reference server's stored-pages.ts).
+   */
   lastWritten(requestId: string) {
-    for (const [key, value] of this.#written) if (key.endsWith(`:${requestId}`)) return value;
-    return undefined;
+    let record: { json: string; bytes: number; kind: 'active' | 'finished' } | undefined;
+    let pages = 0;
+    for (const [key, value] of this.#written) {
+      if (key.endsWith(`:${requestId}`)) record = value;
+      else if (key.includes(`:${requestId}/page/`)) pages += value.bytes;
+    }
+    return record && { ...record, bytes: record.bytes + pages };
   }
 
   get(key: string): Promise<unknown> {
@@ -75,12 +83,13 @@ class RecordingStore implements TurnStore {
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
     const json = JSON.stringify(value);
-    const kind = (value as { kind?: string }).kind === 'finished' ? 'finished' : 'active';
+    const kind = (value as { kind?: string } | null)?.kind === 'finished' ? 'finished' : 'active';
     this.#written.set(key, { json, bytes: Buffer.byteLength(json), kind });
     return this.#inner.set(key, value, ttlMs);
   }
 
   delete(key: string): Promise<void> {
+    this.#written.delete(key);
     return this.#inner.delete(key);
   }
 

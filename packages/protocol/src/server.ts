@@ -28,6 +28,7 @@ export {
   digestDocument,
   digestDocumentStepwise,
   isDocumentDigest,
+  keepingValues,
   type KnownValue,
   type Place,
 } from './layout/document-digest.js';

@@ -20,11 +20,13 @@ import { plainLayoutSteps } from '../src/layout/plain-layout.js';
 import { PropsPrints } from '../src/layout/props-json.js';
 import { runStepsNow } from '../src/steps/steps.js';
 import {
+  type DocumentChange,
   diffDocument,
   diffDocumentStepwise,
   digestChars,
   digestDocument,
   digestDocumentStepwise,
+  keepingValues,
 } from '../src/server.js';
 
 const nested = Layout.parse(
@@ -329,6 +331,103 @@ describe('the fingerprint built in the validating walk of a request', () => {
     const next = applyOutputs({ layout, page: {} }, [edit('card-1', { price: '$4' })]);
     digestDocument(next, { prints });
     assert.ok(prints.hashed - hashed < 40, `${prints.hashed - hashed} characters hashed again`);
+  });
+});
+
+/** One edit a person can make between two hops, and what a report of it must name. */
+type SingleEdit =
+  | { kind: 'prop'; nth: number; key: string }
+  | { kind: 'removed'; nth: number }
+  | { kind: 'moved'; nth: number; toList: number; toPosition: number }
+  | { kind: 'added'; toList: number; toPosition: number }
+  | { kind: 'page'; field: string };
+const singleEdits: fc.Arbitrary<SingleEdit> = fc.oneof(
+  fc.record({ kind: fc.constant('prop' as const), nth: fc.nat(), key: propKey }),
+  fc.record({ kind: fc.constant('removed' as const), nth: fc.nat() }),
+  fc.record({ kind: fc.constant('moved' as const), nth: fc.nat(), toList: fc.nat(), toPosition: fc.nat() }),
+  fc.record({ kind: fc.constant('added' as const), toList: fc.nat(), toPosition: fc.nat() }),
+  fc.record({ kind: fc.constant('page' as const), field: fc.constantFrom('title', 'description', 'slug') }),
+);
+
+/**
+ * Makes `edit` in `document` (changed in place); answers whether a report of the person's changes names it, or
+ * undefined when the edit does not apply to this document (nothing to remove, a move to where it was).
+ */
+function makeEdit(document: CanvasDocument, edit: SingleEdit): ((change: DocumentChange) => boolean) | undefined {
+  switch (edit.kind) {
+    case 'prop': {
+      const place = pick(document, edit.nth);
+      if (!place) return undefined;
+      const node = place.list[place.at]!;
+      node.props = { ...node.props, [edit.key]: { was: node.props[edit.key] ?? null } };
+      return (change) => (change.kind === 'props' || change.kind === 'prop') && change.uuid === node.uuid;
+    }
+    case 'removed': {
+      const place = pick(document, edit.nth);
+      if (!place) return undefined;
+      const [node] = place.list.splice(place.at, 1);
+      return (change) => change.kind === 'removed' && change.uuid === node!.uuid;
+    }
+    case 'moved': {
+      const place = pick(document, edit.nth);
+      if (!place) return undefined;
+      const [node] = place.list.splice(place.at, 1);
+      const lists = listsOf(document);
+      const target = lists[edit.toList % lists.length]!;
+      const position = edit.toPosition % (target.length + 1);
+      if (target === place.list && position === place.at) return undefined;
+      target.splice(position, 0, node!);
+      // Within its own list, a swap of two may be told as the other one's move: either names the edit.
+      return (change) =>
+        change.kind === 'moved' && (change.uuid === node!.uuid || (target === place.list && target.includes(node!)));
+    }
+    case 'added': {
+      const lists = listsOf(document);
+      if (lists.length === 0) return undefined;
+      const target = lists[edit.toList % lists.length]!;
+      const node: ComponentNode = { uuid: 'added-by-the-person', component: 'sdc.demo.text', props: { body: 'New' } };
+      target.splice(edit.toPosition % (target.length + 1), 0, node);
+      return (change) => change.kind === 'added' && change.uuid === node.uuid;
+    }
+    case 'page': {
+      document.page = { ...document.page, [edit.field]: { was: document.page[edit.field] ?? null } };
+      return (change) => change.kind === 'page' && change.field === edit.field;
+    }
+  }
+}
+
+describe('the fingerprint against any single edit (issue 25, item 2)', () => {
+  it('a document matches its own fingerprint; any single edit breaks the match, and the report names the edited part', () => {
+    fc.assert(
+      fc.property(documents, singleEdits, (document, edit) => {
+        // What the previous hop expected, and the fingerprint the door's walk builds of the request that comes.
+        const expected = digestDocument(document);
+        assert.ok(digestsMatch(expected, walkedDigest(structuredClone(document))!), 'the document matches itself');
+        const edited = structuredClone(document);
+        const names = makeEdit(edited, edit);
+        fc.pre(names !== undefined);
+        const now = walkedDigest(edited)!;
+        assert.ok(!digestsMatch(expected, now), 'the edited document does not match');
+        const changes = diffDocument(expected, edited, [], undefined, now);
+        assert.ok(changes.some(names!), `${edit.kind} is reported: ${JSON.stringify(changes)}`);
+      }),
+    );
+  });
+});
+
+describe('keepingValues', () => {
+  it('gives the digest digestDocument keeping those values builds, from the walked one, for any document', () => {
+    fc.assert(
+      fc.property(documents, fc.array(fc.nat(), { maxLength: 4 }), (document, picks) => {
+        const uuids: string[] = [];
+        walkLayout(document.layout, (node) => uuids.push(node.uuid));
+        const keep = new Set(picks.flatMap((nth) => (uuids.length === 0 ? [] : [uuids[nth % uuids.length]!])));
+        keep.add('not-on-the-page');
+        const prints = new PropsPrints();
+        const reused = keepingValues(walkedDigest(document, prints)!, document, keep, prints.derivedOf);
+        assert.deepEqual(reused, digestDocument(document, { keepValuesOf: keep }));
+      }),
+    );
   });
 });
 

@@ -3,6 +3,7 @@ import { isHopError } from '@canvas-ai/protocol/server';
 import type { ServerDeps } from './server-deps.js';
 import { cancelMarkerKey, type TurnKey, turnKey } from './store/keys.js';
 import { guardStore } from './store/turn-store.js';
+import { storedPageKeys } from './stored-pages.js';
 import { isCancelled, loadTurn } from './turn-gate.js';
 import type { ActiveTurn, CancelMarker, TurnRecord } from './turn-state.js';
 
@@ -57,6 +58,8 @@ async function dropTurn(
     requestId,
   );
   await guardStore(() => deps.store.delete(key), requestId);
+  // The notices the record kept apart go with it (stored-pages.ts); one that stays expires with its TTL.
+  for (const page of turn ? storedPageKeys(key, turn) : []) await deps.store.delete(page).catch(() => undefined);
   deps.log({
     event: 'turn_cancelled',
     request_id: requestId,

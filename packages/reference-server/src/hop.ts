@@ -29,6 +29,7 @@ import { admitStoredHop, isCancelled } from './turn-gate.js';
 import { waitExpired, waitExpiredError, waitingFor, withAnswer } from './waiting.js';
 import { approvedOutputs, holdProposals } from './approvals.js';
 import { seedTurn } from './turn-seed.js';
+import { storedPageKeys, storePages, withStoredPages } from './stored-pages.js';
 import { describeHopSpan, inSpan, tracedDecision, tracedTools } from './tracing.js';
 import { hopUsage } from './usage.js';
 import { turnTexts } from './turn-state.js';
@@ -84,15 +85,19 @@ export async function runHop(
     if (admission.turn?.waiting && waitExpired(admission.turn.waiting, Date.now())) {
       // The turn is over (spec §20.1): nothing of it runs again, and its record goes.
       await guardStore(() => deps.store.delete(key), request.request_id);
+      await dropPages(deps, storedPageKeys(key, admission.turn));
       throw waitExpiredError(request.request_id);
     }
+    // The large notices the record keeps apart, back in the conversation before anything reads it.
+    const stored =
+      admission.turn && (await guardStore(() => withStoredPages(deps.store, key, admission.turn!), request.request_id));
     // The answer is checked before anything runs: a refused hop changes nothing and may be sent again.
-    const answered = withAnswer(admission.turn, request, input.attachments);
-    const approved = approvedOutputs(admission.turn, request);
+    const answered = withAnswer(stored, request, input.attachments);
+    const approved = approvedOutputs(stored, request);
     if (!admission.turn) await deps.admitNewTurn(key, request.request_id);
     events.admitted();
     const turn = answered ?? seedTurn(deps.config, agentId, agent, request, input.attachments);
-    const previousOutputs = admission.turn?.response.outputs ?? [];
+    const previousOutputs = stored?.response.outputs ?? [];
     // Decided by hop 1's capabilities, kept with the turn (spec §5.1): the same tools on every hop.
     const tools = offeredTools(
       deps.tools,
@@ -336,8 +341,15 @@ async function turnAfter(
  * deleted and the hop answers 410. A cancel writes its marker before it deletes the turn, so whatever the
  * interleaving either it deletes after this write, or this read sees its marker: the cancel wins (spec §8.5).
  */
-async function persist({ deps, key, lock, request }: HopRun, { record, ttlMs }: NextTurn): Promise<void> {
+async function persist({ deps, key, lock, request, turn }: HopRun, next: NextTurn): Promise<void> {
   const requestId = request.request_id;
+  const { ttlMs } = next;
+  // The page told whole is written once, under its own key, before the record that names it (stored-pages.ts).
+  const { record, writes, dropped } =
+    next.record.kind === 'active'
+      ? storePages(key, next.record, turn, ttlMs, Date.now())
+      : { record: next.record, writes: [], dropped: storedPageKeys(key, turn) };
+  for (const write of writes) await guardStore(() => deps.store.set(write.key, write.text, write.ttlMs), requestId);
   // One write of the whole record: if it fails the store still holds the previous hop's turn, never half of this one.
   // Fenced by the lock: if it expired while this hop ran, another run of the hop may own the turn now, and this one
   // must not overwrite it (spec §8).
@@ -352,10 +364,17 @@ async function persist({ deps, key, lock, request }: HopRun, { record, ttlMs }: 
   );
   if (await isCancelled(deps.store, key, requestId)) {
     await guardStore(() => deps.store.delete(key), requestId);
+    await dropPages(deps, [...dropped, ...writes.map((write) => write.key)]);
     throw new HopError('turn_not_found', 'This turn was cancelled while the hop ran; its result was dropped.', {
       requestId,
     });
   }
+  await dropPages(deps, dropped);
+}
+
+/** Deletes notices no record names any more; one that stays expires with its TTL. */
+async function dropPages({ store }: ServerDeps, keys: readonly string[]): Promise<void> {
+  for (const page of keys) await store.delete(page).catch(() => undefined);
 }
 
 /** A hop that ran past its lock's TTL and found another run of it in charge: nothing of it was saved. */
@@ -415,7 +434,7 @@ function usageFields({ usage }: HopResponse): Record<string, number> {
  * already gone.
  */
 async function failHop(
-  { deps, key, lock, request, agentId }: HopRun,
+  { deps, key, lock, request, agentId, turn }: HopRun,
   narration: { before: readonly string[]; now: readonly string[] },
   error: unknown,
   durationMs: number,
@@ -423,7 +442,10 @@ async function failHop(
   const code = isHopError(error) ? error.code : 'internal_error';
   const keepsTurn = code === 'turn_not_found' || code === 'store_unavailable' || code === 'hop_in_progress';
   // A hop whose lock expired meanwhile no longer owns the turn: deleting it would delete another run's work.
-  if (!keepsTurn && (await lock.held().catch(() => false))) await deps.store.delete(key).catch(() => undefined);
+  if (!keepsTurn && (await lock.held().catch(() => false))) {
+    await deps.store.delete(key).catch(() => undefined);
+    await dropPages(deps, storedPageKeys(key, turn));
+  }
   const hopError = isHopError(error)
     ? error
     : new HopError(

@@ -11,6 +11,7 @@ import {
   diffDocumentStepwise,
   digestDocumentStepwise,
   type KnownValue,
+  keepingValues,
   type Place,
 } from '@canvas-ai/protocol/server';
 import type { HopRun, ParkedCallsStep } from './hop-run.js';
@@ -62,15 +63,16 @@ export async function detectPersonChanges({
 
 /** The fingerprint of the document the next request should carry (spec §16.1), and how long it took, for the log. */
 export async function fingerprintNext(
-  { deps, prints }: Pick<HopRun, 'prints'> & { deps: Pick<ServerDeps, 'pause'> },
+  { deps, prints, requestDigest }: Pick<HopRun, 'prints' | 'requestDigest'> & { deps: Pick<ServerDeps, 'pause'> },
   step: Pick<ParkedCallsStep, 'document' | 'placedUuids' | 'outputs'>,
 ): Promise<{ digest: DocumentDigest; ms: number }> {
   const started = performance.now();
-  const digest = await digestDocumentStepwise(
-    step.document,
-    { keepValuesOf: agentsComponents(step), prints },
-    deps.pause,
-  );
+  const keepValuesOf = agentsComponents(step);
+  // A hop without outputs leaves the request's page as it came: the fingerprint the door built of it is the next one.
+  const digest =
+    step.outputs.length === 0 && requestDigest
+      ? keepingValues(requestDigest, step.document, keepValuesOf, prints.derivedOf)
+      : await digestDocumentStepwise(step.document, { keepValuesOf, prints }, deps.pause);
   return { digest, ms: performance.now() - started };
 }
 

@@ -1,5 +1,6 @@
 import { HopError } from '@canvas-ai/protocol/server';
 import { jsonLength } from './store/json-length.js';
+import { storedPageChars } from './stored-pages.js';
 import { addressLedgerKey, ledgerKey, parseTurnKey, type TurnKey, turnKey } from './store/keys.js';
 import { LockLostError, type SetOptions, type TurnLock, type TurnStore } from './store/turn-store.js';
 
@@ -100,7 +101,8 @@ export class QuotaStore implements TurnStore {
     await this.inner.set(key, value, ttlMs, options);
     const turn = parseTurnKey(key);
     if (!turn || !this.#enabled()) return;
-    const bytes = jsonLength(value);
+    // The notices a turn keeps under keys of its own count as the turn's (stored-pages.ts).
+    const bytes = jsonLength(value) + storedPageChars(value);
     const expires = this.now() + ttlMs;
     const finished = (value as { kind?: unknown } | null)?.kind === 'finished';
     const dropped: string[] = [];

@@ -19,6 +19,18 @@ export const PageTold = z.object({ selected: z.string().nullable(), extra: z.str
 export type PageTold = z.infer<typeof PageTold>;
 
 /**
+ * A large notice of the conversation (the whole page) kept under a key of its own, written once (stored-pages.ts): its
+ * place in `messages` (which holds an empty notice there), the id of its key, its length, and when its key expires.
+ */
+export const StoredPage = z.object({
+  at: z.int().min(0),
+  id: z.string(),
+  chars: z.int().min(0),
+  expires_at: z.number(),
+});
+export type StoredPage = z.infer<typeof StoredPage>;
+
+/**
  * How the turn ends once the host has reported on the last outputs (spec §2 step 5): with the model's answer,
  * held back because its hop carried outputs, or with the max_hops message.
  */
@@ -56,6 +68,11 @@ export const ActiveTurn = z.object({
   /** The user's message that started the turn (the scripted provider matches scenarios on it). */
   user_message: z.string(),
   messages: z.array(ModelMessage),
+  /**
+   * The large notices of `messages` kept under keys of their own (stored-pages.ts); their places in `messages` hold
+   * empty notices. Absent when there are none, and in turns stored before it existed (they hold every text).
+   */
+  stored_pages: z.array(StoredPage).optional(),
   /** Calls the model decided in the last hop; the next hop executes them. */
   parked: z.array(StoredToolCall),
   /**

@@ -198,6 +198,20 @@ function* diffSteps(
 }
 
 /**
+ * The digest {@link digestDocument} builds of `document` keeping the values of `keepValuesOf`, from `digest`, the
+ * digest of the same document that kept none (the one the validating walk of its request built): the props are not
+ * hashed again, only the kept components are looked up. A hop that changed nothing on the page reuses its request's.
+ */
+export function keepingValues(
+  digest: DocumentDigest,
+  document: CanvasDocument,
+  keepValuesOf: ReadonlySet<string>,
+  derivedOf: DerivedOf,
+): DocumentDigest {
+  return { ...digest, kept: keptPrints(document, [...keepValuesOf], derivedOf) };
+}
+
+/**
  * The per-prop prints of the components `uuids` names that `document` holds, as a digest keeping their values has
  * them: the components the expected digest kept values of are compared prop by prop.
  */

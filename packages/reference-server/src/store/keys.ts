@@ -1,6 +1,7 @@
 /**
  * The keys the server writes into its turn store, built and parsed here only (spec/hop-protocol.md §8): a turn
- * (`<escaped session>:<request_id>`), its cancel marker (`<turn key>/cancelled`) and the quota ledgers of a session
+ * (`<escaped session>:<request_id>`), its cancel marker (`<turn key>/cancelled`), the large notices of its
+ * conversation (`<turn key>/page/<uuid>`) and the quota ledgers of a session
  * (`quota/<escaped session>`) and of a client address (`quota/address/<escaped bucket>`; an escaped session id has
  * no `/`, so no session's ledger key looks like it). A turn key has a type of its own, so no caller passes a ledger
  * or marker key where a turn is meant, and the quota ledger reads a key with {@link parseTurnKey} instead of cutting
@@ -39,6 +40,14 @@ export function parseTurnKey(key: string): { sessionId: string; requestId: strin
  */
 export function cancelMarkerKey(key: TurnKey): string {
   return `${key}/cancelled`;
+}
+
+/**
+ * The key of a large notice of a turn's conversation kept apart from its record (stored-pages.ts): `id` is a random
+ * uuid, so the key is none of the turn's other keys, and `/` keeps it from parsing as a turn.
+ */
+export function pageKey(key: TurnKey, id: string): string {
+  return `${key}/page/${id}`;
 }
 
 /** The key of a session's quota ledger (what it holds in the store, `QuotaStore`). */

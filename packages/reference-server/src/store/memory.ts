@@ -27,7 +27,12 @@ const LARGE_VALUE_CHARS = 256 * 1024;
 const SWEEP_INTERVAL_MS = 1_000;
 
 interface Entry {
+  /** The value as JSON text, or a string value as it is ({@link Entry.raw}). */
   json: string;
+  /** A string value, held as it is: it cannot be aliased, and writing it as JSON would only cost an escaped copy. */
+  raw?: true;
+  /** What it counts towards `maxBytes`: its JSON's length (a string's counted with its quotes, not its escapes). */
+  chars: number;
   expiresAt: number;
 }
 
@@ -75,19 +80,24 @@ export class MemoryTurnStore implements TurnStore {
       this.#remove(key);
       return undefined;
     }
-    return JSON.parse(entry.json) as unknown;
+    return entry.raw ? entry.json : (JSON.parse(entry.json) as unknown);
   }
 
   async set(key: string, value: unknown, ttlMs: number, options: SetOptions = {}): Promise<void> {
     // Writing a large turn takes a while too: it waits its turn first (its size is walked, not written, to know).
-    if (this.#pause && jsonLength(value) > LARGE_VALUE_CHARS) await this.#pause();
+    const raw = typeof value === 'string';
+    if (this.#pause && (raw ? value.length : jsonLength(value)) > LARGE_VALUE_CHARS) await this.#pause();
     // Checked before the write, with nothing awaited in between: one step, as in Redis.
     if (options.fence && !this.#holds(options.fence)) throw new LockLostError();
-    const json = JSON.stringify(value);
+    const json = raw ? value : JSON.stringify(value);
     if (json === undefined) throw new TypeError('the turn store holds JSON values only');
     this.#remove(key);
-    this.#entries.set(key, { json, expiresAt: this.#now() + ttlMs });
-    this.#bytes += json.length;
+    const expiresAt = this.#now() + ttlMs;
+    const entry: Entry = raw
+      ? { json, raw, chars: json.length + 2, expiresAt }
+      : { json, chars: json.length, expiresAt };
+    this.#entries.set(key, entry);
+    this.#bytes += entry.chars;
     this.#sweep();
   }
 
@@ -131,7 +141,7 @@ export class MemoryTurnStore implements TurnStore {
     const entry = this.#entries.get(key);
     if (!entry) return;
     this.#entries.delete(key);
-    this.#bytes -= entry.json.length;
+    this.#bytes -= entry.chars;
   }
 
   #sweep(): void {

@@ -34,6 +34,12 @@ const FENCED_SET = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SE
 // Whether the lock still holds this holder's token.
 const LOCK_HELD = `if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 else return 0 end`;
 
+/**
+ * Starts a string value stored as it is, not as JSON (no JSON text starts with it): a page of two megabytes costs
+ * its escaping on every write and its unescaping on every read as JSON, and nothing as it is.
+ */
+const RAW_STRING = '\u0001';
+
 /** A connection to one Redis, or to a Redis Cluster: the commands the store sends are the same. */
 type Client = Redis | Cluster;
 
@@ -116,11 +122,11 @@ export class RedisTurnStore implements TurnStore {
   async get(key: string): Promise<unknown> {
     const json = await this.#client.get(this.#turnKey(key));
     if (json === null) return undefined;
-    return JSON.parse(json) as unknown;
+    return json.startsWith(RAW_STRING) ? json.slice(RAW_STRING.length) : (JSON.parse(json) as unknown);
   }
 
   async set(key: string, value: unknown, ttlMs: number, options: SetOptions = {}): Promise<void> {
-    const json = JSON.stringify(value);
+    const json = typeof value === 'string' ? `${RAW_STRING}${value}` : JSON.stringify(value);
     if (json === undefined) throw new TypeError('the turn store holds JSON values only');
     // One SET replaces the whole value with its TTL: a reader sees the old turn or the new one, never a mix.
     if (!options.fence) {

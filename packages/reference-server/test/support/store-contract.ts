@@ -20,6 +20,16 @@ export function turnStoreContract(name: string, create: () => StoreUnderTest | P
       assert.notEqual(read, value);
     });
 
+    it('returns a string value as the same string, whatever it holds', async () => {
+      // A large notice of a turn is stored as a string (stored-pages.ts); the stores may keep strings as they are.
+      const { store } = await create();
+      const strings = ['', '{"kind":"active"}', '"quoted"', '\u0001starts with the raw marker', 'line\n"é→"\\'];
+      for (const [index, value] of strings.entries()) await store.set(`s1:text/${index}`, value, 60_000);
+      for (const [index, value] of strings.entries()) assert.equal(await store.get(`s1:text/${index}`), value);
+      await store.set('s1:json', { text: 'not a string value' }, 60_000);
+      assert.deepEqual(await store.get('s1:json'), { text: 'not a string value' });
+    });
+
     it('returns undefined for an absent key', async () => {
       const { store } = await create();
       assert.equal(await store.get('nobody:nothing'), undefined);
