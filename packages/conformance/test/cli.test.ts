@@ -235,6 +235,7 @@ describe('the CLI', () => {
       'SKIP  waiting turns and questions (spec §20): needs revision 1.7; the client claims 1.3 (--revision); 1 check(s) skipped (client.stop-while-waiting); 3 scenario(s) not played (question-answered, question-dismissed, stop-while-waiting)',
       'SKIP  Retry-After on 409 hop_in_progress (spec §8.3, revision 1.4): needs revision 1.4; the client claims 1.3 (--revision); 1 scenario(s) not played (busy)',
       'SKIP  plans (spec §20.4): needs revision 1.8; the client claims 1.3 (--revision); 1 scenario(s) not played (plan-revised-then-approved)',
+      'SKIP  approval of destructive changes (spec §20.5): needs revision 1.8; the client claims 1.3 (--revision); 2 scenario(s) not played (approval-partly-approved, approval-rejected)',
     ]);
     assert.match(out, /\nNot met: canvas-ai\/1 revision 1\.3 client \(\d+ check\(s\) failed\)\n0 passed, \d+ failed$/);
   });

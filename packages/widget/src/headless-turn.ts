@@ -6,7 +6,7 @@
  */
 import { applyOutputsWithResults, type CanvasDocument, type HopResponse, TokenResponse } from '@canvas-ai/protocol';
 import { ChatSession } from './chat-session.js';
-import type { AskPersonHook, DecidePlanHook, HopReport, TextReport, TurnResult } from './hop-loop.js';
+import type { ApproveHook, AskPersonHook, DecidePlanHook, HopReport, TextReport, TurnResult } from './hop-loop.js';
 import type { GetScreenshotHook } from './screenshot.js';
 import { ChatStorage, memoryArea } from './turn-storage.js';
 
@@ -37,6 +37,8 @@ export interface HeadlessTurnOptions {
   decidePlan?: DecidePlanHook | undefined;
   /** Supplies the screenshots an agent asks for (spec §20.3); given, the turn declares the wait `screenshot`. */
   getScreenshot?: GetScreenshotHook | undefined;
+  /** Decides on the changes the agents config marks for approval (spec §20.5); given, the turn declares `approval`. */
+  approve?: ApproveHook | undefined;
 }
 
 export interface HeadlessTurnResult {
@@ -72,6 +74,7 @@ export async function runHeadlessTurn(options: HeadlessTurnOptions): Promise<Hea
       askPerson: options.askPerson,
       decidePlan: options.decidePlan,
       getScreenshot: options.getScreenshot,
+      approve: options.approve,
     }),
     storage: () => new ChatStorage('canvas-ai-headless', area),
   });

@@ -246,6 +246,8 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
           'plan-revised-then-approved',
           'screenshot-sent',
           'screenshot-unavailable',
+          'approval-partly-approved',
+          'approval-rejected',
         ],
       ),
   },

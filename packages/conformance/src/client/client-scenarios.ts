@@ -1,4 +1,4 @@
-import type { ToolOutput } from '@canvas-ai/protocol';
+import type { ProposedChange, ToolOutput } from '@canvas-ai/protocol';
 import type { WaitRequest } from '@canvas-ai/protocol/server';
 import { type CheckNeeds, partNeeds } from '../claims.js';
 
@@ -25,20 +25,30 @@ export type KitFault =
  * hop 1 declared that kind of wait; else the kit offers no wait (a server MUST NOT) and answers the outputs alone.
  */
 export type HopStep = { progress?: string; fault?: KitFault } & (
-  | { kind: 'outputs'; outputs: ToolOutput[]; wait?: WaitRequest }
+  | { kind: 'outputs'; outputs: ToolOutput[]; wait?: KitWait }
   | { kind: 'answer'; text: string }
 );
+
+/**
+ * What a waiting hop waits for: a tool's wait (a question, a screenshot, a plan), or outputs the agents config marks
+ * for approval (spec §20.5): `held` are not sent with the waiting hop; those the person approves come with the
+ * response to the hop that brings the answer, before that hop's own outputs. `changes` are how the person is shown
+ * them, one per held output, as the reference server words them.
+ */
+export type KitWait = WaitRequest | { kind: 'approval'; held: ToolOutput[]; changes: ProposedChange[] };
 
 /**
  * How the person (or, for a screenshot, the host) answers one wait of a turn, as the adapter is told it
  * (`{answers}`, spec/conformance.md §7): a question's picked choices (indexes from 0) and own text, or its dismissal;
  * a plan's decision and feedback; the path of the image the host supplies for a screenshot, or `null` when it has
- * none this time (the client answers `unavailable`).
+ * none this time (the client answers `unavailable`); the proposed changes the person leaves ticked (indexes from 0
+ * into `waiting.approval.changes`; none rejects them all).
  */
 export type ScriptedAnswer =
   | { kind: 'question'; choices?: number[]; text?: string; dismissed?: boolean }
   | { kind: 'plan'; decision: 'approve' | 'revise'; feedback?: string }
-  | { kind: 'screenshot'; image: string | null };
+  | { kind: 'screenshot'; image: string | null }
+  | { kind: 'approval'; approved: number[] };
 
 /**
  * One scripted turn the client under test is asked to run. Its components are of the catalog the kit ships
@@ -159,13 +169,14 @@ const outputs = (list: ToolOutput[], progress: string, fault?: KitFault): HopSte
 const answer: HopStep = { kind: 'answer', text: 'The page is built: a hero, a story and an order button.' };
 
 /** Outputs, then the turn waits for `wait` (the waiting hop adds nothing to the narration, spec §20.1). */
-const waiting = (list: ToolOutput[], progress: string, wait: WaitRequest): HopStep => ({
+const waiting = (list: ToolOutput[], progress: string, wait: KitWait): HopStep => ({
   kind: 'outputs',
   outputs: list,
   progress,
   wait,
 });
 
+const APPROVALS = partNeeds('approvals');
 const QUESTIONS = partNeeds('questions');
 const SCREENSHOTS = partNeeds('screenshots');
 const PLANS = partNeeds('plans');
@@ -179,6 +190,44 @@ const askTone: WaitRequest = {
     multiple: true,
     free_text: true,
   },
+};
+
+/**
+ * Two edits that each touch two components, which an agent's rule (`over_components: 1`) makes proposals, shown as
+ * the reference server shows them: by catalog name and own text, never by uuid (spec §20.5).
+ */
+const proposedEdits: KitWait = {
+  kind: 'approval',
+  held: [
+    {
+      type: 'edit_components',
+      call_id: 'kit_call_10',
+      component_updates: { [HERO]: { heading: 'Bread, baked at dawn' }, [BUTTON]: { label: 'Order now' } },
+    },
+    {
+      type: 'edit_components',
+      call_id: 'kit_call_11',
+      component_updates: { [TEXT]: { body: 'A new story' }, [HERO]: { subheading: 'Since 1899' } },
+    },
+  ],
+  changes: [
+    {
+      call_id: 'kit_call_10',
+      type: 'edit_components',
+      components: [
+        { component: 'sdc.demo.hero', name: 'Hero', text: 'Fresh bread daily', inside: 0 },
+        { component: 'sdc.demo.button', name: 'Button', text: 'Order', inside: 0 },
+      ],
+    },
+    {
+      call_id: 'kit_call_11',
+      type: 'edit_components',
+      components: [
+        { component: 'sdc.demo.text', name: 'Text', inside: 0 },
+        { component: 'sdc.demo.hero', name: 'Hero', text: 'Fresh bread daily', inside: 0 },
+      ],
+    },
+  ],
 };
 
 /** A plan of the rows the build places (spec §20.4), and the one proposed again after the person's feedback. */
@@ -331,6 +380,34 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
     hops: [
       waiting([], '', { kind: 'screenshot', screenshot: { component_uuid: null } }),
       outputs([placeHero], 'Adding a hero.'),
+      answer,
+    ],
+  },
+  {
+    id: 'approval-partly-approved',
+    title: 'the built page, then two proposed edits; the person unticks the second and approves the first',
+    message: 'Build, then freshen up the wording',
+    needs: APPROVALS,
+    answers: [{ kind: 'approval', approved: [0] }],
+    hops: [
+      outputs([placeHero], 'Adding a hero.'),
+      outputs(buildRest, 'Adding a hero. A story and a button.'),
+      waiting([], 'Adding a hero. A story and a button.', proposedEdits),
+      outputs([], 'Adding a hero. A story and a button. Edited.'),
+      answer,
+    ],
+  },
+  {
+    id: 'approval-rejected',
+    title: 'the built page, then two proposed edits; the person rejects both',
+    message: 'Build, then ask before rewording',
+    needs: APPROVALS,
+    answers: [{ kind: 'approval', approved: [] }],
+    hops: [
+      outputs([placeHero], 'Adding a hero.'),
+      outputs(buildRest, 'Adding a hero. A story and a button.'),
+      waiting([], 'Adding a hero. A story and a button.', proposedEdits),
+      outputs([], 'Adding a hero. A story and a button. Left as it was.'),
       answer,
     ],
   },

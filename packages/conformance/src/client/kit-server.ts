@@ -18,7 +18,7 @@ import {
   type Waiting,
 } from '@canvas-ai/protocol';
 import { answerProblems, sniffImageType } from '@canvas-ai/protocol/server';
-import type { ClientScenario, HopStep, KitFault } from './client-scenarios.js';
+import type { ClientScenario, HopStep, KitFault, KitWait } from './client-scenarios.js';
 
 /** The agents the kit's server offers: a main agent and one tool a client may pick. */
 export const KIT_AGENTS: AgentsResponse = {
@@ -282,7 +282,8 @@ export class KitServer {
   /** The response this step scripts, remembered for a repeat, with what the next hop should carry. */
   private respond(hop: HopRequest, step: HopStep): HopResponse {
     const document: CanvasDocument = { layout: hop.context.current_layout, page: hop.context.page ?? {} };
-    const outputs: ToolOutput[] = step.kind === 'outputs' ? step.outputs : [];
+    // The proposed outputs the person approved come first, in their order (spec §20.5).
+    const outputs: ToolOutput[] = [...this.approvedOutputs(hop), ...(step.kind === 'outputs' ? step.outputs : [])];
     const applied = applyOutputsWithResults(document, outputs);
     this.recording?.expectedAfter.set(hop.hop, { document: applied.document, results: applied.results });
     const head = {
@@ -306,21 +307,31 @@ export class KitServer {
 
   /**
    * The wait this hop makes the turn wait for, when hop 1 declared its kind; else none (a server MUST NOT offer it,
-   * spec §20.1), noted for the checks.
+   * spec §20.1; proposed outputs are then never sent, spec §20.5), noted for the checks.
    */
-  private offer(hop: number, wait: NonNullable<Extract<HopStep, { kind: 'outputs' }>['wait']>): Waiting | undefined {
+  private offer(hop: number, wait: KitWait): Waiting | undefined {
     const recording = this.recording;
     if (!recording?.declaredWaits?.includes(wait.kind)) {
       recording?.notOffered.push({ hop, kind: wait.kind });
       return undefined;
     }
-    const waiting = {
-      ...wait,
-      call_id: `kit_wait_${hop}`,
-      expires_at: new Date(Date.now() + WAIT_TTL_MS).toISOString(),
-    } as Waiting;
+    const expires_at = new Date(Date.now() + WAIT_TTL_MS).toISOString();
+    const waiting: Waiting =
+      wait.kind === 'approval'
+        ? { kind: 'approval', call_id: wait.held[0]!.call_id, expires_at, approval: { changes: wait.changes } }
+        : ({ ...wait, call_id: `kit_wait_${hop}`, expires_at } as Waiting);
     recording.waits.set(hop, waiting);
     return waiting;
+  }
+
+  /** The held outputs of the approval the turn waited for after the hop before this one, those `hop` approves. */
+  private approvedOutputs(hop: HopRequest): ToolOutput[] {
+    const step = this.recording?.scenario.hops[hop.hop - 2];
+    const wait = step?.kind === 'outputs' ? step.wait : undefined;
+    if (wait?.kind !== 'approval' || hop.answer?.kind !== 'approval' || !this.recording?.waits.has(hop.hop - 1))
+      return [];
+    const approved = new Set(hop.answer.approved);
+    return wait.held.filter((output) => approved.has(output.call_id));
   }
 
   private send(response: ServerResponse, entry: RecordedRequest, answer: HopResponse): void {

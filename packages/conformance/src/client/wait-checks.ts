@@ -48,7 +48,7 @@ function waitsWithAnswers(
 }
 
 /** How a client's answer differs from what the person chose; undefined when it carries just that. */
-function answerDiffers(answer: WaitAnswer, scripted: ScriptedAnswer): string | undefined {
+function answerDiffers(answer: WaitAnswer, scripted: ScriptedAnswer, waiting: Waiting): string | undefined {
   if (answer.kind === 'question' && scripted.kind === 'question') {
     const dismissed = scripted.dismissed ?? false;
     if (answer.dismissed !== dismissed)
@@ -72,6 +72,15 @@ function answerDiffers(answer: WaitAnswer, scripted: ScriptedAnswer): string | u
     return answer.unavailable === unavailable
       ? undefined
       : `unavailable: ${answer.unavailable}, the host ${unavailable ? 'has no screenshot' : 'supplied one'}`;
+  }
+  if (answer.kind === 'approval' && scripted.kind === 'approval' && waiting.kind === 'approval') {
+    const ids = waiting.approval.changes.map((change) => change.call_id);
+    const approved = [...answer.approved].sort().join(',');
+    const ticked = scripted.approved
+      .map((index) => ids[index])
+      .sort()
+      .join(',');
+    return approved === ticked ? undefined : `approved [${approved}], the person left [${ticked}] ticked`;
   }
   return `kind ${answer.kind}, the person answered a ${scripted.kind}`;
 }
@@ -132,10 +141,10 @@ export const WAIT_CHECKS: readonly ClientCheck[] = [
   {
     id: 'client.wait-answer',
     title:
-      "Answers a wait with its kind and call_id and what the person chose: the picked choices, text or dismissal; the plan's decision and feedback; a screenshot or unavailable.",
+      "Answers a wait with its kind and call_id and what the person chose: the picked choices, text or dismissal; the plan's decision and feedback; a screenshot or unavailable; the changes left ticked.",
     spec: {
       section: 'waitingTurns',
-      must: "It then sends the next hop as usual with `answer`, which names the wait's `call_id` (the table of its kind, spec §20.2, spec §20.3, spec §20.4).",
+      must: "It then sends the next hop as usual with `answer`, which names the wait's `call_id` (the table of its kind, spec §20.2, spec §20.3, spec §20.4, spec §20.5).",
     },
     needs: WAITING,
     judge: (recordings) =>
@@ -151,7 +160,7 @@ export const WAIT_CHECKS: readonly ClientCheck[] = [
                 return `hop ${hop + 1} answers a ${answer.kind}; the turn waits for a ${waiting.kind}`;
               if (answer.call_id !== waiting.call_id)
                 return `hop ${hop + 1} answers call ${answer.call_id}; the turn waits for ${waiting.call_id}`;
-              const differs = answerDiffers(answer, scripted);
+              const differs = answerDiffers(answer, scripted, waiting);
               if (differs) return `hop ${hop + 1}'s answer: ${differs}`;
             }
           }

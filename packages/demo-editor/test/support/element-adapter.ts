@@ -2,7 +2,7 @@
 // Chromium, in the built demo editor, against the agent server the kit names. Run as the kit's command:
 //   element-adapter.ts SERVER MESSAGE AGENT ANSWERS
 // The demo is served from 127.0.0.1 with /api/ forwarded to SERVER, as a host's reverse proxy would. SIGINT presses
-// the chat's stop. ANSWERS is the kit's {answers}: the person clicks the question's and the plan's cards as it says,
+// the chat's stop. ANSWERS is the kit's {answers}: the person clicks the question's, the plan's and the approval's cards as it says,
 // in order; a screenshot is the demo's own (its getScreenshot draws the canvas), or none where it says `null`.
 // Exit code 0 when the turn ended with its answer, 1 otherwise.
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,8 @@ interface ChatElement extends HTMLElement {
 type ScriptedAnswer =
   | { kind: 'question'; choices?: number[]; text?: string; dismissed?: boolean }
   | { kind: 'plan'; decision: 'approve' | 'revise'; feedback?: string }
-  | { kind: 'screenshot'; image: string | null };
+  | { kind: 'screenshot'; image: string | null }
+  | { kind: 'approval'; approved: number[] };
 
 const [server = '', message = '', agent, answersJson = '[]'] = process.argv.slice(2);
 const answers = JSON.parse(answersJson) as ScriptedAnswer[];
@@ -42,7 +43,17 @@ async function answerCards(page: Page): Promise<void> {
       label = await card.getAttribute('aria-labelledby', { timeout: 25_000 });
     }
     previous = label ?? '';
-    if (answer.kind === 'question') {
+    if (answer.kind === 'approval') {
+      if (answer.approved.length === 0) {
+        await card.locator('[part="approval-reject"]').click();
+        continue;
+      }
+      // Every change comes ticked: the person unticks those they do not approve.
+      const changes = card.locator('[part="approval-change"]');
+      for (let index = 0; index < (await changes.count()); index += 1)
+        if (!answer.approved.includes(index)) await changes.nth(index).click();
+      await card.locator('[part="approval-approve"]').click();
+    } else if (answer.kind === 'question') {
       if (answer.dismissed) {
         await card.locator('[part="question-dismiss"]').click();
         continue;

@@ -27,7 +27,8 @@ Usage: canvas-ai-turn --server URL --message TEXT [--document FILE] [--out FILE]
   --answers JSON|FILE  how the person answers the turn's waits, in the order they come (a JSON array, or a file
                     holding one): {"kind":"question","choices":[0],"text":"…"} or {"kind":"question","dismissed":true},
                     {"kind":"plan","decision":"approve"} or {"kind":"plan","decision":"revise","feedback":"…"},
-                    {"kind":"screenshot","image":"shot.png"} or {"kind":"screenshot","image":null} (none this time).
+                    {"kind":"screenshot","image":"shot.png"} or {"kind":"screenshot","image":null} (none this time),
+                    {"kind":"approval","approved":[0]} (the proposed changes left ticked; [] rejects them all).
                     Given, the turn declares every kind of wait; a wait past the list waits until Ctrl-C
   --no-csrf         ask for no session and CSRF token first (a server that checks none)
   --help            this text

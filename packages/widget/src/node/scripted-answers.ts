@@ -3,7 +3,10 @@
 import { z } from 'zod';
 import type { HeadlessTurnOptions } from '../headless-turn.js';
 
-/** One scripted answer: a question's picks, text or dismissal; a plan's decision; a screenshot's image, or none. */
+/**
+ * One scripted answer: a question's picks, text or dismissal; a plan's decision; a screenshot's image, or none; the
+ * proposed changes left ticked (indexes into `waiting.approval.changes`; none rejects them all).
+ */
 const ScriptedAnswer = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('question'),
@@ -13,6 +16,7 @@ const ScriptedAnswer = z.discriminatedUnion('kind', [
   }),
   z.object({ kind: z.literal('plan'), decision: z.enum(['approve', 'revise']), feedback: z.string().optional() }),
   z.object({ kind: z.literal('screenshot'), image: z.string().min(1).nullable() }),
+  z.object({ kind: z.literal('approval'), approved: z.array(z.int().min(0)) }),
 ]);
 
 /** The answers of one turn, in the order its waits come. */
@@ -34,7 +38,7 @@ export interface ScriptedPerson {
 export function scriptedWaits(
   answers: ScriptedAnswers,
   person: ScriptedPerson,
-): Pick<HeadlessTurnOptions, 'askPerson' | 'decidePlan' | 'getScreenshot'> {
+): Pick<HeadlessTurnOptions, 'askPerson' | 'decidePlan' | 'getScreenshot' | 'approve'> {
   let next = 0;
   const take = <Kind extends ScriptedAnswers[number]['kind']>(kind: Kind, signal: AbortSignal) => {
     const answer = answers[next];
@@ -55,6 +59,10 @@ export function scriptedWaits(
     decidePlan: async (_waiting, { signal }) => {
       const { decision, feedback } = await take('plan', signal);
       return { decision, feedback };
+    },
+    approve: async (waiting, { signal }) => {
+      const { approved } = await take('approval', signal);
+      return { approved: approved.flatMap((index) => waiting.approval.changes[index]?.call_id ?? []) };
     },
     getScreenshot: async (_request, { signal }) => {
       const { image } = await take('screenshot', signal);

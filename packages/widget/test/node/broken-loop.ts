@@ -225,6 +225,30 @@ export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
       if (answer?.kind === 'screenshot') answer.kind = 'question';
     }),
   },
+  'approves-everything': {
+    bug: 'an approval sends every proposed change, not only those the person left ticked',
+    caughtBy: 'client.wait-answer',
+    scenarios: ['approval-partly-approved'],
+    fetch: (send) => {
+      let proposed: string[] = [];
+      return async (input, init) => {
+        const body = isHop(input, init) ? hopBody(init) : undefined;
+        const answer = body?.answer as { kind?: string; approved?: string[] } | undefined;
+        if (answer?.kind === 'approval') answer.approved = proposed;
+        const response = await send(input, answer ? { ...init, body: JSON.stringify(body) } : init);
+        const read =
+          body && response.ok
+            ? await response
+                .clone()
+                .json()
+                .catch(() => undefined)
+            : undefined;
+        if (read?.waiting?.kind === 'approval')
+          proposed = read.waiting.approval.changes.map((change: { call_id: string }) => change.call_id);
+        return response;
+      };
+    },
+  },
   'forgets-screenshot-attachment': {
     bug: "a screenshot's answer is sent as JSON, its image left out",
     caughtBy: 'client.screenshot-attachment',
