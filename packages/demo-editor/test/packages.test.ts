@@ -213,13 +213,19 @@ describe('the packages installed from their tarballs, outside the workspace', ()
         [
           'canvas-ai-conformance',
           '--client',
-          'npx canvas-ai-turn --server {server} --message {message} --agent {agent}',
+          // The whole adapter contract (spec/conformance.md §7): the person's attachment and answers too.
+          'npx canvas-ai-turn --server {server} --message {message} --agent {agent} --attach {attachment} --answers {answers}',
         ],
         project,
       );
       assert.equal(kit.code, 0, kit.stdout.slice(-4_000) + kit.stderr.slice(-4_000));
       assert.match(kit.stdout, /PASS {2}client\.stop /);
-      assert.match(kit.stdout.trimEnd().split('\n').at(-1)!, /^1[0-9] passed, 0 failed$/);
+      assert.match(kit.stdout, /PASS {2}client\.wait-answer /);
+      assert.match(
+        kit.stdout,
+        /^canvas-ai\/1 revision 1\.8 client: streaming, questions, screenshots, plans, approvals$/m,
+      );
+      assert.match(kit.stdout.trimEnd().split('\n').at(-1)!, /^21 passed, 0 failed$/);
     });
 
     it("runs a turn in Chromium with the widget's self-contained module", async () => {
