@@ -1,6 +1,7 @@
 import type { Catalog } from '../config/catalog.js';
 import type { ApprovalRule } from '../config/agents-config.js';
-import { locate, subtreeUuids } from '../layout/tree-edit.js';
+import { findComponentPaths } from '../layout/layout-tree.js';
+import { subtreeUuids } from '../layout/tree-edit.js';
 import type { ErrorIssue } from '../wire/errors.js';
 import type { ComponentNode, Layout } from '../wire/layout.js';
 import type { ToolOutput } from '../wire/outputs.js';
@@ -24,11 +25,14 @@ const NAMING_PROPS = ['heading', 'title', 'label', 'name', 'text'] as const;
 
 /** The components an output touches, each with the components inside it (spec §20.5), found in `layout`. */
 function touched(output: ToolOutput, layout: Layout): ComponentNode[] {
-  const found = (uuids: readonly string[]) =>
-    uuids.flatMap((uuid) => {
-      const located = locate(layout, uuid);
-      return located ? [located.node] : [];
+  // One walk of the layout for all of an output's uuids, not one per uuid.
+  const found = (uuids: readonly string[]) => {
+    const paths = findComponentPaths(layout, new Set(uuids));
+    return uuids.flatMap((uuid) => {
+      const path = paths.get(uuid);
+      return path ? [path.node] : [];
     });
+  };
   switch (output.type) {
     case 'remove_components':
       return found(output.uuids);
