@@ -35,8 +35,8 @@ export function holdProposals(
   const sent = step.outputs.filter((output) => !held.includes(output));
   step.outputs = sent;
   step.document = applyOutputs({ layout: requestLayout, page: request.context.page }, sent);
-  const asks = (turn.declared_waits ?? []).includes('approval') && step.waiting === undefined;
   const declared = (turn.declared_waits ?? []).includes('approval');
+  const asks = declared && step.waiting === undefined;
   const proposal: Array<{ output: ToolOutput; result: string }> = [];
   for (const output of held) {
     const at = step.messages.findIndex((message) => message.role === 'tool' && message.call_id === output.call_id);
