@@ -569,7 +569,7 @@ class TurnRun {
 
   /**
    * The person's decision on a plan, through the host's {@link DecidePlanHook}; the host's canvas shows the rows while
-   * it waits, and keeps them for the build once approved (spec §20.5).
+   * it waits, and keeps them for the build once approved (spec §20.4).
    */
   private async answerPlan(waiting: WaitingOf<'plan'>, hop: number): Promise<WaitAnswer> {
     const decide = this.options.decidePlan;
