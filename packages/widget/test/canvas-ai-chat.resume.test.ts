@@ -256,6 +256,46 @@ describe('<canvas-ai-chat> after a reload', () => {
     expect(new ChatStorage(KEY).load()?.running).to.equal(undefined);
   });
 
+  it('takes the kept turn up only after deep-chat rendered for its options too (its own first render came earlier)', async () => {
+    // deep-chat renders once from its constructor's 20 ms timer and again for the options set on it (a 0 ms timer,
+    // pushed on by every option set). Under load the first can come before the second: the later render rebuilds
+    // the messages from history and drops what was added between. Made certain here by delaying 0 ms timers.
+    const fixtures = await loadFixtures();
+    const record = recorder();
+    await useHandlers(record.handler, ...createMockHandlers(fixtures));
+    new ChatStorage(KEY).update(() => ({
+      version: 2,
+      messages: [{ role: 'user', text: 'Build a page' }],
+      running: {
+        requestId: `gone-${crypto.randomUUID()}`,
+        message: 'Build a page',
+        hop: 2,
+        changes: { requestId: 'x', outputs: [], inverse: [], unrecorded: [] },
+        progress: 'Adding a hero first.',
+        notices: [],
+      },
+    }));
+    const resumes = collect(document.body, 'canvas-ai-resume');
+    const ends = collect(document.body, 'canvas-ai-turn-end');
+    const host = reducerHost({ layout: structuredClone(fixtures.layouts['layouts/empty.yaml']!), page: {} });
+    const realSetTimeout = window.setTimeout;
+    const delayed = ((handler: TimerHandler, delay?: number, ...rest: unknown[]) =>
+      realSetTimeout(handler, delay ? delay : 60, ...rest)) as typeof window.setTimeout;
+    window.setTimeout = delayed;
+    let element: CanvasAiChat;
+    try {
+      element = await mountChat({ storageKey: KEY, getLayout: host.getLayout, applyOutputs: host.applyOutputs });
+      await waitUntil(() => resumes.length === 1, 'the kept turn was not taken up', { timeout: 5000 });
+    } finally {
+      window.setTimeout = realSetTimeout;
+    }
+    const renderPending = () => (element.chat as HTMLElement & { _waitingToRender_?: boolean })._waitingToRender_;
+    await waitUntil(() => ends.length === 1 && !renderPending(), 'the turn did not end', { timeout: 5000 });
+    expect(element.chat!.shadowRoot!.querySelector('.canvas-ai-notice')?.textContent).to.match(/could not be resumed/);
+    expect(progressBlocks(element)[0]!.textContent).to.include('Adding a hero first.');
+    expect(bubbles(element).map((bubble) => bubble.textContent!.trim())).to.include('Build a page');
+  });
+
   it('G6: shows a kept version 1 record as text: its <img onerror> html is dropped, a markdown javascript: link stays text', async () => {
     delete window.__canvasAiKeptXss;
     const record = recorder();

@@ -50,6 +50,20 @@ function labelDeepChat(chat: HTMLElement, strings: ChatStrings): void {
   }
 }
 
+/**
+ * Resolves once deep-chat 2.4.2 has no render pending. Its first render may come from its constructor's own timer
+ * while the render that setting its options scheduled still waits (seen under load); that later render rebuilds the
+ * view from `history`, dropping the messages added in between and the request a sent message started. deep-chat
+ * has no public signal for it: `_waitingToRender_` is its flag for a scheduled render.
+ */
+function renderSettled(chat: HTMLElement): Promise<void> {
+  const pending = () => (chat as HTMLElement & { _waitingToRender_?: boolean })._waitingToRender_ === true;
+  return new Promise((resolve) => {
+    const check = () => (pending() ? setTimeout(check) : resolve());
+    check();
+  });
+}
+
 /** Options of {@link CanvasAiChat.sendMessage}. */
 export interface SendMessageOptions {
   /** The agent for this one message (an id from the agents config's `tools`); absent → the current pick or main agent. */
@@ -291,7 +305,7 @@ export class CanvasAiChat extends LitElement {
     return chatStrings(this.strings);
   }
 
-  /** The `<deep-chat>` element (created on first render). */
+  /** The `<deep-chat>` element, once it has rendered (before that, `sendMessage()` is refused). */
   get chat(): DeepChatElement | undefined {
     return this.deepChat;
   }
@@ -449,7 +463,8 @@ export class CanvasAiChat extends LitElement {
       chat,
       deepChatConfig(this.turns.handle, this.effectiveAgents, this.text, this.restoredOptions(saved)),
     );
-    // deep-chat takes no message before its view has rendered: the kept turn is taken up once it has.
+    // deep-chat takes no message before its view has rendered, and drops what was added before a render it still
+    // had pending: the chat is usable (and the kept turn taken up) once no render is pending.
     const rendered = new Promise<void>((resolve) => {
       chat.onComponentRender = () => {
         // deep-chat rebuilds its view when some options change (names, chatOptions): labelled again each time.
@@ -462,8 +477,12 @@ export class CanvasAiChat extends LitElement {
       };
     });
     this.chatSlot.append(chat);
+    await rendered;
+    await renderSettled(chat);
     this.deepChat = chat;
-    if (saved) void rendered.then(() => this.turns.restore(saved));
+    // Options the host changed meanwhile are applied by the update this asks for.
+    this.requestUpdate();
+    if (saved) void this.turns.restore(saved);
   }
 
   /** The host's deep-chat options, with the kept messages as deep-chat's history when there are any. */
