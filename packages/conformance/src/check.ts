@@ -49,18 +49,13 @@ export interface ConformanceReport {
   endpoint: string;
   /** A server's level; a client's run has none (it reads 1). */
   level: ConformanceLevel;
-  /**
-   * The revision and optional parts the run held the server or client to. A client's names only the claimed parts
-   * the kit played; `claimedNotChecked` lists the others.
-   */
+  /** The revision and optional parts the run held the server or client to. */
   claim?: Claim;
   /**
    * The groups of checks the claim leaves out, each with why and its check ids (not run, not in `results`), and for
    * a client the scenarios not played.
    */
   notClaimed?: Array<{ what: string; why: string; checks: string[]; scenarios?: string[] }>;
-  /** Parts a client claims of which the client kit plays nothing yet: not in its claim line. */
-  claimedNotChecked?: Array<{ what: string; why: string }>;
   results: CheckResult[];
   passed: number;
   failed: number;

@@ -147,11 +147,6 @@ export function clientClaimLine(claim: Claim): string {
   return `canvas-ai/1 revision ${claim.revision} client${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`;
 }
 
-/** What an optional part is, for a line that names it (`streamed hops (spec §6.1)`). */
-export function partWhat(part: OptionalPart): string {
-  return OPTIONAL_PARTS[part].what;
-}
-
 /** What the client kit's scenarios and checks of each optional part need claimed (spec/conformance.md §7). */
 export function partNeeds(part: OptionalPart): CheckNeeds {
   return { since: OPTIONAL_PARTS[part].since, part, what: OPTIONAL_PARTS[part].what };

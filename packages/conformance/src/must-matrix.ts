@@ -664,8 +664,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '10.1',
     says: 'MUST skip every prop listed in `derived` on either node',
     group: 'client',
-    reason:
-      "a host's comparison cannot be observed by a server; the reference reducer's tests cover it (packages/protocol/test/derived-props.test.ts)",
+    checks: ['client.derived-props'],
   },
   // spec §11 Outputs and how a host applies them
   {
@@ -731,7 +730,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '11.6',
     says: 'A host MUST reject, besides the impossible operations of',
     group: 'client',
-    reason: `${NOT_PLAYED('remove or move output')}; the shared reducer's tests cover it (packages/protocol/test/remove-move.test.ts)`,
+    checks: ['client.remove-move'],
   },
   // spec §12 Tools
   {

@@ -43,12 +43,6 @@ export function formatSummary(report: ConformanceReport): string {
     if (failed.length > MAX_LISTED) lines.push(`  … and ${failed.length - MAX_LISTED} more (their lines are above)`);
   }
   if (report.notClaimed?.length) lines.push('', 'Not claimed, so not checked:', ...formatNotClaimed(report.notClaimed));
-  if (report.claimedNotChecked?.length)
-    lines.push(
-      '',
-      'Claimed, but not checked (so not in the claim line):',
-      ...report.claimedNotChecked.map(({ what, why }) => `${LABEL.skip}  ${what}: ${why}`),
-    );
   lines.push('');
   const verdict = formatClaimVerdict(report);
   if (verdict !== undefined) lines.push(verdict);

@@ -20,10 +20,10 @@ describe('the client kit against the element in Chromium', () => {
     console.log(lines.join('\n'));
     assert.equal(report.failed, 0, lines.filter((line) => line.startsWith('fail')).join('\n'));
     assert.equal(report.skipped, 0, lines.filter((line) => line.startsWith('skip')).join('\n'));
-    // The element answers questions, plans, screenshots and approvals: its line names them, as played.
+    // The demo's element applies removals and moves and answers every wait: its line names them, as played.
     assert.equal(
       formatClaimVerdict(report),
-      'canvas-ai/1 revision 1.8 client: streaming, questions, screenshots, plans, approvals',
+      'canvas-ai/1 revision 1.8 client: streaming, remove/move, questions, screenshots, plans, approvals',
     );
   });
 });

@@ -223,9 +223,9 @@ describe('the packages installed from their tarballs, outside the workspace', ()
       assert.match(kit.stdout, /PASS {2}client\.wait-answer /);
       assert.match(
         kit.stdout,
-        /^canvas-ai\/1 revision 1\.8 client: streaming, questions, screenshots, plans, approvals$/m,
+        /^canvas-ai\/1 revision 1\.8 client: streaming, remove\/move, questions, screenshots, plans, approvals$/m,
       );
-      assert.match(kit.stdout.trimEnd().split('\n').at(-1)!, /^21 passed, 0 failed$/);
+      assert.match(kit.stdout.trimEnd().split('\n').at(-1)!, /^23 passed, 0 failed$/);
     });
 
     it("runs a turn in Chromium with the widget's self-contained module", async () => {

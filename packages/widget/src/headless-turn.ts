@@ -4,7 +4,13 @@
  * reducer as the host's store and a storage area in memory; the session cookie and CSRF token a browser would keep
  * are kept here (spec §4.2).
  */
-import { applyOutputsWithResults, type CanvasDocument, type HopResponse, TokenResponse } from '@canvas-ai/protocol';
+import {
+  applyOutputsWithResults,
+  type CanvasDocument,
+  type HopResponse,
+  TOOL_OUTPUT_TYPES,
+  TokenResponse,
+} from '@canvas-ai/protocol';
 import { ChatSession } from './chat-session.js';
 import type { ApproveHook, AskPersonHook, DecidePlanHook, HopReport, TextReport, TurnResult } from './hop-loop.js';
 import type { GetScreenshotHook } from './screenshot.js';
@@ -31,6 +37,11 @@ export interface HeadlessTurnOptions {
   onHop?: ((report: HopReport, document: CanvasDocument) => void) | undefined;
   /** The model's text as a streamed hop delivers it. */
   onText?: ((report: TextReport) => void) | undefined;
+  /**
+   * The output types the turn declares it applies (spec §5.1). Default: every type, as the shared reducer that
+   * applies them to `document` knows them all, `remove_components` and `move_components` included.
+   */
+  outputTypes?: readonly string[] | undefined;
   /** Answers the questions an agent asks (spec §20.2); given, the turn declares the wait `question`. */
   askPerson?: AskPersonHook | undefined;
   /** Decides on the plans an agent proposes (spec §20.4); given, the turn declares the wait `plan`. */
@@ -71,6 +82,7 @@ export async function runHeadlessTurn(options: HeadlessTurnOptions): Promise<Hea
         return applied.results;
       },
       signal: options.signal,
+      outputTypes: options.outputTypes ?? TOOL_OUTPUT_TYPES,
       askPerson: options.askPerson,
       decidePlan: options.decidePlan,
       getScreenshot: options.getScreenshot,

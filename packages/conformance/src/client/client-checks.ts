@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import { layoutProblem } from '@canvas-ai/protocol';
+import { type ComponentNode, type Layout, layoutProblem } from '@canvas-ai/protocol';
 import { type CheckVerdict, fail, pass, skip } from '../check.js';
 import { partNeeds } from '../claims.js';
+import { DERIVED_IN_REMOVAL } from './client-scenarios.js';
 import type { RecordedRequest, ScenarioRecording } from './kit-server.js';
 import { answered, type ClientCheck, hopOf, hopsOf, overScenarios, type Recordings } from './recorded-hops.js';
 import { WAIT_CHECKS } from './wait-checks.js';
@@ -29,6 +30,45 @@ function noHopAfter(scenario: string, recordings: Recordings): CheckVerdict {
     );
   }
   return pass(`${scenario}: no hop after the ${found.faulted.status}`);
+}
+
+/** `nodes` without the values of the props each lists in `derived`: the host computes those (spec §10.1). */
+function nodesWithoutDerived(nodes: readonly ComponentNode[]): ComponentNode[] {
+  return nodes.map((node) => {
+    const derived = new Set(node.derived ?? []);
+    const props = Object.fromEntries(Object.entries(node.props).filter(([name]) => !derived.has(name)));
+    const slots = node.slots
+      ? Object.fromEntries(Object.entries(node.slots).map(([name, children]) => [name, nodesWithoutDerived(children)]))
+      : undefined;
+    return { ...node, props, ...(slots ? { slots } : {}) };
+  });
+}
+
+/** `layout` as a host's document is compared: a derived prop's value is the host's to fill in (spec §10.1). */
+function withoutDerived(layout: Layout): Layout {
+  return {
+    ...layout,
+    regions: Object.fromEntries(
+      Object.entries(layout.regions).map(([name, region]) => [
+        name,
+        { ...region, components: nodesWithoutDerived(region.components) },
+      ]),
+    ),
+  };
+}
+
+/** How a hop's apply results differ from one per output of the hop before, as the shared reducer decides them. */
+function reportsDiffer(recording: ScenarioRecording): string | undefined {
+  for (const request of hopsOf(recording)) {
+    const hop = hopOf(request);
+    const expected = hop && recording.expectedAfter.get(hop.hop - 1);
+    if (!hop || !expected) continue;
+    const sent = (hop.apply_results ?? []).map((result) => `${result.call_id}:${result.status}`);
+    const want = expected.results.map((result) => `${result.call_id}:${result.status}`);
+    if (!isDeepStrictEqual(sent, want))
+      return `hop ${hop.hop} reports [${sent.join(', ')}], expected [${want.join(', ')}]`;
+  }
+  return undefined;
 }
 
 export const CLIENT_CHECKS: readonly ClientCheck[] = [
@@ -202,7 +242,9 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
             const hop = hopOf(hops[index]!);
             const expected = hop && recording.expectedAfter.get(hop.hop - 1);
             if (!hop || !expected) continue;
-            if (!isDeepStrictEqual(hop.context.current_layout, expected.document.layout))
+            if (
+              !isDeepStrictEqual(withoutDerived(hop.context.current_layout), withoutDerived(expected.document.layout))
+            )
               return `hop ${hop.hop}'s layout is not hop ${hop.hop - 1}'s with its outputs applied`;
             if (!isDeepStrictEqual(hop.context.page ?? {}, expected.document.page))
               return `hop ${hop.hop}'s page values are not hop ${hop.hop - 1}'s with its outputs applied`;
@@ -221,35 +263,56 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
       must: 'Impossible operations a host MUST reject; when a `replaces` value differs, the host MUST NOT apply the output (spec §16.2).',
     },
     judge: (recordings) =>
+      overScenarios(recordings, reportsDiffer, 'every output reported, impossible and stale ones rejected', [
+        'build',
+        'refusals',
+        'streamed',
+        'attachment',
+        'question-answered',
+        'question-dismissed',
+        'plan-revised-then-approved',
+        'screenshot-sent',
+        'screenshot-unavailable',
+        'approval-partly-approved',
+        'approval-rejected',
+      ]),
+  },
+  {
+    id: 'client.remove-move',
+    title:
+      'Declares remove_components and move_components on hop 1; applies the possible ones, rejects the impossible and stale ones.',
+    spec: {
+      section: 'impossibleOutputs',
+      must: 'A host MUST reject, besides the impossible operations of spec §11: a removal or move of a uuid that is not in the layout, a move into the moved component itself or its slots, a `reference_uuid` that is being moved, and a removal or move whose `replaces` no longer matches the document.',
+    },
+    needs: partNeeds('remove-move'),
+    judge: (recordings) =>
       overScenarios(
         recordings,
         (recording) => {
-          for (const request of hopsOf(recording)) {
-            const hop = hopOf(request);
-            const expected = hop && recording.expectedAfter.get(hop.hop - 1);
-            if (!hop || !expected) continue;
-            const sent = (hop.apply_results ?? []).map((result) => `${result.call_id}:${result.status}`);
-            const want = expected.results.map((result) => `${result.call_id}:${result.status}`);
-            if (!isDeepStrictEqual(sent, want))
-              return `hop ${hop.hop} reports [${sent.join(', ')}], expected [${want.join(', ')}]`;
-          }
-          return undefined;
+          const declared = recording.declaredOutputs ?? [];
+          const missing = ['remove_components', 'move_components'].filter((type) => !declared.includes(type));
+          if (missing.length > 0)
+            return `hop 1 declared no ${missing.join(' or ')} (capabilities.outputs), so no server may send them (spec §5.1)`;
+          return reportsDiffer(recording);
         },
-        'every output reported, impossible and stale ones rejected',
-        [
-          'build',
-          'refusals',
-          'streamed',
-          'attachment',
-          'question-answered',
-          'question-dismissed',
-          'plan-revised-then-approved',
-          'screenshot-sent',
-          'screenshot-unavailable',
-          'approval-partly-approved',
-          'approval-rejected',
-        ],
+        'two moves and removals applied, five refused: into itself, next to itself, not on the page, stale',
+        ['remove-move'],
       ),
+  },
+  {
+    id: 'client.derived-props',
+    title:
+      "Skips the props a node lists in `derived` when it compares a removal's `replaces`: the removal applies whatever anchor either side holds.",
+    spec: {
+      section: 'derivedProps',
+      must: 'A host that compares a component with the node in a `replaces` MUST skip every prop listed in `derived` on either node.',
+    },
+    needs: DERIVED_IN_REMOVAL,
+    judge: (recordings) =>
+      overScenarios(recordings, reportsDiffer, 'the heading removed although its derived anchor differed', [
+        'derived-props',
+      ]),
   },
   {
     id: 'client.content-type',

@@ -160,6 +160,118 @@ const refusedAndApplied: ToolOutput[] = [
   { type: 'set_page_value', call_id: 'kit_call_9', field: 'title', value: 'Kept', replaces: 'What it never was' },
 ];
 
+const SECTION = 'kit-section-0004';
+const NOTE = 'kit-note-0005';
+
+/** A section holding a note: a slot the moves and removals below can reach into (spec §11.4, §11.5). */
+const placeSection: ToolOutput = {
+  type: 'place_components',
+  call_id: 'kit_call_12',
+  operations: [
+    {
+      target: 'content',
+      placement: 'below',
+      reference_uuid: BUTTON,
+      components: [
+        {
+          uuid: SECTION,
+          component: 'sdc.demo.section',
+          props: { heading: 'Visit us' },
+          slots: { content: [{ uuid: NOTE, component: 'sdc.demo.text', props: { body: 'Open daily' } }] },
+        },
+      ],
+    },
+  ],
+};
+
+/**
+ * Moves and removals of the built page (hero, story, button, section with a note): the host applies the first and
+ * the last, and MUST reject the five between (spec §11.6): a move into the moved component's own slot, a move next
+ * to a component being moved, a removal of a uuid not in the layout, a removal whose `replaces` no longer matches
+ * (the story was edited after the model saw it), a move whose `replaces` places the component elsewhere.
+ */
+const removeAndMove: ToolOutput[] = [
+  {
+    type: 'move_components',
+    call_id: 'kit_call_13',
+    operations: [{ uuids: [BUTTON], target: `${SECTION}/content`, placement: 'inside' }],
+    replaces: { [BUTTON]: 'content' },
+  },
+  {
+    type: 'move_components',
+    call_id: 'kit_call_14',
+    operations: [{ uuids: [SECTION], target: `${SECTION}/content`, placement: 'inside' }],
+    replaces: { [SECTION]: 'content' },
+  },
+  {
+    type: 'move_components',
+    call_id: 'kit_call_15',
+    operations: [{ uuids: [HERO], target: 'content', placement: 'below', reference_uuid: HERO }],
+    replaces: { [HERO]: 'content' },
+  },
+  { type: 'remove_components', call_id: 'kit_call_16', uuids: ['kit-no-such-node'] },
+  {
+    type: 'remove_components',
+    call_id: 'kit_call_17',
+    uuids: [TEXT],
+    replaces: { [TEXT]: { uuid: TEXT, component: 'sdc.demo.text', props: { body: 'Our story' } } },
+  },
+  {
+    type: 'move_components',
+    call_id: 'kit_call_18',
+    operations: [{ uuids: [TEXT], target: 'content', placement: 'above', reference_uuid: HERO }],
+    replaces: { [TEXT]: `${SECTION}/content` },
+  },
+  {
+    type: 'remove_components',
+    call_id: 'kit_call_19',
+    uuids: [HERO],
+    replaces: {
+      [HERO]: {
+        uuid: HERO,
+        component: 'sdc.demo.hero',
+        props: { heading: 'Fresh bread daily', subheading: 'Since 1921' },
+      },
+    },
+  },
+];
+
+const HEADING = 'kit-heading-0006';
+
+/** A heading, placed as a server MUST place it: `derived` names the anchor its catalog marks (spec §10.1). */
+const placeHeading: ToolOutput = {
+  type: 'place_components',
+  call_id: 'kit_call_20',
+  operations: [
+    {
+      target: 'content',
+      placement: 'above',
+      reference_uuid: HERO,
+      components: [
+        { uuid: HEADING, component: 'sdc.demo.heading', props: { text: 'Our best sellers' }, derived: ['anchor'] },
+      ],
+    },
+  ],
+};
+
+/**
+ * The heading removed with a `replaces` whose anchor is not the one the host holds (the host recomputed it, or never
+ * computed one): the anchor is derived, so a host MUST skip it when it compares (spec §10.1) and apply the removal.
+ */
+const removeHeading: ToolOutput = {
+  type: 'remove_components',
+  call_id: 'kit_call_21',
+  uuids: [HEADING],
+  replaces: {
+    [HEADING]: {
+      uuid: HEADING,
+      component: 'sdc.demo.heading',
+      props: { text: 'Our best sellers', anchor: 'kit-anchor-the-host-replaced' },
+      derived: ['anchor'],
+    },
+  },
+};
+
 const outputs = (list: ToolOutput[], progress: string, fault?: KitFault): HopStep => ({
   kind: 'outputs',
   outputs: list,
@@ -176,6 +288,13 @@ const waiting = (list: ToolOutput[], progress: string, wait: KitWait): HopStep =
   wait,
 });
 
+const REMOVE_MOVE = partNeeds('remove-move');
+/** Derived props came with revision 1.6; only a removal's `replaces` holds whole nodes to compare. */
+export const DERIVED_IN_REMOVAL: CheckNeeds = {
+  since: '1.6',
+  part: 'remove-move',
+  what: "derived props in a removal's comparison (spec §10.1, revision 1.6, with the part remove-move)",
+};
 const APPROVALS = partNeeds('approvals');
 const QUESTIONS = partNeeds('questions');
 const SCREENSHOTS = partNeeds('screenshots');
@@ -322,6 +441,28 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
     hops: [outputs([placeHero], 'Adding a hero.'), { ...answer, fault: 'unknown-code' }],
   },
   {
+    id: 'remove-move',
+    title: 'the built page, then two moves and removals the host applies and five it must refuse',
+    message: 'Build, then tidy the page up',
+    needs: REMOVE_MOVE,
+    hops: [
+      outputs([placeHero, ...buildRest, placeSection], 'Adding a hero, a story, a button and a section.'),
+      outputs(removeAndMove, 'Adding a hero, a story, a button and a section. Tidied up.'),
+      { kind: 'answer', text: 'The button is in the section now, and the hero is gone.' },
+    ],
+  },
+  {
+    id: 'derived-props',
+    title: 'a hero and a heading whose anchor is derived; the heading removed with a `replaces` holding another anchor',
+    message: 'Add a heading, then take it away again',
+    needs: DERIVED_IN_REMOVAL,
+    hops: [
+      outputs([placeHero, placeHeading], 'Adding a hero and a heading.'),
+      outputs([removeHeading], 'Adding a hero and a heading. Removed the heading.'),
+      { kind: 'answer', text: 'The heading is gone; the hero stays.' },
+    ],
+  },
+  {
     id: 'question-answered',
     title: 'hop 1 places a hero and asks a question; the person picks two choices and writes a line',
     message: 'Build a page, and ask me about the tone',
@@ -419,6 +560,15 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
     answers: [],
     stopWhileWaiting: true,
     hops: [waiting([placeHero], 'Adding a hero.', askTone), answer],
+  },
+  {
+    id: 'plan-cancelled',
+    title: "hop 1 proposes a plan; the person cancels it (a plan's Cancel stops the turn, spec §20.4)",
+    message: 'Plan a page, and I will cancel',
+    needs: PLANS,
+    answers: [],
+    stopWhileWaiting: true,
+    hops: [waiting([], '', firstPlan), answer],
   },
   {
     id: 'stop',

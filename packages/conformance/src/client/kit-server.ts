@@ -13,6 +13,7 @@ import {
   type HopResponse,
   NDJSON_MEDIA_TYPE,
   PROTOCOL_VERSION,
+  REQUIRED_OUTPUT_TYPES,
   type TokenResponse,
   type ToolOutput,
   type Waiting,
@@ -68,6 +69,10 @@ export interface ScenarioRecording {
   stopAskedAt?: number;
   /** The kinds of wait hop 1 declared in `capabilities.waits` (spec §20.1), once it arrived. */
   declaredWaits?: string[];
+  /** The output types beyond the v1 three hop 1 declared in `capabilities.outputs` (spec §5.1), once it arrived. */
+  declaredOutputs?: string[];
+  /** The scripted outputs the kit did not send, as hop 1 did not declare their type (spec §5.1). */
+  notSent: Array<{ hop: number; type: string }>;
   /** By hop number: what the turn waited for after that hop, as the kit's response said (spec §20.1). */
   waits: Map<number, Waiting>;
   /** The waits the script asks for that the kit did not offer, as hop 1 did not declare their kind. */
@@ -133,7 +138,14 @@ export class KitServer {
   begin(scenario: ClientScenario): ScenarioRecording {
     this.releaseHeld?.();
     clearTimeout(this.stopTimer);
-    this.recording = { scenario, requests: [], expectedAfter: new Map(), waits: new Map(), notOffered: [] };
+    this.recording = {
+      scenario,
+      requests: [],
+      expectedAfter: new Map(),
+      waits: new Map(),
+      notOffered: [],
+      notSent: [],
+    };
     this.started = performance.now();
     this.answered = new Map();
     this.faultsPlayed = new Set();
@@ -229,7 +241,10 @@ export class KitServer {
       return this.error(response, 400, 'invalid_request', 'The kit could not read this hop as a HopRequest.');
     }
     const hop = parsed.data;
-    if (hop.hop === 1 && this.recording) this.recording.declaredWaits = [...(hop.capabilities?.waits ?? [])];
+    if (hop.hop === 1 && this.recording) {
+      this.recording.declaredWaits = [...(hop.capabilities?.waits ?? [])];
+      this.recording.declaredOutputs = [...(hop.capabilities?.outputs ?? [])];
+    }
     const step: HopStep = scenario.hops[hop.hop - 1] ?? { kind: 'answer', text: 'Done.' };
     const replay = this.answered.get(hop.hop);
     if (replay) {
@@ -283,7 +298,10 @@ export class KitServer {
   private respond(hop: HopRequest, step: HopStep): HopResponse {
     const document: CanvasDocument = { layout: hop.context.current_layout, page: hop.context.page ?? {} };
     // The proposed outputs the person approved come first, in their order (spec §20.5).
-    const outputs: ToolOutput[] = [...this.approvedOutputs(hop), ...(step.kind === 'outputs' ? step.outputs : [])];
+    const outputs: ToolOutput[] = this.declared(hop.hop, [
+      ...this.approvedOutputs(hop),
+      ...(step.kind === 'outputs' ? step.outputs : []),
+    ]);
     const applied = applyOutputsWithResults(document, outputs);
     this.recording?.expectedAfter.set(hop.hop, { document: applied.document, results: applied.results });
     const head = {
@@ -303,6 +321,15 @@ export class KitServer {
         : { ...head, outputs: [], should_continue: false, message: step.text, finish_reason: 'answer' };
     this.answered.set(hop.hop, answer);
     return answer;
+  }
+
+  /** `outputs` without those of a type hop 1 did not declare (a server MUST NOT send them, spec §5.1), noted. */
+  private declared(hop: number, outputs: ToolOutput[]): ToolOutput[] {
+    const recording = this.recording;
+    const applies = (type: string) =>
+      (REQUIRED_OUTPUT_TYPES as readonly string[]).includes(type) || recording?.declaredOutputs?.includes(type);
+    for (const output of outputs) if (!applies(output.type)) recording?.notSent.push({ hop, type: output.type });
+    return outputs.filter((output) => applies(output.type));
   }
 
   /**

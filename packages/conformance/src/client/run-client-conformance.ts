@@ -2,16 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { KIT_FIXTURES_DIR } from '../load-inputs.js';
 import type { CheckResult, ConformanceReport } from '../check.js';
-import {
-  type CheckNeeds,
-  type Claim,
-  FULL_CLAIM,
-  type OptionalPart,
-  PART_NAMES,
-  partWhat,
-  skippedByClaim,
-  unclaimed,
-} from '../claims.js';
+import { type CheckNeeds, type Claim, FULL_CLAIM, skippedByClaim, unclaimed } from '../claims.js';
 import { describeSpecRef } from '../spec-refs.js';
 import { CLIENT_CHECKS, type Recordings } from './client-checks.js';
 import { CLIENT_SCENARIOS, type ClientScenario, type ScriptedAnswer } from './client-scenarios.js';
@@ -84,11 +75,6 @@ function notClaimedBy(claim: Claim): NonNullable<ConformanceReport['notClaimed']
   return [...groups.values()];
 }
 
-/** The optional parts some scenario of the client kit plays: the only ones a client's claim line may name. */
-const PARTS_PLAYED: readonly OptionalPart[] = PART_NAMES.filter((part) =>
-  CLIENT_SCENARIOS.some((scenario) => scenario.needs?.part === part),
-);
-
 function judge(
   recordings: Recordings,
   url: string,
@@ -113,17 +99,12 @@ function judge(
     options.onResult?.(result);
   }
   const count = (status: CheckResult['status']) => results.filter((result) => result.status === status).length;
-  const unplayed = claim.parts.filter((part) => !PARTS_PLAYED.includes(part));
   return {
     subject: 'client',
     endpoint: `${options.command} (the kit served it at ${url})`,
     level: 1,
-    claim: { revision: claim.revision, parts: claim.parts.filter((part) => PARTS_PLAYED.includes(part)) },
+    claim,
     notClaimed: notClaimedBy(claim),
-    claimedNotChecked: unplayed.map((part) => ({
-      what: partWhat(part),
-      why: 'the client kit plays no scenario of it yet (spec/conformance.md §7)',
-    })),
     results,
     passed: count('pass'),
     failed: count('fail'),

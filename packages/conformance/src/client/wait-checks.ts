@@ -217,23 +217,26 @@ export const WAIT_CHECKS: readonly ClientCheck[] = [
       section: 'waitingTurns',
       must: "A client's Stop while a question or a plan is shown sends it (`DELETE /api/hop/{request_id}`).",
     },
-    needs: partNeeds('questions'),
+    needs: WAITING,
     judge: (recordings) => {
-      const recording = recordings.get('stop-while-waiting');
-      if (!recording) return skip('the stop-while-waiting scenario did not run');
-      const [waited] = recording.waits.keys();
-      if (waited === undefined) return fail('stop-while-waiting: the turn never waited (hop 1 declared no question)');
-      if (recording.stopAskedAt === undefined)
-        return fail('stop-while-waiting: the kit never asked the client to stop');
-      const turn = hopOf(hopsOf(recording)[0]!)?.request_id ?? '';
-      const cancel = recording.requests.find(
-        (request) => request.method === 'DELETE' && request.path === `/api/hop/${encodeURIComponent(turn)}`,
-      );
-      if (!cancel) return fail(`stop-while-waiting: no DELETE /api/hop/${turn} after the stop`);
-      const after = hopsOf(recording).filter((request) => (hopOf(request)?.hop ?? 0) > waited);
-      if (after.length > 0)
-        return fail(`stop-while-waiting: ${after.length} hop request(s) after the waiting hop ${waited}`);
-      return pass('stop-while-waiting: the cancel sent, no hop after the waiting one');
+      const ran = [...recordings.values()].filter((recording) => recording.scenario.stopWhileWaiting);
+      if (ran.length === 0)
+        return skip('no scenario that stops while the turn waits ran: the client claims no kind of wait');
+      for (const recording of ran) {
+        const id = recording.scenario.id;
+        const [waited] = recording.waits.keys();
+        if (waited === undefined) return fail(`${id}: the turn never waited (hop 1 declared no such wait)`);
+        if (recording.stopAskedAt === undefined) return fail(`${id}: the kit never asked the client to stop`);
+        const turn = hopOf(hopsOf(recording)[0]!)?.request_id ?? '';
+        const cancel = recording.requests.find(
+          (request) => request.method === 'DELETE' && request.path === `/api/hop/${encodeURIComponent(turn)}`,
+        );
+        if (!cancel) return fail(`${id}: no DELETE /api/hop/${turn} after the stop`);
+        const after = hopsOf(recording).filter((request) => (hopOf(request)?.hop ?? 0) > waited);
+        if (after.length > 0) return fail(`${id}: ${after.length} hop request(s) after the waiting hop ${waited}`);
+      }
+      const ids = ran.map((recording) => recording.scenario.id).join(', ');
+      return pass(`${ids}: the cancel sent, no hop after the waiting one`);
     },
   },
 ];

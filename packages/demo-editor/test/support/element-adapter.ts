@@ -2,7 +2,7 @@
 // Chromium, in the built demo editor, against the agent server the kit names. Run as the kit's command:
 //   element-adapter.ts SERVER MESSAGE AGENT ANSWERS
 // The demo is served from 127.0.0.1 with /api/ forwarded to SERVER, as a host's reverse proxy would. SIGINT presses
-// the chat's stop. ANSWERS is the kit's {answers}: the person clicks the question's, the plan's and the approval's cards as it says,
+// the shown plan's Cancel, or else the chat's stop. ANSWERS is the kit's {answers}: the person clicks the question's, the plan's and the approval's cards as it says,
 // in order; a screenshot is the demo's own (its getScreenshot draws the canvas), or none where it says `null`.
 // Exit code 0 when the turn ended with its answer, 1 otherwise.
 import { fileURLToPath } from 'node:url';
@@ -89,8 +89,14 @@ try {
     cancelled = page
       .waitForResponse((response) => response.request().method() === 'DELETE', { timeout: 5_000 })
       .catch(() => undefined);
+    // A plan shown is cancelled by its own Cancel button (spec §20.4); anything else by the chat's stop.
     void page
-      .evaluate(() => (document.querySelector('canvas-ai-chat') as unknown as ChatElement).stop())
+      .evaluate(() => {
+        const chat = document.querySelector('canvas-ai-chat') as unknown as ChatElement;
+        const cancel = chat.shadowRoot?.querySelector<HTMLButtonElement>('[part="plan-cancel"]');
+        if (cancel) cancel.click();
+        else chat.stop();
+      })
       .catch(() => undefined);
   });
   // The host's screenshots, in order: the demo's own hook, or none this time (a stub that has nothing).

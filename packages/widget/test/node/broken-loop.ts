@@ -275,6 +275,49 @@ export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
       return send(input, { ...init, body: JSON.stringify(body) });
     },
   },
+  'declares-no-remove-move': {
+    bug: 'hop 1 leaves out the output types beyond the v1 three that its host applies',
+    caughtBy: 'client.remove-move',
+    scenarios: ['remove-move'],
+    fetch: (send) => (input, init) => {
+      const body = isHop(input, init) ? hopBody(init) : undefined;
+      const capabilities = body?.capabilities as { outputs?: unknown } | undefined;
+      if (body?.hop !== 1 || !capabilities) return send(input, init);
+      delete capabilities.outputs;
+      return send(input, { ...init, body: JSON.stringify(body) });
+    },
+  },
+  'removes-without-comparing': {
+    bug: "the host drops a removal's or a move's `replaces` before applying it, so a stale one is applied",
+    caughtBy: 'client.remove-move',
+    // Applying the stale removal also leaves a document the kit did not expect.
+    alsoFailing: ['client.document-fresh'],
+    scenarios: ['remove-move'],
+    fetch: (send) => async (input, init) => {
+      const response = await send(input, init);
+      const json = (response.headers.get('content-type') ?? '').startsWith('application/json');
+      if (!isHop(input, init) || !response.ok || !json) return response;
+      const read = (await response.json()) as { outputs?: Array<{ type: string; replaces?: unknown }> };
+      for (const output of read.outputs ?? [])
+        if (output.type === 'remove_components' || output.type === 'move_components') delete output.replaces;
+      return Response.json(read, { status: response.status, headers: response.headers });
+    },
+  },
+  'compares-derived-props': {
+    bug: 'the host drops the `derived` lists of the nodes it is sent, so it compares a derived anchor as any prop',
+    caughtBy: 'client.derived-props',
+    // Without `derived` the stored heading is not the node the kit placed.
+    alsoFailing: ['client.document-fresh'],
+    scenarios: ['derived-props'],
+    fetch: (send) => async (input, init) => {
+      const response = await send(input, init);
+      const json = (response.headers.get('content-type') ?? '').startsWith('application/json');
+      if (!isHop(input, init) || !response.ok || !json) return response;
+      // Every `derived` key of the response, wherever a node carries one (placed nodes, a removal's `replaces`).
+      const read = JSON.parse(await response.text(), (key, value) => (key === 'derived' ? undefined : value));
+      return Response.json(read, { status: response.status, headers: response.headers });
+    },
+  },
   'placeholders-in-document': {
     bug: "the host keeps the shown plan's placeholder rows in the document it sends",
     caughtBy: 'client.document-fresh',
