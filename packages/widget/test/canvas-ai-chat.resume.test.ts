@@ -70,6 +70,30 @@ async function reloadedAt(
   return { shop, record, host, before, after, resumes, ends, container };
 }
 
+/**
+ * What a tab kept of a turn the server no longer has (a request id it never saw), mid-turn at hop 2 with some
+ * narration; the mock server behind a recorder, and an empty page in the host's store.
+ */
+async function keptTurnTheServerLost() {
+  const fixtures = await loadFixtures();
+  const record = recorder();
+  await useHandlers(record.handler, ...createMockHandlers(fixtures));
+  new ChatStorage(KEY).update(() => ({
+    version: 2,
+    messages: [{ role: 'user', text: 'Build a page' }],
+    running: {
+      requestId: `gone-${crypto.randomUUID()}`,
+      message: 'Build a page',
+      hop: 2,
+      changes: { requestId: 'x', outputs: [], inverse: [], unrecorded: [] },
+      progress: 'Adding a hero first.',
+      notices: [],
+    },
+  }));
+  const host = reducerHost({ layout: structuredClone(fixtures.layouts['layouts/empty.yaml']!), page: {} });
+  return { record, host };
+}
+
 const answersOf = (element: CanvasAiChat, text: string) =>
   bubbles(element).filter((bubble) => bubble.textContent!.trim() === text);
 
@@ -223,25 +247,10 @@ describe('<canvas-ai-chat> after a reload', () => {
   });
 
   it('closes a turn the server no longer has with a notice, and sends nothing', async () => {
-    const fixtures = await loadFixtures();
-    const record = recorder();
-    await useHandlers(record.handler, ...createMockHandlers(fixtures));
-    new ChatStorage(KEY).update(() => ({
-      version: 2,
-      messages: [{ role: 'user', text: 'Build a page' }],
-      running: {
-        requestId: `gone-${crypto.randomUUID()}`,
-        message: 'Build a page',
-        hop: 2,
-        changes: { requestId: 'x', outputs: [], inverse: [], unrecorded: [] },
-        progress: 'Adding a hero first.',
-        notices: [],
-      },
-    }));
+    const { record, host } = await keptTurnTheServerLost();
     const container = document.createElement('div');
     document.body.append(container);
     const resumes = collect(container, 'canvas-ai-resume');
-    const host = reducerHost({ layout: structuredClone(fixtures.layouts['layouts/empty.yaml']!), page: {} });
     const element = await mountChat(
       { storageKey: KEY, getLayout: host.getLayout, applyOutputs: host.applyOutputs },
       container,
@@ -260,24 +269,9 @@ describe('<canvas-ai-chat> after a reload', () => {
     // deep-chat renders once from its constructor's 20 ms timer and again for the options set on it (a 0 ms timer,
     // pushed on by every option set). Under load the first can come before the second: the later render rebuilds
     // the messages from history and drops what was added between. Made certain here by delaying 0 ms timers.
-    const fixtures = await loadFixtures();
-    const record = recorder();
-    await useHandlers(record.handler, ...createMockHandlers(fixtures));
-    new ChatStorage(KEY).update(() => ({
-      version: 2,
-      messages: [{ role: 'user', text: 'Build a page' }],
-      running: {
-        requestId: `gone-${crypto.randomUUID()}`,
-        message: 'Build a page',
-        hop: 2,
-        changes: { requestId: 'x', outputs: [], inverse: [], unrecorded: [] },
-        progress: 'Adding a hero first.',
-        notices: [],
-      },
-    }));
+    const { record, host } = await keptTurnTheServerLost();
     const resumes = collect(document.body, 'canvas-ai-resume');
     const ends = collect(document.body, 'canvas-ai-turn-end');
-    const host = reducerHost({ layout: structuredClone(fixtures.layouts['layouts/empty.yaml']!), page: {} });
     const realSetTimeout = window.setTimeout;
     const delayed = ((handler: TimerHandler, delay?: number, ...rest: unknown[]) =>
       realSetTimeout(handler, delay ? delay : 60, ...rest)) as typeof window.setTimeout;

@@ -45,6 +45,32 @@ function laterHops(change: (body: Record<string, unknown>) => void) {
     };
 }
 
+/** A `fetch` that leaves `field` out of hop 1's `capabilities`. */
+function withoutCapability(field: 'waits' | 'outputs') {
+  return (send: typeof fetch): typeof fetch =>
+    (input, init) => {
+      const body = isHop(input, init) ? hopBody(init) : undefined;
+      const capabilities = body?.capabilities as Record<string, unknown> | undefined;
+      if (body?.hop !== 1 || !capabilities) return send(input, init);
+      delete capabilities[field];
+      return send(input, { ...init, body: JSON.stringify(body) });
+    };
+}
+
+/** A `fetch` that hands the loop every JSON hop response as `change` leaves it (`JSON.parse`'s reviver). */
+function revivedResponses(change: (key: string, value: unknown) => unknown) {
+  return (send: typeof fetch): typeof fetch =>
+    async (input, init) => {
+      const response = await send(input, init);
+      const json = (response.headers.get('content-type') ?? '').startsWith('application/json');
+      if (!isHop(input, init) || !response.ok || !json) return response;
+      return Response.json(JSON.parse(await response.text(), change), {
+        status: response.status,
+        headers: response.headers,
+      });
+    };
+}
+
 /** A `fetch` that sends a hop once more, at once, when its answer has `status`. */
 function resendOn(status: number) {
   return (send: typeof fetch): typeof fetch =>
@@ -267,25 +293,13 @@ export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
     bug: 'hop 1 leaves out the kinds of wait the client answers',
     caughtBy: 'client.waits-declared',
     scenarios: ['question-answered'],
-    fetch: (send) => (input, init) => {
-      const body = isHop(input, init) ? hopBody(init) : undefined;
-      const capabilities = body?.capabilities as { waits?: unknown } | undefined;
-      if (body?.hop !== 1 || !capabilities) return send(input, init);
-      delete capabilities.waits;
-      return send(input, { ...init, body: JSON.stringify(body) });
-    },
+    fetch: withoutCapability('waits'),
   },
   'declares-no-remove-move': {
     bug: 'hop 1 leaves out the output types beyond the v1 three that its host applies',
     caughtBy: 'client.remove-move',
     scenarios: ['remove-move'],
-    fetch: (send) => (input, init) => {
-      const body = isHop(input, init) ? hopBody(init) : undefined;
-      const capabilities = body?.capabilities as { outputs?: unknown } | undefined;
-      if (body?.hop !== 1 || !capabilities) return send(input, init);
-      delete capabilities.outputs;
-      return send(input, { ...init, body: JSON.stringify(body) });
-    },
+    fetch: withoutCapability('outputs'),
   },
   'removes-without-comparing': {
     bug: "the host drops a removal's or a move's `replaces` before applying it, so a stale one is applied",
@@ -293,15 +307,11 @@ export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
     // Applying the stale removal also leaves a document the kit did not expect.
     alsoFailing: ['client.document-fresh'],
     scenarios: ['remove-move'],
-    fetch: (send) => async (input, init) => {
-      const response = await send(input, init);
-      const json = (response.headers.get('content-type') ?? '').startsWith('application/json');
-      if (!isHop(input, init) || !response.ok || !json) return response;
-      const read = (await response.json()) as { outputs?: Array<{ type: string; replaces?: unknown }> };
-      for (const output of read.outputs ?? [])
-        if (output.type === 'remove_components' || output.type === 'move_components') delete output.replaces;
-      return Response.json(read, { status: response.status, headers: response.headers });
-    },
+    fetch: revivedResponses(function (this: { type?: unknown }, key, value) {
+      // `replaces` of an output whose `type` is a removal or a move (the holder is `this`).
+      const removesOrMoves = this.type === 'remove_components' || this.type === 'move_components';
+      return key === 'replaces' && removesOrMoves ? undefined : value;
+    }),
   },
   'compares-derived-props': {
     bug: 'the host drops the `derived` lists of the nodes it is sent, so it compares a derived anchor as any prop',
@@ -309,14 +319,8 @@ export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
     // Without `derived` the stored heading is not the node the kit placed.
     alsoFailing: ['client.document-fresh'],
     scenarios: ['derived-props'],
-    fetch: (send) => async (input, init) => {
-      const response = await send(input, init);
-      const json = (response.headers.get('content-type') ?? '').startsWith('application/json');
-      if (!isHop(input, init) || !response.ok || !json) return response;
-      // Every `derived` key of the response, wherever a node carries one (placed nodes, a removal's `replaces`).
-      const read = JSON.parse(await response.text(), (key, value) => (key === 'derived' ? undefined : value));
-      return Response.json(read, { status: response.status, headers: response.headers });
-    },
+    // Every `derived` key of the response, wherever a node carries one (placed nodes, a removal's `replaces`).
+    fetch: revivedResponses((key, value) => (key === 'derived' ? undefined : value)),
   },
   'placeholders-in-document': {
     bug: "the host keeps the shown plan's placeholder rows in the document it sends",
