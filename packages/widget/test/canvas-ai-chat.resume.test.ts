@@ -288,6 +288,7 @@ describe('<canvas-ai-chat> after a reload', () => {
     expect(element.chat!.shadowRoot!.querySelector('.canvas-ai-notice')?.textContent).to.match(/could not be resumed/);
     expect(progressBlocks(element)[0]!.textContent).to.include('Adding a hero first.');
     expect(bubbles(element).map((bubble) => bubble.textContent!.trim())).to.include('Build a page');
+    expect(record.posts(), 'no hop of a turn the server lost').to.have.length(0);
   });
 
   it('G6: shows a kept version 1 record as text: its <img onerror> html is dropped, a markdown javascript: link stays text', async () => {
