@@ -71,8 +71,6 @@ export interface ScenarioRecording {
   declaredWaits?: string[];
   /** The output types beyond the v1 three hop 1 declared in `capabilities.outputs` (spec §5.1), once it arrived. */
   declaredOutputs?: string[];
-  /** The scripted outputs the kit did not send, as hop 1 did not declare their type (spec §5.1). */
-  notSent: Array<{ hop: number; type: string }>;
   /** By hop number: what the turn waited for after that hop, as the kit's response said (spec §20.1). */
   waits: Map<number, Waiting>;
   /** The waits the script asks for that the kit did not offer, as hop 1 did not declare their kind. */
@@ -144,7 +142,6 @@ export class KitServer {
       expectedAfter: new Map(),
       waits: new Map(),
       notOffered: [],
-      notSent: [],
     };
     this.started = performance.now();
     this.answered = new Map();
@@ -298,7 +295,7 @@ export class KitServer {
   private respond(hop: HopRequest, step: HopStep): HopResponse {
     const document: CanvasDocument = { layout: hop.context.current_layout, page: hop.context.page ?? {} };
     // The proposed outputs the person approved come first, in their order (spec §20.5).
-    const outputs: ToolOutput[] = this.declared(hop.hop, [
+    const outputs: ToolOutput[] = this.declared([
       ...this.approvedOutputs(hop),
       ...(step.kind === 'outputs' ? step.outputs : []),
     ]);
@@ -323,13 +320,12 @@ export class KitServer {
     return answer;
   }
 
-  /** `outputs` without those of a type hop 1 did not declare (a server MUST NOT send them, spec §5.1), noted. */
-  private declared(hop: number, outputs: ToolOutput[]): ToolOutput[] {
-    const recording = this.recording;
-    const applies = (type: string) =>
-      (REQUIRED_OUTPUT_TYPES as readonly string[]).includes(type) || recording?.declaredOutputs?.includes(type);
-    for (const output of outputs) if (!applies(output.type)) recording?.notSent.push({ hop, type: output.type });
-    return outputs.filter((output) => applies(output.type));
+  /** `outputs` without those of a type hop 1 did not declare (a server MUST NOT send them, spec §5.1). */
+  private declared(outputs: ToolOutput[]): ToolOutput[] {
+    const declared = this.recording?.declaredOutputs ?? [];
+    return outputs.filter(
+      ({ type }) => (REQUIRED_OUTPUT_TYPES as readonly string[]).includes(type) || declared.includes(type),
+    );
   }
 
   /**

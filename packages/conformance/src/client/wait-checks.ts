@@ -1,7 +1,7 @@
 // The client checks of waiting turns (spec §20): the kit's scenarios make the turn wait, the adapter is the person
 // who answers ({answers}, spec/conformance.md §7), and the hops the client then sends are judged.
 import { LIMITS, type WaitAnswer, type Waiting } from '@canvas-ai/protocol';
-import { type CheckVerdict, fail, pass, skip } from '../check.js';
+import { type CheckVerdict, skip } from '../check.js';
 import { type CheckNeeds, partNeeds } from '../claims.js';
 import type { ScriptedAnswer } from './client-scenarios.js';
 import type { RecordedRequest, ScenarioRecording } from './kit-server.js';
@@ -219,24 +219,28 @@ export const WAIT_CHECKS: readonly ClientCheck[] = [
     },
     needs: WAITING,
     judge: (recordings) => {
-      const ran = [...recordings.values()].filter((recording) => recording.scenario.stopWhileWaiting);
+      const ran = [...recordings.values()]
+        .filter((recording) => recording.scenario.stopWhileWaiting)
+        .map((recording) => recording.scenario.id);
       if (ran.length === 0)
         return skip('no scenario that stops while the turn waits ran: the client claims no kind of wait');
-      for (const recording of ran) {
-        const id = recording.scenario.id;
-        const [waited] = recording.waits.keys();
-        if (waited === undefined) return fail(`${id}: the turn never waited (hop 1 declared no such wait)`);
-        if (recording.stopAskedAt === undefined) return fail(`${id}: the kit never asked the client to stop`);
-        const turn = hopOf(hopsOf(recording)[0]!)?.request_id ?? '';
-        const cancel = recording.requests.find(
-          (request) => request.method === 'DELETE' && request.path === `/api/hop/${encodeURIComponent(turn)}`,
-        );
-        if (!cancel) return fail(`${id}: no DELETE /api/hop/${turn} after the stop`);
-        const after = hopsOf(recording).filter((request) => (hopOf(request)?.hop ?? 0) > waited);
-        if (after.length > 0) return fail(`${id}: ${after.length} hop request(s) after the waiting hop ${waited}`);
-      }
-      const ids = ran.map((recording) => recording.scenario.id).join(', ');
-      return pass(`${ids}: the cancel sent, no hop after the waiting one`);
+      return overScenarios(
+        recordings,
+        (recording) => {
+          const [waited] = recording.waits.keys();
+          if (waited === undefined) return 'the turn never waited (hop 1 declared no such wait)';
+          if (recording.stopAskedAt === undefined) return 'the kit never asked the client to stop';
+          const turn = hopOf(hopsOf(recording)[0]!)?.request_id ?? '';
+          const cancel = recording.requests.find(
+            (request) => request.method === 'DELETE' && request.path === `/api/hop/${encodeURIComponent(turn)}`,
+          );
+          if (!cancel) return `no DELETE /api/hop/${turn} after the stop`;
+          const after = hopsOf(recording).filter((request) => (hopOf(request)?.hop ?? 0) > waited);
+          return after.length > 0 ? `${after.length} hop request(s) after the waiting hop ${waited}` : undefined;
+        },
+        'the cancel sent, no hop after the waiting one',
+        ran,
+      );
     },
   },
 ];
