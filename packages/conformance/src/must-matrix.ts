@@ -24,8 +24,6 @@ export interface MustRow {
 const CLIENT_KIT = 'the client kit (spec/conformance.md §7) judges a client by the requests it makes';
 /** What a client shows the person: no request tells it. */
 const SHOWN = `${CLIENT_KIT}, and what a client shows the person makes none`;
-/** A scenario the client kit does not play yet. */
-const NOT_PLAYED = (what: string) => `${CLIENT_KIT}, and it plays no ${what} yet (spec/conformance.md §7)`;
 /** The person's own act in the editor, which no scripted turn can make happen. */
 const PERSONS_ACT = (what: string) =>
   `${CLIENT_KIT}; ${what} is the person's act in the editor, which no scripted turn makes happen`;
@@ -1026,14 +1024,14 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '17.3',
     says: 'The response to a hop in flight when the person stopped MUST NOT be applied',
     group: 'client',
-    reason: `${CLIENT_KIT}: after a stop a client sends no hop (client.stop judges that), so whether it applied a late response shows only in its page, which the adapter does not report; the reference widget's tests cover it (packages/widget/test)`,
+    checks: ['client.stopped-response-not-applied'],
   },
   // spec §18 Resume after a reload
   {
     section: '18',
     says: 'A client MUST NOT resume a turn of another session',
     group: 'client',
-    reason: `${NOT_PLAYED('reload (the adapter runs one turn per process)')}; the reference widget's tests cover it (packages/widget/test); the server's part, a status scoped to the session, is status.other-session-410`,
+    reason: `${CLIENT_KIT}, one turn per run of its adapter: a resume needs the client's kept turn to outlive a reload in the same browser tab while its session changes, and where a client keeps its turn is its own affair (spec §18 asks only that it survive the reload), so no adapter contract could set that up for every client; a client that breaks the rule gets its turn refused, not another's, as the server answers a status or hop of another session's turn 410 (status.other-session-410); the reference widget keeps its turn in sessionStorage, one tab's and gone with the browser session (packages/widget/src/turn-storage.ts; resumed and refused in packages/widget/test/canvas-ai-chat.resume.test.ts)`,
   },
   // conformance.md §3 Scripted mode
   {

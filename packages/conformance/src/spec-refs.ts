@@ -81,6 +81,7 @@ export const SPEC_SECTIONS = {
     title: 'Every output reported before the answer',
     anchor: '163-every-output-reported-before-the-answer',
   },
+  stopAndRevert: { number: '17.3', title: 'Stop and revert', anchor: '173-stop-and-revert' },
   waitingTurns: { number: '20.1', title: 'Waiting turns', anchor: '201-waiting-turns' },
   questions: { number: '20.2', title: 'Questions', anchor: '202-questions' },
   screenshots: { number: '20.3', title: 'A look at the page', anchor: '203-a-look-at-the-page' },

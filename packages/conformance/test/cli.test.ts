@@ -219,6 +219,7 @@ describe('the CLI', () => {
       'provider-error',
       'unknown-code',
       'stop',
+      'stop-late-answer',
     ]);
     const out = io.stdout.join('\n');
     assert.match(out, /\nClient conformance against echo .* \(the kit served it at http:\/\/127\.0\.0\.1:\d+\)\n/);

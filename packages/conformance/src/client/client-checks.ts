@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import { type ComponentNode, type Layout, layoutProblem } from '@canvas-ai/protocol';
+import { type ComponentNode, findComponent, type Layout, layoutProblem } from '@canvas-ai/protocol';
 import { type CheckVerdict, fail, pass, skip } from '../check.js';
 import { partNeeds } from '../claims.js';
-import { DERIVED_IN_REMOVAL } from './client-scenarios.js';
+import { DERIVED_IN_REMOVAL, HERO, LATE_TEXT, STOP_AND_REVERT } from './client-scenarios.js';
 import type { RecordedRequest, ScenarioRecording } from './kit-server.js';
 import { answered, type ClientCheck, hopOf, hopsOf, overScenarios, type Recordings } from './recorded-hops.js';
 import { WAIT_CHECKS } from './wait-checks.js';
@@ -451,6 +451,45 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
         return fail(`stop: ${after.length} hop request(s) after the stop (${which.join(', ')})`);
       }
       return pass('stop: the cancel sent, no hop after');
+    },
+  },
+  {
+    id: 'client.stopped-response-not-applied',
+    title:
+      "Applies nothing of the response to a hop in flight when the person stopped: the page the adapter writes ({out}) has hop 1's hero and not the late hop's text.",
+    spec: {
+      section: 'stopAndRevert',
+      must: 'The response to a hop in flight when the person stopped MUST NOT be applied.',
+    },
+    needs: STOP_AND_REVERT,
+    judge: (recordings) => {
+      const recording = recordings.get('stop-late-answer');
+      if (!recording) return skip('the stop-late-answer scenario did not run');
+      if (recording.stopAskedAt === undefined)
+        return fail('stop-late-answer: the client never reached the hop the kit holds');
+      const { written } = recording;
+      if (!written)
+        return skip('stop-late-answer: the adapter wrote no page to {out}, so what the client applied is unseen');
+      if ('problem' in written) return fail(`stop-late-answer: the page written to {out} is ${written.problem}`);
+      const layout = (written.document as { layout?: unknown } | null)?.layout;
+      const problem = layoutProblem(layout);
+      if (problem)
+        return fail(`stop-late-answer: the page written to {out} has no layout the kit can read (${problem})`);
+      if (!findComponent(layout as Layout, HERO))
+        return fail(
+          `stop-late-answer: the page written to {out} lacks hop 1's hero (${HERO}): it is not the turn's page`,
+        );
+      const late = hopsOf(recording).find((request) => request.fault === 'answer-late');
+      const delivered = late?.status === 200;
+      if (findComponent(layout as Layout, LATE_TEXT))
+        return fail(
+          `stop-late-answer: the client applied the response that came after the stop (${LATE_TEXT} is on its page)`,
+        );
+      return pass(
+        delivered
+          ? "stop-late-answer: the kit answered the stopped hop as its cancel came; nothing of it is on the client's page"
+          : 'stop-late-answer: the client closed the stopped hop before the kit answered it; nothing of it is on its page',
+      );
     },
   },
   ...WAIT_CHECKS,

@@ -7,7 +7,9 @@ import { type CheckNeeds, partNeeds } from '../claims.js';
  * scripted answer): `lose` runs the hop and drops the connection before the answer; `cut-stream` sends a streamed
  * answer without its last line; `busy` 409 `hop_in_progress` and `unavailable` 503 `store_unavailable`, both with
  * `Retry-After: 1`; `gone` 410; `provider-error` 502; `unknown-code` a 400 with a code no revision has; `hold` keeps
- * the hop unanswered until the client aborts it (the kit asks the client to stop meanwhile).
+ * the hop unanswered until the client aborts it (the kit asks the client to stop meanwhile); `answer-late` holds it
+ * the same way, but answers it with its scripted outputs when the client's cancel arrives, as a hop that finished
+ * just as the person stopped (a client that aborted it reads nothing).
  */
 export type KitFault =
   | 'lose'
@@ -17,7 +19,8 @@ export type KitFault =
   | 'gone'
   | 'provider-error'
   | 'unknown-code'
-  | 'hold';
+  | 'hold'
+  | 'answer-late';
 
 /**
  * What the kit answers one hop: outputs to go on with, or the final answer; maybe after a fault. Outputs may come
@@ -88,7 +91,7 @@ const RETRY_AFTER_ON_409: CheckNeeds = {
   what: 'Retry-After on 409 hop_in_progress (spec §8.3, revision 1.4)',
 };
 
-const HERO = 'kit-hero-0001';
+export const HERO = 'kit-hero-0001';
 const TEXT = 'kit-text-0002';
 const BUTTON = 'kit-button-0003';
 
@@ -159,6 +162,21 @@ const refusedAndApplied: ToolOutput[] = [
   },
   { type: 'set_page_value', call_id: 'kit_call_9', field: 'title', value: 'Kept', replaces: 'What it never was' },
 ];
+
+/** What the kit answers a hop the person stopped: a client MUST NOT apply it (spec §17.3). */
+export const LATE_TEXT = 'kit-late-0009';
+const placeLateText: ToolOutput = {
+  type: 'place_components',
+  call_id: 'kit_call_late',
+  operations: [
+    {
+      target: 'content',
+      placement: 'below',
+      reference_uuid: HERO,
+      components: [{ uuid: LATE_TEXT, component: 'sdc.demo.text', props: { body: 'Too late' } }],
+    },
+  ],
+};
 
 const SECTION = 'kit-section-0004';
 const NOTE = 'kit-note-0005';
@@ -289,6 +307,8 @@ const waiting = (list: ToolOutput[], progress: string, wait: KitWait): HopStep =
 });
 
 const REMOVE_MOVE = partNeeds('remove-move');
+/** Stop and revert came with undo, in revision 1.2. */
+export const STOP_AND_REVERT: CheckNeeds = { since: '1.2', what: 'stop and revert (spec §17.3, revision 1.2)' };
 /** Derived props came with revision 1.6; only a removal's `replaces` holds whole nodes to compare. */
 export const DERIVED_IN_REMOVAL: CheckNeeds = {
   since: '1.6',
@@ -575,5 +595,15 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
     title: 'the person stops while hop 2 runs',
     message: 'Build, then stop',
     hops: [outputs([placeHero], 'Adding a hero.'), { ...answer, fault: 'hold' }],
+  },
+  {
+    id: 'stop-late-answer',
+    title: 'the person stops while hop 2 runs; hop 2 finishes as the cancel arrives and is answered anyway',
+    message: 'Build, then stop before the late card',
+    needs: STOP_AND_REVERT,
+    hops: [
+      outputs([placeHero], 'Adding a hero.'),
+      { ...outputs([placeLateText], 'Adding a hero. A late text.'), fault: 'answer-late' },
+    ],
   },
 ];

@@ -69,6 +69,11 @@ export interface ScenarioRecording {
   stopAskedAt?: number;
   /** The kinds of wait hop 1 declared in `capabilities.waits` (spec §20.1), once it arrived. */
   declaredWaits?: string[];
+  /**
+   * The page the adapter wrote to `{out}` when its turn had ended (spec/conformance.md §7): its JSON, or why it could
+   * not be read; absent when the adapter wrote none.
+   */
+  written?: { document: unknown } | { problem: string };
   /** The output types beyond the v1 three hop 1 declared in `capabilities.outputs` (spec §5.1), once it arrived. */
   declaredOutputs?: string[];
   /** By hop number: what the turn waited for after that hop, as the kit's response said (spec §20.1). */
@@ -87,6 +92,8 @@ const WAIT_TTL_MS = 15 * 60_000;
  * the response and shows what the turn waits for (a stop before that is judged alike: no hop, a cancel).
  */
 const STOP_AFTER_WAIT_MS = 500;
+/** How long after answering a held hop late the kit answers the cancel that let it go. */
+const LATE_CANCEL_MS = 300;
 
 /**
  * The client kit's server: the protocol's endpoints on 127.0.0.1, answering each hop as the running scenario
@@ -101,8 +108,11 @@ export class KitServer {
   private answered = new Map<number, HopResponse>();
   /** Faults already played, per hop, so that the retry gets the scripted answer. */
   private faultsPlayed = new Set<number>();
-  /** Resolves a held hop (the `stop` scenario) when the client aborts it or the scenario ends. */
-  private releaseHeld: (() => void) | undefined;
+  /**
+   * Lets a held hop go (the `stop` scenarios): its client aborted it, the scenario ended, or its cancel arrived
+   * (`cancelled`). Returns whether the hop was then answered with its outputs (the fault `answer-late`).
+   */
+  private releaseHeld: ((cancelled?: boolean) => boolean) | undefined;
   /**
    * Heard when the scenario wants the person to stop: a hop it holds has arrived, or the turn waits (the runner then
    * asks the client to stop).
@@ -202,7 +212,9 @@ export class KitServer {
     if (url.pathname === '/api/hop' && request.method === 'POST') return this.hop(entry, response);
     const turn = /^\/api\/hop\/([^/]+)$/.exec(url.pathname);
     if (turn && request.method === 'DELETE') {
-      this.releaseHeld?.();
+      // A hop answered as the cancel came: the cancel's own answer comes a little after it, so a client that acts on
+      // that answer has had the late response in hand first.
+      if (this.releaseHeld?.(true)) await new Promise((resolve) => setTimeout(resolve, LATE_CANCEL_MS));
       entry.status = 200;
       const cancelled: CancelResponse = { status: true, request_id: decodeURIComponent(turn[1]!), cancelled: true };
       return json(response, 200, cancelled);
@@ -413,20 +425,28 @@ export class KitServer {
         this.error(response, 400, 'kit_unknown_refusal', 'A refusal with a code no revision has.');
         return;
       case 'hold':
+      case 'answer-late': {
         entry.status = 0;
         this.onStopWanted?.();
         // Held until the client aborts it, or the scenario ends, or its cancel arrives: then it answers 410 as a
-        // cancelled hop does (spec §8.5).
-        new Promise<void>((resolve) => {
-          this.releaseHeld = resolve;
-          response.on('close', resolve);
-        }).then(() => {
-          this.releaseHeld = undefined;
-          if (response.writableEnded || response.destroyed) return;
+        // cancelled hop does (spec §8.5) or, for `answer-late` and the cancel, the hop's outputs, as a hop that
+        // finished just before its cancel was read.
+        const release = (cancelled = false): boolean => {
+          if (this.releaseHeld === release) this.releaseHeld = undefined;
+          if (response.writableEnded || response.destroyed) return false;
+          if (cancelled && fault === 'answer-late') {
+            entry.status = 200;
+            this.send(response, entry, run());
+            return true;
+          }
           entry.status = 410;
           this.error(response, 410, 'turn_not_found', 'The turn was cancelled while this hop ran.');
-        });
+          return false;
+        };
+        this.releaseHeld = release;
+        response.on('close', () => release());
         return;
+      }
     }
   }
 

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KIT_FIXTURES_DIR } from '../load-inputs.js';
 import type { CheckResult, ConformanceReport } from '../check.js';
@@ -12,11 +14,13 @@ import { KIT_AGENTS, KitServer, type ScenarioRecording } from './kit-server.js';
 export interface ClientConformanceOptions {
   /**
    * The adapter: a shell command that runs one turn of the client under test and exits (0 when the turn ended with
-   * its answer). `{server}`, `{message}`, `{agent}`, `{attachment}` and `{answers}` are replaced, shell-quoted, by the
-   * kit's base URL, the person's message, the agent to pick, the path of a file the person attaches (empty when none)
-   * and how the person answers the turn's waits (a JSON array of {@link ScriptedAnswer}, `[]` when none); the same
-   * values are in `CANVAS_AI_SERVER`, `CANVAS_AI_MESSAGE`, `CANVAS_AI_AGENT`, `CANVAS_AI_ATTACHMENT` and
-   * `CANVAS_AI_ANSWERS`. SIGINT to its process group means the person pressed stop.
+   * its answer). `{server}`, `{message}`, `{agent}`, `{attachment}`, `{answers}` and `{out}` are replaced,
+   * shell-quoted, by the kit's base URL, the person's message, the agent to pick, the path of a file the person
+   * attaches (empty when none), how the person answers the turn's waits (a JSON array of {@link ScriptedAnswer}, `[]`
+   * when none) and the path where the adapter writes the page its client holds once the turn has ended (JSON,
+   * `{"layout": …, "page": …}`; an adapter that writes none skips the checks that read it); the same values are in
+   * `CANVAS_AI_SERVER`, `CANVAS_AI_MESSAGE`, `CANVAS_AI_AGENT`, `CANVAS_AI_ATTACHMENT`, `CANVAS_AI_ANSWERS` and
+   * `CANVAS_AI_OUT`. SIGINT to its process group means the person pressed stop.
    */
   command: string;
   /** The longest one scenario may run (default 30 s); past it the command is killed and the checks judge what came. */
@@ -46,17 +50,22 @@ export async function runClientConformance(options: ClientConformanceOptions): P
   const kit = new KitServer();
   const url = await kit.start();
   const recordings = new Map<string, ScenarioRecording>();
+  const pages = await mkdtemp(join(tmpdir(), 'canvas-ai-client-kit-'));
   try {
     for (const scenario of CLIENT_SCENARIOS.filter((each) => claimed(each.needs))) {
       if (options.scenarios && !options.scenarios.includes(scenario.id)) continue;
       const recording = kit.begin(scenario);
-      const { exitCode, stderr } = await runAdapter(kit, url, scenario, options);
+      const out = join(pages, `${scenario.id}.json`);
+      const { exitCode, stderr } = await runAdapter(kit, url, scenario, out, options);
       kit.end();
+      const written = await readWritten(out);
+      if (written) recording.written = written;
       recordings.set(scenario.id, recording);
       options.onScenario?.(scenario.id, exitCode, stderr);
     }
   } finally {
     await kit.close();
+    await rm(pages, { recursive: true, force: true });
   }
   return judge(recordings, url, claim, options);
 }
@@ -112,6 +121,26 @@ function judge(
   };
 }
 
+/** The largest page the kit reads back from `{out}`: far above any scenario's, so a runaway file is not read whole. */
+const WRITTEN_MAX_BYTES = 1024 * 1024;
+
+/** The page an adapter wrote to `path`, as JSON; undefined when it wrote none. */
+async function readWritten(path: string): Promise<ScenarioRecording['written']> {
+  let size: number;
+  try {
+    size = (await stat(path)).size;
+  } catch {
+    return undefined;
+  }
+  if (size > WRITTEN_MAX_BYTES) return { problem: `${size} bytes, more than the kit reads (${WRITTEN_MAX_BYTES})` };
+  const text = await readFile(path, 'utf8');
+  try {
+    return { document: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { problem: `not JSON (${error instanceof Error ? error.message : String(error)})` };
+  }
+}
+
 /** The most of an adapter's stderr kept for the report: its end. */
 const STDERR_KEPT = 4096;
 
@@ -120,6 +149,7 @@ function runAdapter(
   kit: KitServer,
   url: string,
   scenario: ClientScenario,
+  out: string,
   options: ClientConformanceOptions,
 ): Promise<{ exitCode: number | null; stderr: string }> {
   const agent = KIT_AGENTS.tools[0]!.id;
@@ -130,7 +160,8 @@ function runAdapter(
     .replaceAll('{message}', shellQuote(scenario.message))
     .replaceAll('{agent}', shellQuote(agent))
     .replaceAll('{attachment}', shellQuote(attachment))
-    .replaceAll('{answers}', shellQuote(answers));
+    .replaceAll('{answers}', shellQuote(answers))
+    .replaceAll('{out}', shellQuote(out));
   const child = spawn(command, {
     shell: true,
     // Its own process group: the stop and the timeout reach the client, not only the shell that started it.
@@ -143,6 +174,7 @@ function runAdapter(
       CANVAS_AI_AGENT: agent,
       CANVAS_AI_ATTACHMENT: attachment,
       CANVAS_AI_ANSWERS: answers,
+      CANVAS_AI_OUT: out,
     },
   });
   let stderr = '';

@@ -1,10 +1,12 @@
 // The client kit's adapter for <canvas-ai-chat> (spec/conformance.md §7): one turn of the element in Debian's
 // Chromium, in the built demo editor, against the agent server the kit names. Run as the kit's command:
-//   element-adapter.ts SERVER MESSAGE AGENT ANSWERS
+//   element-adapter.ts SERVER MESSAGE AGENT ANSWERS [OUT]
 // The demo is served from 127.0.0.1 with /api/ forwarded to SERVER, as a host's reverse proxy would. SIGINT presses
 // the shown plan's Cancel, or else the chat's stop. ANSWERS is the kit's {answers}: the person clicks the question's, the plan's and the approval's cards as it says,
 // in order; a screenshot is the demo's own (its getScreenshot draws the canvas), or none where it says `null`.
-// Exit code 0 when the turn ended with its answer, 1 otherwise.
+// OUT is the kit's {out}: once the turn has ended (and a stop's cancel was answered), the page the chat's getLayout()
+// returns is written there. Exit code 0 when the turn ended with its answer, 1 otherwise.
+import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { launchChromium } from './browser.js';
@@ -16,6 +18,7 @@ const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 interface ChatElement extends HTMLElement {
   sendMessage(text: string, options?: { agent?: string }): void;
   stop(): void;
+  getLayout(): unknown;
 }
 
 /** One of the kit's scripted answers (spec/conformance.md §7). */
@@ -25,7 +28,7 @@ type ScriptedAnswer =
   | { kind: 'screenshot'; image: string | null }
   | { kind: 'approval'; approved: number[] };
 
-const [server = '', message = '', agent, answersJson = '[]'] = process.argv.slice(2);
+const [server = '', message = '', agent, answersJson = '[]', out] = process.argv.slice(2);
 const answers = JSON.parse(answersJson) as ScriptedAnswer[];
 
 /**
@@ -126,6 +129,13 @@ try {
   status = await page.evaluate(() => (window as unknown as { __turnsEnded: string[] }).__turnsEnded[0] ?? '');
   await cancelled;
   process.stderr.write(`the turn ended: ${status}\n`);
+  if (out) {
+    // A response that came after a stop would be applied by now: the page is read once the cancel was answered.
+    const written = await page.evaluate(() =>
+      (document.querySelector('canvas-ai-chat') as unknown as ChatElement).getLayout(),
+    );
+    await writeFile(out, JSON.stringify(written));
+  }
 } finally {
   await chromium.close();
   await site.close();

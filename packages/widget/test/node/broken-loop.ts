@@ -1,9 +1,10 @@
 // Planted bugs of a client, for the client kit to catch (test/node/client-conformance.test.ts): the reference loop
 // (runHeadlessTurn) behind a `fetch` that breaks one client rule each, at the seam where a real client goes wrong.
-// Run as an adapter command: broken-loop.ts VARIANT SERVER MESSAGE AGENT [ATTACHMENT [ANSWERS]]; SIGINT stops the
-// turn.
-import { readFile } from 'node:fs/promises';
+// Run as an adapter command: broken-loop.ts VARIANT SERVER MESSAGE AGENT [ATTACHMENT [ANSWERS [OUT]]]; SIGINT stops
+// the turn; the page the turn made is written to OUT.
+import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { applyOutputsWithResults, type CanvasDocument, type ToolOutput } from '@canvas-ai/protocol';
 import { runHeadlessTurn } from '../../src/loop.js';
 import { ScriptedAnswers, scriptedWaits } from '../../src/node/scripted-answers.js';
 
@@ -18,7 +19,14 @@ export interface BrokenLoop {
   scenarios: readonly string[];
   /** `fetch` with the bug. */
   fetch(send: typeof fetch): typeof fetch;
+  /** The host's last act on the page once the turn has ended, before the adapter writes it (default: none). */
+  afterTurn?(document: CanvasDocument): Promise<CanvasDocument>;
 }
+
+/** The responses of hops the stop should have aborted, which `applies-late-response` lets run on. */
+const lateResponses: Array<Promise<{ outputs?: ToolOutput[] } | undefined>> = [];
+/** How long the host waits for a late response before it writes its page. */
+const LATE_WAIT_MS = 3_000;
 
 /** A hop request's JSON body, and the same request with `change` made to it. */
 function hopBody(init: RequestInit | undefined): Record<string, unknown> | undefined {
@@ -351,6 +359,37 @@ export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
       };
     },
   },
+  'applies-late-response': {
+    bug: "the stop leaves the hop's request running (the loop sees it aborted), and the host applies its response when it comes",
+    caughtBy: 'client.stopped-response-not-applied',
+    scenarios: ['stop-late-answer'],
+    fetch: (send) => (input, init) => {
+      const signal = init?.signal;
+      if (!isHop(input, init) || !signal) return send(input, init);
+      const request = send(input, { ...init, signal: null });
+      return new Promise<Response>((resolve, reject) => {
+        signal.addEventListener(
+          'abort',
+          () => {
+            lateResponses.push(
+              request.then((response) => (response.ok ? response.json() : undefined)).catch(() => undefined),
+            );
+            reject(signal.reason);
+          },
+          { once: true },
+        );
+        request.then(resolve, reject);
+      });
+    },
+    afterTurn: async (document) => {
+      const timeout = new Promise<undefined>((resolve) => setTimeout(resolve, LATE_WAIT_MS).unref());
+      for (const late of lateResponses) {
+        const body = await Promise.race([late, timeout]);
+        if (body?.outputs) document = applyOutputsWithResults(document, body.outputs).document;
+      }
+      return document;
+    },
+  },
   'no-cancel': {
     bug: 'the stop aborts the hop but never sends the DELETE',
     caughtBy: 'client.stop',
@@ -373,12 +412,12 @@ function isTheCommand(): boolean {
 }
 
 if (isTheCommand()) {
-  const [name, server = '', message = '', agent, attachment = '', answers = '[]'] = process.argv.slice(2);
+  const [name, server = '', message = '', agent, attachment = '', answers = '[]', out] = process.argv.slice(2);
   const variant = BROKEN_LOOPS[name ?? ''];
   if (!variant) throw new Error(`No planted bug "${name}"; known: ${Object.keys(BROKEN_LOOPS).join(', ')}`);
   const stop = new AbortController();
   process.on('SIGINT', () => stop.abort());
-  const { result } = await runHeadlessTurn({
+  const { result, document } = await runHeadlessTurn({
     server,
     message,
     agent,
@@ -391,5 +430,7 @@ if (isTheCommand()) {
       unanswered: () => undefined,
     }),
   });
+  const page = variant.afterTurn ? await variant.afterTurn(document) : document;
+  if (out) await writeFile(out, JSON.stringify(page));
   process.exitCode = result.status === 'done' ? 0 : 1;
 }

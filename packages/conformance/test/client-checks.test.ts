@@ -1,0 +1,104 @@
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import { CLIENT_CHECKS } from '../src/index.js';
+import { CLIENT_SCENARIOS, HERO, LATE_TEXT } from '../src/client/client-scenarios.js';
+import type { RecordedRequest, ScenarioRecording } from '../src/client/kit-server.js';
+
+// The checks that read the page an adapter writes to {out} (spec/conformance.md §7), judged on recordings made up
+// here: each way the page can be missing, unreadable, not the turn's, or wrong. The kit's own runs of real clients
+// (packages/widget/test/node/client-conformance.test.ts, packages/demo-editor/test/client-conformance.test.ts) show
+// the pass and the planted bug caught end to end.
+
+const stopLateAnswer = CLIENT_SCENARIOS.find((scenario) => scenario.id === 'stop-late-answer')!;
+const check = CLIENT_CHECKS.find((each) => each.id === 'client.stopped-response-not-applied')!;
+
+const node = (uuid: string, component: string, props: Record<string, unknown>) => ({ uuid, component, props });
+const page = (...uuids: string[]) => ({
+  layout: {
+    regions: {
+      content: {
+        components: uuids.map((uuid) =>
+          uuid === HERO
+            ? node(uuid, 'sdc.demo.hero', { heading: 'Fresh bread daily' })
+            : node(uuid, 'sdc.demo.text', { body: 'Too late' }),
+        ),
+      },
+    },
+  },
+  page: {},
+});
+
+/** The late hop as the kit recorded it: answered 200 when its cancel came, or closed by the client first. */
+const lateHop = (status: number): RecordedRequest => ({
+  method: 'POST',
+  path: '/api/hop',
+  headers: {},
+  body: {},
+  startedAt: 100,
+  endedAt: 900,
+  status,
+  fault: 'answer-late',
+});
+
+function judge(recording: Partial<ScenarioRecording>) {
+  const recordings = new Map([
+    [
+      'stop-late-answer',
+      {
+        scenario: stopLateAnswer,
+        requests: [lateHop(200)],
+        expectedAfter: new Map(),
+        waits: new Map(),
+        notOffered: [],
+        stopAskedAt: 150,
+        ...recording,
+      } satisfies ScenarioRecording,
+    ],
+  ]);
+  return check.judge(recordings);
+}
+
+describe('client.stopped-response-not-applied', () => {
+  it('passes a page with the hero and nothing of the late hop, and says whether the kit could answer that hop', () => {
+    const delivered = judge({ written: { document: page(HERO) } });
+    assert.equal(delivered.status, 'pass');
+    assert.match(delivered.why, /answered the stopped hop as its cancel came; nothing of it/);
+    const aborted = judge({ requests: [lateHop(0)], written: { document: page(HERO) } });
+    assert.equal(aborted.status, 'pass');
+    assert.match(aborted.why, /closed the stopped hop before the kit answered it/);
+  });
+
+  it('fails a page that holds the late text', () => {
+    const verdict = judge({ written: { document: page(HERO, LATE_TEXT) } });
+    assert.equal(verdict.status, 'fail');
+    assert.match(verdict.why, new RegExp(`applied the response that came after the stop \\(${LATE_TEXT}`));
+  });
+
+  it("fails a page that is not the turn's (no hero), is no layout, or could not be read", () => {
+    assert.match(judge({ written: { document: page() } }).why, /lacks hop 1's hero/);
+    assert.equal(judge({ written: { document: page() } }).status, 'fail');
+    const noLayout = judge({ written: { document: { page: {} } } });
+    assert.equal(noLayout.status, 'fail');
+    assert.match(noLayout.why, /no layout the kit can read/);
+    const unreadable = judge({ written: { problem: 'not JSON (Unexpected end of JSON input)' } });
+    assert.equal(unreadable.status, 'fail');
+    assert.match(unreadable.why, /is not JSON/);
+  });
+
+  it('skips a client whose adapter writes no page, and fails one that never reached the held hop', () => {
+    const unwritten = judge({});
+    assert.equal(unwritten.status, 'skip');
+    assert.match(unwritten.why, /wrote no page to \{out\}/);
+    const { stopAskedAt: _, ...neverStopped } = {
+      scenario: stopLateAnswer,
+      requests: [],
+      expectedAfter: new Map(),
+      waits: new Map(),
+      notOffered: [],
+      stopAskedAt: 0,
+    } satisfies ScenarioRecording;
+    const recordings = new Map([['stop-late-answer', neverStopped as ScenarioRecording]]);
+    assert.equal(check.judge(recordings).status, 'fail');
+    assert.equal(check.judge(new Map()).status, 'skip');
+  });
+});
