@@ -375,7 +375,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '6.1',
     says: "A client MUST apply the `outputs` line's outputs when the line arrives",
     group: 'client',
-    reason: `${CLIENT_KIT}: applied when the line arrives or with the response, the next hop carries the same document (client.document-fresh judges it in the streamed scenarios), so only the page the person sees while the model runs differs; the widget's stream tests cover it (packages/widget/test/canvas-ai-chat.stream.test.ts)`,
+    checks: ['client.outputs-line-applied'],
   },
   // spec §6.2 Usage (revision 1.4)
   {

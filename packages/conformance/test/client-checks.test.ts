@@ -102,3 +102,63 @@ describe('client.stopped-response-not-applied', () => {
     assert.equal(check.judge(new Map()).status, 'skip');
   });
 });
+
+describe('client.outputs-line-applied', () => {
+  const outputsLine = CLIENT_CHECKS.find((each) => each.id === 'client.outputs-line-applied')!;
+  const scenario = (id: string) => CLIENT_SCENARIOS.find((each) => each.id === id)!;
+  const hop = (fault: RecordedRequest['fault'], accept: string, startedAt = 100): RecordedRequest => ({
+    ...lateHop(200),
+    headers: { accept },
+    fault,
+    startedAt,
+  });
+  const recordingOf = (id: string, requests: RecordedRequest[], extra: Partial<ScenarioRecording> = {}) =>
+    ({
+      scenario: scenario(id),
+      requests,
+      expectedAfter: new Map(),
+      waits: new Map(),
+      notOffered: [],
+      ...extra,
+    }) satisfies ScenarioRecording;
+  const NDJSON = 'application/x-ndjson, application/json';
+
+  it("fails a page written after the stop without the outputs line's text, and a hop after differing outputs", () => {
+    const verdict = outputsLine.judge(
+      new Map([
+        [
+          'stream-stopped-after-outputs',
+          recordingOf('stream-stopped-after-outputs', [hop('stop-after-outputs', NDJSON)], {
+            stopAskedAt: 600,
+            written: { document: page(HERO) },
+          }),
+        ],
+        [
+          'stream-outputs-differ',
+          recordingOf('stream-outputs-differ', [hop('outputs-differ', NDJSON), hop(undefined, NDJSON, 900)]),
+        ],
+      ]),
+    );
+    assert.equal(verdict.status, 'fail');
+    assert.match(verdict.why, /text \(kit-text-0002\) is not on the page written after the stop/);
+    assert.match(verdict.why, /stream-outputs-differ: after a response line whose outputs differ/);
+  });
+
+  it('skips a client that asked for no stream, and names what it could not judge beside a pass', () => {
+    const json = new Map([
+      [
+        'stream-stopped-after-outputs',
+        recordingOf('stream-stopped-after-outputs', [hop('stop-after-outputs', 'application/json')]),
+      ],
+      ['stream-outputs-differ', recordingOf('stream-outputs-differ', [hop('outputs-differ', 'application/json')])],
+    ]);
+    assert.equal(outputsLine.judge(json).status, 'skip');
+    json.set('stream-outputs-differ', recordingOf('stream-outputs-differ', [hop('outputs-differ', NDJSON)]));
+    const verdict = outputsLine.judge(json);
+    assert.equal(verdict.status, 'pass');
+    assert.match(
+      verdict.why,
+      /the turn ended .*; not judged: stream-stopped-after-outputs: the client asked for no stream/,
+    );
+  });
+});

@@ -2,12 +2,75 @@ import { isDeepStrictEqual } from 'node:util';
 import { type ComponentNode, findComponent, type Layout, layoutProblem } from '@canvas-ai/protocol';
 import { type CheckVerdict, fail, pass, skip } from '../check.js';
 import { partNeeds } from '../claims.js';
-import { DERIVED_IN_REMOVAL, HERO, LATE_TEXT, STOP_AND_REVERT } from './client-scenarios.js';
+import { DERIVED_IN_REMOVAL, HERO, LATE_TEXT, STOP_AND_REVERT, TEXT } from './client-scenarios.js';
 import type { RecordedRequest, ScenarioRecording } from './kit-server.js';
 import { answered, type ClientCheck, hopOf, hopsOf, overScenarios, type Recordings } from './recorded-hops.js';
 import { WAIT_CHECKS } from './wait-checks.js';
 
 export type { ClientCheck, Recordings } from './recorded-hops.js';
+
+/** The page an adapter wrote to `{out}` (spec/conformance.md §7), or why the kit cannot judge it. */
+type WrittenPage = { layout: Layout } | { skip: string } | { problem: string };
+
+/**
+ * The layout of the page the adapter wrote to `{out}` after `recording`'s turn: why it is missing (`skip`), or why it
+ * cannot be the turn's page (`problem`: unreadable, no layout, hop 1's hero missing).
+ */
+function writtenPage(recording: ScenarioRecording): WrittenPage {
+  const scenario = recording.scenario.id;
+  const { written } = recording;
+  if (!written)
+    return { skip: `${scenario}: the adapter wrote no page to {out}, so what the client applied is unseen` };
+  if ('problem' in written) return { problem: `${scenario}: the page written to {out} is ${written.problem}` };
+  const layout = (written.document as { layout?: unknown } | null)?.layout;
+  const problem = layoutProblem(layout);
+  if (problem) return { problem: `${scenario}: the page written to {out} has no layout the kit can read (${problem})` };
+  if (!findComponent(layout as Layout, HERO))
+    return {
+      problem: `${scenario}: the page written to {out} lacks hop 1's hero (${HERO}): it is not the turn's page`,
+    };
+  return { layout: layout as Layout };
+}
+
+/** Whether the client asked for this hop as a stream. */
+const askedStream = (request: RecordedRequest) => (request.headers.accept ?? '').includes('application/x-ndjson');
+
+/** One scenario's part of a check's verdict: a line that fails or passes it, or why the scenario could not judge. */
+type Finding = { fail: string } | { pass: string } | { skip: string };
+
+/** spec §6.1 in the `stream-stopped-after-outputs` scenario: the outputs line's text is on the page after the stop. */
+function outputsLineKept(recording: ScenarioRecording | undefined): Finding {
+  if (!recording) return { skip: 'the stream-stopped-after-outputs scenario did not run' };
+  const held = hopsOf(recording).find((request) => request.fault === 'stop-after-outputs');
+  if (!held) return { fail: 'stream-stopped-after-outputs: the client never reached hop 2' };
+  if (!askedStream(held)) return { skip: 'stream-stopped-after-outputs: the client asked for no stream' };
+  if (recording.stopAskedAt === undefined)
+    return { fail: 'stream-stopped-after-outputs: the client ended before the kit asked it to stop' };
+  const page = writtenPage(recording);
+  if ('skip' in page) return { skip: page.skip };
+  if ('problem' in page) return { fail: page.problem };
+  return findComponent(page.layout, TEXT)
+    ? { pass: 'stream-stopped-after-outputs: the outputs line applied when it came (on the page after the stop)' }
+    : {
+        fail: `stream-stopped-after-outputs: the outputs line's text (${TEXT}) is not on the page written after the stop: its outputs were not applied when the line arrived`,
+      };
+}
+
+/** spec §6.1 in the `stream-outputs-differ` scenario: no hop of the turn after the differing response. */
+function endsOnDifferingOutputs(recording: ScenarioRecording | undefined): Finding {
+  if (!recording) return { skip: 'the stream-outputs-differ scenario did not run' };
+  const hops = hopsOf(recording);
+  const index = hops.findIndex((request) => request.fault === 'outputs-differ');
+  if (index < 0) return { fail: 'stream-outputs-differ: the client never reached hop 2' };
+  if (!askedStream(hops[index]!)) return { skip: 'stream-outputs-differ: the client asked for no stream' };
+  const later = hops.slice(index + 1);
+  if (later.length === 0)
+    return { pass: "stream-outputs-differ: the turn ended when the response's outputs differed from the outputs line" };
+  const next = hopOf(later[0]!)?.hop ?? '?';
+  return {
+    fail: `stream-outputs-differ: after a response line whose outputs differ from its outputs line the client sent hop ${next} (${later.length} hop request${later.length === 1 ? '' : 's'} in all)`,
+  };
+}
 
 /** The requests of the turn after the first hop answered with `fault`, and that hop. */
 function afterFault(recording: ScenarioRecording): { faulted: RecordedRequest; later: RecordedRequest[] } | undefined {
@@ -337,6 +400,25 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
     },
   },
   {
+    id: 'client.outputs-line-applied',
+    title:
+      "Applies a streamed hop's outputs line when it arrives (a stop before the response leaves them on the page written to {out}), and ends the turn when the response's outputs differ from them.",
+    spec: { section: 'stream', must: "A client MUST apply the `outputs` line's outputs when the line arrives" },
+    needs: partNeeds('streaming'),
+    judge: (recordings) => {
+      const findings = [
+        outputsLineKept(recordings.get('stream-stopped-after-outputs')),
+        endsOnDifferingOutputs(recordings.get('stream-outputs-differ')),
+      ];
+      const failed = findings.flatMap((finding) => ('fail' in finding ? [finding.fail] : []));
+      if (failed.length > 0) return fail(failed.join('; '));
+      const passed = findings.flatMap((finding) => ('pass' in finding ? [finding.pass] : []));
+      const skipped = findings.flatMap((finding) => ('skip' in finding ? [finding.skip] : []));
+      if (passed.length === 0) return skip(skipped.join('; '));
+      return pass([...passed, ...skipped.map((why) => `not judged: ${why}`)].join('; '));
+    },
+  },
+  {
     id: 'client.usage-optional',
     title: 'Runs a turn whose responses carry no usage to its answer.',
     spec: { section: 'usage', must: 'A client MUST NOT require it.' },
@@ -467,21 +549,13 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
       if (!recording) return skip('the stop-late-answer scenario did not run');
       if (recording.stopAskedAt === undefined)
         return fail('stop-late-answer: the client never reached the hop the kit holds');
-      const { written } = recording;
-      if (!written)
-        return skip('stop-late-answer: the adapter wrote no page to {out}, so what the client applied is unseen');
-      if ('problem' in written) return fail(`stop-late-answer: the page written to {out} is ${written.problem}`);
-      const layout = (written.document as { layout?: unknown } | null)?.layout;
-      const problem = layoutProblem(layout);
-      if (problem)
-        return fail(`stop-late-answer: the page written to {out} has no layout the kit can read (${problem})`);
-      if (!findComponent(layout as Layout, HERO))
-        return fail(
-          `stop-late-answer: the page written to {out} lacks hop 1's hero (${HERO}): it is not the turn's page`,
-        );
+      const page = writtenPage(recording);
+      if ('skip' in page) return skip(page.skip);
+      if ('problem' in page) return fail(page.problem);
+      const { layout } = page;
       const late = hopsOf(recording).find((request) => request.fault === 'answer-late');
       const delivered = late?.status === 200;
-      if (findComponent(layout as Layout, LATE_TEXT))
+      if (findComponent(layout, LATE_TEXT))
         return fail(
           `stop-late-answer: the client applied the response that came after the stop (${LATE_TEXT} is on its page)`,
         );

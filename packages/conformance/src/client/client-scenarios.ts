@@ -9,7 +9,9 @@ import { type CheckNeeds, partNeeds } from '../claims.js';
  * `Retry-After: 1`; `gone` 410; `provider-error` 502; `unknown-code` a 400 with a code no revision has; `hold` keeps
  * the hop unanswered until the client aborts it (the kit asks the client to stop meanwhile); `answer-late` holds it
  * the same way, but answers it with its scripted outputs when the client's cancel arrives, as a hop that finished
- * just as the person stopped (a client that aborted it reads nothing).
+ * just as the person stopped (a client that aborted it reads nothing). Two are for a client that asks for a stream
+ * (a JSON answer otherwise): `stop-after-outputs` sends the outputs line and holds the rest, asking the client to stop
+ * meanwhile; `outputs-differ` sends a response line whose outputs are the outputs line's and one more.
  */
 export type KitFault =
   | 'lose'
@@ -20,7 +22,9 @@ export type KitFault =
   | 'provider-error'
   | 'unknown-code'
   | 'hold'
-  | 'answer-late';
+  | 'answer-late'
+  | 'stop-after-outputs'
+  | 'outputs-differ';
 
 /**
  * What the kit answers one hop: outputs to go on with, or the final answer; maybe after a fault. Outputs may come
@@ -92,7 +96,7 @@ const RETRY_AFTER_ON_409: CheckNeeds = {
 };
 
 export const HERO = 'kit-hero-0001';
-const TEXT = 'kit-text-0002';
+export const TEXT = 'kit-text-0002';
 const BUTTON = 'kit-button-0003';
 
 const placeHero: ToolOutput = {
@@ -428,6 +432,30 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
     stream: true,
     needs: partNeeds('streaming'),
     hops: [outputs([placeHero], 'Adding a hero.'), outputs(buildRest, 'A story and a button.', 'cut-stream'), answer],
+  },
+  {
+    id: 'stream-stopped-after-outputs',
+    title: 'a streamed hop 2 sends its outputs line and nothing more; the person stops while the model would run',
+    message: 'Build, and stop while it writes',
+    stream: true,
+    needs: partNeeds('streaming'),
+    hops: [
+      outputs([placeHero], 'Adding a hero.'),
+      outputs(buildRest, 'A story and a button.', 'stop-after-outputs'),
+      answer,
+    ],
+  },
+  {
+    id: 'stream-outputs-differ',
+    title: 'a streamed hop 2 whose response line carries other outputs than its outputs line',
+    message: 'Build, and get two stories',
+    stream: true,
+    needs: partNeeds('streaming'),
+    hops: [
+      outputs([placeHero], 'Adding a hero.'),
+      outputs(buildRest, 'A story and a button.', 'outputs-differ'),
+      answer,
+    ],
   },
   {
     id: 'busy',

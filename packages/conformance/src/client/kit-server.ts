@@ -92,6 +92,13 @@ const WAIT_TTL_MS = 15 * 60_000;
  * the response and shows what the turn waits for (a stop before that is judged alike: no hop, a cancel).
  */
 const STOP_AFTER_WAIT_MS = 500;
+/** What a response line carries beyond its outputs line, in the `outputs-differ` fault. */
+const EXTRA_OUTPUT: ToolOutput = {
+  type: 'set_page_value',
+  call_id: 'kit_call_differ',
+  field: 'title',
+  value: 'Not in the outputs line',
+};
 /** How long after answering a held hop late the kit answers the cancel that let it go. */
 const LATE_CANCEL_MS = 300;
 
@@ -369,10 +376,14 @@ export class KitServer {
     return wait.held.filter((output) => approved.has(output.call_id));
   }
 
+  /** Whether this hop is answered as a stream: its client asked for one, and the scenario streams. */
+  private streams(entry: RecordedRequest): boolean {
+    return (entry.headers.accept ?? '').includes(NDJSON_MEDIA_TYPE) && this.recording?.scenario.stream === true;
+  }
+
   private send(response: ServerResponse, entry: RecordedRequest, answer: HopResponse): void {
-    const asked = (entry.headers.accept ?? '').includes(NDJSON_MEDIA_TYPE);
     const step = this.recording?.scenario.hops[answer.hop - 1];
-    if (asked && this.recording?.scenario.stream) {
+    if (this.streams(entry)) {
       response.writeHead(200, { 'Content-Type': NDJSON_MEDIA_TYPE });
       if (answer.outputs.length > 0) response.write(encodeStreamLine({ type: 'outputs', outputs: answer.outputs }));
       if (step?.fault === 'cut-stream' && entry.fault === 'cut-stream') {
@@ -400,6 +411,41 @@ export class KitServer {
         const answer = run();
         entry.status = 200;
         this.send(response, entry, answer);
+        return;
+      }
+      case 'stop-after-outputs': {
+        const answer = run();
+        entry.status = 200;
+        if (!this.streams(entry)) {
+          this.send(response, entry, answer);
+          return;
+        }
+        response.writeHead(200, { 'Content-Type': NDJSON_MEDIA_TYPE });
+        response.write(encodeStreamLine({ type: 'outputs', outputs: answer.outputs }));
+        // The model would run now: the person stops once the client has had the outputs line a while. The rest is
+        // never sent; the connection ends when the client closes it, its cancel arrives or the scenario ends.
+        this.stopTimer = setTimeout(() => this.onStopWanted?.(), STOP_AFTER_WAIT_MS);
+        const release = (): boolean => {
+          if (this.releaseHeld === release) this.releaseHeld = undefined;
+          if (!response.destroyed) response.destroy();
+          return false;
+        };
+        this.releaseHeld = release;
+        response.on('close', release);
+        return;
+      }
+      case 'outputs-differ': {
+        const answer = run();
+        entry.status = 200;
+        if (!this.streams(entry)) {
+          this.send(response, entry, answer);
+          return;
+        }
+        response.writeHead(200, { 'Content-Type': NDJSON_MEDIA_TYPE });
+        response.write(encodeStreamLine({ type: 'outputs', outputs: answer.outputs }));
+        // The response line carries one output more than the outputs line: a client MUST end the turn (spec §6.1).
+        const differing = { ...answer, outputs: [...answer.outputs, EXTRA_OUTPUT] };
+        response.end(encodeStreamLine({ type: 'response', response: differing }));
         return;
       }
       case 'busy':

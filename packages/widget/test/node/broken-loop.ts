@@ -390,6 +390,23 @@ export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
       return document;
     },
   },
+  'applies-outputs-at-response': {
+    bug: 'the client reads a streamed hop whole and applies its outputs from the response line, not when the outputs line arrives',
+    caughtBy: 'client.outputs-line-applied',
+    // Going on past the differing response, it sends a page with the response line's extra output applied.
+    alsoFailing: ['client.document-fresh'],
+    scenarios: ['stream-stopped-after-outputs', 'stream-outputs-differ'],
+    fetch: (send) => async (input, init) => {
+      const response = await send(input, init);
+      if (!isHop(input, init) || !(response.headers.get('content-type') ?? '').includes('application/x-ndjson'))
+        return response;
+      const lines = (await response.text()).split('\n');
+      const kept = lines.filter(
+        (line) => line.trim() === '' || (JSON.parse(line) as { type?: unknown }).type !== 'outputs',
+      );
+      return new Response(kept.join('\n'), { status: response.status, headers: response.headers });
+    },
+  },
   'no-cancel': {
     bug: 'the stop aborts the hop but never sends the DELETE',
     caughtBy: 'client.stop',
