@@ -390,7 +390,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '7',
     says: 'Clients MUST branch on `error.code`',
     group: 'client',
-    reason: `${CLIENT_KIT}: each code the kit answers has its own HTTP status, so a client that reads the status alone acts as one that reads the code, and what it then does is judged (client.stops-on-410, client.retry-after, client.no-retry-after-failure, client.unknown-code); the loop's tests answer one status with different codes (packages/widget/test/hop-loop.test.ts)`,
+    checks: ['client.branches-on-code'],
   },
   {
     section: '7',

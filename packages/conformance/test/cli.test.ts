@@ -218,6 +218,8 @@ describe('the CLI', () => {
       'gone',
       'provider-error',
       'unknown-code',
+      'csrf-refused',
+      'origin-refused',
       'stop',
       'stop-late-answer',
     ]);

@@ -4,10 +4,10 @@ import { CLIENT_CHECKS } from '../src/index.js';
 import { CLIENT_SCENARIOS, HERO, LATE_TEXT } from '../src/client/client-scenarios.js';
 import type { RecordedRequest, ScenarioRecording } from '../src/client/kit-server.js';
 
-// The checks that read the page an adapter writes to {out} (spec/conformance.md §7), judged on recordings made up
-// here: each way the page can be missing, unreadable, not the turn's, or wrong. The kit's own runs of real clients
-// (packages/widget/test/node/client-conformance.test.ts, packages/demo-editor/test/client-conformance.test.ts) show
-// the pass and the planted bug caught end to end.
+// Client checks on recordings made up here, for the paths a reference client never takes: the page an adapter writes
+// to {out} (spec/conformance.md §7) missing, unreadable, not the turn's or wrong; a client that asked for no stream;
+// the ways to answer 403 csrf_invalid. The kit's own runs of real clients (packages/widget/test/node/client-conformance.test.ts,
+// packages/demo-editor/test/client-conformance.test.ts) show the passes and the planted bugs caught end to end.
 
 const stopLateAnswer = CLIENT_SCENARIOS.find((scenario) => scenario.id === 'stop-late-answer')!;
 const check = CLIENT_CHECKS.find((each) => each.id === 'client.stopped-response-not-applied')!;
@@ -160,5 +160,59 @@ describe('client.outputs-line-applied', () => {
       verdict.why,
       /the turn ended .*; not judged: stream-stopped-after-outputs: the client asked for no stream/,
     );
+  });
+});
+
+describe('client.branches-on-code', () => {
+  const branches = CLIENT_CHECKS.find((each) => each.id === 'client.branches-on-code')!;
+  const request = (extra: Partial<RecordedRequest>): RecordedRequest => ({
+    method: 'POST',
+    path: '/api/hop',
+    headers: {},
+    body: { hop: 2 },
+    hop: { success: true, data: { hop: 2 } } as RecordedRequest['hop'],
+    startedAt: 0,
+    endedAt: 0,
+    status: 200,
+    ...extra,
+  });
+  const token: RecordedRequest = { ...request({}), method: 'GET', path: '/api/token', issuedToken: 'fresh' };
+  const refused = request({ status: 403, fault: 'csrf-refused' });
+  const judgeCsrf = (requests: RecordedRequest[]) =>
+    branches.judge(
+      new Map([
+        [
+          'csrf-refused',
+          {
+            scenario: CLIENT_SCENARIOS.find((scenario) => scenario.id === 'csrf-refused')!,
+            requests,
+            expectedAfter: new Map(),
+            waits: new Map(),
+            notOffered: [],
+          } satisfies ScenarioRecording,
+        ],
+      ]),
+    );
+
+  it('passes a new token then the same hop, and a turn that ends at the 403', () => {
+    assert.equal(judgeCsrf([refused, token, request({})]).status, 'pass');
+    const ended = judgeCsrf([refused]);
+    assert.equal(ended.status, 'pass');
+    assert.match(
+      ended.why,
+      /not judged: the origin-refused scenario did not run; csrf-refused: the turn ended at the 403 csrf_invalid/,
+    );
+  });
+
+  it('fails the hop sent again without a new token, changed, or the next hop instead', () => {
+    assert.match(judgeCsrf([refused, request({})]).why, /without fetching a new token/);
+    assert.match(judgeCsrf([refused, token, request({ body: { hop: 2, changed: true } })]).why, /not the same request/);
+    const skipped = judgeCsrf([
+      refused,
+      token,
+      request({ hop: { success: true, data: { hop: 3 } } as RecordedRequest['hop'] }),
+    ]);
+    assert.equal(skipped.status, 'fail');
+    assert.match(skipped.why, /after 403 csrf_invalid on hop 2 the client sent hop 3/);
   });
 });

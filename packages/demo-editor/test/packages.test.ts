@@ -225,7 +225,7 @@ describe('the packages installed from their tarballs, outside the workspace', ()
         kit.stdout,
         /^canvas-ai\/1 revision 1\.8 client: streaming, remove\/move, questions, screenshots, plans, approvals$/m,
       );
-      assert.match(kit.stdout.trimEnd().split('\n').at(-1)!, /^25 passed, 0 failed$/);
+      assert.match(kit.stdout.trimEnd().split('\n').at(-1)!, /^26 passed, 0 failed$/);
     });
 
     it("runs a turn in Chromium with the widget's self-contained module", async () => {

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { type ComponentNode, findComponent, type Layout, layoutProblem } from '@canvas-ai/protocol';
 import { type CheckVerdict, fail, pass, skip } from '../check.js';
 import { partNeeds } from '../claims.js';
-import { DERIVED_IN_REMOVAL, HERO, LATE_TEXT, STOP_AND_REVERT, TEXT } from './client-scenarios.js';
+import { CODES_OF_1_3, DERIVED_IN_REMOVAL, HERO, LATE_TEXT, STOP_AND_REVERT, TEXT } from './client-scenarios.js';
 import type { RecordedRequest, ScenarioRecording } from './kit-server.js';
 import { answered, type ClientCheck, hopOf, hopsOf, overScenarios, type Recordings } from './recorded-hops.js';
 import { WAIT_CHECKS } from './wait-checks.js';
@@ -70,6 +70,32 @@ function endsOnDifferingOutputs(recording: ScenarioRecording | undefined): Findi
   return {
     fail: `stream-outputs-differ: after a response line whose outputs differ from its outputs line the client sent hop ${next} (${later.length} hop request${later.length === 1 ? '' : 's'} in all)`,
   };
+}
+
+/**
+ * After 403 `csrf_invalid` (the `csrf-refused` scenario): no hop, or the same hop again once a new token was fetched
+ * (spec §4.2), and the turn on to its answer.
+ */
+function retriedWithNewToken(recording: ScenarioRecording | undefined): CheckVerdict {
+  if (!recording) return skip('the csrf-refused scenario did not run');
+  const found = afterFault(recording);
+  if (!found) return fail('csrf-refused: the client never reached the hop the kit refuses (hop 2)');
+  const refusedHop = hopOf(found.faulted)?.hop;
+  const [again] = found.later;
+  if (!again) return pass('csrf-refused: the turn ended at the 403 csrf_invalid (no new token tried)');
+  if (hopOf(again)?.hop !== refusedHop)
+    return fail(
+      `csrf-refused: after 403 csrf_invalid on hop ${refusedHop} the client sent hop ${hopOf(again)?.hop ?? '?'}`,
+    );
+  const between = recording.requests.slice(
+    recording.requests.indexOf(found.faulted) + 1,
+    recording.requests.indexOf(again),
+  );
+  if (!isDeepStrictEqual(again.body, found.faulted.body))
+    return fail(`csrf-refused: hop ${refusedHop} sent again after 403 csrf_invalid, but not the same request`);
+  if (!between.some((request) => request.issuedToken))
+    return fail(`csrf-refused: hop ${refusedHop} sent again after 403 csrf_invalid without fetching a new token`);
+  return pass(`csrf-refused: a new token fetched, then hop ${refusedHop} sent again`);
 }
 
 /** The requests of the turn after the first hop answered with `fault`, and that hop. */
@@ -194,7 +220,8 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
   },
   {
     id: 'client.session',
-    title: 'Asks GET /api/token first, and sends the session cookie and X-CSRF-Token with every hop and cancel.',
+    title:
+      'Asks GET /api/token first, and sends the session cookie and the newest X-CSRF-Token it was issued with every hop and cancel.',
     spec: { section: 'csrf', must: 'The client MUST send the session cookie with every request.' },
     judge: (recordings) =>
       overScenarios(
@@ -206,12 +233,16 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
           const first = recording.requests.findIndex((request) => request.path === '/api/token');
           const firstWrite = recording.requests.findIndex((request) => writes.includes(request));
           if (first < 0 || (firstWrite >= 0 && first > firstWrite)) return 'no GET /api/token before the first hop';
-          for (const request of writes) {
+          // The token of each request is the newest the kit had issued when it arrived (a refetch replaces it).
+          let token: string | undefined;
+          for (const request of recording.requests) {
+            if (request.issuedToken) token = request.issuedToken;
+            if (!writes.includes(request)) continue;
             const cookies = (request.headers.cookie ?? '').split(/;\s*/);
             if (!recording.cookie || !cookies.includes(recording.cookie))
               return `${request.method} ${request.path} without the session cookie the kit set`;
-            if (request.headers['x-csrf-token'] !== recording.csrfToken)
-              return `${request.method} ${request.path} without the CSRF token the kit issued`;
+            if (request.headers['x-csrf-token'] !== token)
+              return `${request.method} ${request.path} without the CSRF token the kit issued last`;
           }
           return undefined;
         },
@@ -506,6 +537,25 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
       must: 'A client that meets a code it does not know MUST act on the HTTP status class.',
     },
     judge: (recordings) => noHopAfter('unknown-code', recordings),
+  },
+  {
+    id: 'client.branches-on-code',
+    title:
+      'Tells two codes of one status apart: after 403 origin_not_allowed no hop; after 403 csrf_invalid a new token and the same hop once more, or no hop.',
+    spec: { section: 'errors', must: 'Clients MUST branch on `error.code` (and the HTTP status), never on `message`.' },
+    needs: CODES_OF_1_3,
+    judge: (recordings) => {
+      const origin = noHopAfter('origin-refused', recordings);
+      const csrf = retriedWithNewToken(recordings.get('csrf-refused'));
+      if (origin.status === 'fail' || csrf.status === 'fail')
+        return fail([origin, csrf].flatMap((verdict) => (verdict.status === 'fail' ? [verdict.why] : [])).join('; '));
+      if (origin.status === 'skip' && csrf.status === 'skip') return skip(`${origin.why}; ${csrf.why}`);
+      return pass(
+        [origin, csrf]
+          .map((verdict) => (verdict.status === 'skip' ? `not judged: ${verdict.why}` : verdict.why))
+          .join('; '),
+      );
+    },
   },
   {
     id: 'client.stop',

@@ -6,7 +6,8 @@ import { type CheckNeeds, partNeeds } from '../claims.js';
  * What the kit's server does instead of answering a hop, once (the client's repeat of the hop then gets the
  * scripted answer): `lose` runs the hop and drops the connection before the answer; `cut-stream` sends a streamed
  * answer without its last line; `busy` 409 `hop_in_progress` and `unavailable` 503 `store_unavailable`, both with
- * `Retry-After: 1`; `gone` 410; `provider-error` 502; `unknown-code` a 400 with a code no revision has; `hold` keeps
+ * `Retry-After: 1`; `gone` 410; `provider-error` 502; `unknown-code` a 400 with a code no revision has;
+ * `csrf-refused` and `origin-refused` 403 `csrf_invalid` and 403 `origin_not_allowed`; `hold` keeps
  * the hop unanswered until the client aborts it (the kit asks the client to stop meanwhile); `answer-late` holds it
  * the same way, but answers it with its scripted outputs when the client's cancel arrives, as a hop that finished
  * just as the person stopped (a client that aborted it reads nothing). Two are for a client that asks for a stream
@@ -21,6 +22,8 @@ export type KitFault =
   | 'gone'
   | 'provider-error'
   | 'unknown-code'
+  | 'csrf-refused'
+  | 'origin-refused'
   | 'hold'
   | 'answer-late'
   | 'stop-after-outputs'
@@ -90,6 +93,8 @@ export interface ClientScenario {
 
 /** The revisions that added what some scenarios play (spec §14.1). */
 const CO_EDITING: CheckNeeds = { since: '1.1', what: 'co-editing (spec §16, revision 1.1)' };
+/** `origin_not_allowed` came with revision 1.3, beside the older `csrf_invalid` of the same status. */
+export const CODES_OF_1_3: CheckNeeds = { since: '1.3', what: 'two codes of one status (spec §7, revision 1.3)' };
 const RETRY_AFTER_ON_409: CheckNeeds = {
   since: '1.4',
   what: 'Retry-After on 409 hop_in_progress (spec §8.3, revision 1.4)',
@@ -487,6 +492,20 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
     title: 'hop 2 is refused (400) with an error code no revision has',
     message: 'Build, and meet an unknown refusal',
     hops: [outputs([placeHero], 'Adding a hero.'), { ...answer, fault: 'unknown-code' }],
+  },
+  {
+    id: 'csrf-refused',
+    title: 'hop 2 is refused 403 csrf_invalid once (an expired token)',
+    message: 'Build, and meet an expired token',
+    needs: CODES_OF_1_3,
+    hops: [outputs([placeHero], 'Adding a hero.'), outputs(buildRest, 'A story and a button.', 'csrf-refused'), answer],
+  },
+  {
+    id: 'origin-refused',
+    title: 'hop 2 is refused 403 origin_not_allowed (the same status as an expired token, another code)',
+    message: 'Build, and meet a refused origin',
+    needs: CODES_OF_1_3,
+    hops: [outputs([placeHero], 'Adding a hero.'), { ...answer, fault: 'origin-refused' }],
   },
   {
     id: 'remove-move',

@@ -33,6 +33,8 @@ export interface RecordedRequest {
   path: string;
   /** Lower-cased header names. */
   headers: Record<string, string>;
+  /** The CSRF token the kit issued in answer, for a `GET /api/token`. */
+  issuedToken?: string;
   /** The parsed JSON body of a hop, or of a multipart hop's `request` field (undefined when it was neither). */
   body: unknown;
   /**
@@ -62,9 +64,8 @@ export interface ScenarioRecording {
   requests: RecordedRequest[];
   /** By hop number: what the next hop should carry, as the shared reducer applies that hop's outputs. */
   expectedAfter: Map<number, ExpectedNext>;
-  /** The session cookie (`name=value`) and CSRF token the kit issued, once the client asked for them. */
+  /** The session cookie (`name=value`) the kit issued, once the client asked for a token (each token: `issuedToken`). */
   cookie?: string;
-  csrfToken?: string;
   /** When the kit asked the client to stop (ms since the start), in a scenario that does. */
   stopAskedAt?: number;
   /** The kinds of wait hop 1 declared in `capabilities.waits` (spec §20.1), once it arrived. */
@@ -211,7 +212,7 @@ export class KitServer {
       if (!response.writableEnded) entry.endedAt = this.now();
     });
 
-    if (request.method === 'GET' && url.pathname === '/api/token') return this.issueToken(response, recording);
+    if (request.method === 'GET' && url.pathname === '/api/token') return this.issueToken(response, recording, entry);
     if (request.method === 'GET' && url.pathname === '/api/agents') {
       entry.status = 200;
       return json(response, 200, KIT_AGENTS);
@@ -234,15 +235,21 @@ export class KitServer {
     return this.error(response, 404, 'not_found', `No endpoint ${request.method} ${url.pathname} in the client kit.`);
   }
 
-  private issueToken(response: ServerResponse, recording: ScenarioRecording | undefined): void {
-    const session = randomBytes(12).toString('base64url');
+  /**
+   * A CSRF token, and a session unless the request carries the one the kit issued (a client that fetches a new token
+   * after 403 `csrf_invalid` keeps its session, spec §4.2).
+   */
+  private issueToken(response: ServerResponse, recording: ScenarioRecording | undefined, entry: RecordedRequest): void {
+    const sent = (entry.headers.cookie ?? '').split(/;\s*/);
+    const kept = recording?.cookie !== undefined && sent.includes(recording.cookie);
     const token = randomBytes(16).toString('base64url');
-    if (recording) {
-      recording.cookie = `${SESSION_COOKIE}=${session}`;
-      recording.csrfToken = token;
-      recording.requests.at(-1)!.status = 200;
+    entry.issuedToken = token;
+    entry.status = 200;
+    if (!kept) {
+      const session = randomBytes(12).toString('base64url');
+      if (recording) recording.cookie = `${SESSION_COOKIE}=${session}`;
+      response.setHeader('Set-Cookie', `${SESSION_COOKIE}=${session}; Path=/; HttpOnly; SameSite=Strict`);
     }
-    response.setHeader('Set-Cookie', `${SESSION_COOKIE}=${session}; Path=/; HttpOnly; SameSite=Strict`);
     json(response, 200, { token, header: CSRF_HEADER } satisfies TokenResponse);
   }
 
@@ -469,6 +476,14 @@ export class KitServer {
       case 'unknown-code':
         entry.status = 400;
         this.error(response, 400, 'kit_unknown_refusal', 'A refusal with a code no revision has.');
+        return;
+      case 'csrf-refused':
+        entry.status = 403;
+        this.error(response, 403, 'csrf_invalid', 'The CSRF token has expired; fetch a new one.');
+        return;
+      case 'origin-refused':
+        entry.status = 403;
+        this.error(response, 403, 'origin_not_allowed', 'This server does not take requests from that page.');
         return;
       case 'hold':
       case 'answer-late': {

@@ -407,6 +407,18 @@ export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
       return new Response(kept.join('\n'), { status: response.status, headers: response.headers });
     },
   },
+  'every-403-a-stale-token': {
+    bug: 'the client reads a 403 by its status alone, as an expired CSRF token, so it fetches a new token and sends the hop again whatever the code',
+    caughtBy: 'client.branches-on-code',
+    scenarios: ['origin-refused'],
+    fetch: (send) => async (input, init) => {
+      const response = await send(input, init);
+      if (!isHop(input, init) || response.status !== 403) return response;
+      const body = (await response.json()) as { error: { code: string } };
+      body.error.code = 'csrf_invalid';
+      return Response.json(body, { status: 403, headers: response.headers });
+    },
+  },
   'no-cancel': {
     bug: 'the stop aborts the hop but never sends the DELETE',
     caughtBy: 'client.stop',
