@@ -22,8 +22,6 @@ export interface MustRow {
 
 /** The client kit (spec/conformance.md §7) sees a client only through the requests it makes. */
 const CLIENT_KIT = 'the client kit (spec/conformance.md §7) judges a client by the requests it makes';
-/** What a client shows the person: no request tells it. */
-const SHOWN = `${CLIENT_KIT}, and what a client shows the person makes none`;
 /** The person's own act in the editor, which no scripted turn can make happen. */
 const PERSONS_ACT = (what: string) =>
   `${CLIENT_KIT}; ${what} is the person's act in the editor, which no scripted turn makes happen`;
@@ -450,7 +448,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '7',
     says: 'A client MUST show `message` as plain text',
     group: 'client',
-    reason: `${SHOWN}; the widget's tests show markup in a message as text (packages/widget/test/canvas-ai-chat.narration.test.ts)`,
+    checks: ['client.shown-as-text'],
   },
   {
     section: '7.1',
@@ -628,7 +626,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '9',
     says: 'A client MUST escape them before putting them in HTML',
     group: 'client',
-    reason: `${SHOWN}; the widget's tests show narration with markup as text (packages/widget/test/canvas-ai-chat.narration.test.ts)`,
+    checks: ['client.shown-as-text'],
   },
   // spec §10 The layout model
   {
@@ -1018,7 +1016,7 @@ export const MUST_MATRIX: readonly MustRow[] = [
     section: '17.2',
     says: 'A client MUST tell the person what could not be undone',
     group: 'client',
-    reason: `${SHOWN}, nor does an undo; the widget's tests cover it (packages/widget/test/canvas-ai-chat.undo.test.ts)`,
+    reason: `${PERSONS_ACT('an undo')}, so no scripted turn leaves the client anything it could not undo to tell; the widget's tests cover it (packages/widget/test/canvas-ai-chat.undo.test.ts)`,
   },
   {
     section: '17.3',

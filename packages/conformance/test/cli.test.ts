@@ -218,6 +218,8 @@ describe('the CLI', () => {
       'gone',
       'provider-error',
       'unknown-code',
+      'markup',
+      'markup-error',
       'csrf-refused',
       'origin-refused',
       'stop',

@@ -1,7 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { CLIENT_CHECKS } from '../src/index.js';
-import { CLIENT_SCENARIOS, HERO, LATE_TEXT } from '../src/client/client-scenarios.js';
+import {
+  CLIENT_SCENARIOS,
+  HERO,
+  LATE_TEXT,
+  MARKUP_ANSWER,
+  MARKUP_ERROR,
+  MARKUP_NARRATION,
+} from '../src/client/client-scenarios.js';
 import type { RecordedRequest, ScenarioRecording } from '../src/client/kit-server.js';
 
 // Client checks on recordings made up here, for the paths a reference client never takes: the page an adapter writes
@@ -214,5 +221,52 @@ describe('client.branches-on-code', () => {
     ]);
     assert.equal(skipped.status, 'fail');
     assert.match(skipped.why, /after 403 csrf_invalid on hop 2 the client sent hop 3/);
+  });
+});
+
+describe('client.shown-as-text', () => {
+  const shownCheck = CLIENT_CHECKS.find((each) => each.id === 'client.shown-as-text')!;
+  const hopRequest: RecordedRequest = { ...lateHop(200), fault: undefined };
+  const judgeShown = (markup: ScenarioRecording['shown'], error: ScenarioRecording['shown']) =>
+    shownCheck.judge(
+      new Map(
+        (
+          [
+            ['markup', markup],
+            ['markup-error', error],
+          ] as const
+        ).map(([id, shown]) => [
+          id,
+          {
+            scenario: CLIENT_SCENARIOS.find((scenario) => scenario.id === id)!,
+            requests: [hopRequest],
+            expectedAfter: new Map(),
+            waits: new Map(),
+            notOffered: [],
+            ...(shown ? { shown } : {}),
+          } satisfies ScenarioRecording,
+        ]),
+      ),
+    );
+
+  it('passes each text as sent, lines broken anywhere; fails one rendered', () => {
+    const wrapped = (text: string) => text.replaceAll(' ', '\n  ');
+    assert.equal(
+      judgeShown({ text: `${wrapped(MARKUP_NARRATION)}\n${MARKUP_ANSWER}` }, { text: wrapped(MARKUP_ERROR) }).status,
+      'pass',
+    );
+    const rendered = judgeShown(
+      { text: `${MARKUP_NARRATION}\n${MARKUP_ANSWER.replace(/<[^>]*>/g, '')}` },
+      { text: MARKUP_ERROR },
+    );
+    assert.equal(rendered.status, 'fail');
+    assert.match(rendered.why, /^markup: the person was not shown "Built: <i>one<\/i>/);
+  });
+
+  it('skips an adapter that writes no text, and fails one that wrote it in one scenario only', () => {
+    assert.equal(judgeShown(undefined, undefined).status, 'skip');
+    const half = judgeShown({ text: `${MARKUP_NARRATION} ${MARKUP_ANSWER}` }, undefined);
+    assert.equal(half.status, 'fail');
+    assert.match(half.why, /markup-error: the adapter wrote no text to \{shown\} in this scenario/);
   });
 });

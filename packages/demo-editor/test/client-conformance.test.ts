@@ -10,7 +10,7 @@ const ADAPTER = fileURLToPath(new URL('./support/element-adapter.ts', import.met
 describe('the client kit against the element in Chromium', () => {
   it('passes every check', async () => {
     const report = await runClientConformance({
-      command: `'${process.execPath}' --import tsx '${ADAPTER}' {server} {message} {agent} {answers} {out}`,
+      command: `'${process.execPath}' --import tsx '${ADAPTER}' {server} {message} {agent} {answers} {out} {shown}`,
       timeoutMs: 60_000,
       onScenario: (id, code, stderr) => {
         if (code !== 0) console.log(`${id}: exit ${code}\n${stderr}`);

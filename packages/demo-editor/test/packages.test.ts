@@ -214,7 +214,7 @@ describe('the packages installed from their tarballs, outside the workspace', ()
           'canvas-ai-conformance',
           '--client',
           // The whole adapter contract (spec/conformance.md §7): the person's attachment and answers too.
-          'npx canvas-ai-turn --server {server} --message {message} --agent {agent} --attach {attachment} --answers {answers} --out {out}',
+          'npx canvas-ai-turn --server {server} --message {message} --agent {agent} --attach {attachment} --answers {answers} --out {out} 2> {shown}',
         ],
         project,
       );
@@ -225,7 +225,7 @@ describe('the packages installed from their tarballs, outside the workspace', ()
         kit.stdout,
         /^canvas-ai\/1 revision 1\.8 client: streaming, remove\/move, questions, screenshots, plans, approvals$/m,
       );
-      assert.match(kit.stdout.trimEnd().split('\n').at(-1)!, /^26 passed, 0 failed$/);
+      assert.match(kit.stdout.trimEnd().split('\n').at(-1)!, /^27 passed, 0 failed$/);
     });
 
     it("runs a turn in Chromium with the widget's self-contained module", async () => {

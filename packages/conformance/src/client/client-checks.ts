@@ -2,7 +2,17 @@ import { isDeepStrictEqual } from 'node:util';
 import { type ComponentNode, findComponent, type Layout, layoutProblem } from '@canvas-ai/protocol';
 import { type CheckVerdict, fail, pass, skip } from '../check.js';
 import { partNeeds } from '../claims.js';
-import { CODES_OF_1_3, DERIVED_IN_REMOVAL, HERO, LATE_TEXT, STOP_AND_REVERT, TEXT } from './client-scenarios.js';
+import {
+  CODES_OF_1_3,
+  DERIVED_IN_REMOVAL,
+  HERO,
+  LATE_TEXT,
+  MARKUP_ANSWER,
+  MARKUP_ERROR,
+  MARKUP_NARRATION,
+  STOP_AND_REVERT,
+  TEXT,
+} from './client-scenarios.js';
 import type { RecordedRequest, ScenarioRecording } from './kit-server.js';
 import { answered, type ClientCheck, hopOf, hopsOf, overScenarios, type Recordings } from './recorded-hops.js';
 import { WAIT_CHECKS } from './wait-checks.js';
@@ -97,6 +107,12 @@ function retriedWithNewToken(recording: ScenarioRecording | undefined): CheckVer
     return fail(`csrf-refused: hop ${refusedHop} sent again after 403 csrf_invalid without fetching a new token`);
   return pass(`csrf-refused: a new token fetched, then hop ${refusedHop} sent again`);
 }
+
+/** The scenarios whose texts hold markup (spec §9, §7). */
+const MARKUP_SCENARIOS = ['markup', 'markup-error'];
+
+/** `text` with every run of whitespace one space: a client may wrap or break lines as it shows them. */
+const collapsed = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 /** The requests of the turn after the first hop answered with `fault`, and that hop. */
 function afterFault(recording: ScenarioRecording): { faulted: RecordedRequest; later: RecordedRequest[] } | undefined {
@@ -554,6 +570,33 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
         [origin, csrf]
           .map((verdict) => (verdict.status === 'skip' ? `not judged: ${verdict.why}` : verdict.why))
           .join('; '),
+      );
+    },
+  },
+  {
+    id: 'client.shown-as-text',
+    title:
+      'Shows narration, an answer and an error message holding HTML and markdown as the text they are: the text the adapter writes to {shown} has each verbatim.',
+    spec: { section: 'narration', must: 'A client MUST escape them before putting them in HTML.' },
+    judge: (recordings) => {
+      const ran = MARKUP_SCENARIOS.flatMap((id) => recordings.get(id) ?? []);
+      if (ran.length > 0 && ran.every((recording) => !recording.shown))
+        return skip('the adapter wrote no text to {shown}, so what the client showed is unseen');
+      return overScenarios(
+        recordings,
+        (recording) => {
+          const texts = recording.scenario.id === 'markup' ? [MARKUP_NARRATION, MARKUP_ANSWER] : [MARKUP_ERROR];
+          const { shown } = recording;
+          if (!shown) return 'the adapter wrote no text to {shown} in this scenario';
+          if ('problem' in shown) return `the text written to {shown} is ${shown.problem}`;
+          const seen = collapsed(shown.text);
+          const missing = texts.filter((text) => !seen.includes(collapsed(text)));
+          return missing.length === 0
+            ? undefined
+            : `the person was not shown ${missing.map((text) => JSON.stringify(text)).join(' nor ')} as it is (markup rendered, or left out)`;
+        },
+        'markup in narration, the answer and an error message shown as text',
+        MARKUP_SCENARIOS,
       );
     },
   },

@@ -7,7 +7,8 @@ import { type CheckNeeds, partNeeds } from '../claims.js';
  * scripted answer): `lose` runs the hop and drops the connection before the answer; `cut-stream` sends a streamed
  * answer without its last line; `busy` 409 `hop_in_progress` and `unavailable` 503 `store_unavailable`, both with
  * `Retry-After: 1`; `gone` 410; `provider-error` 502; `unknown-code` a 400 with a code no revision has;
- * `csrf-refused` and `origin-refused` 403 `csrf_invalid` and 403 `origin_not_allowed`; `hold` keeps
+ * `csrf-refused` and `origin-refused` 403 `csrf_invalid` and 403 `origin_not_allowed`; `markup-refusal` a 400 whose
+ * `message` is {@link MARKUP_ERROR}; `hold` keeps
  * the hop unanswered until the client aborts it (the kit asks the client to stop meanwhile); `answer-late` holds it
  * the same way, but answers it with its scripted outputs when the client's cancel arrives, as a hop that finished
  * just as the person stopped (a client that aborted it reads nothing). Two are for a client that asks for a stream
@@ -24,6 +25,7 @@ export type KitFault =
   | 'unknown-code'
   | 'csrf-refused'
   | 'origin-refused'
+  | 'markup-refusal'
   | 'hold'
   | 'answer-late'
   | 'stop-after-outputs'
@@ -171,6 +173,14 @@ const refusedAndApplied: ToolOutput[] = [
   },
   { type: 'set_page_value', call_id: 'kit_call_9', field: 'title', value: 'Kept', replaces: 'What it never was' },
 ];
+
+/**
+ * Texts a client MUST show as they are (spec §9, §7): narration, an answer and an error message holding HTML and
+ * markdown. Shown as HTML, the tags would vanish (and the image's handler run); as markdown, the asterisks.
+ */
+export const MARKUP_NARRATION = 'Adding a <b>hero</b> & <img src=x onerror="document.title=1"> for **you**.';
+export const MARKUP_ANSWER = 'Built: <i>one</i> hero, <script>document.title=2</script> **bold** & done.';
+export const MARKUP_ERROR = 'The kit refuses <em>this</em> hop <a href="https://example.com">here</a> **now**.';
 
 /** What the kit answers a hop the person stopped: a client MUST NOT apply it (spec §17.3). */
 export const LATE_TEXT = 'kit-late-0009';
@@ -492,6 +502,18 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
     title: 'hop 2 is refused (400) with an error code no revision has',
     message: 'Build, and meet an unknown refusal',
     hops: [outputs([placeHero], 'Adding a hero.'), { ...answer, fault: 'unknown-code' }],
+  },
+  {
+    id: 'markup',
+    title: 'narration and an answer holding HTML and markdown, to be shown as text',
+    message: 'Build, and narrate with markup',
+    hops: [outputs([placeHero], MARKUP_NARRATION), { kind: 'answer', text: MARKUP_ANSWER, progress: MARKUP_NARRATION }],
+  },
+  {
+    id: 'markup-error',
+    title: 'hop 2 refused (400) with a message holding HTML and markdown, to be shown as text',
+    message: 'Build, and meet a refusal with markup',
+    hops: [outputs([placeHero], 'Adding a hero.'), { ...answer, fault: 'markup-refusal' }],
   },
   {
     id: 'csrf-refused',

@@ -19,7 +19,7 @@ import {
   type Waiting,
 } from '@canvas-ai/protocol';
 import { answerProblems, sniffImageType } from '@canvas-ai/protocol/server';
-import type { ClientScenario, HopStep, KitFault, KitWait } from './client-scenarios.js';
+import { type ClientScenario, type HopStep, type KitFault, type KitWait, MARKUP_ERROR } from './client-scenarios.js';
 
 /** The agents the kit's server offers: a main agent and one tool a client may pick. */
 export const KIT_AGENTS: AgentsResponse = {
@@ -75,6 +75,8 @@ export interface ScenarioRecording {
    * not be read; absent when the adapter wrote none.
    */
   written?: { document: unknown } | { problem: string };
+  /** What the adapter wrote to `{shown}`: the text its client showed the person, or why it could not be read. */
+  shown?: { text: string } | { problem: string };
   /** The output types beyond the v1 three hop 1 declared in `capabilities.outputs` (spec §5.1), once it arrived. */
   declaredOutputs?: string[];
   /** By hop number: what the turn waited for after that hop, as the kit's response said (spec §20.1). */
@@ -476,6 +478,10 @@ export class KitServer {
       case 'unknown-code':
         entry.status = 400;
         this.error(response, 400, 'kit_unknown_refusal', 'A refusal with a code no revision has.');
+        return;
+      case 'markup-refusal':
+        entry.status = 400;
+        this.error(response, 400, 'invalid_request', MARKUP_ERROR);
         return;
       case 'csrf-refused':
         entry.status = 403;

@@ -14,13 +14,15 @@ import { KIT_AGENTS, KitServer, type ScenarioRecording } from './kit-server.js';
 export interface ClientConformanceOptions {
   /**
    * The adapter: a shell command that runs one turn of the client under test and exits (0 when the turn ended with
-   * its answer). `{server}`, `{message}`, `{agent}`, `{attachment}`, `{answers}` and `{out}` are replaced,
-   * shell-quoted, by the kit's base URL, the person's message, the agent to pick, the path of a file the person
-   * attaches (empty when none), how the person answers the turn's waits (a JSON array of {@link ScriptedAnswer}, `[]`
-   * when none) and the path where the adapter writes the page its client holds once the turn has ended (JSON,
-   * `{"layout": …, "page": …}`; an adapter that writes none skips the checks that read it); the same values are in
-   * `CANVAS_AI_SERVER`, `CANVAS_AI_MESSAGE`, `CANVAS_AI_AGENT`, `CANVAS_AI_ATTACHMENT`, `CANVAS_AI_ANSWERS` and
-   * `CANVAS_AI_OUT`. SIGINT to its process group means the person pressed stop.
+   * its answer). `{server}`, `{message}`, `{agent}`, `{attachment}`, `{answers}`, `{out}` and `{shown}` are
+   * replaced, shell-quoted, by the kit's base URL, the person's message, the agent to pick, the path of a file the
+   * person attaches (empty when none), how the person answers the turn's waits (a JSON array of
+   * {@link ScriptedAnswer}, `[]` when none), the path where the adapter writes the page its client holds once the
+   * turn has ended (JSON, `{"layout": …, "page": …}`) and the path where it writes the text its client showed the
+   * person (narration, answer, errors, as the person reads them); an adapter that writes neither skips the checks
+   * that read them. The same values are in `CANVAS_AI_SERVER`, `CANVAS_AI_MESSAGE`, `CANVAS_AI_AGENT`,
+   * `CANVAS_AI_ATTACHMENT`, `CANVAS_AI_ANSWERS`, `CANVAS_AI_OUT` and `CANVAS_AI_SHOWN`. SIGINT to its process group
+   * means the person pressed stop.
    */
   command: string;
   /** The longest one scenario may run (default 30 s); past it the command is killed and the checks judge what came. */
@@ -55,11 +57,13 @@ export async function runClientConformance(options: ClientConformanceOptions): P
     for (const scenario of CLIENT_SCENARIOS.filter((each) => claimed(each.needs))) {
       if (options.scenarios && !options.scenarios.includes(scenario.id)) continue;
       const recording = kit.begin(scenario);
-      const out = join(pages, `${scenario.id}.json`);
-      const { exitCode, stderr } = await runAdapter(kit, url, scenario, out, options);
+      const files = { out: join(pages, `${scenario.id}.json`), shown: join(pages, `${scenario.id}.txt`) };
+      const { exitCode, stderr } = await runAdapter(kit, url, scenario, files, options);
       kit.end();
-      const written = await readWritten(out);
-      if (written) recording.written = written;
+      const written = await readWritten(files.out);
+      if (written) recording.written = 'text' in written ? parsedPage(written.text) : written;
+      const shown = await readWritten(files.shown);
+      if (shown) recording.shown = shown;
       recordings.set(scenario.id, recording);
       options.onScenario?.(scenario.id, exitCode, stderr);
     }
@@ -121,11 +125,11 @@ function judge(
   };
 }
 
-/** The largest page the kit reads back from `{out}`: far above any scenario's, so a runaway file is not read whole. */
+/** The largest file the kit reads back from `{out}` or `{shown}`: far above any scenario's, so a runaway one is not read whole. */
 const WRITTEN_MAX_BYTES = 1024 * 1024;
 
-/** The page an adapter wrote to `path`, as JSON; undefined when it wrote none. */
-async function readWritten(path: string): Promise<ScenarioRecording['written']> {
+/** The text an adapter wrote to `path`; undefined when it wrote none. */
+async function readWritten(path: string): Promise<{ text: string } | { problem: string } | undefined> {
   let size: number;
   try {
     size = (await stat(path)).size;
@@ -133,7 +137,11 @@ async function readWritten(path: string): Promise<ScenarioRecording['written']> 
     return undefined;
   }
   if (size > WRITTEN_MAX_BYTES) return { problem: `${size} bytes, more than the kit reads (${WRITTEN_MAX_BYTES})` };
-  const text = await readFile(path, 'utf8');
+  return { text: await readFile(path, 'utf8') };
+}
+
+/** The page an adapter wrote to `{out}`, as JSON. */
+function parsedPage(text: string): NonNullable<ScenarioRecording['written']> {
   try {
     return { document: JSON.parse(text) as unknown };
   } catch (error) {
@@ -149,7 +157,7 @@ function runAdapter(
   kit: KitServer,
   url: string,
   scenario: ClientScenario,
-  out: string,
+  files: { out: string; shown: string },
   options: ClientConformanceOptions,
 ): Promise<{ exitCode: number | null; stderr: string }> {
   const agent = KIT_AGENTS.tools[0]!.id;
@@ -161,7 +169,8 @@ function runAdapter(
     .replaceAll('{agent}', shellQuote(agent))
     .replaceAll('{attachment}', shellQuote(attachment))
     .replaceAll('{answers}', shellQuote(answers))
-    .replaceAll('{out}', shellQuote(out));
+    .replaceAll('{out}', shellQuote(files.out))
+    .replaceAll('{shown}', shellQuote(files.shown));
   const child = spawn(command, {
     shell: true,
     // Its own process group: the stop and the timeout reach the client, not only the shell that started it.
@@ -174,7 +183,8 @@ function runAdapter(
       CANVAS_AI_AGENT: agent,
       CANVAS_AI_ATTACHMENT: attachment,
       CANVAS_AI_ANSWERS: answers,
-      CANVAS_AI_OUT: out,
+      CANVAS_AI_OUT: files.out,
+      CANVAS_AI_SHOWN: files.shown,
     },
   });
   let stderr = '';

@@ -1,11 +1,13 @@
 // The client kit's adapter for <canvas-ai-chat> (spec/conformance.md §7): one turn of the element in Debian's
 // Chromium, in the built demo editor, against the agent server the kit names. Run as the kit's command:
-//   element-adapter.ts SERVER MESSAGE AGENT ANSWERS [OUT]
+//   element-adapter.ts SERVER MESSAGE AGENT ANSWERS [OUT [SHOWN]]
 // The demo is served from 127.0.0.1 with /api/ forwarded to SERVER, as a host's reverse proxy would. SIGINT presses
 // the shown plan's Cancel, or else the chat's stop. ANSWERS is the kit's {answers}: the person clicks the question's, the plan's and the approval's cards as it says,
 // in order; a screenshot is the demo's own (its getScreenshot draws the canvas), or none where it says `null`.
 // OUT is the kit's {out}: once the turn has ended (and a stop's cancel was answered), the page the chat's getLayout()
-// returns is written there. Exit code 0 when the turn ended with its answer, 1 otherwise.
+// returns is written there. SHOWN is the kit's {shown}: the text the chat shows then (its messages, narration and
+// notices, read through its shadow roots as the person reads them). Exit code 0 when the turn ended with its answer,
+// 1 otherwise.
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
@@ -28,7 +30,23 @@ type ScriptedAnswer =
   | { kind: 'screenshot'; image: string | null }
   | { kind: 'approval'; approved: number[] };
 
-const [server = '', message = '', agent, answersJson = '[]', out] = process.argv.slice(2);
+const [server = '', message = '', agent, answersJson = '[]', out, shown] = process.argv.slice(2);
+
+/**
+ * The text of every text node under the chat, shadow roots included; a <br> is a line break. Styles and scripts are
+ * not read: a script the page runs is not text the person reads. A string, as tsx's helpers do not exist in the page.
+ */
+const READ_SHOWN_TEXT = `(() => {
+  const read = (node) => {
+    if (node.nodeType === Node.TEXT_NODE) return node.textContent ?? '';
+    if (!(node instanceof Element || node instanceof DocumentFragment)) return '';
+    if (node instanceof Element && ['STYLE', 'SCRIPT', 'TEMPLATE'].includes(node.tagName)) return '';
+    if (node instanceof Element && node.tagName === 'BR') return '\\n';
+    const own = node instanceof Element && node.shadowRoot ? read(node.shadowRoot) : '';
+    return own + [...node.childNodes].map(read).join('');
+  };
+  return read(document.querySelector('canvas-ai-chat'));
+})()`;
 const answers = JSON.parse(answersJson) as ScriptedAnswer[];
 
 /**
@@ -135,6 +153,10 @@ try {
       (document.querySelector('canvas-ai-chat') as unknown as ChatElement).getLayout(),
     );
     await writeFile(out, JSON.stringify(written));
+  }
+  if (shown) {
+    const text = await page.evaluate<string>(READ_SHOWN_TEXT);
+    await writeFile(shown, text);
   }
 } finally {
   await chromium.close();

@@ -1,7 +1,8 @@
 // Planted bugs of a client, for the client kit to catch (test/node/client-conformance.test.ts): the reference loop
 // (runHeadlessTurn) behind a `fetch` that breaks one client rule each, at the seam where a real client goes wrong.
-// Run as an adapter command: broken-loop.ts VARIANT SERVER MESSAGE AGENT [ATTACHMENT [ANSWERS [OUT]]]; SIGINT stops
-// the turn; the page the turn made is written to OUT.
+// Run as an adapter command: broken-loop.ts VARIANT SERVER MESSAGE AGENT [ATTACHMENT [ANSWERS [OUT [SHOWN]]]]; SIGINT
+// stops the turn; the page the turn made is written to OUT, and what the person read (the narration, then the answer
+// or the error) to SHOWN.
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { applyOutputsWithResults, type CanvasDocument, type ToolOutput } from '@canvas-ai/protocol';
@@ -19,6 +20,8 @@ export interface BrokenLoop {
   scenarios: readonly string[];
   /** `fetch` with the bug. */
   fetch(send: typeof fetch): typeof fetch;
+  /** What the person reads of a text the client shows (default: the text as it is). */
+  shown?(text: string): string;
   /** The host's last act on the page once the turn has ended, before the adapter writes it (default: none). */
   afterTurn?(document: CanvasDocument): Promise<CanvasDocument>;
 }
@@ -419,6 +422,14 @@ export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
       return Response.json(body, { status: 403, headers: response.headers });
     },
   },
+  'renders-markup': {
+    bug: 'the chat puts narration, answers and error messages into its HTML as they come, so their tags and markdown are rendered, not shown',
+    caughtBy: 'client.shown-as-text',
+    scenarios: ['markup', 'markup-error'],
+    fetch: (send) => send,
+    // What the person reads of rendered markup: the tags' text, without the tags or the asterisks.
+    shown: (text) => text.replace(/<[^>]*>/g, '').replaceAll('**', ''),
+  },
   'no-cancel': {
     bug: 'the stop aborts the hop but never sends the DELETE',
     caughtBy: 'client.stop',
@@ -441,12 +452,12 @@ function isTheCommand(): boolean {
 }
 
 if (isTheCommand()) {
-  const [name, server = '', message = '', agent, attachment = '', answers = '[]', out] = process.argv.slice(2);
+  const [name, server = '', message = '', agent, attachment = '', answers = '[]', out, shown] = process.argv.slice(2);
   const variant = BROKEN_LOOPS[name ?? ''];
   if (!variant) throw new Error(`No planted bug "${name}"; known: ${Object.keys(BROKEN_LOOPS).join(', ')}`);
   const stop = new AbortController();
   process.on('SIGINT', () => stop.abort());
-  const { result, document } = await runHeadlessTurn({
+  const { result, document, progress, answer } = await runHeadlessTurn({
     server,
     message,
     agent,
@@ -461,5 +472,7 @@ if (isTheCommand()) {
   });
   const page = variant.afterTurn ? await variant.afterTurn(document) : document;
   if (out) await writeFile(out, JSON.stringify(page));
+  const read = [progress, result.status === 'error' ? result.error.message : answer].filter((text) => text !== '');
+  if (shown) await writeFile(shown, read.map((text) => variant.shown?.(text) ?? text).join('\n'));
   process.exitCode = result.status === 'done' ? 0 : 1;
 }

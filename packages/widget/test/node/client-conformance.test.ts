@@ -14,8 +14,8 @@ const NODE = `'${process.execPath}' --import tsx`;
 /** The adapter command: the reference CLI, or a broken loop. */
 const adapter = (variant?: BrokenLoopName) =>
   variant
-    ? `${NODE} '${BROKEN}' ${variant} {server} {message} {agent} {attachment} {answers} {out}`
-    : `${NODE} '${CLI}' --server {server} --message {message} --agent {agent} --attach {attachment} --answers {answers} --out {out}`;
+    ? `${NODE} '${BROKEN}' ${variant} {server} {message} {agent} {attachment} {answers} {out} {shown}`
+    : `${NODE} '${CLI}' --server {server} --message {message} --agent {agent} --attach {attachment} --answers {answers} --out {out} 2> {shown}`;
 
 describe('the client kit against the reference loop (canvas-ai-turn)', () => {
   it('passes every check', async () => {
