@@ -21,10 +21,11 @@ export interface MustRow {
 }
 
 /** The client kit (spec/conformance.md §7) sees a client only through the requests it makes. */
-const CLIENT_KIT = 'the client kit (spec/conformance.md §7) judges a client by the requests it makes';
+const CLIENT_KIT =
+  'the client kit (spec/conformance.md §7) judges a client by the requests it makes, the page it holds ({out}) and the text it shows ({shown})';
 /** The person's own act in the editor, which no scripted turn can make happen. */
 const PERSONS_ACT = (what: string) =>
-  `${CLIENT_KIT}; ${what} is the person's act in the editor, which no scripted turn makes happen`;
+  `${CLIENT_KIT}; ${what} is the person's act in the editor, outside any turn and without a request, which each editor offers its own way (a button, a shortcut, its own history), so the adapter contract has no act for it`;
 const PROMPT =
   "what the model is told cannot be observed over HTTP; the reference server's tests read the prompt (packages/reference-server/test/model-context.test.ts, coediting.test.ts)";
 
