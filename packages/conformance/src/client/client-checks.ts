@@ -437,8 +437,9 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
       return overScenarios(
         recordings,
         (recording) => {
-          const hops = hopsOf(recording);
-          if (hops.length < 3) return `the turn stopped at hop ${hops.length}; the kit answered 3`;
+          // Hop numbers, not requests: a client that sends hop 1 again and again has not gone on.
+          const reached = Math.max(0, ...hopsOf(recording).map((request) => hopOf(request)?.hop ?? 0));
+          if (reached < 3) return `the turn stopped at hop ${reached}; the kit answered 3`;
           return undefined;
         },
         'the turn went on through JSON and NDJSON answers alike',

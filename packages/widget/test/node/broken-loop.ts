@@ -430,6 +430,56 @@ export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
     // What the person reads of rendered markup: the tags' text, without the tags or the asterisks.
     shown: (text) => text.replace(/<[^>]*>/g, '').replaceAll('**', ''),
   },
+  'skips-the-replay': {
+    bug: 'after a lost response the client numbers its retry as the next hop instead of sending the same hop again',
+    caughtBy: 'client.repeat-after-loss',
+    // The skipped hop number is also a gap in the turn's numbering, and its page lacks the lost hop's outputs.
+    alsoFailing: ['client.hop-numbers', 'client.document-fresh'],
+    scenarios: ['lost-response'],
+    fetch: (send) => {
+      let lost: number | undefined;
+      return async (input, init) => {
+        const body = isHop(input, init) ? hopBody(init) : undefined;
+        const sent = body && body.hop === lost ? { ...init, body: JSON.stringify({ ...body, hop: lost + 1 }) } : init;
+        try {
+          return await send(input, sent);
+        } catch (error) {
+          if (typeof body?.hop === 'number') lost = body.hop;
+          throw error;
+        }
+      };
+    },
+  },
+  'stream-by-request': {
+    bug: 'the client that asked for a stream reads every answer as NDJSON, whatever its Content-Type says',
+    caughtBy: 'client.content-type',
+    // The JSON answers it cannot read end the build turn before its answer.
+    alsoFailing: ['client.usage-optional'],
+    scenarios: ['build', 'streamed'],
+    fetch: (send) => async (input, init) => {
+      const response = await send(input, init);
+      if (!isHop(input, init) || !new Headers(init?.headers).get('accept')?.includes('application/x-ndjson'))
+        return response;
+      const headers = new Headers(response.headers);
+      headers.set('content-type', 'application/x-ndjson');
+      return new Response(response.body, { status: response.status, headers });
+    },
+  },
+  'requires-usage': {
+    bug: 'the client refuses a hop response without `usage` as broken',
+    caughtBy: 'client.usage-optional',
+    // client.content-type judges the same build turn reaching its answer.
+    alsoFailing: ['client.content-type'],
+    scenarios: ['build'],
+    fetch: (send) => async (input, init) => {
+      const response = await send(input, init);
+      const json = (response.headers.get('content-type') ?? '').startsWith('application/json');
+      if (!isHop(input, init) || !response.ok || !json) return response;
+      const body = (await response.clone().json()) as { usage?: unknown };
+      if (body.usage === undefined) throw new TypeError('The hop response has no usage.');
+      return response;
+    },
+  },
   'no-cancel': {
     bug: 'the stop aborts the hop but never sends the DELETE',
     caughtBy: 'client.stop',

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { formatClaimVerdict, runClientConformance } from '@canvas-ai/conformance';
+import { CLIENT_CHECKS, formatClaimVerdict, runClientConformance } from '@canvas-ai/conformance';
 import { BROKEN_LOOPS, type BrokenLoopName } from './broken-loop.js';
 
 const CLI = fileURLToPath(new URL('../../src/node/headless-cli.ts', import.meta.url));
@@ -66,6 +66,14 @@ describe('the client kit against planted bugs of the loop', () => {
       caught.push(name);
     });
   }
+  it('plants a bug for every client check, caught by that check', () => {
+    const planted = new Set(Object.values(BROKEN_LOOPS).map((variant) => variant.caughtBy));
+    assert.deepEqual(
+      CLIENT_CHECKS.map((check) => check.id).filter((id) => !planted.has(id)),
+      [],
+      'client checks with no planted bug of their own',
+    );
+  });
   it('reports its catch rate', () => {
     const total = Object.keys(BROKEN_LOOPS).length;
     console.log(`client planted bugs caught: ${caught.length}/${total}`);
