@@ -20,7 +20,7 @@ export interface MustRow {
   reason?: string;
 }
 
-/** The client kit (spec/conformance.md §7) sees a client only through the requests it makes. */
+/** The client kit (spec/conformance.md §7) sees a client through its requests and the two files its adapter writes. */
 const CLIENT_KIT =
   'the client kit (spec/conformance.md §7) judges a client by the requests it makes, the page it holds ({out}) and the text it shows ({shown})';
 /** The person's own act in the editor, which no scripted turn can make happen. */

@@ -36,7 +36,7 @@ const page = (...uuids: string[]) => ({
 });
 
 /** The late hop as the kit recorded it: answered 200 when its cancel came, or closed by the client first. */
-const lateHop = (status: number): RecordedRequest => ({
+const hopRequest = (status: number): RecordedRequest => ({
   method: 'POST',
   path: '/api/hop',
   headers: {},
@@ -53,7 +53,7 @@ function judge(recording: Partial<ScenarioRecording>) {
       'stop-late-answer',
       {
         scenario: stopLateAnswer,
-        requests: [lateHop(200)],
+        requests: [hopRequest(200)],
         expectedAfter: new Map(),
         waits: new Map(),
         notOffered: [],
@@ -70,7 +70,7 @@ describe('client.stopped-response-not-applied', () => {
     const delivered = judge({ written: { document: page(HERO) } });
     assert.equal(delivered.status, 'pass');
     assert.match(delivered.why, /answered the stopped hop as its cancel came; nothing of it/);
-    const aborted = judge({ requests: [lateHop(0)], written: { document: page(HERO) } });
+    const aborted = judge({ requests: [hopRequest(0)], written: { document: page(HERO) } });
     assert.equal(aborted.status, 'pass');
     assert.match(aborted.why, /closed the stopped hop before the kit answered it/);
   });
@@ -114,7 +114,7 @@ describe('client.outputs-line-applied', () => {
   const outputsLine = CLIENT_CHECKS.find((each) => each.id === 'client.outputs-line-applied')!;
   const scenario = (id: string) => CLIENT_SCENARIOS.find((each) => each.id === id)!;
   const hop = (fault: RecordedRequest['fault'], accept: string, startedAt = 100): RecordedRequest => ({
-    ...lateHop(200),
+    ...hopRequest(200),
     headers: { accept },
     fault,
     startedAt,
@@ -207,8 +207,32 @@ describe('client.branches-on-code', () => {
     assert.equal(ended.status, 'pass');
     assert.match(
       ended.why,
-      /not judged: the origin-refused scenario did not run; csrf-refused: the turn ended at the 403 csrf_invalid/,
+      /csrf-refused: the turn ended at the 403 csrf_invalid.*; not judged: the origin-refused scenario did not run/,
     );
+  });
+
+  it('says so when a client ended the turn on both 403s: it did not tell the codes apart', () => {
+    const origin = request({ status: 403, fault: 'origin-refused' });
+    const scenario = (id: string, requests: RecordedRequest[]): [string, ScenarioRecording] => [
+      id,
+      {
+        scenario: CLIENT_SCENARIOS.find((each) => each.id === id)!,
+        requests,
+        expectedAfter: new Map(),
+        waits: new Map(),
+        notOffered: [],
+      },
+    ];
+    const verdict = branches.judge(
+      new Map([scenario('csrf-refused', [refused]), scenario('origin-refused', [origin])]),
+    );
+    assert.equal(verdict.status, 'pass');
+    assert.match(verdict.why, /the two codes were not told apart, nor needed to be$/);
+    const retried = branches.judge(
+      new Map([scenario('csrf-refused', [refused]), scenario('origin-refused', [origin, token, request({})])]),
+    );
+    assert.equal(retried.status, 'fail');
+    assert.match(retried.why, /^origin-refused: after 403 the client sent hop 2 of the turn again/);
   });
 
   it('fails the hop sent again without a new token, changed, or the next hop instead', () => {
@@ -226,7 +250,7 @@ describe('client.branches-on-code', () => {
 
 describe('client.shown-as-text', () => {
   const shownCheck = CLIENT_CHECKS.find((each) => each.id === 'client.shown-as-text')!;
-  const hopRequest: RecordedRequest = { ...lateHop(200), fault: undefined };
+  const anyHop: RecordedRequest = { ...hopRequest(200), fault: undefined };
   const judgeShown = (markup: ScenarioRecording['shown'], error: ScenarioRecording['shown']) =>
     shownCheck.judge(
       new Map(
@@ -239,7 +263,7 @@ describe('client.shown-as-text', () => {
           id,
           {
             scenario: CLIENT_SCENARIOS.find((scenario) => scenario.id === id)!,
-            requests: [hopRequest],
+            requests: [anyHop],
             expectedAfter: new Map(),
             waits: new Map(),
             notOffered: [],

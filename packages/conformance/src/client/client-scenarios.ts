@@ -7,9 +7,9 @@ import { type CheckNeeds, partNeeds } from '../claims.js';
  * scripted answer): `lose` runs the hop and drops the connection before the answer; `cut-stream` sends a streamed
  * answer without its last line; `busy` 409 `hop_in_progress` and `unavailable` 503 `store_unavailable`, both with
  * `Retry-After: 1`; `gone` 410; `provider-error` 502; `unknown-code` a 400 with a code no revision has;
- * `csrf-refused` and `origin-refused` 403 `csrf_invalid` and 403 `origin_not_allowed`; `markup-refusal` a 400 whose
- * `message` is {@link MARKUP_ERROR}; `hold` keeps
- * the hop unanswered until the client aborts it (the kit asks the client to stop meanwhile); `answer-late` holds it
+ * `csrf-refused` 403 `csrf_invalid`; `origin-refused` 403 `origin_not_allowed`, on every try; `markup-refusal` a 400
+ * whose `message` is {@link MARKUP_ERROR}; `hold` keeps the hop unanswered until the client aborts it (the kit asks
+ * the client to stop meanwhile); `answer-late` holds it
  * the same way, but answers it with its scripted outputs when the client's cancel arrives, as a hop that finished
  * just as the person stopped (a client that aborted it reads nothing). Two are for a client that asks for a stream
  * (a JSON answer otherwise): `stop-after-outputs` sends the outputs line and holds the rest, asking the client to stop
@@ -96,7 +96,7 @@ export interface ClientScenario {
 /** The revisions that added what some scenarios play (spec §14.1). */
 const CO_EDITING: CheckNeeds = { since: '1.1', what: 'co-editing (spec §16, revision 1.1)' };
 /** `origin_not_allowed` came with revision 1.3, beside the older `csrf_invalid` of the same status. */
-export const CODES_OF_1_3: CheckNeeds = { since: '1.3', what: 'two codes of one status (spec §7, revision 1.3)' };
+export const TWO_403_CODES: CheckNeeds = { since: '1.3', what: 'two codes of one status (spec §7, revision 1.3)' };
 const RETRY_AFTER_ON_409: CheckNeeds = {
   since: '1.4',
   what: 'Retry-After on 409 hop_in_progress (spec §8.3, revision 1.4)',
@@ -519,14 +519,13 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
     id: 'csrf-refused',
     title: 'hop 2 is refused 403 csrf_invalid once (an expired token)',
     message: 'Build, and meet an expired token',
-    needs: CODES_OF_1_3,
     hops: [outputs([placeHero], 'Adding a hero.'), outputs(buildRest, 'A story and a button.', 'csrf-refused'), answer],
   },
   {
     id: 'origin-refused',
-    title: 'hop 2 is refused 403 origin_not_allowed (the same status as an expired token, another code)',
+    title: 'hop 2 is refused 403 origin_not_allowed on every try (the status of an expired token, another code)',
     message: 'Build, and meet a refused origin',
-    needs: CODES_OF_1_3,
+    needs: TWO_403_CODES,
     hops: [outputs([placeHero], 'Adding a hero.'), { ...answer, fault: 'origin-refused' }],
   },
   {

@@ -95,13 +95,11 @@ const WAIT_TTL_MS = 15 * 60_000;
  * the response and shows what the turn waits for (a stop before that is judged alike: no hop, a cancel).
  */
 const STOP_AFTER_WAIT_MS = 500;
-/** What a response line carries beyond its outputs line, in the `outputs-differ` fault. */
-const EXTRA_OUTPUT: ToolOutput = {
-  type: 'set_page_value',
-  call_id: 'kit_call_differ',
-  field: 'title',
-  value: 'Not in the outputs line',
-};
+/**
+ * How long after a streamed hop's outputs line the kit asks the client to stop (`stop-after-outputs`): the kit cannot
+ * see when the client has read the line, so this leaves a slow client (a browser on a loaded machine) time to.
+ */
+const STOP_AFTER_OUTPUTS_MS = 1_500;
 /** How long after answering a held hop late the kit answers the cancel that let it go. */
 const LATE_CANCEL_MS = 300;
 
@@ -276,7 +274,8 @@ export class KitServer {
       entry.status = 200;
       return this.send(response, entry, replay);
     }
-    if (step.fault && !this.faultsPlayed.has(hop.hop)) {
+    // A refused origin is refused again on every try, as a server refuses it; every other fault plays once.
+    if (step.fault && (!this.faultsPlayed.has(hop.hop) || step.fault === 'origin-refused')) {
       this.faultsPlayed.add(hop.hop);
       entry.fault = step.fault;
       return this.playFault(step.fault, entry, response, () => this.respond(hop, step));
@@ -433,7 +432,7 @@ export class KitServer {
         response.write(encodeStreamLine({ type: 'outputs', outputs: answer.outputs }));
         // The model would run now: the person stops once the client has had the outputs line a while. The rest is
         // never sent; the connection ends when the client closes it, its cancel arrives or the scenario ends.
-        this.stopTimer = setTimeout(() => this.onStopWanted?.(), STOP_AFTER_WAIT_MS);
+        this.stopTimer = setTimeout(() => this.onStopWanted?.(), STOP_AFTER_OUTPUTS_MS);
         const release = (): boolean => {
           if (this.releaseHeld === release) this.releaseHeld = undefined;
           if (!response.destroyed) response.destroy();
@@ -452,8 +451,9 @@ export class KitServer {
         }
         response.writeHead(200, { 'Content-Type': NDJSON_MEDIA_TYPE });
         response.write(encodeStreamLine({ type: 'outputs', outputs: answer.outputs }));
-        // The response line carries one output more than the outputs line: a client MUST end the turn (spec §6.1).
-        const differing = { ...answer, outputs: [...answer.outputs, EXTRA_OUTPUT] };
+        // The response line's outputs are the outputs line's, one value changed under the same call_id: a client MUST
+        // end the turn (spec §6.1), even one that compares only how many outputs came, or their call ids.
+        const differing = { ...answer, outputs: answer.outputs.map(withOtherValue) };
         response.end(encodeStreamLine({ type: 'response', response: differing }));
         return;
       }
@@ -485,11 +485,12 @@ export class KitServer {
         return;
       case 'csrf-refused':
         entry.status = 403;
-        this.error(response, 403, 'csrf_invalid', 'The CSRF token has expired; fetch a new one.');
+        this.error(response, 403, 'csrf_invalid', 'The CSRF token is not valid for this session.');
         return;
       case 'origin-refused':
         entry.status = 403;
-        this.error(response, 403, 'origin_not_allowed', 'This server does not take requests from that page.');
+        // Worded about a token, so a client that reads `message` instead of the code fetches one in vain (spec §7).
+        this.error(response, 403, 'origin_not_allowed', 'This page may not send hops here, with any CSRF token.');
         return;
       case 'hold':
       case 'answer-late': {
@@ -578,4 +579,9 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** `output` with its value changed when it sets a page value; any other output as it is. */
+function withOtherValue(output: ToolOutput): ToolOutput {
+  return output.type === 'set_page_value' ? { ...output, value: `${String(output.value)} (not as streamed)` } : output;
 }

@@ -52,3 +52,15 @@ export function overScenarios(
   if (judged === 0) return skip(`no scenario of ${only?.join(', ') ?? 'the kit'} ran`);
   return pass(`${passed} (${judged} scenario${judged === 1 ? '' : 's'})`);
 }
+
+/**
+ * One verdict from the verdicts of several scenarios of a check: it fails when any fails (every failure named), is
+ * skipped when every one is, and else passes, naming what each passing scenario showed and what was not judged.
+ */
+export function combineVerdicts(verdicts: readonly CheckVerdict[]): CheckVerdict {
+  const why = (status: CheckVerdict['status']) =>
+    verdicts.filter((verdict) => verdict.status === status).map((verdict) => verdict.why);
+  if (why('fail').length > 0) return fail(why('fail').join('; '));
+  if (why('pass').length === 0) return skip(why('skip').join('; '));
+  return pass([...why('pass'), ...why('skip').map((line) => `not judged: ${line}`)].join('; '));
+}
