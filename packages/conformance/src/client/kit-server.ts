@@ -100,6 +100,50 @@ const STOP_AFTER_WAIT_MS = 500;
  * see when the client has read the line, so this leaves a slow client (a browser on a loaded machine) time to.
  */
 const STOP_AFTER_OUTPUTS_MS = 1_500;
+
+/** How the kit answers a fault that refuses a hop. */
+interface Refusal {
+  status: number;
+  code: string;
+  message: string;
+  /** Send `Retry-After: 1`. */
+  retryAfter?: boolean;
+}
+
+/** The faults that refuse a hop. */
+type RefusalFault = Extract<
+  KitFault,
+  | 'busy'
+  | 'unavailable'
+  | 'gone'
+  | 'provider-error'
+  | 'unknown-code'
+  | 'markup-refusal'
+  | 'csrf-refused'
+  | 'origin-refused'
+>;
+/** Each refusing fault as the kit answers it. */
+const REFUSALS: Record<RefusalFault, Refusal> = {
+  busy: {
+    status: 409,
+    code: 'hop_in_progress',
+    message: 'The previous hop of this turn is still running.',
+    retryAfter: true,
+  },
+  unavailable: { status: 503, code: 'store_unavailable', message: 'The turn store did not answer.', retryAfter: true },
+  gone: { status: 410, code: 'turn_not_found', message: 'There is no such turn.' },
+  'provider-error': { status: 502, code: 'provider_error', message: 'The model provider failed.' },
+  'unknown-code': { status: 400, code: 'kit_unknown_refusal', message: 'A refusal with a code no revision has.' },
+  'markup-refusal': { status: 400, code: 'invalid_request', message: MARKUP_ERROR },
+  'csrf-refused': { status: 403, code: 'csrf_invalid', message: 'The CSRF token is not valid for this session.' },
+  // Worded about a token, so a client that reads `message` instead of the code fetches one in vain (spec §7).
+  'origin-refused': {
+    status: 403,
+    code: 'origin_not_allowed',
+    message: 'This page may not send hops here, with any CSRF token.',
+  },
+};
+
 /** How long after answering a held hop late the kit answers the cancel that let it go. */
 const LATE_CANCEL_MS = 300;
 
@@ -458,40 +502,19 @@ export class KitServer {
         return;
       }
       case 'busy':
-        entry.status = 409;
-        response.setHeader('Retry-After', '1');
-        this.error(response, 409, 'hop_in_progress', 'The previous hop of this turn is still running.');
-        return;
       case 'unavailable':
-        entry.status = 503;
-        response.setHeader('Retry-After', '1');
-        this.error(response, 503, 'store_unavailable', 'The turn store did not answer.');
-        return;
       case 'gone':
-        entry.status = 410;
-        this.error(response, 410, 'turn_not_found', 'There is no such turn.');
-        return;
       case 'provider-error':
-        entry.status = 502;
-        this.error(response, 502, 'provider_error', 'The model provider failed.');
-        return;
       case 'unknown-code':
-        entry.status = 400;
-        this.error(response, 400, 'kit_unknown_refusal', 'A refusal with a code no revision has.');
-        return;
       case 'markup-refusal':
-        entry.status = 400;
-        this.error(response, 400, 'invalid_request', MARKUP_ERROR);
-        return;
       case 'csrf-refused':
-        entry.status = 403;
-        this.error(response, 403, 'csrf_invalid', 'The CSRF token is not valid for this session.');
+      case 'origin-refused': {
+        const { status, code, message, retryAfter } = REFUSALS[fault];
+        entry.status = status;
+        if (retryAfter) response.setHeader('Retry-After', '1');
+        this.error(response, status, code, message);
         return;
-      case 'origin-refused':
-        entry.status = 403;
-        // Worded about a token, so a client that reads `message` instead of the code fetches one in vain (spec §7).
-        this.error(response, 403, 'origin_not_allowed', 'This page may not send hops here, with any CSRF token.');
-        return;
+      }
       case 'hold':
       case 'answer-late': {
         entry.status = 0;
