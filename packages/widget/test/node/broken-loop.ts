@@ -385,7 +385,9 @@ export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
       });
     },
     afterTurn: async (document) => {
-      const timeout = new Promise<undefined>((resolve) => setTimeout(resolve, LATE_WAIT_MS).unref());
+      // AbortSignal.timeout's timer does not hold the process open once the page is written.
+      const waited = AbortSignal.timeout(LATE_WAIT_MS);
+      const timeout = new Promise<undefined>((resolve) => waited.addEventListener('abort', () => resolve(undefined)));
       for (const late of lateResponses) {
         const body = await Promise.race([late, timeout]);
         if (body?.outputs) document = applyOutputsWithResults(document, body.outputs).document;
@@ -440,7 +442,10 @@ export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
       let lost: number | undefined;
       return async (input, init) => {
         const body = isHop(input, init) ? hopBody(init) : undefined;
-        const sent = body && body.hop === lost ? { ...init, body: JSON.stringify({ ...body, hop: lost + 1 }) } : init;
+        const sent =
+          body && lost !== undefined && body.hop === lost
+            ? { ...init, body: JSON.stringify({ ...body, hop: lost + 1 }) }
+            : init;
         try {
           return await send(input, sent);
         } catch (error) {
