@@ -65,7 +65,9 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     const deadline = Date.now() + this.maxDecisionMs;
     let retries = 0;
     for (let tries = 1; ; tries += 1) {
-      const budget = Math.min(this.#timeoutMs, deadline - Date.now());
+      // The first try has the whole timeout (the deadline was made from it): its failure names the configured figure,
+      // not one a millisecond of set-up took off.
+      const budget = tries === 1 ? this.#timeoutMs : Math.min(this.#timeoutMs, deadline - Date.now());
       const outcome = await this.#try(request, budget);
       if (!('failure' in outcome)) return outcome.reply;
       const { failure } = outcome;
