@@ -6,6 +6,7 @@ import { TWO_403_CODES, DERIVED_IN_REMOVAL } from './client-scenarios.js';
 import type { RecordedRequest, ScenarioRecording } from './kit-server.js';
 import {
   answered,
+  askedForStream,
   type ClientCheck,
   combineVerdicts,
   hopOf,
@@ -360,9 +361,7 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
     spec: { section: 'stream', must: "A client MUST tell the two apart by the answer's `Content-Type`." },
     needs: partNeeds('streaming'),
     judge: (recordings) => {
-      const asked = [...recordings.values()].filter((recording) =>
-        hopsOf(recording).some((request) => (request.headers.accept ?? '').includes('application/x-ndjson')),
-      );
+      const asked = [...recordings.values()].filter((recording) => hopsOf(recording).some(askedForStream));
       if (asked.length === 0) return skip('the client never asked for a stream: it reads JSON only');
       return overScenarios(
         recordings,

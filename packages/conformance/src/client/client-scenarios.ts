@@ -9,11 +9,11 @@ import { type CheckNeeds, partNeeds } from '../claims.js';
  * `Retry-After: 1`; `gone` 410; `provider-error` 502; `unknown-code` a 400 with a code no revision has;
  * `csrf-refused` 403 `csrf_invalid`; `origin-refused` 403 `origin_not_allowed`, on every try; `markup-refusal` a 400
  * whose `message` is {@link MARKUP_ERROR}; `hold` keeps the hop unanswered until the client aborts it (the kit asks
- * the client to stop meanwhile); `answer-late` holds it
- * the same way, but answers it with its scripted outputs when the client's cancel arrives, as a hop that finished
- * just as the person stopped (a client that aborted it reads nothing). Two are for a client that asks for a stream
- * (a JSON answer otherwise): `stop-after-outputs` sends the outputs line and holds the rest, asking the client to stop
- * meanwhile; `outputs-differ` sends a response line whose outputs are the outputs line's and one more.
+ * the client to stop meanwhile); `answer-late` holds it the same way, but answers it with its scripted outputs when
+ * the client's cancel arrives, as a hop that finished just as the person stopped (a client that aborted it reads
+ * nothing). Two are for a client that asks for a stream (a JSON answer otherwise): `stop-after-outputs` sends the
+ * outputs line and holds the rest, asking the client to stop meanwhile; `outputs-differ` sends a response line whose
+ * outputs are the outputs line's with a page value changed under the same `call_id`.
  */
 export type KitFault =
   | 'lose'

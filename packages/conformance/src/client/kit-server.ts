@@ -20,6 +20,7 @@ import {
 } from '@canvas-ai/protocol';
 import { answerProblems, sniffImageType } from '@canvas-ai/protocol/server';
 import { type ClientScenario, type HopStep, type KitFault, type KitWait, MARKUP_ERROR } from './client-scenarios.js';
+import { askedForStream } from './recorded-hops.js';
 
 /** The agents the kit's server offers: a main agent and one tool a client may pick. */
 export const KIT_AGENTS: AgentsResponse = {
@@ -430,50 +431,25 @@ export class KitServer {
 
   /** Whether this hop is answered as a stream: its client asked for one, and the scenario streams. */
   private streams(entry: RecordedRequest): boolean {
-    return (entry.headers.accept ?? '').includes(NDJSON_MEDIA_TYPE) && this.recording?.scenario.stream === true;
+    return askedForStream(entry) && this.recording?.scenario.stream === true;
   }
 
+  /** Answers a hop with `answer`: a stream to a client that asked for one (where the stream faults play), else JSON. */
   private send(response: ServerResponse, entry: RecordedRequest, answer: HopResponse): void {
-    const step = this.recording?.scenario.hops[answer.hop - 1];
-    if (this.streams(entry)) {
-      response.writeHead(200, { 'Content-Type': NDJSON_MEDIA_TYPE });
-      if (answer.outputs.length > 0) response.write(encodeStreamLine({ type: 'outputs', outputs: answer.outputs }));
-      if (step?.fault === 'cut-stream' && entry.fault === 'cut-stream') {
+    if (!this.streams(entry)) {
+      // A client that asked for a stream from a server that does not stream gets JSON, told by its Content-Type
+      // (spec §14.3).
+      json(response, 200, answer);
+      return;
+    }
+    response.writeHead(200, { 'Content-Type': NDJSON_MEDIA_TYPE });
+    if (answer.outputs.length > 0) response.write(encodeStreamLine({ type: 'outputs', outputs: answer.outputs }));
+    switch (entry.fault) {
+      case 'cut-stream':
         // The connection ends without the stream's last line: a network failure to the client (spec §8.2).
         response.destroy();
         return;
-      }
-      response.end(encodeStreamLine({ type: 'response', response: answer }));
-      return;
-    }
-    // A client that asked for a stream from a server that does not stream gets JSON, told by its Content-Type
-    // (spec §14.3).
-    json(response, 200, answer);
-  }
-
-  private playFault(fault: KitFault, entry: RecordedRequest, response: ServerResponse, run: () => HopResponse): void {
-    switch (fault) {
-      case 'lose':
-        // The hop ran and its response is kept for a repeat, but the connection drops before the answer.
-        run();
-        entry.status = 0;
-        response.destroy();
-        return;
-      case 'cut-stream': {
-        const answer = run();
-        entry.status = 200;
-        this.send(response, entry, answer);
-        return;
-      }
       case 'stop-after-outputs': {
-        const answer = run();
-        entry.status = 200;
-        if (!this.streams(entry)) {
-          this.send(response, entry, answer);
-          return;
-        }
-        response.writeHead(200, { 'Content-Type': NDJSON_MEDIA_TYPE });
-        response.write(encodeStreamLine({ type: 'outputs', outputs: answer.outputs }));
         // The model would run now: the person stops once the client has had the outputs line a while. The rest is
         // never sent; the connection ends when the client closes it, its cancel arrives or the scenario ends.
         this.stopTimer = setTimeout(() => this.onStopWanted?.(), STOP_AFTER_OUTPUTS_MS);
@@ -487,20 +463,32 @@ export class KitServer {
         return;
       }
       case 'outputs-differ': {
-        const answer = run();
-        entry.status = 200;
-        if (!this.streams(entry)) {
-          this.send(response, entry, answer);
-          return;
-        }
-        response.writeHead(200, { 'Content-Type': NDJSON_MEDIA_TYPE });
-        response.write(encodeStreamLine({ type: 'outputs', outputs: answer.outputs }));
         // The response line's outputs are the outputs line's, one value changed under the same call_id: a client MUST
         // end the turn (spec §6.1), even one that compares only how many outputs came, or their call ids.
         const differing = { ...answer, outputs: answer.outputs.map(withOtherValue) };
         response.end(encodeStreamLine({ type: 'response', response: differing }));
         return;
       }
+      default:
+        response.end(encodeStreamLine({ type: 'response', response: answer }));
+    }
+  }
+
+  private playFault(fault: KitFault, entry: RecordedRequest, response: ServerResponse, run: () => HopResponse): void {
+    switch (fault) {
+      case 'lose':
+        // The hop ran and its response is kept for a repeat, but the connection drops before the answer.
+        run();
+        entry.status = 0;
+        response.destroy();
+        return;
+      case 'cut-stream':
+      case 'stop-after-outputs':
+      case 'outputs-differ':
+        // Faults of a stream, played by `send` (a client that asked for JSON gets the whole answer).
+        entry.status = 200;
+        this.send(response, entry, run());
+        return;
       case 'busy':
       case 'unavailable':
       case 'gone':

@@ -1,5 +1,5 @@
 // What the client checks read from the kit's recordings: the hops of a scenario, and a verdict over scenarios.
-import type { HopRequest } from '@canvas-ai/protocol';
+import { type HopRequest, NDJSON_MEDIA_TYPE } from '@canvas-ai/protocol';
 import { type CheckVerdict, pass, skip, fail } from '../check.js';
 import type { CheckNeeds } from '../claims.js';
 import type { SpecRef } from '../spec-refs.js';
@@ -22,6 +22,11 @@ export interface ClientCheck {
 /** The hops a client sent in one scenario, in the order they arrived. */
 export function hopsOf(recording: ScenarioRecording): RecordedRequest[] {
   return recording.requests.filter((request) => request.method === 'POST' && request.path === '/api/hop');
+}
+
+/** Whether the client asked for this request's answer as a stream (spec §6.1). */
+export function askedForStream(request: RecordedRequest): boolean {
+  return (request.headers.accept ?? '').includes(NDJSON_MEDIA_TYPE);
 }
 
 /** The parsed hop of a recorded request, when it was one the kit could read. */

@@ -12,8 +12,8 @@ import {
   STOP_AND_REVERT,
   TEXT,
 } from './client-scenarios.js';
-import type { RecordedRequest, ScenarioRecording } from './kit-server.js';
-import { type ClientCheck, combineVerdicts, hopOf, hopsOf, overScenarios } from './recorded-hops.js';
+import type { ScenarioRecording } from './kit-server.js';
+import { askedForStream, type ClientCheck, combineVerdicts, hopOf, hopsOf, overScenarios } from './recorded-hops.js';
 
 /** The page an adapter wrote to `{out}` (spec/conformance.md §7), or why the kit cannot judge it. */
 type WrittenPage = { layout: Layout } | { skip: string } | { problem: string };
@@ -38,15 +38,12 @@ function writtenPage(recording: ScenarioRecording): WrittenPage {
   return { layout: layout as Layout };
 }
 
-/** Whether the client asked for this hop as a stream. */
-const askedStream = (request: RecordedRequest) => (request.headers.accept ?? '').includes('application/x-ndjson');
-
 /** spec §6.1 in the `stream-stopped-after-outputs` scenario: the outputs line's text is on the page after the stop. */
 function outputsLineKept(recording: ScenarioRecording | undefined): CheckVerdict {
   if (!recording) return skip('the stream-stopped-after-outputs scenario did not run');
   const held = hopsOf(recording).find((request) => request.fault === 'stop-after-outputs');
   if (!held) return fail('stream-stopped-after-outputs: the client never reached hop 2');
-  if (!askedStream(held)) return skip('stream-stopped-after-outputs: the client asked for no stream');
+  if (!askedForStream(held)) return skip('stream-stopped-after-outputs: the client asked for no stream');
   if (recording.stopAskedAt === undefined)
     return fail('stream-stopped-after-outputs: the client ended before the kit asked it to stop');
   const page = writtenPage(recording);
@@ -65,7 +62,7 @@ function endsOnDifferingOutputs(recording: ScenarioRecording | undefined): Check
   const hops = hopsOf(recording);
   const index = hops.findIndex((request) => request.fault === 'outputs-differ');
   if (index < 0) return fail('stream-outputs-differ: the client never reached hop 2');
-  if (!askedStream(hops[index]!)) return skip('stream-outputs-differ: the client asked for no stream');
+  if (!askedForStream(hops[index]!)) return skip('stream-outputs-differ: the client asked for no stream');
   const later = hops.slice(index + 1);
   if (later.length === 0)
     return pass("stream-outputs-differ: the turn ended when the response's outputs differed from the outputs line");

@@ -398,7 +398,7 @@ export const BROKEN_LOOPS: Record<string, BrokenLoop> = {
   'applies-outputs-at-response': {
     bug: 'the client reads a streamed hop whole and applies its outputs from the response line, not when the outputs line arrives',
     caughtBy: 'client.outputs-line-applied',
-    // Going on past the differing response, it sends a page with the response line's extra output applied.
+    // Going on past the differing response, it sends a page with the response line's changed title applied.
     alsoFailing: ['client.document-fresh'],
     scenarios: ['stream-stopped-after-outputs', 'stream-outputs-differ'],
     fetch: (send) => async (input, init) => {
