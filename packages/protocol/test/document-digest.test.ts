@@ -540,6 +540,31 @@ describe('G3: the change detection of a map-heavy page runs in steps', () => {
     assert.equal(small.pauses, 1, 'a small page is one step');
   });
 
+  it('hashes one component whose props are megabytes in several steps, at the door and in memory, the same digest', async () => {
+    // The bench's layout-objects attack, scaled down: every value of the layout in one prop of one component.
+    const objects = Array.from({ length: 4_000 }, (_, index) =>
+      Object.fromEntries(Array.from({ length: 100 }, (_, key) => [key.toString(36).padStart(2, '0'), index])),
+    );
+    const page: CanvasDocument = {
+      layout: {
+        regions: { content: { components: [{ uuid: 'w1', component: 'sdc.demo.text', props: { objects } }] } },
+      },
+      page: {},
+    };
+    const counter = counting();
+    assert.deepEqual(await digestDocumentStepwise(page, {}, counter.pause), digestDocument(page));
+    assert.ok(counter.pauses > 4, `${counter.pauses} steps in memory`);
+    const builder = new DigestBuilder(new PropsPrints());
+    const walk = plainLayoutSteps(JSON.parse(JSON.stringify(page.layout)), {
+      jsonValuesChecked: true,
+      visitor: builder,
+    });
+    let yields = 0;
+    while (!walk.next().done) yields += 1;
+    assert.deepEqual(builder.finish(page.page), digestDocument(page));
+    assert.ok(yields > 4, `${yields} steps in the validating walk`);
+  });
+
   it('lists the components of a page the person filled in several steps, the same changes as at once', async () => {
     const expected = digestDocument({ layout: { regions: { content: { components: [] } } }, page: {} });
     const filled = mapHeavy(20_000, 1, 'v');

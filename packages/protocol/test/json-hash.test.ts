@@ -62,6 +62,40 @@ describe('JsonHasher', () => {
       hasher.object({ title: 'x', summary: 'computed' }, FNV_OFFSET, ['summary']),
       hasher.object({ title: 'x' }, FNV_OFFSET),
     );
-    assert.ok(hasher.chars >= 'titlex'.length * 2);
+    assert.ok(hasher.work >= 'titlex'.length * 2);
+  });
+
+  it('hashes an object in steps, or within a budget, as it does at once, for any object and step size', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        fc.integer({ min: 1, max: 64 }),
+        fc.subarray(['a', 'b', '']),
+        (value, work, leaveOut) => {
+          const atOnce = new JsonHasher().object(value, FNV_OFFSET, leaveOut);
+          const steps = new JsonHasher().objectSteps(value, FNV_OFFSET, leaveOut, work);
+          let next = steps.next();
+          while (!next.done) next = steps.next();
+          assert.equal(next.value, atOnce);
+          const bounded = new JsonHasher();
+          const within = bounded.objectWithin(value, FNV_OFFSET, leaveOut, work);
+          if (within === undefined) assert.ok(bounded.work > work, 'gave up before its budget was spent');
+          else assert.equal(within, atOnce);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('yields after each step of work, and gives up past its budget without keeping the limit', () => {
+    const value = { list: Array.from({ length: 1_000 }, (_, index) => ({ index, name: `item ${index}` })) };
+    const hasher = new JsonHasher();
+    const steps = hasher.objectSteps(value, FNV_OFFSET, [], 500);
+    let yields = 0;
+    while (!steps.next().done) yields += 1;
+    assert.ok(yields >= Math.floor(hasher.work / 500) - 1 && yields > 10, `${yields} yields for ${hasher.work} work`);
+    const bounded = new JsonHasher();
+    assert.equal(bounded.objectWithin(value, FNV_OFFSET, [], 500), undefined);
+    assert.equal(bounded.object(value, FNV_OFFSET), new JsonHasher().object(value, FNV_OFFSET));
   });
 });

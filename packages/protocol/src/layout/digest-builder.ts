@@ -50,11 +50,33 @@ export class DigestBuilder implements LayoutVisitor {
     return this.#intern(name);
   }
 
-  node(node: ComponentNode, parent: number, list: number): number {
-    const digest = this.#digest;
+  node(
+    node: ComponentNode,
+    parent: number,
+    list: number,
+    stepWork: number,
+  ): number | Generator<undefined, number, undefined> {
     const before = this.#prints.hashed;
+    const props = this.#prints.nodeHashSteps(node, stepWork);
+    if (typeof props !== 'number') return this.#addInSteps(node, parent, list, props, before);
+    this.#add(node, parent, list, props);
+    return this.#prints.hashed - before;
+  }
+
+  *#addInSteps(
+    node: ComponentNode,
+    parent: number,
+    list: number,
+    propsSteps: Generator<undefined, number, undefined>,
+    before: number,
+  ): Generator<undefined, number, undefined> {
+    this.#add(node, parent, list, yield* propsSteps);
+    return this.#prints.hashed - before;
+  }
+
+  #add(node: ComponentNode, parent: number, list: number, props: number): void {
+    const digest = this.#digest;
     const component = this.#intern(node.component);
-    const props = this.#prints.nodeHash(node);
     digest.uuids.push(node.uuid);
     digest.parents.push(parent);
     digest.lists.push(list);
@@ -62,7 +84,6 @@ export class DigestBuilder implements LayoutVisitor {
     digest.hashes.push(props);
     this.#hash = mix(this.#hash, parent, list, component, props);
     if (this.#keep?.has(node.uuid)) digest.kept[node.uuid] = valuePrints(node.props, this.#prints.derivedOf(node));
-    return this.#prints.hashed - before;
   }
 
   /** The digest, once every component was folded in, with the page's fields. */

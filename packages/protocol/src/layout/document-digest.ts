@@ -96,7 +96,7 @@ export function digestDocumentStepwise(
   return runSteps(digestSteps(document, options), pause);
 }
 
-/** {@link digestDocument} as steps: it yields after each {@link STEP_CHARS} of props hashed. */
+/** {@link digestDocument} as steps: it yields after each {@link STEP_WORK} of props hashed. */
 function* digestSteps(document: CanvasDocument, options: DigestOptions): Steps<DocumentDigest> {
   const prints = options.prints ?? new PropsPrints();
   const builder = new DigestBuilder(prints, options.keepValuesOf);
@@ -107,13 +107,13 @@ function* digestSteps(document: CanvasDocument, options: DigestOptions): Steps<D
 /** A piece of work in synchronous steps, run by `runSteps` (between other requests) or `runStepsNow` (at once). */
 type Steps<T> = Generator<undefined, T, undefined>;
 
-/** Characters of props one step of {@link walkSteps} hashes before it yields. */
-const STEP_CHARS = 256 * 1024;
+/** The work of hashing props (JsonHasher.work) one step of {@link walkSteps} does before it yields. */
+const STEP_WORK = 256 * 1024;
 
 /**
  * Every list and component of a layout in memory, in the order the validating walk of a request meets them
  * (`plainLayoutSteps`: a list when entered, each component before its slots, the slots in their order), told to
- * `visitor`. Yields after every {@link STEP_CHARS} of the visitor's work, so a map-heavy page is no single step.
+ * `visitor`. Yields after every {@link STEP_WORK} of the visitor's work, so a map-heavy page is no single step.
  */
 function* walkSteps(layout: Layout, visitor: LayoutVisitor): Steps<void> {
   let index = 0;
@@ -131,7 +131,8 @@ function* walkSteps(layout: Layout, visitor: LayoutVisitor): Steps<void> {
         continue;
       }
       frame.at += 1;
-      work += 1 + visitor.node(node, frame.parent, frame.list);
+      const visited = visitor.node(node, frame.parent, frame.list, STEP_WORK);
+      work += 1 + (typeof visited === 'number' ? visited : yield* visited);
       const slots = node.slots;
       if (slots) {
         // Pushed last slot first: the first slot is walked first.
@@ -141,7 +142,7 @@ function* walkSteps(layout: Layout, visitor: LayoutVisitor): Steps<void> {
         }
       }
       index += 1;
-      if (work >= STEP_CHARS) {
+      if (work >= STEP_WORK) {
         work = 0;
         yield;
       }

@@ -17,6 +17,12 @@ export function fnv(text: string, hash: number): number {
   return Math.imul(h ^ text.length, FNV_PRIME) >>> 0;
 }
 
+/**
+ * What hashing one value costs, in characters hashed: a map of a thousand tiny members costs about as much per member
+ * as a string of this many characters, so a walk that yields by the work done yields as often for either.
+ */
+const VALUE_WORK = 8;
+
 /** Folds a small number (a tag, a count) into the running hash. */
 function step(hash: number, value: number): number {
   return Math.imul(hash ^ value, FNV_PRIME);
@@ -37,32 +43,34 @@ const OBJECT = 7;
  * item as null), and the hash folds in the kind, length and count of everything, so values that print differently
  * hash differently but for the chance of a 32-bit collision. Cheaper than stringifying then hashing (no text is
  * built), which on a 10,000-component page is most of telling the person's edits apart (bench/README.md).
- * `chars` counts the characters of strings and the values hashed, for walks that yield by the work done.
+ * `work` counts the characters of strings and {@link VALUE_WORK} per value hashed, for walks that yield by the work done.
  */
 export class JsonHasher {
-  /** The work done so far: characters of strings (keys included) plus one per value. */
-  chars = 0;
+  /** The work done so far: characters of strings (keys included) plus {@link VALUE_WORK} per value. */
+  work = 0;
+  /** {@link objectWithin} gives up once `work` passes this. */
+  #stopAt = Number.POSITIVE_INFINITY;
 
   /** The hash of `value`, continuing `hash`. */
   value(value: unknown, hash: number): number {
     switch (typeof value) {
       case 'string':
-        this.chars += value.length;
+        this.work += value.length;
         return fnv(value, step(hash, STRING));
       case 'number':
-        this.chars += 1;
+        this.work += VALUE_WORK;
         // String(n) is JSON's spelling of a finite number; JSON writes the others as null.
         return Number.isFinite(value) ? fnv(String(value), step(hash, NUMBER)) : step(hash, NULL);
       case 'boolean':
-        this.chars += 1;
+        this.work += VALUE_WORK;
         return step(hash, value ? TRUE : FALSE);
       case 'object':
-        this.chars += 1;
+        this.work += VALUE_WORK;
         if (value === null) return step(hash, NULL);
         return Array.isArray(value) ? this.#array(value, hash) : this.object(value as Record<string, unknown>, hash);
       default:
         // undefined, a function or a symbol: JSON writes them as null in a list (and leaves them out of an object).
-        this.chars += 1;
+        this.work += VALUE_WORK;
         return step(hash, NULL);
     }
   }
@@ -75,18 +83,131 @@ export class JsonHasher {
       const member = value[key];
       if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
       if (leaveOut.length > 0 && leaveOut.includes(key)) continue;
-      this.chars += key.length;
+      if (this.work > this.#stopAt) throw GAVE_UP;
+      this.work += key.length;
       h = this.value(member, fnv(key, h));
       members += 1;
     }
     return step(h, members) >>> 0;
   }
 
+  /**
+   * {@link object}, or undefined when hashing it would take more than `work`: then what was hashed is lost (at most
+   * `work` and one string), and {@link objectSteps} hashes it without holding the thread.
+   */
+  objectWithin(
+    value: Record<string, unknown>,
+    hash: number,
+    leaveOut: readonly string[],
+    work: number,
+  ): number | undefined {
+    this.#stopAt = this.work + work;
+    try {
+      return this.object(value, hash, leaveOut);
+    } catch (error) {
+      if (error === GAVE_UP) return undefined;
+      throw error;
+    } finally {
+      this.#stopAt = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  /**
+   * {@link object} in steps, yielding each time another `stepWork` was hashed: one props object of megabytes (a
+   * request's layout may hold one) would otherwise hold the event loop for as long as it takes. The same hash, walked
+   * with a stack of its own instead of recursion.
+   */
+  *objectSteps(
+    value: Record<string, unknown>,
+    hash: number,
+    leaveOut: readonly string[],
+    stepWork: number,
+  ): Generator<undefined, number, undefined> {
+    let yieldAt = this.work + stepWork;
+    const stack: Frame[] = [objectFrame(value, hash, leaveOut)];
+    // The hash of the container last finished, handed to the frame below it.
+    let finished = 0;
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      let child: Frame | undefined;
+      while (frame.index < frame.end) {
+        const index = frame.index;
+        frame.index += 1;
+        let h = frame.hash;
+        let member: unknown;
+        if (frame.keys === undefined) member = (frame.items as readonly unknown[])[index];
+        else {
+          const key = frame.keys[index]!;
+          member = (frame.items as Record<string, unknown>)[key];
+          if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+          if (frame.leaveOut.length > 0 && frame.leaveOut.includes(key)) continue;
+          this.work += key.length;
+          h = fnv(key, h);
+          frame.members += 1;
+        }
+        if (typeof member === 'object' && member !== null) {
+          this.work += VALUE_WORK;
+          child = Array.isArray(member)
+            ? {
+                keys: undefined,
+                items: member,
+                end: member.length,
+                index: 0,
+                hash: step(h, ARRAY),
+                members: 0,
+                leaveOut: NONE,
+              }
+            : objectFrame(member as Record<string, unknown>, h, NONE);
+          break;
+        }
+        frame.hash = this.value(member, h);
+        if (this.work >= yieldAt) {
+          yieldAt = this.work + stepWork;
+          yield;
+        }
+      }
+      if (child !== undefined) {
+        stack.push(child);
+        continue;
+      }
+      stack.pop();
+      finished = step(frame.hash, frame.keys === undefined ? frame.end : frame.members) >>> 0;
+      const parent = stack[stack.length - 1];
+      if (parent !== undefined) parent.hash = finished;
+    }
+    return finished;
+  }
+
   #array(value: readonly unknown[], hash: number): number {
     let h = step(hash, ARRAY);
-    for (let index = 0; index < value.length; index += 1) h = this.value(value[index], h);
+    for (let index = 0; index < value.length; index += 1) {
+      if (this.work > this.#stopAt) throw GAVE_UP;
+      h = this.value(value[index], h);
+    }
     return step(h, value.length) >>> 0;
   }
 }
+
+/** One object or array {@link JsonHasher.objectSteps} is inside of: where it is and its running hash. */
+interface Frame {
+  /** An object's keys; undefined for an array, whose items are `items` itself. */
+  keys: string[] | undefined;
+  items: readonly unknown[] | Record<string, unknown>;
+  /** How many items or keys. */
+  end: number;
+  index: number;
+  hash: number;
+  members: number;
+  leaveOut: readonly string[];
+}
+
+function objectFrame(value: Record<string, unknown>, hash: number, leaveOut: readonly string[]): Frame {
+  // Object.keys lists what for…in does for JSON-made objects, in the same order (JSON.stringify's).
+  const keys = Object.keys(value);
+  return { keys, items: value, end: keys.length, index: 0, hash: step(hash, OBJECT), members: 0, leaveOut };
+}
+
+/** Thrown through the recursion of a hash that passed its budget; never leaves {@link JsonHasher.objectWithin}. */
+const GAVE_UP = Symbol('gave up');
 
 const NONE: readonly string[] = [];

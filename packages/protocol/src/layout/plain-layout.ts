@@ -40,9 +40,16 @@ export interface LayoutVisitor {
   list(name: string): number;
   /**
    * A component whose own shape is valid, with the index of its parent in document order (-1: in a region) and the
-   * number of its list; answers how much work it did (characters hashed, say), by which the walk yields.
+   * number of its list; answers how much work it did (characters hashed, say), by which the walk yields. Work that
+   * would take more than `stepWork` (a component with megabytes of props) it answers as steps, which the walk runs
+   * between its own yields.
    */
-  node(node: ComponentNode, parent: number, list: number): number;
+  node(
+    node: ComponentNode,
+    parent: number,
+    list: number,
+    stepWork: number,
+  ): number | Generator<undefined, number, undefined>;
 }
 
 /** What the walk of a plain layout found besides its validity: the limits of spec §13 it does not decide itself. */
@@ -128,7 +135,8 @@ function* nodeListSteps(
     walk.components += 1;
     if (walk.duplicate === undefined && walk.uuids.has(uuid)) walk.duplicate = uuid;
     walk.uuids.add(uuid);
-    walk.work += 1 + (walk.visitor?.node(node as ComponentNode, parent, list) ?? 0);
+    const visited = walk.visitor?.node(node as ComponentNode, parent, list, STEP_WORK) ?? 0;
+    walk.work += 1 + (typeof visited === 'number' ? visited : yield* visited);
     if (walk.work >= STEP_WORK) {
       walk.work = 0;
       yield;

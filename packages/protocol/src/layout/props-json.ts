@@ -26,20 +26,46 @@ export class PropsPrints {
    */
   constructor(readonly derivedOf: DerivedOf = (node) => node.derived ?? NONE) {}
 
-  /** Characters and values hashed so far: walks that hash yield by it. */
+  /** The work of hashing so far (characters, and a few per value): walks that hash yield by it. */
   get hashed(): number {
-    return this.#hasher.chars;
+    return this.#hasher.work;
   }
 
   /** A hash of a node's props without its derived ones (the same for props whose JSON is the same). */
   nodeHash(node: ComponentNode): number {
     const derived = this.derivedOf(node);
-    // Keyed by the props object and checked against the names left out: the same props with another derived list (a
-    // host that changed it, a cache used across hops) are hashed again, not served stale.
-    const leftOut = derived.length === 0 ? undefined : derived.join('\u0000');
+    return (
+      this.#known(node, derived) ?? this.#remember(node, derived, this.#hasher.object(node.props, FNV_OFFSET, derived))
+    );
+  }
+
+  /**
+   * {@link nodeHash} for a component of a request's layout, whose props may be megabytes: steps that yield after each
+   * `stepWork` hashed when the props take more than that to hash, else the hash itself.
+   */
+  nodeHashSteps(node: ComponentNode, stepWork: number): number | Generator<undefined, number, undefined> {
+    const derived = this.derivedOf(node);
+    const known = this.#known(node, derived);
+    if (known !== undefined) return known;
+    const hash = this.#hasher.objectWithin(node.props, FNV_OFFSET, derived, stepWork);
+    if (hash !== undefined) return this.#remember(node, derived, hash);
+    return this.#hashInSteps(node, derived, stepWork);
+  }
+
+  *#hashInSteps(node: ComponentNode, derived: readonly string[], stepWork: number) {
+    return this.#remember(node, derived, yield* this.#hasher.objectSteps(node.props, FNV_OFFSET, derived, stepWork));
+  }
+
+  // Keyed by the props object and checked against the names left out: the same props with another derived list (a
+  // host that changed it, a cache used across hops) are hashed again, not served stale.
+  #known(node: ComponentNode, derived: readonly string[]): number | undefined {
     const known = this.#hashes.get(node.props);
-    if (known !== undefined && this.#leftOutOf(node.props) === leftOut) return known;
-    const hash = this.#hasher.object(node.props, FNV_OFFSET, derived);
+    if (known === undefined) return undefined;
+    return this.#leftOutOf(node.props) === leftOutKey(derived) ? known : undefined;
+  }
+
+  #remember(node: ComponentNode, derived: readonly string[], hash: number): number {
+    const leftOut = leftOutKey(derived);
     this.#hashes.set(node.props, hash);
     if (leftOut !== undefined) this.#leftOut.set(node.props, leftOut);
     else if (this.#leftOut.size > 0) this.#leftOut.delete(node.props);
@@ -59,4 +85,8 @@ export class PropsPrints {
     }
     return json;
   }
+}
+
+function leftOutKey(derived: readonly string[]): string | undefined {
+  return derived.length === 0 ? undefined : derived.join('\u0000');
 }
