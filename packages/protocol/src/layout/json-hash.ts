@@ -3,6 +3,13 @@ export const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
 /**
+ * `String.prototype.charCodeAt`, called as `charCodeAt.call(text, i)`: once any `class … extends String` exists in
+ * the process (ioredis defines one), V8 stops inlining `text.charCodeAt(i)` and each call costs about 7 times as
+ * much; the method held here is inlined either way.
+ */
+const charCodeAt = String.prototype.charCodeAt;
+
+/**
  * A 32-bit FNV-1a-style hash of `text`, continuing `hash`, fed two UTF-16 code units at a time (half the multiplies
  * of the classic byte-wise loop, which matters on a 10,000-component page): a fingerprint, not a security boundary.
  */
@@ -11,9 +18,9 @@ export function fnv(text: string, hash: number): number {
   const pairs = text.length - 1;
   let index = 0;
   for (; index < pairs; index += 2) {
-    h = Math.imul(h ^ (text.charCodeAt(index) | (text.charCodeAt(index + 1) << 16)), FNV_PRIME);
+    h = Math.imul(h ^ (charCodeAt.call(text, index) | (charCodeAt.call(text, index + 1) << 16)), FNV_PRIME);
   }
-  if (index < text.length) h = Math.imul(h ^ text.charCodeAt(index), FNV_PRIME);
+  if (index < text.length) h = Math.imul(h ^ charCodeAt.call(text, index), FNV_PRIME);
   return Math.imul(h ^ text.length, FNV_PRIME) >>> 0;
 }
 
