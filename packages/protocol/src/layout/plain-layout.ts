@@ -21,9 +21,9 @@ export function isPlainLayout(value: unknown, options: PlainLayoutOptions = {}):
 /** How much of the layout {@link isPlainLayout} may take as already checked, and who else sees its walk. */
 export interface PlainLayoutOptions {
   /**
-   * Every prop value is JSON as `JSON.parse` builds it from bytes `scanJsonBytes` passed: finite numbers, plain
-   * objects, no forbidden key, no deeper than the limit. Then the walk checks the nodes only, not every value in
-   * their props (a million values in one prop are a million steps saved).
+   * The layout, every prop value in it included, is JSON as `JSON.parse` builds it from bytes `scanJsonBytes` passed:
+   * finite numbers, plain objects, no forbidden key, no deeper than the limit. Then the walk checks the nodes only, not
+   * every value in their props (a million values in one prop are a million steps saved).
    */
   jsonValuesChecked?: boolean;
   /** Sees every list and valid component as the walk meets them (it may have seen part of a layout that fails). */
@@ -110,14 +110,14 @@ function* nodeListSteps(
 ): Generator<undefined, boolean, undefined> {
   if (!Array.isArray(value) || depth > LIMITS.maxJsonDepth) return false;
   for (const node of value) {
-    if (!isPlainObject(node)) return false;
+    if (!isWalkedObject(node, walk)) return false;
     let keys = 0;
     for (const key in node) {
       if (!NODE_KEYS.has(key)) return false;
       keys += 1;
     }
     const { uuid, component, props, slots, derived } = node;
-    if (!isId(uuid, 128) || !isId(component, 200) || !isPlainObject(props)) return false;
+    if (!isId(uuid, 128) || !isId(component, 200) || !isWalkedObject(props, walk)) return false;
     if (derived !== undefined) {
       if (!isDerivedList(derived)) return false;
       keys -= 1;
@@ -128,7 +128,7 @@ function* nodeListSteps(
       }
     }
     if (keys === 4) {
-      if (!isPlainObject(slots)) return false;
+      if (!isWalkedObject(slots, walk)) return false;
     } else if (keys !== 3) return false;
 
     const index = walk.components;
@@ -189,6 +189,16 @@ function isId(value: unknown, max: number): value is string {
 
 function isName(value: string): boolean {
   return value.length >= 1 && value.length <= 100 && NAME_PATTERN.test(value);
+}
+
+/**
+ * {@link isPlainObject}, taken on trust for values JSON.parse made (`checkValues` off: the walk of a request's
+ * layout), whose objects are plain by construction: the test of each component's objects for symbols costs an array
+ * apiece.
+ */
+function isWalkedObject(value: unknown, walk: Walk): value is Record<string, unknown> {
+  if (walk.checkValues) return isPlainObject(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** An object made by `{}` or JSON.parse, with only own enumerable string keys (what a zod record accepts). */

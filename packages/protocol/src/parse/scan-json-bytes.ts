@@ -331,14 +331,30 @@ class ByteScanner {
 
 /** The offset of the quote that closes a string whose text starts at `from`, or -1 when there is none. */
 function closingQuote(bytes: Uint8Array, from: number): number {
-  let at = from;
+  // Most strings of a layout (keys, ids, short props) end within a few dozen bytes: a plain loop finds their end
+  // sooner than a call of indexOf; a longer one is left to indexOf.
+  const near = Math.min(bytes.length, from + NEAR_QUOTE_BYTES);
+  for (let at = from; at < near; at += 1) {
+    const byte = bytes[at];
+    if (byte === QUOTE) return at;
+    if (byte === BACKSLASH) return escapedClosingQuote(bytes, from, at);
+  }
+  return escapedClosingQuote(bytes, from, near);
+}
+
+/** How far {@link closingQuote} looks byte by byte before it calls indexOf. */
+const NEAR_QUOTE_BYTES = 32;
+
+/** {@link closingQuote} from `at` on, where escapes may come: each quote found is checked for the backslashes before it. */
+function escapedClosingQuote(bytes: Uint8Array, from: number, at: number): number {
+  let next = at;
   for (;;) {
-    const quote = bytes.indexOf(QUOTE, at);
+    const quote = bytes.indexOf(QUOTE, next);
     if (quote < 0) return -1;
     let backslashes = 0;
     for (let before = quote - 1; before >= from && bytes[before] === BACKSLASH; before -= 1) backslashes += 1;
     if (backslashes % 2 === 0) return quote;
-    at = quote + 1;
+    next = quote + 1;
   }
 }
 
