@@ -14,10 +14,13 @@ const NONE: readonly string[] = [];
  */
 export class PropsPrints {
   readonly #json = new Map<Props, string>();
-  /** Each props object's hash, without the derived props its node named (numbers: no object per node). */
+  /** Each props object's hash, of all its props (numbers: no object per node). */
   readonly #hashes = new Map<Props, number>();
-  /** For props hashed without some derived props, which ones (so another list is not served from them). */
-  readonly #leftOut = new Map<Props, string>();
+  /**
+   * The hashes of props whose node names derived props, without them, with the names left out: the same props with
+   * another list (a host that changed it, a cache used across hops) are hashed again, not served stale.
+   */
+  readonly #hashesWithout = new Map<Props, { leftOut: string; hash: number }>();
   readonly #hasher = new JsonHasher();
 
   /**
@@ -56,24 +59,16 @@ export class PropsPrints {
     return this.#remember(node, derived, yield* this.#hasher.objectSteps(node.props, FNV_OFFSET, derived, stepWork));
   }
 
-  // Keyed by the props object and checked against the names left out: the same props with another derived list (a
-  // host that changed it, a cache used across hops) are hashed again, not served stale.
   #known(node: ComponentNode, derived: readonly string[]): number | undefined {
-    const known = this.#hashes.get(node.props);
-    if (known === undefined) return undefined;
-    return this.#leftOutOf(node.props) === leftOutKey(derived) ? known : undefined;
+    if (derived.length === 0) return this.#hashes.get(node.props);
+    const known = this.#hashesWithout.get(node.props);
+    return known?.leftOut === leftOutKey(derived) ? known.hash : undefined;
   }
 
   #remember(node: ComponentNode, derived: readonly string[], hash: number): number {
-    const leftOut = leftOutKey(derived);
-    this.#hashes.set(node.props, hash);
-    if (leftOut !== undefined) this.#leftOut.set(node.props, leftOut);
-    else if (this.#leftOut.size > 0) this.#leftOut.delete(node.props);
+    if (derived.length === 0) this.#hashes.set(node.props, hash);
+    else this.#hashesWithout.set(node.props, { leftOut: leftOutKey(derived), hash });
     return hash;
-  }
-
-  #leftOutOf(props: Props): string | undefined {
-    return this.#leftOut.size === 0 ? undefined : this.#leftOut.get(props);
   }
 
   /** `JSON.stringify(props)`. */
@@ -87,6 +82,6 @@ export class PropsPrints {
   }
 }
 
-function leftOutKey(derived: readonly string[]): string | undefined {
-  return derived.length === 0 ? undefined : derived.join('\u0000');
+function leftOutKey(derived: readonly string[]): string {
+  return derived.join('\u0000');
 }
