@@ -87,6 +87,34 @@ describe('JsonHasher', () => {
     );
   });
 
+  it('hashes in steps as at once what JSON leaves out, inherited members and empty containers', () => {
+    const inherited = Object.assign(Object.create({ inherited: 1 }) as Record<string, unknown>, { own: 2 });
+    const values: Array<Record<string, unknown>> = [
+      { a: undefined, b: () => 1, c: Symbol('c'), d: [undefined, () => 1, Symbol('s')], e: 1 },
+      inherited,
+      { empty: [[], {}, [[]], [{}]], nested: { deeper: { list: [] } } },
+      { '': '', '0': 0, '10': [], '2': {}, __proto__key: null },
+    ];
+    for (const value of values) {
+      const steps = new JsonHasher().objectSteps(value, FNV_OFFSET, [], 1);
+      let next = steps.next();
+      while (!next.done) next = steps.next();
+      assert.equal(next.value, new JsonHasher().object(value, FNV_OFFSET));
+    }
+  });
+
+  it('yields in a value of nothing but empty lists, objects or strings', () => {
+    for (const item of [[], {}, '']) {
+      const value = { list: Array.from({ length: 10_000 }, () => structuredClone(item)) };
+      const hasher = new JsonHasher();
+      const steps = hasher.objectSteps(value, FNV_OFFSET, [], 1_000);
+      let yields = 0;
+      while (!steps.next().done) yields += 1;
+      assert.ok(yields >= 50, `${yields} yields for 10,000 items of ${JSON.stringify(item)}`);
+      assert.equal(new JsonHasher().objectWithin(value, FNV_OFFSET, [], 1_000), undefined, 'gives up past its budget');
+    }
+  });
+
   it('yields after each step of work, and gives up past its budget without keeping the limit', () => {
     const value = { list: Array.from({ length: 1_000 }, (_, index) => ({ index, name: `item ${index}` })) };
     const hasher = new JsonHasher();

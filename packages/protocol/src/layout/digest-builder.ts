@@ -54,10 +54,11 @@ export class DigestBuilder implements LayoutVisitor {
     node: ComponentNode,
     parent: number,
     list: number,
+    workLeft: number,
     stepWork: number,
   ): number | Generator<undefined, number, undefined> {
     const before = this.#prints.hashed;
-    const props = this.#prints.nodeHashSteps(node, stepWork);
+    const props = this.#prints.nodeHashSteps(node, workLeft, stepWork);
     if (typeof props !== 'number') return this.#addInSteps(node, parent, list, props, before);
     this.#add(node, parent, list, props);
     return this.#prints.hashed - before;

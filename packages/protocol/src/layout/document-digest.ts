@@ -131,7 +131,7 @@ function* walkSteps(layout: Layout, visitor: LayoutVisitor): Steps<void> {
         continue;
       }
       frame.at += 1;
-      const visited = visitor.node(node, frame.parent, frame.list, STEP_WORK);
+      const visited = visitor.node(node, frame.parent, frame.list, STEP_WORK - work, STEP_WORK);
       work += 1 + (typeof visited === 'number' ? visited : yield* visited);
       const slots = node.slots;
       if (slots) {

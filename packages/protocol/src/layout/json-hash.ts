@@ -50,10 +50,11 @@ const OBJECT = 7;
  * item as null), and the hash folds in the kind, length and count of everything, so values that print differently
  * hash differently but for the chance of a 32-bit collision. Cheaper than stringifying then hashing (no text is
  * built), which on a 10,000-component page is most of telling the person's edits apart (bench/README.md).
- * `work` counts the characters of strings and {@link VALUE_WORK} per value hashed, for walks that yield by the work done.
+ * `work` counts {@link VALUE_WORK} per value hashed and the characters of its strings (keys included), for walks
+ * that yield by the work done.
  */
 export class JsonHasher {
-  /** The work done so far: characters of strings (keys included) plus {@link VALUE_WORK} per value. */
+  /** The work done so far: {@link VALUE_WORK} per value, plus the characters of strings and keys. */
   work = 0;
   /** {@link objectWithin} gives up once `work` passes this. */
   #stopAt = Number.POSITIVE_INFINITY;
@@ -62,7 +63,7 @@ export class JsonHasher {
   value(value: unknown, hash: number): number {
     switch (typeof value) {
       case 'string':
-        this.work += value.length;
+        this.work += VALUE_WORK + value.length;
         return fnv(value, step(hash, STRING));
       case 'number':
         this.work += VALUE_WORK;
@@ -82,7 +83,10 @@ export class JsonHasher {
     }
   }
 
-  /** The hash of an object's own members (for…in: JSON-made objects have no inherited ones), `leaveOut` left out. */
+  /**
+   * The hash of an object's members (for…in: JSON-made objects have no inherited ones), `leaveOut` left out. Members
+   * JSON leaves out (undefined, functions, symbols) are skipped, and count no work.
+   */
   object(value: Record<string, unknown>, hash: number, leaveOut: readonly string[] = NONE): number {
     let h = step(hash, OBJECT);
     let members = 0;
@@ -99,16 +103,16 @@ export class JsonHasher {
   }
 
   /**
-   * {@link object}, or undefined when hashing it would take more than `work`: then what was hashed is lost (at most
-   * `work` and one string), and {@link objectSteps} hashes it without holding the thread.
+   * {@link object}, or undefined when hashing it would take more than `budget`: then what was hashed is lost (at most
+   * `budget` and one string), and {@link objectSteps} hashes it without holding the thread.
    */
   objectWithin(
     value: Record<string, unknown>,
     hash: number,
     leaveOut: readonly string[],
-    work: number,
+    budget: number,
   ): number | undefined {
-    this.#stopAt = this.work + work;
+    this.#stopAt = this.work + budget;
     try {
       return this.object(value, hash, leaveOut);
     } catch (error) {
@@ -138,6 +142,11 @@ export class JsonHasher {
       const frame = stack[stack.length - 1]!;
       let child: Frame | undefined;
       while (frame.index < frame.end) {
+        // Before every member, whatever the one before was (a string, an empty list, a whole nested object).
+        if (this.work >= yieldAt) {
+          yieldAt = this.work + stepWork;
+          yield;
+        }
         const index = frame.index;
         frame.index += 1;
         let h = frame.hash;
@@ -168,10 +177,6 @@ export class JsonHasher {
           break;
         }
         frame.hash = this.value(member, h);
-        if (this.work >= yieldAt) {
-          yieldAt = this.work + stepWork;
-          yield;
-        }
       }
       if (child !== undefined) {
         stack.push(child);
@@ -209,8 +214,9 @@ interface Frame {
 }
 
 function objectFrame(value: Record<string, unknown>, hash: number, leaveOut: readonly string[]): Frame {
-  // Object.keys lists what for…in does for JSON-made objects, in the same order (JSON.stringify's).
-  const keys = Object.keys(value);
+  // The keys for…in gives, as JsonHasher.object reads them: the same hash for any object, JSON-made or not.
+  const keys: string[] = [];
+  for (const key in value) keys.push(key);
   return { keys, items: value, end: keys.length, index: 0, hash: step(hash, OBJECT), members: 0, leaveOut };
 }
 

@@ -41,13 +41,14 @@ export interface LayoutVisitor {
   /**
    * A component whose own shape is valid, with the index of its parent in document order (-1: in a region) and the
    * number of its list; answers how much work it did (characters hashed, say), by which the walk yields. Work that
-   * would take more than `stepWork` (a component with megabytes of props) it answers as steps, which the walk runs
-   * between its own yields.
+   * would take more than `workLeft` (what is left of the walk's step; a component with megabytes of props) it answers
+   * as steps of at most `stepWork` each, which the walk runs between its own yields.
    */
   node(
     node: ComponentNode,
     parent: number,
     list: number,
+    workLeft: number,
     stepWork: number,
   ): number | Generator<undefined, number, undefined>;
 }
@@ -135,7 +136,7 @@ function* nodeListSteps(
     walk.components += 1;
     if (walk.duplicate === undefined && walk.uuids.has(uuid)) walk.duplicate = uuid;
     walk.uuids.add(uuid);
-    const visited = walk.visitor?.node(node as ComponentNode, parent, list, STEP_WORK) ?? 0;
+    const visited = walk.visitor?.node(node as ComponentNode, parent, list, STEP_WORK - walk.work, STEP_WORK) ?? 0;
     walk.work += 1 + (typeof visited === 'number' ? visited : yield* visited);
     if (walk.work >= STEP_WORK) {
       walk.work = 0;

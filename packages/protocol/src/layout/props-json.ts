@@ -43,19 +43,30 @@ export class PropsPrints {
   }
 
   /**
-   * {@link nodeHash} for a component of a request's layout, whose props may be megabytes: steps that yield after each
-   * `stepWork` hashed when the props take more than that to hash, else the hash itself.
+   * {@link nodeHash} for a walk that yields by the work done, whose props may be megabytes (a request's layout may
+   * hold such): the hash when it takes at most `workLeft` (what is left of the walk's step), else steps that begin
+   * with a yield and then yield after each `stepWork` hashed.
    */
-  nodeHashSteps(node: ComponentNode, stepWork: number): number | Generator<undefined, number, undefined> {
+  nodeHashSteps(
+    node: ComponentNode,
+    workLeft: number,
+    stepWork: number,
+  ): number | Generator<undefined, number, undefined> {
     const derived = this.derivedOf(node);
     const known = this.#known(node, derived);
     if (known !== undefined) return known;
-    const hash = this.#hasher.objectWithin(node.props, FNV_OFFSET, derived, stepWork);
+    const hash = this.#hasher.objectWithin(node.props, FNV_OFFSET, derived, workLeft);
     if (hash !== undefined) return this.#remember(node, derived, hash);
     return this.#hashInSteps(node, derived, stepWork);
   }
 
-  *#hashInSteps(node: ComponentNode, derived: readonly string[], stepWork: number) {
+  *#hashInSteps(
+    node: ComponentNode,
+    derived: readonly string[],
+    stepWork: number,
+  ): Generator<undefined, number, undefined> {
+    // The attempt that gave up filled this step: the hash in steps begins with the next.
+    yield;
     return this.#remember(node, derived, yield* this.#hasher.objectSteps(node.props, FNV_OFFSET, derived, stepWork));
   }
 
@@ -82,6 +93,7 @@ export class PropsPrints {
   }
 }
 
+/** The names left out, as one key (JSON: a name may hold any character, a separator too). */
 function leftOutKey(derived: readonly string[]): string {
-  return derived.join('\u0000');
+  return JSON.stringify(derived);
 }

@@ -345,7 +345,7 @@ function closingQuote(bytes: Uint8Array, from: number): number {
 /** How far {@link closingQuote} looks byte by byte before it calls indexOf. */
 const NEAR_QUOTE_BYTES = 32;
 
-/** {@link closingQuote} from `at` on, where escapes may come: each quote found is checked for the backslashes before it. */
+/** {@link closingQuote} from `at` on, where escapes may be: each quote found is checked for backslashes before it. */
 function escapedClosingQuote(bytes: Uint8Array, from: number, at: number): number {
   let next = at;
   for (;;) {
