@@ -16,6 +16,7 @@ import {
 } from '@canvas-ai/protocol/server';
 import type { HopRun, ParkedCallsStep } from './hop-run.js';
 import type { ServerDeps } from './server-deps.js';
+import { quoteJson } from './json-quote.js';
 
 /** What the person changed since the model's last decision, and what follows from it for this hop. */
 export interface PersonChanges {
@@ -178,8 +179,7 @@ function value(known: KnownValue): string {
 }
 
 function quote(json: JsonValue): string {
-  const text = JSON.stringify(json);
-  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
+  return quoteJson(json, MAX_VALUE_CHARS);
 }
 
 /**

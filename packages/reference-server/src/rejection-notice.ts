@@ -1,6 +1,7 @@
 import type { ApplyResult, Conflict, HopRequest, JsonValue } from '@canvas-ai/protocol';
 import type { ModelMessage } from './providers/model-provider.js';
 import type { HeldEnding } from './turn-state.js';
+import { quoteJson } from './json-quote.js';
 
 type ToolMessage = Extract<ModelMessage, { role: 'tool' }>;
 
@@ -52,6 +53,5 @@ function describeConflict(conflict: Conflict): string {
 }
 
 function quote(json: JsonValue): string {
-  const text = JSON.stringify(json);
-  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
+  return quoteJson(json, MAX_VALUE_CHARS);
 }
