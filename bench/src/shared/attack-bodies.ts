@@ -270,7 +270,23 @@ function reviewBodies(scale: number, id: (name: string) => string): AttackBody[]
     agent: 'page_builder',
     context: { current_layout: page, selected_component: selected },
   });
+  // A component the agent edits (the edit-selected scenario) holding the layout's value limit as small objects in a
+  // prop of its own: the agent's components are fingerprinted prop by prop, their short values kept (spec §16.1).
+  const keptId = id('kept-props');
+  const keptObjects = Math.max(1, Math.floor((LIMITS.maxJsonValues * scale - 100) / 101));
+  const keptObject = `{${Array.from({ length: 100 }, (_, k) => `"k${k}":${k}`).join(',')}}`;
+  const keptLayout = `{"regions":{"content":{"components":[{"uuid":"card-1","component":"sdc.demo.card","props":{"title":"Cookie","blob":[${repeatJoined(keptObject, keptObjects)}]}}]}}}`;
+  const keptHop = (hop: number) =>
+    `{"protocol":"${PROTOCOL_VERSION}","request_id":"${keptId}","hop":${hop},"agent":"page_builder",${
+      hop === 1 ? '"messages":[{"role":"user","text":"Make the title of this card more tempting"}],' : ''
+    }"context":{"current_layout":${keptLayout},"selected_component":"card-1"}}`;
   return [
+    json(
+      'kept-props',
+      `hop 2 of "edit the selected card", the card holding ${keptObjects.toLocaleString('en-US')} objects of 100 keys in a prop: the edit makes it the agent's, fingerprinted prop by prop, 4 at once`,
+      keptHop(2),
+      { setup: json('kept-props-hop-1', 'its hop 1', keptHop(1)) },
+    ),
     json(
       'g3-map-keys',
       `review G3: ${mapComponents} components with one map of ${mapKeys} keys each (the map-key budget), 4 at once`,
