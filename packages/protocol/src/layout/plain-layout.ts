@@ -80,6 +80,7 @@ export function* plainLayoutSteps(
     visitor: options.visitor,
     components: 0,
     uuids: new Set(),
+    componentIds: new Set(),
     duplicate: undefined,
     work: 0,
   };
@@ -97,6 +98,8 @@ interface Walk {
   visitor: LayoutVisitor | undefined;
   components: number;
   uuids: Set<string>;
+  /** Component ids found valid: a page uses a few dozen, each up to thousands of times (one pattern test each). */
+  componentIds: Set<string>;
   duplicate: string | undefined;
   /** Work since the last yield. */
   work: number;
@@ -118,7 +121,7 @@ function* nodeListSteps(
       keys += 1;
     }
     const { uuid, component, props, slots, derived } = node;
-    if (!isId(uuid, 128) || !isId(component, 200) || !isWalkedObject(props, walk)) return false;
+    if (!isId(uuid, 128) || !isComponentId(component, walk) || !isWalkedObject(props, walk)) return false;
     if (derived !== undefined) {
       if (!isDerivedList(derived)) return false;
       keys -= 1;
@@ -186,6 +189,13 @@ function isDerivedList(value: unknown): boolean {
 
 function isId(value: unknown, max: number): value is string {
   return typeof value === 'string' && value.length >= 1 && value.length <= max && ID_PATTERN.test(value);
+}
+
+function isComponentId(value: unknown, walk: Walk): value is string {
+  if (typeof value === 'string' && walk.componentIds.has(value)) return true;
+  if (!isId(value, 200)) return false;
+  walk.componentIds.add(value);
+  return true;
 }
 
 function isName(value: string): boolean {
