@@ -19,6 +19,7 @@ export { collectPlacedUuids } from './layout/placed-uuids.js';
 export { sniffImageType } from './attachments/sniff.js';
 export { type DerivedOf, derivedPropsOf } from './layout/derived-props.js';
 export { PropsPrints } from './layout/props-json.js';
+export { quoteJson } from './layout/json-quote.js';
 export {
   type DocumentChange,
   type DocumentDigest,

@@ -13,10 +13,10 @@ import {
   type KnownValue,
   keepingValues,
   type Place,
+  quoteJson,
 } from '@canvas-ai/protocol/server';
 import type { HopRun, ParkedCallsStep } from './hop-run.js';
 import type { ServerDeps } from './server-deps.js';
-import { quoteJson } from './json-quote.js';
 
 /** What the person changed since the model's last decision, and what follows from it for this hop. */
 export interface PersonChanges {

@@ -1,7 +1,7 @@
 import type { ApplyResult, Conflict, HopRequest, JsonValue } from '@canvas-ai/protocol';
+import { quoteJson } from '@canvas-ai/protocol/server';
 import type { ModelMessage } from './providers/model-provider.js';
 import type { HeldEnding } from './turn-state.js';
-import { quoteJson } from './json-quote.js';
 
 type ToolMessage = Extract<ModelMessage, { role: 'tool' }>;
 

@@ -4,6 +4,7 @@ import type { ApplyResult, Conflict, ToolOutput } from '../wire/outputs.js';
 import type { CanvasDocument } from './apply-outputs.js';
 import { findComponent } from './layout-tree.js';
 import { locate } from './tree-edit.js';
+import { quoteJson } from './json-quote.js';
 
 /** How {@link findConflicts} reads what the host holds now; `undefined` means not set. */
 export interface CurrentValues {
@@ -173,8 +174,7 @@ export function conflictReason(conflicts: readonly Conflict[]): string {
 }
 
 function quote(value: JsonValue): string {
-  const text = JSON.stringify(value);
-  return text.length > QUOTE_CHARS ? `${text.slice(0, QUOTE_CHARS - 1)}…` : text;
+  return quoteJson(value, QUOTE_CHARS);
 }
 
 /** JSON equality: same values, object keys in any order. */

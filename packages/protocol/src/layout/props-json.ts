@@ -24,7 +24,7 @@ export class PropsPrints {
   readonly #hasher = new JsonHasher();
 
   /**
-   * `derivedOf`: which props of a node its host computes (spec §10.1); they are left out of {@link nodeHash}, so a
+   * `derivedOf`: which props of a node its host computes (spec §10.1); they are left out of {@link nodeHashSteps}, so a
    * value the host recomputed is not taken for the person's change. By default the ones the node lists.
    */
   constructor(readonly derivedOf: DerivedOf = (node) => node.derived ?? NONE) {}
@@ -34,18 +34,11 @@ export class PropsPrints {
     return this.#hasher.work;
   }
 
-  /** A hash of a node's props without its derived ones (the same for props whose JSON is the same). */
-  nodeHash(node: ComponentNode): number {
-    const derived = this.derivedOf(node);
-    return (
-      this.#known(node, derived) ?? this.#remember(node, derived, this.#hasher.object(node.props, FNV_OFFSET, derived))
-    );
-  }
-
   /**
-   * {@link nodeHash} for a walk that yields by the work done, whose props may be megabytes (a request's layout may
-   * hold such): the hash when it takes at most `workLeft` (what is left of the walk's step), else steps that begin
-   * with a yield and then yield after each `stepWork` hashed.
+   * A hash of a node's props without its derived ones (the same for props whose JSON is the same), for a walk that
+   * yields by the work done, whose props may be megabytes (a request's layout may hold such): the hash when it takes
+   * at most `workLeft` (what is left of the walk's step), else steps that begin with a yield and then yield after each
+   * `stepWork` hashed.
    */
   nodeHashSteps(
     node: ComponentNode,

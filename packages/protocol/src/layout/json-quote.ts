@@ -1,9 +1,10 @@
-import type { JsonValue } from '@canvas-ai/protocol';
+import type { JsonValue } from '../wire/json.js';
 
 /**
- * A value as the model is shown it in a notice: its JSON, cut to `maxChars` with "…" at its end when longer. Only
- * the text shown is built: a value of megabytes (a prop the person pasted) costs what its first characters cost, not
- * one `JSON.stringify` of the whole, which would hold the event loop for as long (spec §13.2).
+ * A value as a message quotes it (a conflict's reason, a notice to the model): its JSON, cut to `maxChars` with "…"
+ * at its end when longer. Only the text shown is built: a value of megabytes (a prop the person pasted) costs what
+ * its first characters cost, not one `JSON.stringify` of the whole, which would hold the event loop as long
+ * (spec §13.2).
  */
 export function quoteJson(value: JsonValue, maxChars: number): string {
   const text = jsonPrefix(value, maxChars + 1);

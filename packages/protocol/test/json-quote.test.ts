@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { jsonPrefix, quoteJson } from '../src/json-quote.js';
+import { jsonPrefix, quoteJson } from '../src/layout/json-quote.js';
 
 describe('jsonPrefix', () => {
   it('is the start of JSON.stringify’s text, for any JSON value and length', () => {
