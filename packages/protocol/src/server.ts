@@ -29,7 +29,7 @@ export {
   digestDocument,
   digestDocumentStepwise,
   isDocumentDigest,
-  keepingValues,
+  keepingValuesStepwise,
   type KnownValue,
   type Place,
 } from './layout/document-digest.js';

@@ -15,10 +15,10 @@ import {
   walkLayout,
 } from '../src/index.js';
 import { digestsMatch, isDocumentDigest, matchesDigest } from '../src/layout/document-digest.js';
-import { DigestBuilder } from '../src/layout/digest-builder.js';
+import { DIGEST_SCHEME, DigestBuilder, valuePrintsSteps } from '../src/layout/digest-builder.js';
 import { FNV_OFFSET, JsonHasher } from '../src/layout/json-hash.js';
 import { findComponentPaths } from '../src/layout/layout-tree.js';
-import { plainLayoutSteps } from '../src/layout/plain-layout.js';
+import { LAYOUT_STEP_WORK, plainLayoutSteps } from '../src/layout/plain-layout.js';
 import { PropsPrints } from '../src/layout/props-json.js';
 import { runStepsNow } from '../src/steps/steps.js';
 import {
@@ -28,7 +28,7 @@ import {
   digestChars,
   digestDocument,
   digestDocumentStepwise,
-  keepingValues,
+  keepingValuesStepwise,
 } from '../src/server.js';
 
 const nested = Layout.parse(
@@ -287,7 +287,7 @@ function walkedDigest(document: CanvasDocument, prints = new PropsPrints()) {
   // The round trip through JSON gives the walk what it gets at the door: values JSON.parse built.
   const layout = JSON.parse(JSON.stringify(document.layout)) as unknown;
   const walked = runStepsNow(plainLayoutSteps(layout, { jsonValuesChecked: true, visitor: builder }));
-  return walked === undefined ? undefined : builder.finish(document.page);
+  return walked === undefined ? undefined : runStepsNow(builder.finishSteps(document.page, LAYOUT_STEP_WORK));
 }
 
 describe('the fingerprint built in the validating walk of a request', () => {
@@ -423,27 +423,64 @@ describe('the fingerprint against any single edit (issue 25, item 2)', () => {
   });
 });
 
-describe('keepingValues', () => {
-  it('gives the digest digestDocument keeping those values builds, from the walked one, for any document', () => {
-    fc.assert(
-      fc.property(documents, fc.array(fc.nat(), { maxLength: 4 }), (document, picks) => {
+describe('keepingValuesStepwise', () => {
+  it('gives the digest digestDocument keeping those values builds, from the walked one, for any document', async () => {
+    await fc.assert(
+      fc.asyncProperty(documents, fc.array(fc.nat(), { maxLength: 4 }), async (document, picks) => {
         const uuids: string[] = [];
         walkLayout(document.layout, (node) => uuids.push(node.uuid));
         const keep = new Set(picks.flatMap((nth) => (uuids.length === 0 ? [] : [uuids[nth % uuids.length]!])));
         keep.add('not-on-the-page');
         const prints = new PropsPrints();
-        const reused = keepingValues(walkedDigest(document, prints)!, document, keep, prints.derivedOf);
+        const reused = await keepingValuesStepwise(
+          walkedDigest(document, prints)!,
+          document,
+          keep,
+          prints,
+          async () => {},
+        );
         assert.deepEqual(reused, digestDocument(document, { keepValuesOf: keep }));
       }),
     );
   });
 });
 
-describe('a digest stored by an earlier server (its props hashed as JSON text)', () => {
+describe('a digest stored by an earlier server (its hashes made another way)', () => {
   it('tells no change, as no digest at all would, rather than every component as changed', () => {
     const { scheme: _, ...earlier } = digestDocument(doc());
     assert.ok(isDocumentDigest(earlier), 'it still loads from the store');
     assert.deepEqual(diffDocument(earlier, applyOutputs(doc(), [edit('card-1', { price: '$4' })])), []);
+  });
+
+  it('tells no change from a digest of scheme 2, whose kept values were hashed as their JSON text', () => {
+    const keepValuesOf = new Set(['hero-1']);
+    const changed = applyOutputs(doc(), [edit('hero-1', { heading: 'Fresh every day' })]);
+    assert.equal(diffDocument(digestDocument(doc(), { keepValuesOf }), changed).length, 1);
+    const scheme2 = { ...digestDocument(doc(), { keepValuesOf }), scheme: 2 };
+    assert.equal(DIGEST_SCHEME, 3);
+    assert.deepEqual(diffDocument(scheme2, changed), []);
+  });
+});
+
+describe('the prints of kept values', () => {
+  it('hash a value as JsonHasher does, and keep its JSON exactly when it is 48 characters or fewer', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (values) => {
+        const prints = runStepsNow(
+          valuePrintsSteps(values as Record<string, JsonValue>, [], new JsonHasher(), {
+            yieldAt: Number.POSITIVE_INFINITY,
+            stepWork: Number.POSITIVE_INFINITY,
+          }),
+        );
+        assert.deepEqual(Object.keys(prints), Object.keys(values));
+        for (const [key, value] of Object.entries(values)) {
+          const json = JSON.stringify(value);
+          const hash = `#${new JsonHasher().value(value, FNV_OFFSET).toString(36)}`;
+          assert.equal(prints[key], json.length <= 48 ? `${hash}=${json}` : hash);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
@@ -566,8 +603,36 @@ describe('G3: the change detection of a map-heavy page runs in steps', () => {
     });
     let yields = 0;
     while (!walk.next().done) yields += 1;
-    assert.deepEqual(builder.finish(page.page), digestDocument(page));
+    assert.deepEqual(runStepsNow(builder.finishSteps(page.page, LAYOUT_STEP_WORK)), digestDocument(page));
     assert.ok(yields > 4, `${yields} steps in the validating walk`);
+  });
+
+  it('prints the values of the agent’s component and the page fields, megabytes each, in steps, the same digest', async () => {
+    // The bench's kept-props attack, scaled down: the person filled the agent's card with 4,000 objects of 100 keys.
+    const blob = Array.from({ length: 4_000 }, () =>
+      Object.fromEntries(Array.from({ length: 100 }, (_, key) => [`k${key}`, key])),
+    );
+    const card = { uuid: 'card-1', component: 'sdc.demo.card', props: { title: 'Cookie', blob } };
+    const page: CanvasDocument = { layout: { regions: { content: { components: [card] } } }, page: { notes: blob } };
+    const keepValuesOf = new Set(['card-1']);
+    const propsOnly = counting();
+    await digestDocumentStepwise({ ...page, page: {} }, {}, propsOnly.pause);
+    const inMemory = counting();
+    const digest = await digestDocumentStepwise(page, { keepValuesOf }, inMemory.pause);
+    assert.deepEqual(digest, digestDocument(page, { keepValuesOf }));
+    assert.match(digest.kept['card-1']!.title!, /^#[0-9a-z]+="Cookie"$/);
+    assert.doesNotMatch(digest.kept['card-1']!.blob!, /=/, 'a long value keeps only its hash');
+    assert.ok(
+      inMemory.pauses > propsOnly.pauses * 2,
+      `${inMemory.pauses} steps, ${propsOnly.pauses} of them for the props' hash alone`,
+    );
+    const prints = new PropsPrints();
+    const reused = counting();
+    assert.deepEqual(
+      await keepingValuesStepwise(walkedDigest(page, prints)!, page, keepValuesOf, prints, reused.pause),
+      digest,
+    );
+    assert.ok(reused.pauses > 4, `${reused.pauses} steps to print the kept values of the walked digest`);
   });
 
   it('lists the components of a page the person filled in several steps, the same changes as at once', async () => {

@@ -87,6 +87,32 @@ describe('JsonHasher', () => {
     );
   });
 
+  it('hashes any value in steps by a shared clock as it does at once, yielding once the clock runs out', () => {
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue()), fc.integer({ min: 1, max: 64 }), (values, stepWork) => {
+        const hasher = new JsonHasher();
+        const clock = { yieldAt: stepWork, stepWork };
+        let yields = 0;
+        for (const value of values) {
+          const steps = hasher.valueSteps(value, FNV_OFFSET, clock);
+          let next = steps.next();
+          while (!next.done) {
+            yields += 1;
+            next = steps.next();
+          }
+          assert.equal(next.value, new JsonHasher().value(value, FNV_OFFSET));
+        }
+        if (yields > 0) assert.ok(hasher.work >= stepWork, 'no yield before the clock ran out');
+      }),
+      { numRuns: 1_000 },
+    );
+    const list = Array.from({ length: 1_000 }, (_, index) => [index, `item ${index}`]);
+    const steps = new JsonHasher().valueSteps(list, FNV_OFFSET, { yieldAt: 500, stepWork: 500 });
+    let yields = 0;
+    while (!steps.next().done) yields += 1;
+    assert.ok(yields > 10, `${yields} yields for a list of 1,000 pairs`);
+  });
+
   it('hashes in steps as at once what JSON leaves out, inherited members and empty containers', () => {
     const inherited = Object.assign(Object.create({ inherited: 1 }) as Record<string, unknown>, { own: 2 });
     const values: Array<Record<string, unknown>> = [

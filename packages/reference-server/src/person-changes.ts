@@ -11,7 +11,7 @@ import {
   diffDocumentStepwise,
   digestDocumentStepwise,
   type KnownValue,
-  keepingValues,
+  keepingValuesStepwise,
   type Place,
   quoteJson,
 } from '@canvas-ai/protocol/server';
@@ -72,7 +72,7 @@ export async function fingerprintNext(
   // A hop without outputs leaves the request's page as it came: the fingerprint the door built of it is the next one.
   const digest =
     step.outputs.length === 0 && requestDigest
-      ? keepingValues(requestDigest, step.document, keepValuesOf, prints.derivedOf)
+      ? await keepingValuesStepwise(requestDigest, step.document, keepValuesOf, prints, deps.pause)
       : await digestDocumentStepwise(step.document, { keepValuesOf, prints }, deps.pause);
   return { digest, ms: performance.now() - started };
 }

@@ -2,6 +2,7 @@ import { readAttachments } from '../attachments/read-attachments.js';
 import { DigestBuilder } from '../layout/digest-builder.js';
 import type { DocumentDigest } from '../layout/document-digest.js';
 import type { PropsPrints } from '../layout/props-json.js';
+import { LAYOUT_STEP_WORK } from '../layout/plain-layout.js';
 import { parseHopRequestBytes, type ParseResult } from '../parse/parse-hop-request.js';
 import { HopError } from '../wire/errors.js';
 import type { Attachment, HopRequest } from '../wire/hop-request.js';
@@ -120,7 +121,9 @@ async function parseFingerprinted(
   const result = await runSteps(parseHopRequestBytes(bytes, builder), pause);
   const request = unwrap(result);
   const visited = result.success && result.visited;
-  return { request, digest: builder && visited ? builder.finish(request.context.page) : undefined };
+  const digest =
+    builder && visited ? await runSteps(builder.finishSteps(request.context.page, LAYOUT_STEP_WORK), pause) : undefined;
+  return { request, digest };
 }
 
 function unwrap(result: ParseResult): HopRequest {

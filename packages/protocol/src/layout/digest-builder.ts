@@ -1,12 +1,16 @@
 import type { JsonValue } from '../wire/json.js';
 import type { ComponentNode } from '../wire/layout.js';
 import type { DocumentDigest } from './document-digest.js';
-import { FNV_OFFSET, fnv } from './json-hash.js';
+import { FNV_OFFSET, fnv, type JsonHasher, type StepClock } from './json-hash.js';
+import { jsonPrefix } from './json-quote.js';
 import type { LayoutVisitor } from './plain-layout.js';
 import type { PropsPrints } from './props-json.js';
 
-/** How the digests built here hash (2: props hashed as values, by `JsonHasher`); stored in each digest. */
-export const DIGEST_SCHEME = 2;
+/**
+ * How the digests built here hash, stored in each digest: 2, props hashed as values by `JsonHasher`; 3, the kept
+ * values too (each value of 2 was hashed as its whole JSON text).
+ */
+export const DIGEST_SCHEME = 3;
 
 /** Values whose JSON is at most this long may be kept as they are. */
 const SHORT_VALUE_CHARS = 48;
@@ -59,19 +63,37 @@ export class DigestBuilder implements LayoutVisitor {
   ): number | Generator<undefined, number, undefined> {
     const before = this.#prints.hashed;
     const props = this.#prints.nodeHashSteps(node, workLeft, stepWork);
-    if (typeof props !== 'number') return this.#addInSteps(node, parent, list, props, before);
-    this.#add(node, parent, list, props);
-    return this.#prints.hashed - before;
+    const keep = this.#keep?.has(node.uuid) === true;
+    if (typeof props === 'number' && !keep) {
+      this.#add(node, parent, list, props);
+      return this.#prints.hashed - before;
+    }
+    return this.#addInSteps(node, parent, list, props, keep, before, { yieldAt: before + workLeft, stepWork });
   }
 
+  /** A node whose props are hashed in steps, or whose values are kept (they too may be megabytes), by `clock`. */
   *#addInSteps(
     node: ComponentNode,
     parent: number,
     list: number,
-    propsSteps: Generator<undefined, number, undefined>,
+    props: number | Generator<undefined, number, undefined>,
+    keep: boolean,
     before: number,
+    clock: StepClock,
   ): Generator<undefined, number, undefined> {
-    this.#add(node, parent, list, yield* propsSteps);
+    if (typeof props !== 'number') {
+      props = yield* props;
+      // The props' last step is of unknown length: the kept values begin a step of their own.
+      clock.yieldAt = this.#prints.hashed;
+    }
+    this.#add(node, parent, list, props);
+    if (keep)
+      this.#digest.kept[node.uuid] = yield* valuePrintsSteps(
+        node.props,
+        this.#prints.derivedOf(node),
+        this.#prints.hasher,
+        clock,
+      );
     return this.#prints.hashed - before;
   }
 
@@ -84,13 +106,16 @@ export class DigestBuilder implements LayoutVisitor {
     digest.components.push(component);
     digest.hashes.push(props);
     this.#hash = mix(this.#hash, parent, list, component, props);
-    if (this.#keep?.has(node.uuid)) digest.kept[node.uuid] = valuePrints(node.props, this.#prints.derivedOf(node));
   }
 
-  /** The digest, once every component was folded in, with the page's fields. */
-  finish(page: Record<string, JsonValue>): DocumentDigest {
+  /**
+   * The digest, once every component was folded in, with the page's fields: in steps of `stepWork`, the first
+   * beginning now.
+   */
+  *finishSteps(page: Record<string, JsonValue>, stepWork: number): Generator<undefined, DocumentDigest, undefined> {
     const digest = this.#digest;
-    digest.page = valuePrints(page);
+    const hasher = this.#prints.hasher;
+    digest.page = yield* valuePrintsSteps(page, NONE, hasher, { yieldAt: hasher.work + stepWork, stepWork });
     let hash = this.#hash;
     for (const field of Object.keys(digest.page).sort()) hash = fnv(hashPart(digest.page[field])!, fnv(field, hash));
     digest.hash = hash;
@@ -107,16 +132,29 @@ export class DigestBuilder implements LayoutVisitor {
   }
 }
 
-/** `#hash`, and `=json` when short, per key of a props or page object. */
-export function valuePrints(
+/**
+ * `#hash`, and `=json` when its JSON is short, per member of a props or page object, `leaveOut` left out: each value
+ * hashed by `hasher` in steps by `clock`, its JSON written only as far as a short value goes, so that a value of
+ * megabytes (a prop the person pasted into the agent's component) is no single long step (spec §13.2).
+ */
+export function* valuePrintsSteps(
   values: Record<string, JsonValue>,
-  leaveOut: readonly string[] = [],
-): Record<string, string> {
+  leaveOut: readonly string[],
+  hasher: JsonHasher,
+  clock: StepClock,
+): Generator<undefined, Record<string, string>, undefined> {
   const prints: Record<string, string> = {};
   for (const key of Object.keys(values)) {
-    if (leaveOut.includes(key)) continue;
-    const json = JSON.stringify(values[key]);
-    const hash = `#${fnv(json, FNV_OFFSET).toString(36)}`;
+    // Before every member: a props object of many small members is many steps too.
+    if (hasher.work >= clock.yieldAt) {
+      clock.yieldAt = hasher.work + clock.stepWork;
+      yield;
+    }
+    const value = values[key];
+    if (value === undefined || leaveOut.includes(key)) continue;
+    const hash = `#${(yield* hasher.valueSteps(value, FNV_OFFSET, clock)).toString(36)}`;
+    const json = jsonPrefix(value, SHORT_VALUE_CHARS + 1);
+    hasher.work += key.length + json.length;
     prints[key] = json.length <= SHORT_VALUE_CHARS ? `${hash}=${json}` : hash;
   }
   return prints;
@@ -136,3 +174,5 @@ function mix(hash: number, a: number, b: number, c: number, d: number): number {
   h = Math.imul(h ^ c, 0x01000193);
   return Math.imul(h ^ d, 0x01000193) >>> 0;
 }
+
+const NONE: readonly string[] = [];

@@ -5,8 +5,8 @@ import type { CanvasDocument } from './apply-outputs.js';
 import { type Pause, runSteps, runStepsNow } from '../steps/steps.js';
 import { findComponentPaths, walkLayout } from './layout-tree.js';
 import type { DerivedOf } from './derived-props.js';
-import { DIGEST_SCHEME, DigestBuilder, hashPart, valuePrints } from './digest-builder.js';
-import type { LayoutVisitor } from './plain-layout.js';
+import { DIGEST_SCHEME, DigestBuilder, hashPart, valuePrintsSteps } from './digest-builder.js';
+import { LAYOUT_STEP_WORK, type LayoutVisitor } from './plain-layout.js';
 import { PropsPrints } from './props-json.js';
 
 /**
@@ -96,24 +96,21 @@ export function digestDocumentStepwise(
   return runSteps(digestSteps(document, options), pause);
 }
 
-/** {@link digestDocument} as steps: it yields after each {@link STEP_WORK} of props hashed. */
+/** {@link digestDocument} as steps: it yields after each {@link LAYOUT_STEP_WORK} of props hashed. */
 function* digestSteps(document: CanvasDocument, options: DigestOptions): Steps<DocumentDigest> {
   const prints = options.prints ?? new PropsPrints();
   const builder = new DigestBuilder(prints, options.keepValuesOf);
   yield* walkSteps(document.layout, builder);
-  return builder.finish(document.page);
+  return yield* builder.finishSteps(document.page, LAYOUT_STEP_WORK);
 }
 
 /** A piece of work in synchronous steps, run by `runSteps` (between other requests) or `runStepsNow` (at once). */
 type Steps<T> = Generator<undefined, T, undefined>;
 
-/** The work of hashing props (JsonHasher.work) one step of {@link walkSteps} does before it yields. */
-const STEP_WORK = 256 * 1024;
-
 /**
  * Every list and component of a layout in memory, in the order the validating walk of a request meets them
  * (`plainLayoutSteps`: a list when entered, each component before its slots, the slots in their order), told to
- * `visitor`. Yields after every {@link STEP_WORK} of the visitor's work, so a map-heavy page is no single step.
+ * `visitor`. Yields after every {@link LAYOUT_STEP_WORK} of the visitor's work, so a map-heavy page is no single step.
  */
 function* walkSteps(layout: Layout, visitor: LayoutVisitor): Steps<void> {
   let index = 0;
@@ -131,7 +128,7 @@ function* walkSteps(layout: Layout, visitor: LayoutVisitor): Steps<void> {
         continue;
       }
       frame.at += 1;
-      const visited = visitor.node(node, frame.parent, frame.list, STEP_WORK - work, STEP_WORK);
+      const visited = visitor.node(node, frame.parent, frame.list, LAYOUT_STEP_WORK - work, LAYOUT_STEP_WORK);
       work += 1 + (typeof visited === 'number' ? visited : yield* visited);
       const slots = node.slots;
       if (slots) {
@@ -142,7 +139,7 @@ function* walkSteps(layout: Layout, visitor: LayoutVisitor): Steps<void> {
         }
       }
       index += 1;
-      if (work >= STEP_WORK) {
+      if (work >= LAYOUT_STEP_WORK) {
         work = 0;
         yield;
       }
@@ -194,33 +191,41 @@ function* diffSteps(
   // The common case, the page exactly as predicted: the two digests are equal.
   if (digestsMatch(expected, now)) return [];
   yield;
-  const kept = keptPrints(actual, Object.keys(expected.kept), prints.derivedOf);
+  const kept = yield* keptPrints(actual, Object.keys(expected.kept), prints);
   return yield* changesBetween(expected, { ...now, kept }, actual, given.rejected, prints.derivedOf);
 }
 
 /**
  * The digest {@link digestDocument} builds of `document` keeping the values of `keepValuesOf`, from `digest`, the
  * digest of the same document that kept none (the one the validating walk of its request built): the props are not
- * hashed again, only the kept components are looked up. A hop that changed nothing on the page reuses its request's.
+ * hashed again, only the kept components are looked up, and their values hashed with `pause` awaited between steps.
+ * A hop that changed nothing on the page reuses its request's.
  */
-export function keepingValues(
+export async function keepingValuesStepwise(
   digest: DocumentDigest,
   document: CanvasDocument,
   keepValuesOf: ReadonlySet<string>,
-  derivedOf: DerivedOf,
-): DocumentDigest {
-  return { ...digest, kept: keptPrints(document, [...keepValuesOf], derivedOf) };
+  prints: PropsPrints,
+  pause: Pause,
+): Promise<DocumentDigest> {
+  return { ...digest, kept: await runSteps(keptPrints(document, [...keepValuesOf], prints), pause) };
 }
 
 /**
  * The per-prop prints of the components `uuids` names that `document` holds, as a digest keeping their values has
- * them: the components the expected digest kept values of are compared prop by prop.
+ * them: the components the expected digest kept values of are compared prop by prop. In steps of {@link LAYOUT_STEP_WORK}.
  */
-function keptPrints(document: CanvasDocument, uuids: readonly string[], derivedOf: DerivedOf): DocumentDigest['kept'] {
+function* keptPrints(
+  document: CanvasDocument,
+  uuids: readonly string[],
+  prints: PropsPrints,
+): Steps<DocumentDigest['kept']> {
   const kept: DocumentDigest['kept'] = {};
   if (uuids.length === 0) return kept;
+  const hasher = prints.hasher;
+  const clock = { yieldAt: hasher.work + LAYOUT_STEP_WORK, stepWork: LAYOUT_STEP_WORK };
   for (const [uuid, { node }] of findComponentPaths(document.layout, new Set(uuids)))
-    kept[uuid] = valuePrints(node.props, derivedOf(node));
+    kept[uuid] = yield* valuePrintsSteps(node.props, prints.derivedOf(node), hasher, clock);
   return kept;
 }
 

@@ -128,14 +128,30 @@ export class JsonHasher {
    * request's layout may hold one) would otherwise hold the event loop for as long as it takes. The same hash, walked
    * with a stack of its own instead of recursion.
    */
-  *objectSteps(
+  objectSteps(
     value: Record<string, unknown>,
     hash: number,
     leaveOut: readonly string[],
     stepWork: number,
   ): Generator<undefined, number, undefined> {
-    let yieldAt = this.work + stepWork;
-    const stack: Frame[] = [objectFrame(value, hash, leaveOut)];
+    return this.#steps(objectFrame(value, hash, leaveOut), { yieldAt: this.work + stepWork, stepWork });
+  }
+
+  /**
+   * {@link value} in steps, by `clock`: it yields once `work` reaches `clock.yieldAt`, then after each
+   * `clock.stepWork`. Several values hashed with one clock share its steps (the props of a component, one by one).
+   */
+  *valueSteps(value: unknown, hash: number, clock: StepClock): Generator<undefined, number, undefined> {
+    if (typeof value !== 'object' || value === null) return this.value(value, hash);
+    this.work += VALUE_WORK;
+    return yield* this.#steps(
+      Array.isArray(value) ? arrayFrame(value, hash) : objectFrame(value as Record<string, unknown>, hash, NONE),
+      clock,
+    );
+  }
+
+  *#steps(root: Frame, clock: StepClock): Generator<undefined, number, undefined> {
+    const stack: Frame[] = [root];
     // The hash of the container last finished, handed to the frame below it.
     let finished = 0;
     while (stack.length > 0) {
@@ -143,8 +159,8 @@ export class JsonHasher {
       let child: Frame | undefined;
       while (frame.index < frame.end) {
         // Before every member, whatever the one before was (a string, an empty list, a whole nested object).
-        if (this.work >= yieldAt) {
-          yieldAt = this.work + stepWork;
+        if (this.work >= clock.yieldAt) {
+          clock.yieldAt = this.work + clock.stepWork;
           yield;
         }
         const index = frame.index;
@@ -164,15 +180,7 @@ export class JsonHasher {
         if (typeof member === 'object' && member !== null) {
           this.work += VALUE_WORK;
           child = Array.isArray(member)
-            ? {
-                keys: undefined,
-                items: member,
-                end: member.length,
-                index: 0,
-                hash: step(h, ARRAY),
-                members: 0,
-                leaveOut: NONE,
-              }
+            ? arrayFrame(member, h)
             : objectFrame(member as Record<string, unknown>, h, NONE);
           break;
         }
@@ -200,6 +208,15 @@ export class JsonHasher {
   }
 }
 
+/**
+ * When a walk in steps yields: once the hasher's `work` reaches `yieldAt`, which then moves `stepWork` on. Shared by
+ * the values one walk hashes in turn.
+ */
+export interface StepClock {
+  yieldAt: number;
+  stepWork: number;
+}
+
 /** One object or array {@link JsonHasher.objectSteps} is inside of: where it is and its running hash. */
 interface Frame {
   /** An object's keys; undefined for an array, whose items are `items` itself. */
@@ -211,6 +228,10 @@ interface Frame {
   hash: number;
   members: number;
   leaveOut: readonly string[];
+}
+
+function arrayFrame(items: readonly unknown[], hash: number): Frame {
+  return { keys: undefined, items, end: items.length, index: 0, hash: step(hash, ARRAY), members: 0, leaveOut: NONE };
 }
 
 function objectFrame(value: Record<string, unknown>, hash: number, leaveOut: readonly string[]): Frame {

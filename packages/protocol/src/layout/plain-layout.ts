@@ -61,12 +61,15 @@ export interface PlainLayoutWalk {
   duplicate: string | undefined;
 }
 
-/** Components and work of a visitor done between two yields of {@link plainLayoutSteps}: a few milliseconds. */
-const STEP_WORK = 256 * 1024;
+/**
+ * Components and work of a visitor done between two yields of {@link plainLayoutSteps}, and of the other walks that
+ * fingerprint a page (`digestDocument`): a few milliseconds.
+ */
+export const LAYOUT_STEP_WORK = 256 * 1024;
 
 /**
  * {@link isPlainLayout} as steps, telling `options.visitor` of every list and component as it goes: what it found,
- * or undefined when the layout is not plain. Yields after every {@link STEP_WORK} of its own and the visitor's work.
+ * or undefined when the layout is not plain. Yields after every {@link LAYOUT_STEP_WORK} of its own and the visitor's work.
  */
 export function* plainLayoutSteps(
   value: unknown,
@@ -139,9 +142,10 @@ function* nodeListSteps(
     walk.components += 1;
     if (walk.duplicate === undefined && walk.uuids.has(uuid)) walk.duplicate = uuid;
     walk.uuids.add(uuid);
-    const visited = walk.visitor?.node(node as ComponentNode, parent, list, STEP_WORK - walk.work, STEP_WORK) ?? 0;
+    const visited =
+      walk.visitor?.node(node as ComponentNode, parent, list, LAYOUT_STEP_WORK - walk.work, LAYOUT_STEP_WORK) ?? 0;
     walk.work += 1 + (typeof visited === 'number' ? visited : yield* visited);
-    if (walk.work >= STEP_WORK) {
+    if (walk.work >= LAYOUT_STEP_WORK) {
       walk.work = 0;
       yield;
     }

@@ -34,6 +34,11 @@ export class PropsPrints {
     return this.#hasher.work;
   }
 
+  /** The hasher of this cache, for the other hashing of the walks that use it (their work counted in one place). */
+  get hasher(): JsonHasher {
+    return this.#hasher;
+  }
+
   /**
    * A hash of a node's props without its derived ones (the same for props whose JSON is the same), for a walk that
    * yields by the work done, whose props may be megabytes (a request's layout may hold such): the hash when it takes
