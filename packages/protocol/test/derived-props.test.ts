@@ -246,6 +246,25 @@ describe("the server's report of the person's changes leaves derived props out (
     );
   });
 
+  it('hashes the same props again once the node lists other derived props, a list changed in place too', () => {
+    const node: ComponentNode = {
+      uuid: 'h-1',
+      component: 'sdc.demo.heading',
+      props: { text: 'Hi', anchor: 'hi' },
+      derived: ['anchor'],
+    };
+    const cached = new PropsPrints();
+    const hash = (prints: PropsPrints) => prints.nodeHashSteps(node, Number.POSITIVE_INFINITY, 1);
+    const withoutAnchor = hash(cached);
+    assert.equal(hash(cached), withoutAnchor);
+    node.derived!.push('text');
+    const withoutBoth = hash(cached);
+    assert.equal(withoutBoth, hash(new PropsPrints()));
+    assert.notEqual(withoutBoth, withoutAnchor);
+    node.derived = ['anchor'];
+    assert.equal(hash(cached), withoutAnchor);
+  });
+
   it('takes a placed node whose derived prop the host filled in for the page it expected', async () => {
     const { output } = await run(
       placeComponentsTool,

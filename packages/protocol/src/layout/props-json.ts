@@ -20,7 +20,7 @@ export class PropsPrints {
    * The hashes of props whose node names derived props, without them, with the names left out: the same props with
    * another list (a host that changed it, a cache used across hops) are hashed again, not served stale.
    */
-  readonly #hashesWithout = new Map<Props, { leftOut: string; hash: number }>();
+  readonly #hashesWithout = new Map<Props, { leftOut: readonly string[]; hash: number }>();
   readonly #hasher = new JsonHasher();
 
   /**
@@ -71,12 +71,13 @@ export class PropsPrints {
   #known(node: ComponentNode, derived: readonly string[]): number | undefined {
     if (derived.length === 0) return this.#hashes.get(node.props);
     const known = this.#hashesWithout.get(node.props);
-    return known?.leftOut === leftOutKey(derived) ? known.hash : undefined;
+    return known !== undefined && sameNames(known.leftOut, derived) ? known.hash : undefined;
   }
 
   #remember(node: ComponentNode, derived: readonly string[], hash: number): number {
     if (derived.length === 0) this.#hashes.set(node.props, hash);
-    else this.#hashesWithout.set(node.props, { leftOut: leftOutKey(derived), hash });
+    // A copy: a host may change its list in place.
+    else this.#hashesWithout.set(node.props, { leftOut: derived.slice(), hash });
     return hash;
   }
 
@@ -91,7 +92,9 @@ export class PropsPrints {
   }
 }
 
-/** The names left out, as one key (JSON: a name may hold any character, a separator too). */
-function leftOutKey(derived: readonly string[]): string {
-  return JSON.stringify(derived);
+/** Whether two lists of names left out are the same, name by name (no key built per node). */
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index += 1) if (a[index] !== b[index]) return false;
+  return true;
 }
