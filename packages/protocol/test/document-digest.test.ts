@@ -287,7 +287,9 @@ function walkedDigest(document: CanvasDocument, prints = new PropsPrints()) {
   // The round trip through JSON gives the walk what it gets at the door: values JSON.parse built.
   const layout = JSON.parse(JSON.stringify(document.layout)) as unknown;
   const walked = runStepsNow(plainLayoutSteps(layout, { jsonValuesChecked: true, visitor: builder }));
-  return walked === undefined ? undefined : runStepsNow(builder.finishSteps(document.page, LAYOUT_STEP_WORK));
+  return walked === undefined
+    ? undefined
+    : runStepsNow(builder.finishSteps(document.page, LAYOUT_STEP_WORK, LAYOUT_STEP_WORK));
 }
 
 describe('the fingerprint built in the validating walk of a request', () => {
@@ -465,20 +467,35 @@ describe('a digest stored by an earlier server (its hashes made another way)', (
 describe('the prints of kept values', () => {
   it('hash a value as JsonHasher does, and keep its JSON exactly when it is 48 characters or fewer', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (values) => {
-        const prints = runStepsNow(
-          valuePrintsSteps(values as Record<string, JsonValue>, [], new JsonHasher(), {
-            yieldAt: Number.POSITIVE_INFINITY,
-            stepWork: Number.POSITIVE_INFINITY,
-          }),
-        );
-        assert.deepEqual(Object.keys(prints), Object.keys(values));
-        for (const [key, value] of Object.entries(values)) {
-          const json = JSON.stringify(value);
-          const hash = `#${new JsonHasher().value(value, FNV_OFFSET).toString(36)}`;
-          assert.equal(prints[key], json.length <= 48 ? `${hash}=${json}` : hash);
-        }
-      }),
+      fc.property(
+        fc.dictionary(fc.string({ unit: 'grapheme' }), fc.jsonValue({ stringUnit: 'binary' })),
+        fc.subarray(['a', 'b', '']),
+        fc.integer({ min: 1, max: 256 }),
+        (values, leaveOut, stepWork) => {
+          const atOnce = runStepsNow(
+            valuePrintsSteps(values as Record<string, JsonValue>, leaveOut, new JsonHasher(), {
+              yieldAt: Number.POSITIVE_INFINITY,
+              stepWork: Number.POSITIVE_INFINITY,
+            }),
+          );
+          assert.deepEqual(
+            Object.keys(atOnce),
+            Object.keys(values).filter((key) => !leaveOut.includes(key)),
+          );
+          for (const [key, print] of Object.entries(atOnce)) {
+            const json = JSON.stringify(values[key]);
+            const hash = `#${new JsonHasher().value(values[key], FNV_OFFSET).toString(36)}`;
+            assert.equal(print, json.length <= 48 ? `${hash}=${json}` : hash);
+          }
+          const inSteps = valuePrintsSteps(values as Record<string, JsonValue>, leaveOut, new JsonHasher(), {
+            yieldAt: stepWork,
+            stepWork,
+          });
+          let next = inSteps.next();
+          while (!next.done) next = inSteps.next();
+          assert.deepEqual(next.value, atOnce);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -603,7 +620,10 @@ describe('G3: the change detection of a map-heavy page runs in steps', () => {
     });
     let yields = 0;
     while (!walk.next().done) yields += 1;
-    assert.deepEqual(runStepsNow(builder.finishSteps(page.page, LAYOUT_STEP_WORK)), digestDocument(page));
+    assert.deepEqual(
+      runStepsNow(builder.finishSteps(page.page, LAYOUT_STEP_WORK, LAYOUT_STEP_WORK)),
+      digestDocument(page),
+    );
     assert.ok(yields > 4, `${yields} steps in the validating walk`);
   });
 
@@ -633,6 +653,23 @@ describe('G3: the change detection of a map-heavy page runs in steps', () => {
       digest,
     );
     assert.ok(reused.pauses > 4, `${reused.pauses} steps to print the kept values of the walked digest`);
+  });
+
+  it('prints 50,000 small props of the agent’s component and 50,000 page fields in steps of one step’s work', async () => {
+    const many = Object.fromEntries(Array.from({ length: 50_000 }, (_, index) => [`f${index}`, index]));
+    const card = { uuid: 'card-1', component: 'sdc.demo.card', props: many };
+    const page: CanvasDocument = { layout: { regions: { content: { components: [card] } } }, page: many };
+    const keepValuesOf = new Set(['card-1']);
+    const prints = new PropsPrints();
+    const workAtPauses: number[] = [];
+    const digest = await digestDocumentStepwise(page, { keepValuesOf, prints }, async () => {
+      workAtPauses.push(prints.hashed);
+    });
+    workAtPauses.push(prints.hashed);
+    assert.deepEqual(digest, digestDocument(page, { keepValuesOf }));
+    const steps = workAtPauses.slice(1).map((work, index) => work - workAtPauses[index]!);
+    assert.ok(steps.length > 10, `${steps.length} steps`);
+    assert.ok(Math.max(...steps) <= LAYOUT_STEP_WORK * 1.05, `the largest step did ${Math.max(...steps)} work`);
   });
 
   it('lists the components of a page the person filled in several steps, the same changes as at once', async () => {

@@ -93,6 +93,7 @@ describe('JsonHasher', () => {
         const hasher = new JsonHasher();
         const clock = { yieldAt: stepWork, stepWork };
         let yields = 0;
+        let workAtOnce = 0;
         for (const value of values) {
           const steps = hasher.valueSteps(value, FNV_OFFSET, clock);
           let next = steps.next();
@@ -100,8 +101,11 @@ describe('JsonHasher', () => {
             yields += 1;
             next = steps.next();
           }
-          assert.equal(next.value, new JsonHasher().value(value, FNV_OFFSET));
+          const atOnce = new JsonHasher();
+          assert.equal(next.value, atOnce.value(value, FNV_OFFSET));
+          workAtOnce += atOnce.work;
         }
+        assert.equal(hasher.work, workAtOnce, 'the same work as at once: walks yield by it');
         if (yields > 0) assert.ok(hasher.work >= stepWork, 'no yield before the clock ran out');
       }),
       { numRuns: 1_000 },

@@ -122,7 +122,9 @@ async function parseFingerprinted(
   const request = unwrap(result);
   const visited = result.success && result.visited;
   const digest =
-    builder && visited ? await runSteps(builder.finishSteps(request.context.page, LAYOUT_STEP_WORK), pause) : undefined;
+    builder && visited
+      ? await runSteps(builder.finishSteps(request.context.page, LAYOUT_STEP_WORK, LAYOUT_STEP_WORK), pause)
+      : undefined;
   return { request, digest };
 }
 

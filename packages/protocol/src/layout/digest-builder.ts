@@ -1,19 +1,26 @@
 import type { JsonValue } from '../wire/json.js';
 import type { ComponentNode } from '../wire/layout.js';
 import type { DocumentDigest } from './document-digest.js';
-import { FNV_OFFSET, fnv, type JsonHasher, type StepClock } from './json-hash.js';
+import { FNV_OFFSET, fnv, type JsonHasher, type StepClock, VALUE_WORK } from './json-hash.js';
 import { jsonPrefix } from './json-quote.js';
 import type { LayoutVisitor } from './plain-layout.js';
 import type { PropsPrints } from './props-json.js';
 
 /**
  * How the digests built here hash, stored in each digest: 2, props hashed as values by `JsonHasher`; 3, the kept
- * values too (each value of 2 was hashed as its whole JSON text).
+ * values and page fields too (2 hashed each one's whole JSON text), the page's fields folded in any order.
  */
 export const DIGEST_SCHEME = 3;
 
 /** Values whose JSON is at most this long may be kept as they are. */
 const SHORT_VALUE_CHARS = 48;
+
+/**
+ * What making one print costs besides hashing its value, in the hasher's work: a map of tiny members costs about 16
+ * times more per member as prints than as a hash (100,000 one-number props against a map of that many values), so
+ * walks that yield by the work yield as often for either.
+ */
+const PRINT_WORK = 16 * VALUE_WORK;
 
 /**
  * Folds a document's components into its {@link DocumentDigest}, in document order: each component before its slots,
@@ -109,16 +116,29 @@ export class DigestBuilder implements LayoutVisitor {
   }
 
   /**
-   * The digest, once every component was folded in, with the page's fields: in steps of `stepWork`, the first
-   * beginning now.
+   * The digest, once every component was folded in, with the page's fields: in steps, the first of at most `workLeft`
+   * (what is left of the walk's step), the others of `stepWork`.
    */
-  *finishSteps(page: Record<string, JsonValue>, stepWork: number): Generator<undefined, DocumentDigest, undefined> {
+  *finishSteps(
+    page: Record<string, JsonValue>,
+    workLeft: number,
+    stepWork: number,
+  ): Generator<undefined, DocumentDigest, undefined> {
     const digest = this.#digest;
     const hasher = this.#prints.hasher;
-    digest.page = yield* valuePrintsSteps(page, NONE, hasher, { yieldAt: hasher.work + stepWork, stepWork });
-    let hash = this.#hash;
-    for (const field of Object.keys(digest.page).sort()) hash = fnv(hashPart(digest.page[field])!, fnv(field, hash));
-    digest.hash = hash;
+    const clock = { yieldAt: hasher.work + workLeft, stepWork };
+    digest.page = yield* valuePrintsSteps(page, NONE, hasher, clock);
+    // Fields in any order fold alike, as a sum of one hash per field: no sort of what may be 50,000 names.
+    let fields = 0;
+    for (const field of Object.keys(digest.page)) {
+      if (hasher.work >= clock.yieldAt) {
+        clock.yieldAt = hasher.work + stepWork;
+        yield;
+      }
+      hasher.work += VALUE_WORK + field.length;
+      fields = (fields + fnv(hashPart(digest.page[field])!, fnv(field, FNV_OFFSET))) >>> 0;
+    }
+    digest.hash = Math.imul(this.#hash ^ fields, FNV_PRIME) >>> 0;
     return digest;
   }
 
@@ -152,10 +172,17 @@ export function* valuePrintsSteps(
     }
     const value = values[key];
     if (value === undefined || leaveOut.includes(key)) continue;
+    const before = hasher.work;
     const hash = `#${(yield* hasher.valueSteps(value, FNV_OFFSET, clock)).toString(36)}`;
-    const json = jsonPrefix(value, SHORT_VALUE_CHARS + 1);
-    hasher.work += key.length + json.length;
-    prints[key] = json.length <= SHORT_VALUE_CHARS ? `${hash}=${json}` : hash;
+    // Its JSON is at least its work ÷ VALUE_WORK long: past this, the value is not short, and is not written at all.
+    const short = hasher.work - before <= SHORT_VALUE_CHARS * VALUE_WORK;
+    const json = short ? jsonPrefix(value, SHORT_VALUE_CHARS + 1) : undefined;
+    hasher.work += PRINT_WORK + key.length;
+    const print = json !== undefined && json.length <= SHORT_VALUE_CHARS ? `${hash}=${json}` : hash;
+    // An own member whatever its name, as JSON.parse makes one: `__proto__` too.
+    if (key === '__proto__')
+      Object.defineProperty(prints, key, { value: print, writable: true, enumerable: true, configurable: true });
+    else prints[key] = print;
   }
   return prints;
 }
@@ -167,12 +194,14 @@ export function hashPart(print: string | undefined): string | undefined {
   return end === -1 ? print : print.slice(0, end);
 }
 
+const FNV_PRIME = 0x01000193;
+
 /** Folds an entry's numbers into the running hash. */
 function mix(hash: number, a: number, b: number, c: number, d: number): number {
-  let h = Math.imul(hash ^ a, 0x01000193);
-  h = Math.imul(h ^ b, 0x01000193);
-  h = Math.imul(h ^ c, 0x01000193);
-  return Math.imul(h ^ d, 0x01000193) >>> 0;
+  let h = Math.imul(hash ^ a, FNV_PRIME);
+  h = Math.imul(h ^ b, FNV_PRIME);
+  h = Math.imul(h ^ c, FNV_PRIME);
+  return Math.imul(h ^ d, FNV_PRIME) >>> 0;
 }
 
 const NONE: readonly string[] = [];

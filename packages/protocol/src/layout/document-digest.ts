@@ -100,8 +100,8 @@ export function digestDocumentStepwise(
 function* digestSteps(document: CanvasDocument, options: DigestOptions): Steps<DocumentDigest> {
   const prints = options.prints ?? new PropsPrints();
   const builder = new DigestBuilder(prints, options.keepValuesOf);
-  yield* walkSteps(document.layout, builder);
-  return yield* builder.finishSteps(document.page, LAYOUT_STEP_WORK);
+  const workLeft = yield* walkSteps(document.layout, builder);
+  return yield* builder.finishSteps(document.page, workLeft, LAYOUT_STEP_WORK);
 }
 
 /** A piece of work in synchronous steps, run by `runSteps` (between other requests) or `runStepsNow` (at once). */
@@ -110,9 +110,10 @@ type Steps<T> = Generator<undefined, T, undefined>;
 /**
  * Every list and component of a layout in memory, in the order the validating walk of a request meets them
  * (`plainLayoutSteps`: a list when entered, each component before its slots, the slots in their order), told to
- * `visitor`. Yields after every {@link LAYOUT_STEP_WORK} of the visitor's work, so a map-heavy page is no single step.
+ * `visitor`. Yields after every {@link LAYOUT_STEP_WORK} of the visitor's work, so a map-heavy page is no single
+ * step; answers what is left of the last step's work.
  */
-function* walkSteps(layout: Layout, visitor: LayoutVisitor): Steps<void> {
+function* walkSteps(layout: Layout, visitor: LayoutVisitor): Steps<number> {
   let index = 0;
   let work = 0;
   // The lists being walked, innermost last; a list's name is told when the walk enters it.
@@ -145,6 +146,7 @@ function* walkSteps(layout: Layout, visitor: LayoutVisitor): Steps<void> {
       }
     }
   }
+  return LAYOUT_STEP_WORK - work;
 }
 
 /**
@@ -213,7 +215,8 @@ export async function keepingValuesStepwise(
 
 /**
  * The per-prop prints of the components `uuids` names that `document` holds, as a digest keeping their values has
- * them: the components the expected digest kept values of are compared prop by prop. In steps of {@link LAYOUT_STEP_WORK}.
+ * them: the components the expected digest kept values of are compared prop by prop. In steps of
+ * {@link LAYOUT_STEP_WORK}.
  */
 function* keptPrints(
   document: CanvasDocument,

@@ -26,9 +26,11 @@ export function fnv(text: string, hash: number): number {
 
 /**
  * What hashing one value costs, in characters hashed: a map of a thousand tiny members costs about as much per member
- * as a string of this many characters, so a walk that yields by the work done yields as often for either.
+ * as a string of this many characters, so a walk that yields by the work done yields as often for either. So a
+ * value's JSON is at least one character per `VALUE_WORK` of hashing it: a value costs this and writes one character
+ * or more, a string or key also its length, which its JSON holds.
  */
-const VALUE_WORK = 8;
+export const VALUE_WORK = 8;
 
 /** Folds a small number (a tag, a count) into the running hash. */
 function step(hash: number, value: number): number {
@@ -139,7 +141,8 @@ export class JsonHasher {
 
   /**
    * {@link value} in steps, by `clock`: it yields once `work` reaches `clock.yieldAt`, then after each
-   * `clock.stepWork`. Several values hashed with one clock share its steps (the props of a component, one by one).
+   * `clock.stepWork`, before a member or item (a string, however long, is hashed in one step). Several values hashed
+   * with one clock share its steps (the props of a component, one by one).
    */
   *valueSteps(value: unknown, hash: number, clock: StepClock): Generator<undefined, number, undefined> {
     if (typeof value !== 'object' || value === null) return this.value(value, hash);
@@ -217,7 +220,7 @@ export interface StepClock {
   stepWork: number;
 }
 
-/** One object or array {@link JsonHasher.objectSteps} is inside of: where it is and its running hash. */
+/** One object or array a walk in steps of {@link JsonHasher} is inside of: where it is and its running hash. */
 interface Frame {
   /** An object's keys; undefined for an array, whose items are `items` itself. */
   keys: string[] | undefined;

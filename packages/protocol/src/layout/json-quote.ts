@@ -13,41 +13,59 @@ export function quoteJson(value: JsonValue, maxChars: number): string {
 
 /** `JSON.stringify(value).slice(0, length)` of a JSON value, written only as far as `length` characters. */
 export function jsonPrefix(value: unknown, length: number): string {
-  const parts: string[] = [];
-  let written = 0;
-  /** Adds `text`; false once `length` characters are written (the rest is not needed). */
-  const write = (text: string): boolean => {
-    parts.push(text);
-    written += text.length;
-    return written < length;
-  };
-  // A string longer than what is left is written from its start only: its cut JSON is the start of its JSON (a pair
-  // of surrogates cut in two is escaped differently, but only past `length`).
-  const string = (text: string) => JSON.stringify(text.length > length ? text.slice(0, length + 1) : text);
-  const skipped = (member: unknown) =>
-    member === undefined || typeof member === 'function' || typeof member === 'symbol';
-  const walk = (item: unknown): boolean => {
-    if (typeof item === 'string') return write(string(item));
-    if (item === null || typeof item !== 'object') return write(JSON.stringify(item) ?? 'null');
-    if (Array.isArray(item)) {
-      if (!write('[')) return false;
-      for (let index = 0; index < item.length; index += 1) {
-        if (index > 0 && !write(',')) return false;
-        if (!walk(skipped(item[index]) ? null : item[index])) return false;
-      }
-      return write(']');
+  if (typeof value !== 'object' || value === null) return primitiveJson(value, length).slice(0, length);
+  const writer: PrefixWriter = { parts: [], written: 0, length };
+  writeValue(writer, value);
+  return writer.parts.join('').slice(0, length);
+}
+
+/** The text written so far, and how long it may get. */
+interface PrefixWriter {
+  parts: string[];
+  written: number;
+  readonly length: number;
+}
+
+/** Adds `text`; false once the writer's `length` is reached (the rest is not needed). */
+function write(writer: PrefixWriter, text: string): boolean {
+  writer.parts.push(text);
+  writer.written += text.length;
+  return writer.written < writer.length;
+}
+
+/**
+ * A value that is no container, as JSON: a string longer than `length` from its start only (its cut JSON is the start
+ * of its JSON; a pair of surrogates cut in two is escaped differently, but only past `length`); what JSON leaves out
+ * as null, as a list writes it.
+ */
+function primitiveJson(value: unknown, length: number): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > length ? value.slice(0, length + 1) : value);
+  return JSON.stringify(value) ?? 'null';
+}
+
+function leftOut(member: unknown): boolean {
+  return member === undefined || typeof member === 'function' || typeof member === 'symbol';
+}
+
+/** Writes `item` as JSON until the writer is full; false once it is. */
+function writeValue(writer: PrefixWriter, item: unknown): boolean {
+  if (typeof item !== 'object' || item === null) return write(writer, primitiveJson(item, writer.length));
+  if (Array.isArray(item)) {
+    if (!write(writer, '[')) return false;
+    for (let index = 0; index < item.length; index += 1) {
+      if (index > 0 && !write(writer, ',')) return false;
+      if (!writeValue(writer, leftOut(item[index]) ? null : item[index])) return false;
     }
-    if (!write('{')) return false;
-    let first = true;
-    for (const key of Object.keys(item)) {
-      const member = (item as Record<string, unknown>)[key];
-      if (skipped(member)) continue;
-      if (!first && !write(',')) return false;
-      first = false;
-      if (!write(`${string(key)}:`) || !walk(member)) return false;
-    }
-    return write('}');
-  };
-  walk(value);
-  return parts.join('').slice(0, length);
+    return write(writer, ']');
+  }
+  if (!write(writer, '{')) return false;
+  let first = true;
+  for (const key of Object.keys(item)) {
+    const member = (item as Record<string, unknown>)[key];
+    if (leftOut(member)) continue;
+    if (!first && !write(writer, ',')) return false;
+    first = false;
+    if (!write(writer, `${primitiveJson(key, writer.length)}:`) || !writeValue(writer, member)) return false;
+  }
+  return write(writer, '}');
 }

@@ -69,7 +69,8 @@ export const LAYOUT_STEP_WORK = 256 * 1024;
 
 /**
  * {@link isPlainLayout} as steps, telling `options.visitor` of every list and component as it goes: what it found,
- * or undefined when the layout is not plain. Yields after every {@link LAYOUT_STEP_WORK} of its own and the visitor's work.
+ * or undefined when the layout is not plain. Yields after every {@link LAYOUT_STEP_WORK} of its own and the visitor's
+ * work.
  */
 export function* plainLayoutSteps(
   value: unknown,
