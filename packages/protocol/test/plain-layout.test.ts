@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { HopRequest, Layout, type ComponentNode } from '../src/index.js';
 import { toErrorIssues } from '../src/parse/zod-issues.js';
 import { parseHopRequest } from '../src/server.js';
+import { parseHopRequestBytes } from '../src/parse/parse-hop-request.js';
+import { runStepsNow } from '../src/steps/steps.js';
 import { isPlainLayout } from '../src/layout/plain-layout.js';
 
 /** A layout as plain JSON: the variants below reach into it by any path to break it, which no precise type allows. */
@@ -230,15 +232,22 @@ describe('parseHopRequest with a layout the fast path leaves: node by node, the 
         const layout = richLayout();
         variant.change(layout);
         const input = request(layout, extra);
-        const schema = HopRequest.safeParse(input);
-        const result = parseHopRequest(input);
-        assert.equal(result.success, schema.success, JSON.stringify(extra));
-        if (result.success && schema.success) assert.deepEqual(result.data, schema.data);
-        // A forbidden key is refused by the scan before any schema runs (an error without issues).
-        const scanned =
-          !result.success && result.error.issues === undefined && /not allowed/.test(result.error.message);
-        if (!result.success && !schema.success && !scanned) {
-          assert.deepEqual(result.error.issues, toErrorIssues(schema.error), JSON.stringify(extra));
+        // As a value, and as the door's bytes (whose values and keys the byte scan checked before any schema),
+        // against the schema's result for what each carries (JSON writes NaN as null, leaves undefined out).
+        const text = JSON.stringify(input);
+        for (const [carried, result] of [
+          [input, parseHopRequest(input)],
+          [JSON.parse(text), runStepsNow(parseHopRequestBytes(new TextEncoder().encode(text)))],
+        ] as const) {
+          const schema = HopRequest.safeParse(carried);
+          assert.equal(result.success, schema.success, JSON.stringify(extra));
+          if (result.success && schema.success) assert.deepEqual(result.data, schema.data);
+          // A forbidden key is refused by the scan before any schema runs (an error without issues).
+          const scanned =
+            !result.success && result.error.issues === undefined && /not allowed/.test(result.error.message);
+          if (!result.success && !schema.success && !scanned) {
+            assert.deepEqual(result.error.issues, toErrorIssues(schema.error), JSON.stringify(extra));
+          }
         }
       }
     });
