@@ -108,7 +108,7 @@ function* nodeSteps(
 
 /**
  * A node's head as `schemas.schema` checks it: by `fastSchema` when that passes it with props that are a plain object
- * (the record schema passes those unchanged), else by the schema itself, for its exact issues.
+ * (the record schema gives an equal copy of those), else by the schema itself, for its exact issues.
  */
 function checkHead(node: unknown, { schema, fastSchema }: NodeSchemas) {
   if (fastSchema) {
