@@ -132,6 +132,7 @@ const FORBIDDEN_IN_HOST_BUNDLE: ReadonlyArray<{ what: string; pattern: RegExp }>
   { what: 'the scenario kit and fixture loading', pattern: /^packages\/protocol\/src\/(scenario|node)\// },
   { what: 'the conformance kit', pattern: /^packages\/conformance\// },
   { what: "zod's translated error messages", pattern: /\/zod\/v4\/locales\/(?!en\.js)/ },
+  { what: "zod (a client checks with the protocol's generated checkers)", pattern: /(^|\/)node_modules\/\.pnpm\/zod@/ },
   { what: 'the reference server', pattern: /^packages\/reference-server\// },
 ];
 

@@ -13,9 +13,9 @@ const WIDGET_DIR = fileURLToPath(new URL('../../packages/widget/', import.meta.u
 /**
  * Builds the widget with its own vite config into a scratch folder (never its dist/, which its tests use) and
  * weighs each build, minified, gzipped at level 9:
- * - `widget-own-code`: the widget with lit and deep-chat external (the protocol's schemas and zod inside):
+ * - `widget-own-code`: the widget with lit and deep-chat external (the protocol's checkers inside, no zod):
  *   what the widget adds to a page that already has lit and deep-chat. The 15 KB target of bench/README.md is judged on it.
- * - `widget-zod-external`: the same with zod external too, so the difference is what zod weighs.
+ * - `widget-zod-external`: the same with zod external too; equal to the line above while the browser holds no zod.
  * - `widget-esm`: its `vite build` (what a bundler user gets), minified; the protocol is external too.
  * - `self-contained`: its `vite build --mode standalone`, the one file for a plain <script type="module">.
  * - `deep-chat`: deep-chat's own ESM file (already minified), for reference.
@@ -26,7 +26,7 @@ export async function benchWidgetBundles(log: (line: string) => void): Promise<B
     const external = [/^lit($|\/)/, /^@lit\//, /^deep-chat($|\/)/];
     const ownCode = await buildAndWeigh(
       'widget-own-code',
-      'the widget with lit and deep-chat external (the protocol schemas and zod inside)',
+      'the widget with lit and deep-chat external (the protocol checkers inside, no zod)',
       {
         mode: 'standalone',
         build: { outDir: join(scratch, 'own'), rolldownOptions: { external } },

@@ -1,8 +1,18 @@
 // @canvas-ai/protocol: the wire schemas and types, the shared layout reducer and the layout helpers a host needs.
 // Browser-safe and side-effect free. Server-only code (the request door, the turn rules, the built-in tools) is in
 // '@canvas-ai/protocol/server'; the scripted-turn fixtures in '@canvas-ai/protocol/scenario'.
+export {
+  CSRF_HEADER,
+  DECLARED_OUTPUT_TYPES,
+  type DeclaredOutputType,
+  errorMessage,
+  NDJSON_MEDIA_TYPE,
+  PROTOCOL_VERSION,
+  REQUIRED_OUTPUT_TYPES,
+  TOOL_OUTPUT_TYPES,
+} from './wire/constants.js';
 export { JsonObject, JsonValue, SafeKey } from './wire/json.js';
-export { AgentId, CallId, ComponentId, ComponentUuid, PROTOCOL_VERSION, RequestId, SlotName } from './wire/ids.js';
+export { AgentId, CallId, ComponentId, ComponentUuid, RequestId, SlotName } from './wire/ids.js';
 export {
   DEFAULT_AGENT_HOPS,
   LIMITS,
@@ -35,8 +45,6 @@ export { ComponentNode, Layout, PageValues, Placement, PlacementTarget, Props, R
 export {
   ApplyResult,
   Conflict,
-  DECLARED_OUTPUT_TYPES,
-  type DeclaredOutputType,
   PageValueConflict,
   PropConflict,
   EditComponentsOutput,
@@ -45,11 +53,9 @@ export {
   PlaceComponentsOutput,
   PlaceOperation,
   RemoveComponentsOutput,
-  REQUIRED_OUTPUT_TYPES,
   SetPageValueOutput,
   SlotConflict,
   TargetConflict,
-  TOOL_OUTPUT_TYPES,
   ToolOutput,
   type ToolOutputType,
 } from './wire/outputs.js';
@@ -68,7 +74,6 @@ export {
   AgentRef,
   CancelResponse,
   ContinuingHopResponse,
-  CSRF_HEADER,
   FinalHopResponse,
   FinishedTurnStatus,
   FinishReason,
@@ -84,7 +89,6 @@ export {
   ERROR_STATUS,
   type ErrorCode,
   ErrorIssue,
-  errorMessage,
   HopErrorBody,
   isKnownErrorCode,
 } from './wire/errors.js';
@@ -92,7 +96,6 @@ export {
   ErrorStreamLine,
   HopStreamLine,
   KeepaliveStreamLine,
-  NDJSON_MEDIA_TYPE,
   OutputsStreamLine,
   ResponseStreamLine,
   TextStreamLine,
@@ -139,3 +142,20 @@ export {
 } from './layout/apply-outputs.js';
 export { layoutProblem } from './layout/layout-problem.js';
 export { conflictReason, conflictResult, type CurrentValues, findConflicts } from './layout/conflicts.js';
+// The browser's checkers of what a client reads, generated from the schemas above: a client that uses these instead
+// of the schemas' `safeParse` bundles no zod.
+export {
+  AgentsResponseChecker,
+  ApplyResultChecker,
+  HopErrorBodyChecker,
+  HopResponseChecker,
+  HopStreamLineChecker,
+  LayoutChecker,
+  RequestIdChecker,
+  TokenResponseChecker,
+  ToolOutputChecker,
+  TurnStatusResponseChecker,
+} from './check/wire-checkers.js';
+// Their runtime, for a client's own stored shapes (the widget's saved chat): `check.object({ … })` and the like.
+export * as check from './check/checker.js';
+export type { Checker, CheckIssue, CheckResult } from './check/checker.js';

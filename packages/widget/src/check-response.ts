@@ -1,6 +1,11 @@
 /** The checks a hop's answer goes through, shared by the JSON reader and the stream reader. */
-import { HopErrorBody, HopResponse, type HopRequest } from '@canvas-ai/protocol';
-import type * as z from 'zod/mini';
+import {
+  type CheckIssue,
+  HopErrorBodyChecker,
+  type HopRequest,
+  type HopResponse,
+  HopResponseChecker,
+} from '@canvas-ai/protocol';
 import { TurnError } from './turn-error.js';
 
 /** The error of a refused hop: its protocol error body when it has one (a JSON error, or a stream's error line). */
@@ -11,7 +16,7 @@ export function httpError(
   hop: number,
   retryAfter?: number,
 ): TurnError {
-  const errorBody = HopErrorBody.safeParse(body);
+  const errorBody = HopErrorBodyChecker.safeParse(body);
   const message = errorBody.success
     ? errorBody.data.message
     : `${`The server answered hop ${hop} with HTTP ${status} ${statusText}`.trim()}.`;
@@ -21,7 +26,7 @@ export function httpError(
 /** Validates a hop response (the JSON body, or a stream's response line) and checks it answers `request`. */
 export function checkHopResponse(body: unknown, request: HopRequest, status: number): HopResponse {
   const hop = request.hop;
-  const parsed = HopResponse.safeParse(body);
+  const parsed = HopResponseChecker.safeParse(body);
   if (!parsed.success) throw invalidAnswer(hop, status, parsed.error);
   if (parsed.data.request_id !== request.request_id || parsed.data.hop !== hop) {
     throw new TurnError(
@@ -34,7 +39,7 @@ export function checkHopResponse(body: unknown, request: HopRequest, status: num
 }
 
 /** The error of an answer that does not follow the protocol schema, naming the first problem. */
-export function invalidAnswer(hop: number, status: number, error: z.core.$ZodError): TurnError {
+export function invalidAnswer(hop: number, status: number, error: { issues: CheckIssue[] }): TurnError {
   const issue = error.issues[0];
   const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
   return new TurnError(

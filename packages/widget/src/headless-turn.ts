@@ -9,7 +9,7 @@ import {
   type CanvasDocument,
   type HopResponse,
   TOOL_OUTPUT_TYPES,
-  TokenResponse,
+  TokenResponseChecker,
 } from '@canvas-ai/protocol';
 import { ChatSession } from './chat-session.js';
 import type { ApproveHook, AskPersonHook, DecidePlanHook, HopReport, TextReport, TurnResult } from './hop-loop.js';
@@ -151,7 +151,7 @@ function tokenSource(url: string, send: typeof fetch) {
   const load = async (): Promise<string> => {
     const response = await send(url, { headers: { accept: 'application/json' } });
     if (!response.ok) throw new Error(`GET ${url} answered HTTP ${response.status}.`);
-    const parsed = TokenResponse.safeParse(await response.json().catch(() => undefined));
+    const parsed = TokenResponseChecker.safeParse(await response.json().catch(() => undefined));
     if (!parsed.success) throw new Error(`GET ${url} did not answer in the protocol's format.`);
     return parsed.data.token;
   };

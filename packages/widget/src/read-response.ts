@@ -1,4 +1,4 @@
-import { HopErrorBody, NDJSON_MEDIA_TYPE, type HopRequest, type HopResponse } from '@canvas-ai/protocol';
+import { HopErrorBodyChecker, NDJSON_MEDIA_TYPE, type HopRequest, type HopResponse } from '@canvas-ai/protocol';
 import { checkHopResponse, httpError } from './check-response.js';
 import { readHopStream, type StreamHandlers } from './read-stream.js';
 import { TurnError } from './turn-error.js';
@@ -19,7 +19,7 @@ export async function readHopResponse(
   const body: unknown = await response.json().catch(() => undefined);
   if (!response.ok) throw httpError(response.status, response.statusText, body, hop, retryAfterMs(response));
   if (isObject(body) && body.status === false) {
-    const errorBody = HopErrorBody.safeParse(body);
+    const errorBody = HopErrorBodyChecker.safeParse(body);
     const message = errorBody.success ? errorBody.data.message : `The server refused hop ${hop} without saying why.`;
     throw new TurnError('server', message, { hop, status: response.status, body: errorBody.data });
   }

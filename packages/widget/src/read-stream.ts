@@ -5,8 +5,14 @@
  * line (the error a JSON answer would have been). A stream that ends, or breaks, before either is a lost response: a
  * `network` error, which the retry rules send again (spec §8.2).
  */
-import { HopStreamLine, type HopRequest, type HopResponse, type ToolOutput } from '@canvas-ai/protocol';
-import * as z from 'zod/mini';
+import {
+  check,
+  type HopRequest,
+  type HopResponse,
+  type HopStreamLine,
+  HopStreamLineChecker,
+  type ToolOutput,
+} from '@canvas-ai/protocol';
 import { ndjsonLines } from './ndjson-lines.js';
 import { checkHopResponse, httpError, invalidAnswer } from './check-response.js';
 import { TurnError } from './turn-error.js';
@@ -21,11 +27,19 @@ export interface StreamHandlers {
   signal?: AbortSignal | undefined;
 }
 
-/** The line types this client knows; a line of another type (a later revision's) is skipped (spec §7.1). */
-const KNOWN_TYPES = new Set<string>(HopStreamLine.def.options.flatMap((option) => option.shape.type.def.values));
+/**
+ * The line types this client knows; a line of another type (a later revision's) is skipped (spec §7.1). Keyed by the
+ * protocol's type, so a line type added there fails the type-check until it is listed here.
+ */
+const KNOWN_TYPES = new Set<string>(
+  Object.keys({ outputs: true, text: true, keepalive: true, response: true, error: true } satisfies Record<
+    HopStreamLine['type'],
+    true
+  >),
+);
 
 /** The `type` of a line, read before the line is validated against its own schema. */
-const LineHead = z.object({ type: z.string() });
+const LineHead = check.object<{ type: string }>({ type: check.string() });
 
 /** Reads a 200 `application/x-ndjson` answer to `request` into its response; see the module comment. */
 export async function readHopStream(
@@ -88,7 +102,7 @@ function parseLine(text: string, hop: number, status: number): HopStreamLine | u
   const head = LineHead.safeParse(value);
   if (!head.success) throw invalidAnswer(hop, status, head.error);
   if (!KNOWN_TYPES.has(head.data.type)) return undefined;
-  const line = HopStreamLine.safeParse(value);
+  const line = HopStreamLineChecker.safeParse(value);
   if (!line.success) throw invalidAnswer(hop, status, line.error);
   return line.data;
 }

@@ -5,7 +5,7 @@
  */
 import {
   errorMessage,
-  TurnStatusResponse,
+  TurnStatusResponseChecker,
   type ApplyResult,
   type FinalHopResponse,
   type Waiting,
@@ -69,7 +69,7 @@ export async function turnStanding(requestId: string, options: StandingOptions):
   if (response.status === 404 || response.status === 410) return { state: 'gone', status: response.status };
   // A revision 1.1 server has no such endpoint (405): the next hop itself will say where the turn stands.
   if (response.status !== 200) return { state: 'unknown', why: `the status answered HTTP ${response.status}` };
-  const parsed = TurnStatusResponse.safeParse(await response.json().catch(() => undefined));
+  const parsed = TurnStatusResponseChecker.safeParse(await response.json().catch(() => undefined));
   if (!parsed.success) return { state: 'unknown', why: 'the status is not in the protocol’s format' };
   const status = parsed.data;
   return status.state === 'active'

@@ -1,100 +1,141 @@
 /**
  * What a chat keeps across a page reload (spec §18), in `sessionStorage`: the same tab, gone with it, never shared with
  * another session. The conversation's messages, the running turn (enough to resume it), and the last turn that changed
- * the page (to undo it). Read back through zod: a stale or tampered entry is dropped, never trusted. Framework-free.
+ * the page (to undo it). Read back through the protocol's checkers: a stale or tampered entry is dropped, never
+ * trusted. Framework-free.
  *
  * Any script of the origin can write `sessionStorage`, and it survives reloads: what is kept is text only, never
  * markup, and a chat shows it again with its own escaping, like everything else from outside (security review 2, G6).
  */
-import * as z from 'zod/mini';
-import { ApplyResult, RequestId, ToolOutput } from '@canvas-ai/protocol';
+import {
+  type ApplyResult,
+  ApplyResultChecker,
+  type Checker,
+  check,
+  RequestIdChecker,
+  ToolOutputChecker,
+} from '@canvas-ai/protocol';
+import type { TurnChanges } from './turn-changes.js';
 
 /** A turn's changes as stored (see `TurnChanges`). */
-const StoredChanges = z.object({
-  requestId: RequestId,
-  outputs: z.array(ToolOutput),
-  inverse: z.array(ToolOutput),
-  unrecorded: z.array(ToolOutput),
-  places: z.optional(
-    z.record(
-      z.string(),
-      z.object({
-        component: z.string(),
-        region: z.string(),
-        row: z.int().check(z.minimum(1)),
-        within: z.optional(z.string()),
-        gone: z.optional(z.boolean()),
+const StoredChanges = check.object<TurnChanges>({
+  requestId: RequestIdChecker,
+  outputs: check.array(ToolOutputChecker),
+  inverse: check.array(ToolOutputChecker),
+  unrecorded: check.array(ToolOutputChecker),
+  places: check.optional(
+    check.record(
+      check.string(),
+      check.object({
+        component: check.string(),
+        region: check.string(),
+        row: check.int([check.minimum(1)]),
+        within: check.optional(check.string()),
+        gone: check.optional(check.boolean()),
       }),
     ),
   ),
 });
 
 /** A running turn as stored: what resuming it needs, and what the chat showed of it. */
-export const SavedTurn = z.object({
-  requestId: RequestId,
-  agent: z.optional(z.string()),
+export interface SavedTurn {
+  requestId: string;
+  agent?: string | undefined;
   /** The user's message that started it. */
-  message: z.string(),
+  message: string;
   /** The latest hop whose response was applied (0: hop 1 was sent, no response applied yet). */
-  hop: z.int().check(z.minimum(0)),
-  applyResults: z.optional(z.array(ApplyResult)),
-  changes: StoredChanges,
+  hop: number;
+  applyResults?: ApplyResult[] | undefined;
+  changes: TurnChanges;
   /** The narration shown so far, and the notices of outputs not applied. */
-  progress: z.string(),
-  notices: z.array(z.string()),
+  progress: string;
+  notices: string[];
+}
+export const SavedTurn: Checker<SavedTurn> = check.object<SavedTurn>({
+  requestId: RequestIdChecker,
+  agent: check.optional(check.string()),
+  message: check.string(),
+  hop: check.int([check.minimum(0)]),
+  applyResults: check.optional(check.array(ApplyResultChecker)),
+  changes: StoredChanges,
+  progress: check.string(),
+  notices: check.array(check.string()),
 });
-export type SavedTurn = z.infer<typeof SavedTurn>;
 
 /**
  * One message of the conversation as kept: its role and text, and how it was shown, as text. Never html: a chat
  * rebuilds each message's markup from these with its own escaping.
  */
-export const SavedMessage = z.object({
-  role: z.string(),
+export interface SavedMessage {
+  role: string;
   /** What the person typed, the answer, a note's transcript line, an error's text, or a turn's narration. */
-  text: z.string(),
+  text: string;
   /** How it was shown; absent: a plain message (the person's, or one the host gave). */
-  kind: z.optional(z.enum(['answer', 'note', 'error', 'narration'])),
+  kind?: 'answer' | 'note' | 'error' | 'narration' | undefined;
   /** A note's summary line, as shown (its `text` is what the model reads). */
-  shown: z.optional(z.string()),
+  shown?: string | undefined;
   /** The notices shown under a note or a narration block. */
-  notices: z.optional(z.array(z.string())),
+  notices?: string[] | undefined;
   /** An error's code. */
-  code: z.optional(z.string()),
+  code?: string | undefined;
   /** Where a narration block's turn stood when it was kept. */
-  status: z.optional(z.enum(['running', 'done', 'stopped', 'failed'])),
+  status?: 'running' | 'done' | 'stopped' | 'failed' | undefined;
+}
+export const SavedMessage: Checker<SavedMessage> = check.object<SavedMessage>({
+  role: check.string(),
+  text: check.string(),
+  kind: check.optional(check.oneOf(['answer', 'note', 'error', 'narration'])),
+  shown: check.optional(check.string()),
+  notices: check.optional(check.array(check.string())),
+  code: check.optional(check.string()),
+  status: check.optional(check.oneOf(['running', 'done', 'stopped', 'failed'])),
 });
-export type SavedMessage = z.infer<typeof SavedMessage>;
 
 /** The last turn that changed the page, as stored. */
-const StoredUndoable = z.object({ changes: StoredChanges, message: z.string() });
+interface StoredUndoable {
+  changes: TurnChanges;
+  message: string;
+}
+const StoredUndoable = check.object<StoredUndoable>({ changes: StoredChanges, message: check.string() });
 
 /** Everything one chat keeps (version 2: messages as text only). */
-export const SavedChat = z.object({
-  version: z.literal(2),
-  conversationId: z.optional(z.string()),
-  messages: z._default(z.array(SavedMessage), []),
-  running: z.optional(SavedTurn),
+export interface SavedChat {
+  version: 2;
+  conversationId?: string | undefined;
+  messages: SavedMessage[];
+  running?: SavedTurn | undefined;
   /** The last turn that changed the page, until it is undone or another turn starts. */
-  undoable: z.optional(StoredUndoable),
+  undoable?: StoredUndoable | undefined;
+}
+export const SavedChat: Checker<SavedChat> = check.object<SavedChat>({
+  version: check.literal(2),
+  conversationId: check.optional(check.string()),
+  messages: check.withDefault(check.array(SavedMessage), () => []),
+  running: check.optional(SavedTurn),
+  undoable: check.optional(StoredUndoable),
 });
-export type SavedChat = z.infer<typeof SavedChat>;
 
 /**
  * What a chat of version 1 kept: deep-chat's own messages, `html` included. Read once more as version 2: a text
  * message keeps its role and text, an answer or a note its text; any other message (html only) is dropped, never
  * shown as markup.
  */
-const SavedChatV1 = z.object({
-  version: z.literal(1),
-  conversationId: z.optional(z.string()),
-  messages: z._default(z.array(z.record(z.string(), z.unknown())), []),
-  running: z.optional(SavedTurn),
-  undoable: z.optional(StoredUndoable),
+interface SavedChatV1 extends Omit<SavedChat, 'version' | 'messages'> {
+  version: 1;
+  messages: Record<string, unknown>[];
+}
+/** Any value, kept as it is (a version 1 message's fields are read one by one in {@link fromVersion1}). */
+const anyValue = new check.Checker<unknown>((value) => value);
+const SavedChatV1 = check.object<SavedChatV1>({
+  version: check.literal(1),
+  conversationId: check.optional(check.string()),
+  messages: check.withDefault(check.array(check.record(check.string(), anyValue)), () => []),
+  running: check.optional(SavedTurn),
+  undoable: check.optional(StoredUndoable),
 });
 
 /** A version 1 record as version 2: every message that was text stays text, the rest is dropped. */
-function fromVersion1(saved: z.infer<typeof SavedChatV1>): SavedChat {
+function fromVersion1(saved: SavedChatV1): SavedChat {
   const messages = saved.messages.flatMap((message): SavedMessage[] => {
     const role = typeof message.role === 'string' ? message.role : undefined;
     const custom = (typeof message.custom === 'object' && message.custom !== null ? message.custom : {}) as Record<
@@ -110,8 +151,13 @@ function fromVersion1(saved: z.infer<typeof SavedChatV1>): SavedChat {
   return { ...saved, version: 2, messages };
 }
 
-/** A kept record of either version, as version 2. */
-const StoredChat = z.union([SavedChat, z.pipe(SavedChatV1, z.transform(fromVersion1))]);
+/** A kept record of either version, as version 2; undefined when it is neither. */
+function storedChat(value: unknown): SavedChat | undefined {
+  const current = SavedChat.safeParse(value);
+  if (current.success) return current.data;
+  const version1 = SavedChatV1.safeParse(value);
+  return version1.success ? fromVersion1(version1.data) : undefined;
+}
 
 /** The part of the Web Storage API the chat uses (a test or a host may hand in its own). */
 export type ChatStorageArea = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
@@ -147,8 +193,8 @@ export class ChatStorage {
     try {
       const text = this.area?.getItem(this.key);
       if (!text) return undefined;
-      const parsed = StoredChat.safeParse(JSON.parse(text));
-      if (parsed.success) return parsed.data;
+      const saved = storedChat(JSON.parse(text));
+      if (saved) return saved;
       this.area?.removeItem(this.key);
     } catch {
       // Unreadable: as if nothing was kept.

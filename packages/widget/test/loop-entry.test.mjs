@@ -45,8 +45,8 @@ describe('the @canvas-ai/widget/loop entry', () => {
     assert.ok(modules.includes('src/hop-loop.ts'), 'the loop itself is in the bundle');
     assert.ok(modules.includes('src/chat-session.ts'), 'and the chat session over it');
     assert.ok(
-      modules.some((path) => path.includes('protocol/src/wire/')),
-      'so are the protocol wire schemas it validates with',
+      modules.some((path) => path.includes('protocol/src/check/')),
+      "so are the protocol's checkers it validates with",
     );
     assert.deepEqual(ui, []);
   });

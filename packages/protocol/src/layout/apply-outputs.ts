@@ -15,7 +15,7 @@ import { LayoutError } from './layout-error.js';
 import { conflictReason, conflictResult, currentValuesOf, findConflicts } from './conflicts.js';
 import { findComponent, findComponentPaths, resolveTarget, walkLayout } from './layout-tree.js';
 import { locate, replaceAt, subtreeUuids, valueAt, withList } from './tree-edit.js';
-import { parseTarget } from '../wire/layout.js';
+import { parseTarget } from '../wire/constants.js';
 
 /**
  * The host document the outputs change: the layout and, beside it, the page fields (`set_page_value`).

@@ -1,5 +1,6 @@
 import { isPlainLayout } from './plain-layout.js';
-import { Layout } from '../wire/layout.js';
+import { LayoutChecker } from '../check/wire-checkers.js';
+import type { Layout } from '../wire/layout.js';
 import { LIMITS } from '../wire/limits.js';
 import { countComponents, findDuplicateUuid } from './layout-tree.js';
 
@@ -11,7 +12,8 @@ import { countComponents, findDuplicateUuid } from './layout-tree.js';
 export function layoutProblem(value: unknown): string | undefined {
   // The one-walk check first: a valid layout, the common case, costs no schema walk (spec §13's sizes are large).
   if (!isPlainLayout(value)) {
-    const parsed = Layout.safeParse(value);
+    // The checker generated from the Layout schema: a client's bundle holds no zod.
+    const parsed = LayoutChecker.safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const where = issue.path.map(String).join('.');

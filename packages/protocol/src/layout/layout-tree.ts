@@ -1,5 +1,5 @@
 import type { ComponentNode, Layout } from '../wire/layout.js';
-import { parseTarget } from '../wire/layout.js';
+import { parseTarget } from '../wire/constants.js';
 import { LayoutError } from './layout-error.js';
 
 /** Calls `visit` for every component of the layout, each node before its slot children. */

@@ -1,6 +1,6 @@
-import { FORBIDDEN_KEYS } from '../wire/json.js';
-import { type ComponentNode, type Layout, MAX_DERIVED_PROPS } from '../wire/layout.js';
-import { ID_PATTERN, NAME_PATTERN } from '../wire/ids.js';
+import { ID_PATTERN, MAX_DERIVED_PROPS, NAME_PATTERN } from '../wire/constants.js';
+import type { ComponentNode, Layout } from '../wire/layout.js';
+import { FORBIDDEN_KEYS } from '../wire/predicates.js';
 import { LIMITS } from '../wire/limits.js';
 import { runStepsNow } from '../steps/steps.js';
 

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { specFiles } from './build-spec.js';
+import { checkersModule } from './checkers.js';
 import { fillGeneratedSections } from './doc-sections.js';
 
 // The repository's spec/ folder.
@@ -18,4 +19,8 @@ for (const [path, text] of Object.entries(files)) writeFileSync(join(SPEC_DIR, p
 
 const docPath = join(SPEC_DIR, 'hop-protocol.md');
 writeFileSync(docPath, fillGeneratedSections(readFileSync(docPath, 'utf8')));
+// The browser's checkers, generated from the same schemas.
+const CHECKERS_FILE = join(dirname(fileURLToPath(import.meta.url)), '../check/wire-checkers.ts');
+writeFileSync(CHECKERS_FILE, checkersModule());
 console.log(`wrote ${Object.keys(files).length} files and the generated tables of hop-protocol.md under ${SPEC_DIR}`);
+console.log(`wrote ${CHECKERS_FILE}`);

@@ -3,6 +3,8 @@ import { withMeta } from './meta.js';
 import { ProtocolField } from './hop-request.js';
 import { PROTOCOL_VERSION } from './ids.js';
 
+export { errorMessage } from './constants.js';
+
 /**
  * Every error code of the protocol with its HTTP status (spec §7).
  * Codes are stable: clients branch on them, never on messages.
@@ -159,10 +161,4 @@ export class HopError extends Error {
 /** Whether a value is a {@link HopError} (also across package copies). */
 export function isHopError(value: unknown): value is HopError {
   return value instanceof HopError || (value instanceof Error && value.name === 'HopError' && 'code' in value);
-}
-
-/** The message of anything thrown: an error's `message`, or the value itself as text (a library may throw a string). */
-export function errorMessage(error: unknown): string {
-  const message = (error as { message?: unknown } | null | undefined)?.message;
-  return typeof message === 'string' ? message : String(error);
 }

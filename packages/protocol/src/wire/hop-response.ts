@@ -3,7 +3,10 @@ import { withMeta } from './meta.js';
 import { AgentId, RequestId } from './ids.js';
 import { ProtocolField } from './hop-request.js';
 import { ToolOutput } from './outputs.js';
+import { refineBy } from './refinements.js';
 import { Waiting } from './waits.js';
+
+import { CSRF_HEADER } from './constants.js';
 
 /** The agent that runs the turn, as shown to the user. */
 export const AgentRef = withMeta(z.object({ id: AgentId, label: z.string() }), { id: 'AgentRef' });
@@ -22,7 +25,7 @@ export const TokenCounts = withMeta(
       cached_input_tokens: z.int().check(z.minimum(0)),
     })
     .check(
-      z.refine((counts) => counts.cached_input_tokens <= counts.input_tokens, {
+      refineBy('cachedWithinInput', [], {
         message: 'cached_input_tokens is at most input_tokens (the cached tokens are counted in input_tokens)',
         path: ['cached_input_tokens'],
       }),
@@ -129,9 +132,6 @@ export const TurnStatusResponse = withMeta(z.discriminatedUnion('state', [Active
   description: 'Where a turn stands: waiting for its next hop, or finished.',
 });
 export type TurnStatusResponse = z.infer<typeof TurnStatusResponse>;
-
-/** The header that carries the CSRF token on every `POST` and `DELETE` (spec §4.2). */
-export const CSRF_HEADER = 'X-CSRF-Token';
 
 /** The response to `GET /api/token`: the CSRF token to send as the {@link CSRF_HEADER} header. */
 export const TokenResponse = withMeta(

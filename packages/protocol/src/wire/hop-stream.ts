@@ -4,9 +4,6 @@ import { HopErrorBody } from './errors.js';
 import { HopResponse } from './hop-response.js';
 import { ToolOutput } from './outputs.js';
 
-/** The media type a client asks for (`Accept`) and a streaming server answers with (spec §6.1). */
-export const NDJSON_MEDIA_TYPE = 'application/x-ndjson';
-
 /** The outputs of the parked calls this hop executed, sent before the model is called; equal to the response's. */
 export const OutputsStreamLine = withMeta(z.object({ type: z.literal('outputs'), outputs: z.array(ToolOutput) }), {
   id: 'OutputsStreamLine',

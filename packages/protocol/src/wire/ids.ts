@@ -1,23 +1,9 @@
 import * as z from 'zod/mini';
 import { withMeta } from './meta.js';
 import { boundedText } from './text.js';
+import { ID_PATTERN, NAME_PATTERN } from './constants.js';
 
-/** The protocol version every request and response names (spec §14). */
-export const PROTOCOL_VERSION = 'canvas-ai/1';
-
-// The character rules, written once: the schemas below, the placement target and the parser's fast path
-// (layout/plain-layout.ts) all build on them.
-const ID_CHAR = '[A-Za-z0-9._:-]';
-const NAME = '[A-Za-z_][A-Za-z0-9_-]*';
-
-/** The allowed characters of ids that end up in store keys and URLs: request ids, component uuids, catalog ids. */
-export const ID_PATTERN = new RegExp(`^${ID_CHAR}+$`);
-
-/** A slot or region name: a letter or `_` first, then letters, digits, `_` and `-`. */
-export const NAME_PATTERN = new RegExp(`^${NAME}$`);
-
-/** A placement target: a region name, or `<parent_uuid>/<slot_name>` (a uuid is at most 128 characters). */
-export const TARGET_PATTERN = new RegExp(`^(?:${NAME}|${ID_CHAR}{1,128}/${NAME})$`);
+export { PROTOCOL_VERSION, TARGET_PATTERN } from './constants.js';
 
 /**
  * The turn id: 1–128 characters of `[A-Za-z0-9._:-]`, not `.` or `..`, the same on every hop of one turn. It is a

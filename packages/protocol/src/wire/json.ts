@@ -1,17 +1,12 @@
 import * as z from 'zod/mini';
+import { refineBy } from './refinements.js';
 
-/**
- * Keys that would reach an object's prototype when a parsed JSON object is copied with plain assignment.
- * Rejected wherever the wire carries a free-form map, so no consumer ever has to think about them.
- */
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+export { FORBIDDEN_KEYS } from './predicates.js';
 
 /** A key of a free-form map on the wire: any string but the prototype-polluting ones. */
 export const SafeKey = z
   .string()
-  .check(
-    z.refine((key) => !FORBIDDEN_KEYS.has(key), { message: 'this key is not allowed (prototype pollution guard)' }),
-  );
+  .check(refineBy('isSafeKey', [], { message: 'this key is not allowed (prototype pollution guard)' }));
 
 /** Any JSON value whose object keys are all {@link SafeKey}s. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

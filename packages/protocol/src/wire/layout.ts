@@ -1,26 +1,27 @@
 import * as z from 'zod/mini';
 import { ComponentId, ComponentUuid, SlotName, TARGET_PATTERN } from './ids.js';
-import { FORBIDDEN_KEYS, JsonObject, SafeKey, JsonValue } from './json.js';
+import { JsonObject, SafeKey, JsonValue } from './json.js';
+import { refineBy } from './refinements.js';
 import { withMeta } from './meta.js';
+import { MAX_DERIVED_PROPS } from './constants.js';
+
+export { parseTarget } from './constants.js';
 
 /** A component's resolved prop values, by prop name. */
 export const Props = withMeta(z.record(SafeKey, JsonValue), { id: 'Props' });
 export type Props = z.infer<typeof Props>;
 
-/** At most this many props of one node are derived (spec §10.1). */
-export const MAX_DERIVED_PROPS = 100;
-
 /** The props of a node its host computes from others (spec §10.1): never set by the agent, never a conflict. */
 export const DerivedProps = withMeta(
   z
     .array(
-      z.string().check(
-        z.minLength(1),
-        z.maxLength(200),
-        z.refine((key) => !FORBIDDEN_KEYS.has(key), {
-          message: 'this key is not allowed (prototype pollution guard)',
-        }),
-      ),
+      z
+        .string()
+        .check(
+          z.minLength(1),
+          z.maxLength(200),
+          refineBy('isSafeKey', [], { message: 'this key is not allowed (prototype pollution guard)' }),
+        ),
     )
     .check(z.maxLength(MAX_DERIVED_PROPS)),
   {
@@ -78,13 +79,3 @@ export type PlacementTarget = z.infer<typeof PlacementTarget>;
 /** `inside` appends to the target; `above`/`below` insert next to `reference_uuid` within the target. */
 export const Placement = withMeta(z.enum(['above', 'below', 'inside']), { id: 'Placement' });
 export type Placement = z.infer<typeof Placement>;
-
-/** A parsed {@link PlacementTarget}. */
-export type ParsedTarget = { kind: 'region'; region: string } | { kind: 'slot'; parentUuid: string; slot: string };
-
-/** Splits a placement target into a region or a parent's slot. */
-export function parseTarget(target: string): ParsedTarget {
-  const slash = target.indexOf('/');
-  if (slash === -1) return { kind: 'region', region: target };
-  return { kind: 'slot', parentUuid: target.slice(0, slash), slot: target.slice(slash + 1) };
-}

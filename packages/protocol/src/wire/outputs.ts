@@ -5,6 +5,8 @@ import { JsonValue, SafeKey } from './json.js';
 import { ComponentNode, Placement, PlacementTarget, Props } from './layout.js';
 import { boundedText } from './text.js';
 
+export { REQUIRED_OUTPUT_TYPES, TOOL_OUTPUT_TYPES } from './constants.js';
+
 /** One placement of a `place_components` output, with server-assigned uuids (spec §11). */
 export const PlaceOperation = withMeta(
   z.object({
@@ -131,26 +133,7 @@ export const ToolOutput = withMeta(
   { id: 'ToolOutput' },
 );
 export type ToolOutput = z.infer<typeof ToolOutput>;
-
-/** The `type` of every output of the protocol (spec §11). */
-export const TOOL_OUTPUT_TYPES = [
-  'place_components',
-  'edit_components',
-  'set_page_value',
-  'remove_components',
-  'move_components',
-] as const;
 export type ToolOutputType = ToolOutput['type'];
-
-/** The output types every version 1 host applies: a server may send them to any client (spec §11). */
-export const REQUIRED_OUTPUT_TYPES = ['place_components', 'edit_components', 'set_page_value'] as const;
-
-/**
- * The output types a server sends only to a client that declared it applies them in `capabilities.outputs`
- * (revision 1.2, spec §5.1).
- */
-export const DECLARED_OUTPUT_TYPES = ['remove_components', 'move_components'] as const;
-export type DeclaredOutputType = (typeof DECLARED_OUTPUT_TYPES)[number];
 
 /** A prop that no longer holds what an `edit_components` output expected to replace (spec §16.2). */
 export const PropConflict = withMeta(

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { withMeta } from './meta.js';
 import { CallId, ComponentId, ComponentUuid } from './ids.js';
+import { refineBy } from './refinements.js';
 import { boundedText } from './text.js';
 
 /**
@@ -131,10 +132,12 @@ export const QuestionAnswer = withMeta(
     call_id: CallId,
     dismissed: z._default(z.boolean(), false),
     choices: z._default(
-      z.array(z.int().check(z.minimum(0), z.maximum(QUESTION_LIMITS.maxChoices - 1))).check(
-        z.maxLength(QUESTION_LIMITS.maxChoices),
-        z.refine((picked) => new Set(picked).size === picked.length, 'a choice is picked at most once'),
-      ),
+      z
+        .array(z.int().check(z.minimum(0), z.maximum(QUESTION_LIMITS.maxChoices - 1)))
+        .check(
+          z.maxLength(QUESTION_LIMITS.maxChoices),
+          refineBy('allDifferent', [], { message: 'a choice is picked at most once' }),
+        ),
       [],
     ),
     text: z.optional(boundedText(QUESTION_LIMITS.answerTextChars)),
@@ -178,10 +181,9 @@ export const ApprovalAnswer = withMeta(
     kind: z.literal('approval'),
     call_id: CallId,
     approved: z._default(
-      z.array(CallId).check(
-        z.maxLength(100),
-        z.refine((ids) => new Set(ids).size === ids.length, 'a change is approved at most once'),
-      ),
+      z
+        .array(CallId)
+        .check(z.maxLength(100), refineBy('allDifferent', [], { message: 'a change is approved at most once' })),
       [],
     ),
   }),

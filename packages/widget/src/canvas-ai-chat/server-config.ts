@@ -1,4 +1,10 @@
-import { AgentsResponse, errorMessage, TokenResponse } from '@canvas-ai/protocol';
+import {
+  type AgentsResponse,
+  AgentsResponseChecker,
+  type Checker,
+  errorMessage,
+  TokenResponseChecker,
+} from '@canvas-ai/protocol';
 import { OtherOriginUnreachable, otherOrigin } from '../other-origin.js';
 
 /**
@@ -16,7 +22,7 @@ export class TokenCache {
   /** The token, fetched on first use, and fetched again when the loop asks to `refresh` (the server refused it). */
   readonly get = (request?: { refresh: boolean }): Promise<string> => {
     if (request?.refresh) this.invalidate();
-    this.pending ??= fetchJson(this.url, TokenResponse, this.credentials).then((body) => body.token);
+    this.pending ??= fetchJson(this.url, TokenResponseChecker, this.credentials).then((body) => body.token);
     this.pending.catch(() => {
       this.pending = undefined;
     });
@@ -39,7 +45,7 @@ export async function fetchAgents(
   cache: RequestCache = 'default',
 ): Promise<AgentsResponse> {
   try {
-    return await fetchJson(url, AgentsResponse, credentials, cache);
+    return await fetchJson(url, AgentsResponseChecker, credentials, cache);
   } catch (error) {
     throw new Error(`Could not load the agents config: ${errorMessage(error)}`, { cause: error });
   }
@@ -47,7 +53,7 @@ export async function fetchAgents(
 
 async function fetchJson<T>(
   url: string,
-  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+  checker: Checker<T>,
   credentials: RequestCredentials,
   cache: RequestCache = 'default',
 ): Promise<T> {
@@ -60,7 +66,7 @@ async function fetchJson<T>(
     throw serverOrigin === undefined ? error : new OtherOriginUnreachable(serverOrigin, `GET ${url}`, error);
   }
   if (!response.ok) throw new Error(`GET ${url} answered HTTP ${response.status}.`);
-  const parsed = schema.safeParse(await response.json().catch(() => undefined));
+  const parsed = checker.safeParse(await response.json().catch(() => undefined));
   if (!parsed.success) throw new Error(`GET ${url} did not answer in the protocol's format.`);
   return parsed.data;
 }

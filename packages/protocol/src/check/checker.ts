@@ -1,0 +1,226 @@
+/**
+ * The browser's checkers: small validators for the messages a client reads, built by ./wire-checkers.ts, which
+ * `pnpm spec` generates from the zod schemas of ../wire/ (the one definition of the protocol). A host bundle that
+ * checks a server's answers with these holds no zod. Each checker gives zod's answer for valid input, the same
+ * data (unknown keys dropped, defaults filled in), and for invalid input the same first issue's path.
+ */
+
+/** A problem with a checked value: where (keys and indexes from the root) and what. */
+export interface CheckIssue {
+  path: PropertyKey[];
+  message: string;
+}
+
+/** What {@link Checker.safeParse} gives: the checked data, or the issues (zod's `safeParse` shape). */
+export type CheckResult<T> =
+  | { success: true; data: T; error?: undefined }
+  | { success: false; data?: undefined; error: { issues: CheckIssue[] } };
+
+/** Checks `value` at `path`, adding issues to `issues`; gives the checked data (meaningful when none were added). */
+type Run = (value: unknown, path: PropertyKey[], issues: CheckIssue[]) => unknown;
+
+/** A validator of one message or part of one. */
+export class Checker<T> {
+  /** @param optional whether an object may leave this field out (`optional`, `withDefault`) */
+  constructor(
+    readonly run: Run,
+    readonly optional = false,
+  ) {}
+
+  /** Checks a value; never throws. */
+  safeParse(value: unknown): CheckResult<T> {
+    const issues: CheckIssue[] = [];
+    const data = this.run(value, [], issues) as T;
+    return issues.length === 0 ? { success: true, data } : { success: false, error: { issues } };
+  }
+}
+
+/** One test beyond the type: a length, a bound, a pattern or a named predicate, with its message. */
+export interface Rule {
+  ok: (value: never) => boolean;
+  message: string;
+  /** Where under the value the issue is reported (an object's rule about one of its fields). */
+  at?: PropertyKey[];
+  /**
+   * A length rule, which an array applies as zod does: `max` before its items (a list too long is not walked), `min`
+   * after them even when they failed.
+   */
+  size?: 'min' | 'max';
+}
+
+const rule = (ok: Rule['ok'], message: string, at?: PropertyKey[], size?: Rule['size']): Rule => ({
+  ok,
+  message,
+  at,
+  size,
+});
+
+export const minLength = (min: number, message = `Too small: expected at least ${min} items or characters`) =>
+  rule((value: { length: number }) => value.length >= min, message, undefined, 'min');
+export const maxLength = (max: number, message = `Too big: expected at most ${max} items or characters`) =>
+  rule((value: { length: number }) => value.length <= max, message, undefined, 'max');
+export const matches = (pattern: RegExp, message = `Invalid string: must match pattern ${pattern}`) =>
+  rule((value: string) => pattern.test(value), message);
+export const minimum = (min: number, message = `Too small: expected number to be >=${min}`) =>
+  rule((value: number) => value >= min, message);
+export const maximum = (max: number, message = `Too big: expected number to be <=${max}`) =>
+  rule((value: number) => value <= max, message);
+/** A named predicate of ../wire/predicates.ts, as the zod schema's refinement runs it. */
+export const refine = <T>(ok: (value: T) => boolean, message: string, at?: PropertyKey[]) =>
+  rule(ok as Rule['ok'], message, at);
+
+function applyRules(rules: readonly Rule[], value: unknown, path: PropertyKey[], issues: CheckIssue[]): void {
+  for (const { ok, message, at } of rules) {
+    if (!(ok as (value: unknown) => boolean)(value)) issues.push({ path: at ? [...path, ...at] : path, message });
+  }
+}
+
+/**
+ * Issues after which nothing more is checked of a value (a wrong type, an unknown key or variant), as zod's issues
+ * without `continue`: an object's or array's own rules run only when none came from its members, and a union whose
+ * options all failed names the one option that failed only on its rules.
+ */
+const ABORTING = new WeakSet<CheckIssue>();
+
+function abort(path: PropertyKey[], message: string, issues: CheckIssue[]): void {
+  const issue = { path, message };
+  ABORTING.add(issue);
+  issues.push(issue);
+}
+
+const aborted = (issues: readonly CheckIssue[], from = 0) => issues.slice(from).some((issue) => ABORTING.has(issue));
+
+function typeIssue(expected: string, path: PropertyKey[], issues: CheckIssue[]): void {
+  abort(path, `Invalid input: expected ${expected}`, issues);
+}
+
+/** A value of one type (`is`), then its rules. */
+function typed<T>(expected: string, is: (value: unknown) => boolean, rules: readonly Rule[] = []): Checker<T> {
+  return new Checker((value, path, issues) => {
+    if (!is(value)) typeIssue(expected, path, issues);
+    else applyRules(rules, value, path, issues);
+    return value;
+  });
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export const string = (rules?: readonly Rule[]) => typed<string>('string', (value) => typeof value === 'string', rules);
+export const number = (rules?: readonly Rule[]) => typed<number>('number', Number.isFinite, rules);
+export const int = (rules?: readonly Rule[]) => typed<number>('int', Number.isSafeInteger, rules);
+export const boolean = () => typed<boolean>('boolean', (value) => typeof value === 'boolean');
+export const nullValue = () => typed<null>('null', (value) => value === null);
+export const literal = <T>(expected: T) => typed<T>(JSON.stringify(expected), (value) => value === expected);
+export const oneOf = <T>(values: readonly T[]) =>
+  typed<T>(`one of ${JSON.stringify(values)}`, (value) => values.includes(value as T));
+
+/** A field an object may leave out. */
+export const optional = (inner: Checker<unknown>) =>
+  new Checker<unknown>((value, path, issues) => (value === undefined ? value : inner.run(value, path, issues)), true);
+
+/** A field an object may leave out, which then takes a fresh `fallback()`. */
+export const withDefault = (inner: Checker<unknown>, fallback: () => unknown) =>
+  new Checker<unknown>(
+    (value, path, issues) => (value === undefined ? fallback() : inner.run(value, path, issues)),
+    true,
+  );
+
+export const nullable = (inner: Checker<unknown>) =>
+  new Checker<unknown>((value, path, issues) => (value === null ? value : inner.run(value, path, issues)));
+
+/** Its maximum length, then its items, then its other rules (those not about length only when the items passed). */
+export const array = (item: Checker<unknown>, rules: readonly Rule[] = []) =>
+  new Checker<unknown>((value, path, issues) => {
+    if (!Array.isArray(value)) return typeIssue('array', path, issues);
+    const tooLong = rules.find((rule) => rule.size === 'max' && !(rule.ok as (list: unknown[]) => boolean)(value));
+    if (tooLong) return abort(path, tooLong.message, issues);
+    const before = issues.length;
+    const data = value.map((entry, index) => item.run(entry, [...path, index], issues));
+    const itemsFailed = aborted(issues, before);
+    const after = rules.filter((rule) => rule.size === 'min' || (!rule.size && !itemsFailed));
+    applyRules(after, data, path, issues);
+    return data;
+  });
+
+/** A map: every own key checked by `key`, every value by `value`; a `__proto__` key is left out, as zod does. */
+export const record = (key: Checker<unknown>, value: Checker<unknown>) =>
+  new Checker<unknown>((input, path, issues) => {
+    if (!isObject(input)) return typeIssue('record', path, issues);
+    const data: Record<string, unknown> = {};
+    for (const name of Object.keys(input)) {
+      if (name === '__proto__') continue;
+      const at = [...path, name];
+      const keyIssues: CheckIssue[] = [];
+      key.run(name, at, keyIssues);
+      if (keyIssues.length > 0) abort(at, 'Invalid key in record', issues);
+      else data[name] = value.run(input[name], at, issues);
+    }
+    return data;
+  });
+
+/** An object of these fields, in this order; others are dropped. Its own rules run when its fields passed. */
+export const object = <T = unknown>(shape: Record<string, Checker<unknown>>, rules: readonly Rule[] = []) =>
+  new Checker<T>((input, path, issues) => {
+    if (!isObject(input)) return typeIssue('object', path, issues);
+    const data: Record<string, unknown> = {};
+    const before = issues.length;
+    for (const name in shape) {
+      const field = shape[name]!;
+      const value = input[name];
+      const checked = field.run(value, [...path, name], issues);
+      // A field left out stays out; one with a default takes it.
+      if (checked !== undefined || !field.optional) data[name] = checked;
+    }
+    if (!aborted(issues, before)) applyRules(rules, data, path, issues);
+    return data;
+  });
+
+/** One of several objects, told apart by the value of `key`. */
+export const variant = <T = unknown>(key: string, options: Record<string, Checker<unknown>>) =>
+  new Checker<T>((input, path, issues) => {
+    if (!isObject(input)) return typeIssue('object', path, issues);
+    const tag = input[key];
+    if (typeof tag !== 'string' && typeof tag !== 'boolean' && typeof tag !== 'number') {
+      return typeIssue(`a known ${key}`, [...path, key], issues);
+    }
+    const option = Object.hasOwn(options, String(tag)) ? options[String(tag)] : undefined;
+    if (!option) return typeIssue(`a known ${key}`, [...path, key], issues);
+    return option.run(input, path, issues);
+  });
+
+/** The first of `options` the value passes. */
+export const union = <T = unknown>(options: readonly Checker<unknown>[]) =>
+  new Checker<T>((value, path, issues) => {
+    const failed: Array<{ data: unknown; issues: CheckIssue[] }> = [];
+    for (const option of options) {
+      const own: CheckIssue[] = [];
+      const data = option.run(value, path, own);
+      if (own.length === 0) return data;
+      if (!aborted(own)) failed.push({ data, issues: own });
+    }
+    // One option that failed only on its rules is the one meant: its issues say more than "no option fits".
+    if (failed.length === 1) {
+      issues.push(...failed[0]!.issues);
+      return failed[0]!.data;
+    }
+    abort(path, 'Invalid input', issues);
+    return value;
+  });
+
+/** `first`, then `second` on what it gave, when it passed. */
+export const pipe = (first: Checker<unknown>, second: Checker<unknown>) =>
+  new Checker<unknown>((value, path, issues) => {
+    const before = issues.length;
+    const data = first.run(value, path, issues);
+    return issues.length === before ? second.run(data, path, issues) : data;
+  });
+
+/** A checker defined later (a recursive message: a component's slots hold components). */
+export const lazy = (get: () => Checker<unknown>) => {
+  let resolved: Checker<unknown> | undefined;
+  return new Checker<unknown>((value, path, issues) => {
+    resolved ??= get();
+    return resolved.run(value, path, issues);
+  });
+};
