@@ -257,6 +257,39 @@ describe('the browser checkers', () => {
     });
   });
 
+  it('refuse what a host may hand over that JSON cannot carry, where the Layout schema does', () => {
+    const layoutOf = (props: unknown, components: unknown[] = [{ uuid: 'a', component: 'c', props }]) => ({
+      regions: { content: { components } },
+    });
+    const cases: Array<[string, unknown]> = [
+      ['a hole in a list', layoutOf({}, new Array(2))],
+      // biome-ignore lint/suspicious/noSparseArray: the hole is what is tested
+      ['a hole in a prop', layoutOf({ list: [1, , 3] })],
+      ['a Map for the regions', { regions: new Map() }],
+      ['a Date prop', layoutOf({ when: new Date(0) })],
+      ['a class instance prop', layoutOf({ thing: new (class Thing {})() })],
+      ['a symbol key', layoutOf({ [Symbol('s')]: 1 })],
+    ];
+    for (const [what, layout] of cases) {
+      const expected = z.safeParse(protocol.Layout as AnySchema, layout);
+      const actual = checkers.LayoutChecker.safeParse(layout);
+      assert.equal(expected.success, false, `zod refuses ${what}`);
+      assert.equal(actual.success, false, `the checker refuses ${what}`);
+      assert.deepStrictEqual(actual.error!.issues[0]!.path, expected.error.issues[0]!.path, what);
+      // The fast path before the checker (plain-layout.ts) takes a prop list with a hole, as it did before the
+      // checkers: JSON.stringify sends the hole as null.
+      if (what === 'a hole in a prop') continue;
+      assert.ok(protocol.layoutProblem(layout)?.startsWith('regions'), `layoutProblem names the place of ${what}`);
+    }
+    const plain = Object.assign(Object.create(null), { title: 'x' });
+    assert.ok(protocol.check.record(protocol.check.string(), protocol.check.string()).safeParse(plain).success);
+  });
+
+  it('tell a variant by its value and its type: "false" is not false', () => {
+    const result = checkers.HopResponseChecker.safeParse({ status: 'x', should_continue: 'false' });
+    assert.deepStrictEqual(result.error!.issues[0]!.path, ['should_continue']);
+  });
+
   it('cannot be generated from a schema with a check they do not know', () => {
     assert.throws(
       () => checkersModule({ Odd: z.string().check(z.refine((text) => text !== 'odd', 'not odd')) }),

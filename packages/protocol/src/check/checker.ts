@@ -27,7 +27,7 @@ export class Checker<T> {
     readonly optional = false,
   ) {}
 
-  /** Checks a value; never throws. */
+  /** Checks a value; throws only where zod's `safeParse` does: on nesting deep enough to overflow the stack. */
   safeParse(value: unknown): CheckResult<T> {
     const issues: CheckIssue[] = [];
     const data = this.run(value, [], issues) as T;
@@ -106,6 +106,19 @@ function typed<T>(expected: string, is: (value: unknown) => boolean, rules: read
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * An object literal's kind of object, as zod's record asks (a host's `getLayout()` may hand over a Map or a Date):
+ * no prototype, or one whose constructor's prototype has its own `isPrototypeOf` (`Object`, of this or another realm).
+ */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (!isObject(value)) return false;
+  const maker = value.constructor;
+  // An own `constructor` member (a map's key) is no constructor.
+  if (typeof maker !== 'function') return true;
+  const prototype = (maker as { prototype?: unknown }).prototype;
+  return isObject(prototype) && Object.hasOwn(prototype, 'isPrototypeOf');
+}
+
 export const string = (rules?: readonly Rule[]) => typed<string>('string', (value) => typeof value === 'string', rules);
 export const number = (rules?: readonly Rule[]) => typed<number>('number', Number.isFinite, rules);
 export const int = (rules?: readonly Rule[]) => typed<number>('int', Number.isSafeInteger, rules);
@@ -136,7 +149,9 @@ export const array = (item: Checker<unknown>, rules: readonly Rule[] = []) =>
     const tooLong = rules.find((rule) => rule.size === 'max' && !(rule.ok as (list: unknown[]) => boolean)(value));
     if (tooLong) return abort(path, tooLong.message, issues);
     const before = issues.length;
-    const data = value.map((entry, index) => item.run(entry, [...path, index], issues));
+    // An index loop, not `map`: a hole is an item (`undefined`), as zod sees it.
+    const data: unknown[] = [];
+    for (let index = 0; index < value.length; index += 1) data.push(item.run(value[index], [...path, index], issues));
     const itemsFailed = aborted(issues, before);
     const after = rules.filter((rule) => rule.size === 'min' || (!rule.size && !itemsFailed));
     applyRules(after, data, path, issues);
@@ -146,7 +161,7 @@ export const array = (item: Checker<unknown>, rules: readonly Rule[] = []) =>
 /** A map: every own key checked by `key`, every value by `value`; a `__proto__` key is left out, as zod does. */
 export const record = (key: Checker<unknown>, value: Checker<unknown>) =>
   new Checker<unknown>((input, path, issues) => {
-    if (!isObject(input)) return typeIssue('record', path, issues);
+    if (!isPlainObject(input)) return typeIssue('record', path, issues);
     const data: Record<string, unknown> = {};
     for (const name of Object.keys(input)) {
       if (name === '__proto__') continue;
@@ -156,6 +171,8 @@ export const record = (key: Checker<unknown>, value: Checker<unknown>) =>
       if (keyIssues.length > 0) abort(at, 'Invalid key in record', issues);
       else data[name] = value.run(input[name], at, issues);
     }
+    // A symbol key is no key of a JSON map (after the others, in zod's order).
+    for (const symbol of Object.getOwnPropertySymbols(input)) abort([...path, symbol], 'Invalid key in record', issues);
     return data;
   });
 
@@ -176,17 +193,14 @@ export const object = <T = unknown>(shape: Record<string, Checker<unknown>>, rul
     return data;
   });
 
-/** One of several objects, told apart by the value of `key`. */
-export const variant = <T = unknown>(key: string, options: Record<string, Checker<unknown>>) =>
+/** One of several objects, told apart by the value of `key`: each option with its own value (`===`, so `"false"` is not `false`). */
+export const variant = <T = unknown>(key: string, options: ReadonlyArray<readonly [unknown, Checker<unknown>]>) =>
   new Checker<T>((input, path, issues) => {
     if (!isObject(input)) return typeIssue('object', path, issues);
     const tag = input[key];
-    if (typeof tag !== 'string' && typeof tag !== 'boolean' && typeof tag !== 'number') {
-      return typeIssue(`a known ${key}`, [...path, key], issues);
-    }
-    const option = Object.hasOwn(options, String(tag)) ? options[String(tag)] : undefined;
+    const option = options.find(([value]) => value === tag);
     if (!option) return typeIssue(`a known ${key}`, [...path, key], issues);
-    return option.run(input, path, issues);
+    return option[1].run(input, path, issues);
   });
 
 /** The first of `options` the value passes. */

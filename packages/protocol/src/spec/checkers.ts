@@ -133,9 +133,9 @@ export function checkersModule(
           const values = (tagSchema?._zod.def as Def | undefined)?.values as unknown[] | undefined;
           if (values?.length !== 1)
             throw new Error(`${where}: an option of the union on ${key} has no single literal ${key}`);
-          return `${JSON.stringify(String(values[0]))}: ${expression(option, `${where}(${key}=${String(values[0])})`)}`;
+          return `[${JSON.stringify(values[0])}, ${expression(option, `${where}(${key}=${String(values[0])})`)}]`;
         });
-        return `${use('variant')}(${JSON.stringify(key)}, { ${byTag.join(', ')} })`;
+        return `${use('variant')}(${JSON.stringify(key)}, [${byTag.join(', ')}])`;
       }
       case 'lazy':
         return expression((def.getter as () => AnySchema)(), where);
