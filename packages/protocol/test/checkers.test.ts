@@ -285,6 +285,40 @@ describe('the browser checkers', () => {
     assert.ok(protocol.check.record(protocol.check.string(), protocol.check.string()).safeParse(plain).success);
   });
 
+  it('check the length of an array where zod does: a leading maximum before the items, the rest after them', () => {
+    const { array, string, minLength, maxLength, refine } = protocol.check;
+    const always = () => true;
+    const pairs: Array<[AnySchema, Checker<unknown>]> = [
+      [z.array(z.string()).check(z.maxLength(3)), array(string(), [maxLength(3)])],
+      [z.array(z.string()).check(z.minLength(5)), array(string(), [minLength(5)])],
+      [z.array(z.string()).check(z.minLength(2), z.maxLength(3)), array(string(), [minLength(2), maxLength(3)])],
+      [
+        z.array(z.string()).check(z.maxLength(3), z.refine(always, 'r')),
+        array(string(), [maxLength(3), refine(always, 'r')]),
+      ],
+      [
+        z.array(z.string()).check(z.refine(always, 'r'), z.maxLength(3)),
+        array(string(), [refine(always, 'r'), maxLength(3)]),
+      ],
+    ];
+    for (const [schema, checker] of pairs) {
+      for (const value of [[1, 2, 3, 4], ['a', 'b', 'c', 'd'], [1], ['a'], [1, 'a']])
+        assertSameAnswer(schema, checker, value);
+    }
+  });
+
+  it('tie an object checker to the type it names: every field, optional ones too', () => {
+    const { object, string, optional, number } = protocol.check;
+    interface Two {
+      a: string;
+      b?: number;
+    }
+    // @ts-expect-error `b` is missing: a field added to the type must be added to its checker
+    object<Two>({ a: string() });
+    const two = object<Two>({ a: string(), b: optional(number()) });
+    assert.deepStrictEqual(two.safeParse({ a: 'x', c: 1 }), { success: true, data: { a: 'x' } });
+  });
+
   it('tell a variant by its value and its type: "false" is not false', () => {
     const result = checkers.HopResponseChecker.safeParse({ status: 'x', should_continue: 'false' });
     assert.deepStrictEqual(result.error!.issues[0]!.path, ['should_continue']);
@@ -299,9 +333,18 @@ describe('the browser checkers', () => {
       () => checkersModule({ When: z.date() as unknown as AnySchema }),
       /When: the browser's checkers have no date/,
     );
-    assert.throws(
-      () => checkersModule({ Email: z.string().check(z.email()) }),
-      /Email: the browser's checkers cannot run the check string_format/,
-    );
+    const refused: Array<[string, AnySchema, RegExp]> = [
+      ['Email', z.email(), /Email: the browser's checkers have no string format email/],
+      ['EmailCheck', z.string().check(z.email()), /cannot run the check string_format/],
+      ['Int32', z.int32(), /Int32: the browser's checkers have no number format int32/],
+      ['Strict', z.strictObject({ a: z.string() }), /have no strict or loose object/],
+      ['Loose', z.looseObject({ a: z.string() }), /have no strict or loose object/],
+      ['Xor', z.xor([z.string(), z.number()]), /have no exclusive union/],
+      ['ByEnum', z.record(z.enum(['a', 'b']), z.string()), /have no record with keys other than any string/],
+      ['Aborting', z.string().check(z.maxLength(3, { abort: true })), /cannot abort on the check max_length/],
+      ['Global', z.string().check(z.regex(/a/g)), /cannot run the check string_format/],
+    ];
+    for (const [name, schema, message] of refused)
+      assert.throws(() => checkersModule({ [name]: schema }), message, name);
   });
 });

@@ -21,10 +21,15 @@ type Run = (value: unknown, path: PropertyKey[], issues: CheckIssue[]) => unknow
 
 /** A validator of one message or part of one. */
 export class Checker<T> {
-  /** @param optional whether an object may leave this field out (`optional`, `withDefault`) */
+  /**
+   * @param optional whether an object may leave this field out (`optional`, `withDefault`)
+   * @param accepts the kind of value it checks at all (a string, an array …), when it has one: a union skips an option
+   * whose kind the value is not, without running it (a JSON value tries five options)
+   */
   constructor(
     readonly run: Run,
     readonly optional = false,
+    readonly accepts?: (value: unknown) => boolean,
   ) {}
 
   /** Checks a value; throws only where zod's `safeParse` does: on nesting deep enough to overflow the stack. */
@@ -42,8 +47,8 @@ export interface Rule {
   /** Where under the value the issue is reported (an object's rule about one of its fields). */
   at?: PropertyKey[];
   /**
-   * A length rule, which an array applies as zod does: `max` before its items (a list too long is not walked), `min`
-   * after them even when they failed.
+   * A length rule, which an array applies as zod does: a `max` among the length rules before any other, before its
+   * items (a list too long is not walked); the other length rules after them even when they failed.
    */
   size?: 'min' | 'max';
 }
@@ -55,14 +60,19 @@ const rule = (ok: Rule['ok'], message: string, at?: PropertyKey[], size?: Rule['
   size,
 });
 
+/** At least `min` items, or characters (UTF-16 units, as zod counts them). */
 export const minLength = (min: number, message = `Too small: expected at least ${min} items or characters`) =>
   rule((value: { length: number }) => value.length >= min, message, undefined, 'min');
+/** At most `max` items, or characters (UTF-16 units). */
 export const maxLength = (max: number, message = `Too big: expected at most ${max} items or characters`) =>
   rule((value: { length: number }) => value.length <= max, message, undefined, 'max');
+/** A string `pattern` matches. */
 export const matches = (pattern: RegExp, message = `Invalid string: must match pattern ${pattern}`) =>
   rule((value: string) => pattern.test(value), message);
+/** A number of at least `min`. */
 export const minimum = (min: number, message = `Too small: expected number to be >=${min}`) =>
   rule((value: number) => value >= min, message);
+/** A number of at most `max`. */
 export const maximum = (max: number, message = `Too big: expected number to be <=${max}`) =>
   rule((value: number) => value <= max, message);
 /** A named predicate of ../wire/predicates.ts, as the zod schema's refinement runs it. */
@@ -88,7 +98,10 @@ function abort(path: PropertyKey[], message: string, issues: CheckIssue[]): void
   issues.push(issue);
 }
 
-const aborted = (issues: readonly CheckIssue[], from = 0) => issues.slice(from).some((issue) => ABORTING.has(issue));
+function aborted(issues: readonly CheckIssue[], from = 0): boolean {
+  for (let index = from; index < issues.length; index += 1) if (ABORTING.has(issues[index]!)) return true;
+  return false;
+}
 
 function typeIssue(expected: string, path: PropertyKey[], issues: CheckIssue[]): void {
   abort(path, `Invalid input: expected ${expected}`, issues);
@@ -96,11 +109,15 @@ function typeIssue(expected: string, path: PropertyKey[], issues: CheckIssue[]):
 
 /** A value of one type (`is`), then its rules. */
 function typed<T>(expected: string, is: (value: unknown) => boolean, rules: readonly Rule[] = []): Checker<T> {
-  return new Checker((value, path, issues) => {
-    if (!is(value)) typeIssue(expected, path, issues);
-    else applyRules(rules, value, path, issues);
-    return value;
-  });
+  return new Checker(
+    (value, path, issues) => {
+      if (!is(value)) typeIssue(expected, path, issues);
+      else applyRules(rules, value, path, issues);
+      return value;
+    },
+    false,
+    is,
+  );
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -119,12 +136,19 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return isObject(prototype) && Object.hasOwn(prototype, 'isPrototypeOf');
 }
 
+/** A string, then its rules. */
 export const string = (rules?: readonly Rule[]) => typed<string>('string', (value) => typeof value === 'string', rules);
+/** A finite number, then its rules. */
 export const number = (rules?: readonly Rule[]) => typed<number>('number', Number.isFinite, rules);
+/** A safe integer, then its rules. */
 export const int = (rules?: readonly Rule[]) => typed<number>('int', Number.isSafeInteger, rules);
+/** `true` or `false`. */
 export const boolean = () => typed<boolean>('boolean', (value) => typeof value === 'boolean');
+/** `null`. */
 export const nullValue = () => typed<null>('null', (value) => value === null);
+/** Exactly `expected`. */
 export const literal = <T>(expected: T) => typed<T>(JSON.stringify(expected), (value) => value === expected);
+/** One of `values` (a zod enum, or a literal of several values). */
 export const oneOf = <T>(values: readonly T[]) =>
   typed<T>(`one of ${JSON.stringify(values)}`, (value) => values.includes(value as T));
 
@@ -139,75 +163,116 @@ export const withDefault = (inner: Checker<unknown>, fallback: () => unknown) =>
     true,
   );
 
+/** `null`, or what `inner` accepts. */
 export const nullable = (inner: Checker<unknown>) =>
   new Checker<unknown>((value, path, issues) => (value === null ? value : inner.run(value, path, issues)));
 
-/** Its maximum length, then its items, then its other rules (those not about length only when the items passed). */
-export const array = (item: Checker<unknown>, rules: readonly Rule[] = []) =>
-  new Checker<unknown>((value, path, issues) => {
-    if (!Array.isArray(value)) return typeIssue('array', path, issues);
-    const tooLong = rules.find((rule) => rule.size === 'max' && !(rule.ok as (list: unknown[]) => boolean)(value));
-    if (tooLong) return abort(path, tooLong.message, issues);
-    const before = issues.length;
-    // An index loop, not `map`: a hole is an item (`undefined`), as zod sees it.
-    const data: unknown[] = [];
-    for (let index = 0; index < value.length; index += 1) data.push(item.run(value[index], [...path, index], issues));
-    const itemsFailed = aborted(issues, before);
-    const after = rules.filter((rule) => rule.size === 'min' || (!rule.size && !itemsFailed));
-    applyRules(after, data, path, issues);
-    return data;
-  });
+/** Its leading maximum length, then its items, then its other rules (those not about length when the items passed). */
+export const array = (item: Checker<unknown>, rules: readonly Rule[] = []) => {
+  const firstOther = rules.findIndex((rule) => !rule.size);
+  const leading = firstOther < 0 ? rules : rules.slice(0, firstOther);
+  const maxFirst = leading.filter((rule) => rule.size === 'max');
+  // After the items: the length rules not checked before them, always; the others when the items passed.
+  const lengthAfter = rules.filter((rule) => rule.size && !maxFirst.includes(rule));
+  const otherAfter = rules.filter((rule) => !rule.size);
+  return new Checker<unknown>(
+    (value, path, issues) => {
+      if (!Array.isArray(value)) return typeIssue('array', path, issues);
+      const tooLong = maxFirst.find((rule) => !(rule.ok as (list: unknown[]) => boolean)(value));
+      if (tooLong) return abort(path, tooLong.message, issues);
+      const before = issues.length;
+      // An index loop, not `map`: a hole is an item (`undefined`), as zod sees it.
+      const data: unknown[] = [];
+      for (let index = 0; index < value.length; index += 1) data.push(item.run(value[index], [...path, index], issues));
+      const itemsFailed = aborted(issues, before);
+      // In the rules' own order, as zod runs them.
+      applyRules(
+        rules.filter((rule) => lengthAfter.includes(rule) || (!itemsFailed && otherAfter.includes(rule))),
+        data,
+        path,
+        issues,
+      );
+      return data;
+    },
+    false,
+    Array.isArray,
+  );
+};
 
 /** A map: every own key checked by `key`, every value by `value`; a `__proto__` key is left out, as zod does. */
 export const record = (key: Checker<unknown>, value: Checker<unknown>) =>
-  new Checker<unknown>((input, path, issues) => {
-    if (!isPlainObject(input)) return typeIssue('record', path, issues);
-    const data: Record<string, unknown> = {};
-    for (const name of Object.keys(input)) {
-      if (name === '__proto__') continue;
-      const at = [...path, name];
-      const keyIssues: CheckIssue[] = [];
-      key.run(name, at, keyIssues);
-      if (keyIssues.length > 0) abort(at, 'Invalid key in record', issues);
-      else data[name] = value.run(input[name], at, issues);
-    }
-    // A symbol key is no key of a JSON map (after the others, in zod's order).
-    for (const symbol of Object.getOwnPropertySymbols(input)) abort([...path, symbol], 'Invalid key in record', issues);
-    return data;
-  });
+  new Checker<unknown>(
+    (input, path, issues) => {
+      if (!isPlainObject(input)) return typeIssue('record', path, issues);
+      const data: Record<string, unknown> = {};
+      for (const name of Object.keys(input)) {
+        if (name === '__proto__') continue;
+        const at = [...path, name];
+        const keyIssues: CheckIssue[] = [];
+        key.run(name, at, keyIssues);
+        if (keyIssues.length > 0) abort(at, 'Invalid key in record', issues);
+        else data[name] = value.run(input[name], at, issues);
+      }
+      // A symbol key is no key of a JSON map (after the others, in zod's order).
+      for (const symbol of Object.getOwnPropertySymbols(input))
+        abort([...path, symbol], 'Invalid key in record', issues);
+      return data;
+    },
+    false,
+    isPlainObject,
+  );
+
+/**
+ * The fields of an object checker: for a type `T` named (`object<SavedTurn>(…)`), exactly its fields, optional ones
+ * included, so a field added to the type and not to the checker does not compile.
+ */
+type Shape<T> = unknown extends T ? Record<string, Checker<unknown>> : { [Key in keyof T]-?: Checker<unknown> };
 
 /** An object of these fields, in this order; others are dropped. Its own rules run when its fields passed. */
-export const object = <T = unknown>(shape: Record<string, Checker<unknown>>, rules: readonly Rule[] = []) =>
-  new Checker<T>((input, path, issues) => {
-    if (!isObject(input)) return typeIssue('object', path, issues);
-    const data: Record<string, unknown> = {};
-    const before = issues.length;
-    for (const name in shape) {
-      const field = shape[name]!;
-      const value = input[name];
-      const checked = field.run(value, [...path, name], issues);
-      // A field left out stays out; one with a default takes it.
-      if (checked !== undefined || !field.optional) data[name] = checked;
-    }
-    if (!aborted(issues, before)) applyRules(rules, data, path, issues);
-    return data;
-  });
+export const object = <T = unknown>(shape: NoInfer<Shape<T>>, rules: readonly Rule[] = []) =>
+  new Checker<T>(
+    (input, path, issues) => {
+      if (!isObject(input)) return typeIssue('object', path, issues);
+      const data: Record<string, unknown> = {};
+      const before = issues.length;
+      for (const name in shape) {
+        const field = (shape as Record<string, Checker<unknown>>)[name]!;
+        const value = input[name];
+        const checked = field.run(value, [...path, name], issues);
+        // A field left out stays out; one with a default takes it.
+        if (checked !== undefined || !field.optional) data[name] = checked;
+      }
+      if (!aborted(issues, before)) applyRules(rules, data, path, issues);
+      return data;
+    },
+    false,
+    isObject,
+  );
 
-/** One of several objects, told apart by the value of `key`: each option with its own value (`===`, so `"false"` is not `false`). */
+/**
+ * One of several objects, told apart by the value of `key`: each option with its own value (`===`, so `"false"` is
+ * not `false`).
+ */
 export const variant = <T = unknown>(key: string, options: ReadonlyArray<readonly [unknown, Checker<unknown>]>) =>
-  new Checker<T>((input, path, issues) => {
-    if (!isObject(input)) return typeIssue('object', path, issues);
-    const tag = input[key];
-    const option = options.find(([value]) => value === tag);
-    if (!option) return typeIssue(`a known ${key}`, [...path, key], issues);
-    return option[1].run(input, path, issues);
-  });
+  new Checker<T>(
+    (input, path, issues) => {
+      if (!isObject(input)) return typeIssue('object', path, issues);
+      const tag = input[key];
+      const option = options.find(([value]) => value === tag);
+      if (!option) return typeIssue(`a known ${key}`, [...path, key], issues);
+      return option[1].run(input, path, issues);
+    },
+    false,
+    isObject,
+  );
 
 /** The first of `options` the value passes. */
 export const union = <T = unknown>(options: readonly Checker<unknown>[]) =>
   new Checker<T>((value, path, issues) => {
     const failed: Array<{ data: unknown; issues: CheckIssue[] }> = [];
     for (const option of options) {
+      // Not of its kind: it would fail on the type, which says nothing here.
+      if (option.accepts && !option.accepts(value)) continue;
       const own: CheckIssue[] = [];
       const data = option.run(value, path, own);
       if (own.length === 0) return data;

@@ -58,9 +58,10 @@ export function checkersModule(
   const inProgress = new Set<AnySchema>();
   const runtime = new Set<string>();
   const predicates = new Set<string>();
+  // Every call is marked pure, so a bundle keeps only the checkers a client uses (and what they are built from).
   const use = (name: string) => {
     runtime.add(name);
-    return name;
+    return `/* @__PURE__ */ ${name}`;
   };
 
   const expression = (schema: AnySchema, where: string): string => {
@@ -89,10 +90,17 @@ export function checkersModule(
       const ruleList = rules();
       return `${use(call)}(${[...args, ...(ruleList ? [ruleList] : [])].join(', ')})`;
     };
+    // What the runtime cannot run must fail here, not pass unchecked in a browser.
+    const refuse = (what: string): never => {
+      throw new Error(`${where}: the browser's checkers have no ${what} (add it to src/check/checker.ts)`);
+    };
     switch (def.type) {
       case 'string':
+        // z.email(), z.uuid(), z.iso.datetime() and the like carry their format on the schema itself.
+        if (def.format !== undefined) refuse(`string format ${String(def.format)}`);
         return withRules('string', []);
       case 'number':
+        if (def.format !== undefined && def.format !== 'safeint') refuse(`number format ${String(def.format)}`);
         return withRules(def.format === 'safeint' ? 'int' : 'number', []);
       case 'boolean':
         return `${use('boolean')}()`;
@@ -115,8 +123,12 @@ export function checkersModule(
       case 'array':
         return withRules('array', [expression(def.element as AnySchema, `${where}[]`)]);
       case 'record':
+        if (((def.keyType as AnySchema)._zod.def as Def).type !== 'string' || def.partial) {
+          refuse('record with keys other than any string (an exhaustive record)');
+        }
         return `${use('record')}(${expression(def.keyType as AnySchema, `${where}{key}`)}, ${expression(def.valueType as AnySchema, `${where}{}`)})`;
       case 'object': {
+        if (def.catchall !== undefined) refuse('strict or loose object (its unknown keys are not dropped)');
         const shape = def.shape as Record<string, AnySchema>;
         const fields = Object.keys(shape).map(
           (key) => `${JSON.stringify(key)}: ${expression(shape[key]!, `${where}.${key}`)}`,
@@ -126,6 +138,7 @@ export function checkersModule(
       case 'union': {
         const options = def.options as AnySchema[];
         const key = def.discriminator as string | undefined;
+        if (def.inclusive === false && key === undefined) refuse('exclusive union (z.xor)');
         if (key === undefined)
           return `${use('union')}([${options.map((option) => expression(option, where)).join(', ')}])`;
         const byTag = options.map((option) => {
@@ -148,6 +161,7 @@ export function checkersModule(
 
   const rule = (check: { _zod: { def: CheckDef } }, where: string): string => {
     const def = check._zod.def;
+    if (def.abort === true) throw new Error(`${where}: the browser's checkers cannot abort on the check ${def.check}`);
     const message = typeof def.error === 'function' ? (def.error as (issue: object) => unknown)({}) : undefined;
     const withMessage = (call: string, args: string[]) =>
       `${use(call)}(${[...args, ...(typeof message === 'string' ? [JSON.stringify(message)] : [])].join(', ')})`;
@@ -157,7 +171,8 @@ export function checkersModule(
       case 'max_length':
         return withMessage('maxLength', [String(def.maximum)]);
       case 'string_format':
-        if (def.format !== 'regex') break;
+        // A global or sticky pattern keeps state between tests.
+        if (def.format !== 'regex' || (def.pattern as RegExp).global || (def.pattern as RegExp).sticky) break;
         return withMessage('matches', [String(def.pattern)]);
       case 'greater_than':
         if (!def.inclusive) break;
@@ -212,7 +227,8 @@ function registryId(schema: AnySchema): string | undefined {
 function typeImports(names: readonly string[]): string[] {
   const byModule = new Map<string, string[]>();
   for (const name of names) {
-    const module = TYPE_MODULES[name as keyof typeof TYPE_MODULES] ?? 'unknown';
+    const module = TYPE_MODULES[name as keyof typeof TYPE_MODULES];
+    if (module === undefined) throw new Error(`${name}: add the module of its type to TYPE_MODULES`);
     byModule.set(module, [...(byModule.get(module) ?? []), `${name} as ${name}Message`]);
   }
   return [...byModule]

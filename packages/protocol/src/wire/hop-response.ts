@@ -5,7 +5,6 @@ import { ProtocolField } from './hop-request.js';
 import { ToolOutput } from './outputs.js';
 import { refineBy } from './refinements.js';
 import { Waiting } from './waits.js';
-
 import { CSRF_HEADER } from './constants.js';
 
 /** The agent that runs the turn, as shown to the user. */
