@@ -5,12 +5,12 @@ export {
   CSRF_HEADER,
   DECLARED_OUTPUT_TYPES,
   type DeclaredOutputType,
-  errorMessage,
   NDJSON_MEDIA_TYPE,
   PROTOCOL_VERSION,
   REQUIRED_OUTPUT_TYPES,
   TOOL_OUTPUT_TYPES,
 } from './wire/constants.js';
+export { errorMessage } from './wire/error-message.js';
 export { JsonObject, JsonValue, SafeKey } from './wire/json.js';
 export { AgentId, CallId, ComponentId, ComponentUuid, RequestId, SlotName } from './wire/ids.js';
 export {

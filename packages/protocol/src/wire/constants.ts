@@ -1,4 +1,4 @@
-// The protocol's fixed names, patterns and lists, and the helpers on them, in a module without zod: a client's bundle
+// The protocol's fixed names, patterns and lists, and the target parser on them, in a module without zod: a client's bundle
 // that uses only these holds none of the schemas. The schema modules re-export what belongs to them.
 
 /** The protocol version every request and response names (spec §14). */
@@ -54,10 +54,4 @@ export function parseTarget(target: string): ParsedTarget {
   const slash = target.indexOf('/');
   if (slash === -1) return { kind: 'region', region: target };
   return { kind: 'slot', parentUuid: target.slice(0, slash), slot: target.slice(slash + 1) };
-}
-
-/** The message of anything thrown: an error's `message`, or the value itself as text (a library may throw a string). */
-export function errorMessage(error: unknown): string {
-  const message = (error as { message?: unknown } | null | undefined)?.message;
-  return typeof message === 'string' ? message : String(error);
 }

@@ -3,7 +3,7 @@ import { withMeta } from './meta.js';
 import { ProtocolField } from './hop-request.js';
 import { PROTOCOL_VERSION } from './ids.js';
 
-export { errorMessage } from './constants.js';
+export { errorMessage } from './error-message.js';
 
 /**
  * Every error code of the protocol with its HTTP status (spec §7).
