@@ -78,6 +78,43 @@ describe('<canvas-ai-chat> over streamed hops', () => {
     expect(narration(element)).to.equal('');
   });
 
+  it('shows no empty status block when the frame that would show the live text comes after the answer', async () => {
+    // A busy page: the frame is held until the turn has ended and the live text has become the answer.
+    const held = new Map<number, FrameRequestCallback>();
+    let lastId = 0;
+    const realRequest = window.requestAnimationFrame;
+    const realCancel = window.cancelAnimationFrame;
+    window.requestAnimationFrame = (callback) => {
+      lastId += 1;
+      held.set(lastId, callback);
+      return lastId;
+    };
+    window.cancelAnimationFrame = (id) => held.delete(id);
+    try {
+      const server = hopServer([
+        streamed((request, stream) => {
+          stream.send({ type: 'text', delta: 'Cookies are baked daily.' });
+          stream.send({ type: 'response', response: answerResponse(head(request), ['Cookies are baked daily.']) });
+          stream.close();
+        }),
+      ]);
+      await useHandlers(...server.handlers);
+      const element = await mountChat({ getLayout: emptyPage });
+      const end = await sendAndWait(element, 'When are cookies baked?');
+      expect(end.detail.status).to.equal('done');
+      const shown = bubbles(element).map((bubble) => bubble.textContent!.trim());
+      expect(lastId).to.be.greaterThan(0, 'the live text asked for a frame');
+
+      for (const callback of held.values()) callback(performance.now());
+      held.clear();
+      expect(bubbles(element).map((bubble) => bubble.textContent!.trim())).to.deep.equal(shown);
+      expect(progressBlocks(element)).to.have.length(0);
+    } finally {
+      window.requestAnimationFrame = realRequest;
+      window.cancelAnimationFrame = realCancel;
+    }
+  });
+
   it('applies the outputs line before the response line arrives, and grows the narration in one block', async () => {
     const hop2 = heldStream();
     const server = hopServer([

@@ -150,7 +150,11 @@ export class ProgressView {
     this.announceProgress();
     const label = { running: this.strings.working, done: this.strings.done, stopped: this.strings.stopped };
     this.announce(status === 'failed' ? this.strings.failed : label[status]);
-    if (this.index === undefined && this.progress.length === 0 && this.notices.length === 0 && !options.always) return;
+    if (this.index === undefined && this.progress.length === 0 && this.notices.length === 0 && !options.always) {
+      // Nothing to show, and the live text is gone: a frame still asked for would add an empty block after the answer.
+      this.cancelFrame();
+      return;
+    }
     this.render();
   }
 
@@ -203,9 +207,13 @@ export class ProgressView {
     if (added.trim().length > 0) this.announce(added.trim());
   }
 
-  private render(): void {
+  private cancelFrame(): void {
     if (this.frame !== undefined) cancelAnimationFrame(this.frame);
     this.frame = undefined;
+  }
+
+  private render(): void {
+    this.cancelFrame();
     const html = progressBlockHtml(this.shownText(), this.status, this.notices, this.strings, {
       lastStepNotRun: this.lastStepNotRun,
     });
