@@ -248,8 +248,10 @@ describe('the browser checkers', () => {
       should_continue: true,
       outputs: [{ type: 'nope' }],
     });
-    assert.equal(result.success, false);
-    assert.deepStrictEqual(result.error!.issues[0]!.path, ['protocol']);
+    assert.deepStrictEqual(result.error!.issues[0], {
+      path: ['protocol'],
+      message: 'Invalid input: expected "canvas-ai/1", received undefined',
+    });
     const output = checkers.ToolOutputChecker.safeParse({ type: 'nope' });
     assert.deepStrictEqual(output.error!.issues[0], {
       path: ['type'],

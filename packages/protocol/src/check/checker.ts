@@ -103,15 +103,23 @@ function aborted(issues: readonly CheckIssue[], from = 0): boolean {
   return false;
 }
 
-function typeIssue(expected: string, path: PropertyKey[], issues: CheckIssue[]): void {
-  abort(path, `Invalid input: expected ${expected}`, issues);
+/** `Invalid input: expected string, received number`, in zod's words. */
+function typeIssue(expected: string, path: PropertyKey[], issues: CheckIssue[], received: unknown): void {
+  abort(path, `Invalid input: expected ${expected}, received ${kindOf(received)}`, issues);
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  return typeof value;
 }
 
 /** A value of one type (`is`), then its rules. */
 function typed<T>(expected: string, is: (value: unknown) => boolean, rules: readonly Rule[] = []): Checker<T> {
   return new Checker(
     (value, path, issues) => {
-      if (!is(value)) typeIssue(expected, path, issues);
+      if (!is(value)) typeIssue(expected, path, issues, value);
       else applyRules(rules, value, path, issues);
       return value;
     },
@@ -177,7 +185,7 @@ export const array = (item: Checker<unknown>, rules: readonly Rule[] = []) => {
   const otherAfter = rules.filter((rule) => !rule.size);
   return new Checker<unknown>(
     (value, path, issues) => {
-      if (!Array.isArray(value)) return typeIssue('array', path, issues);
+      if (!Array.isArray(value)) return typeIssue('array', path, issues, value);
       const tooLong = maxFirst.find((rule) => !(rule.ok as (list: unknown[]) => boolean)(value));
       if (tooLong) return abort(path, tooLong.message, issues);
       const before = issues.length;
@@ -203,7 +211,7 @@ export const array = (item: Checker<unknown>, rules: readonly Rule[] = []) => {
 export const record = (key: Checker<unknown>, value: Checker<unknown>) =>
   new Checker<unknown>(
     (input, path, issues) => {
-      if (!isPlainObject(input)) return typeIssue('record', path, issues);
+      if (!isPlainObject(input)) return typeIssue('record', path, issues, input);
       const data: Record<string, unknown> = {};
       for (const name of Object.keys(input)) {
         if (name === '__proto__') continue;
@@ -232,7 +240,7 @@ type Shape<T> = unknown extends T ? Record<string, Checker<unknown>> : { [Key in
 export const object = <T = unknown>(shape: NoInfer<Shape<T>>, rules: readonly Rule[] = []) =>
   new Checker<T>(
     (input, path, issues) => {
-      if (!isObject(input)) return typeIssue('object', path, issues);
+      if (!isObject(input)) return typeIssue('object', path, issues, input);
       const data: Record<string, unknown> = {};
       const before = issues.length;
       for (const name in shape) {
@@ -256,10 +264,10 @@ export const object = <T = unknown>(shape: NoInfer<Shape<T>>, rules: readonly Ru
 export const variant = <T = unknown>(key: string, options: ReadonlyArray<readonly [unknown, Checker<unknown>]>) =>
   new Checker<T>(
     (input, path, issues) => {
-      if (!isObject(input)) return typeIssue('object', path, issues);
+      if (!isObject(input)) return typeIssue('object', path, issues, input);
       const tag = input[key];
       const option = options.find(([value]) => value === tag);
-      if (!option) return typeIssue(`a known ${key}`, [...path, key], issues);
+      if (!option) return abort([...path, key], `Invalid input: expected a known ${key}`, issues);
       return option[1].run(input, path, issues);
     },
     false,
