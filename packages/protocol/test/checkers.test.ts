@@ -283,6 +283,16 @@ describe('the browser checkers', () => {
       if (what === 'a hole in a prop') continue;
       assert.ok(protocol.layoutProblem(layout)?.startsWith('regions'), `layoutProblem names the place of ${what}`);
     }
+    // A symbol key that is not enumerable is no key to zod either.
+    const hidden = { b: 1 };
+    Object.defineProperty(hidden, Symbol('s'), { value: 1, enumerable: false });
+    const layout = layoutOf(hidden);
+    assert.deepStrictEqual(checkers.LayoutChecker.safeParse(layout), z.safeParse(protocol.Layout as AnySchema, layout));
+    // An optional field given as undefined stays in the data, as zod keeps it.
+    const given = {
+      regions: { content: { components: [{ uuid: 'a', component: 'c', props: {}, slots: undefined }] } },
+    };
+    assert.deepStrictEqual(checkers.LayoutChecker.safeParse(given), z.safeParse(protocol.Layout as AnySchema, given));
     const plain = Object.assign(Object.create(null), { title: 'x' });
     assert.ok(protocol.check.record(protocol.check.string(), protocol.check.string()).safeParse(plain).success);
   });
@@ -321,9 +331,25 @@ describe('the browser checkers', () => {
     assert.deepStrictEqual(two.safeParse({ a: 'x', c: 1 }), { success: true, data: { a: 'x' } });
   });
 
+  it('take an integer beyond the safe range as a bound broken, not a wrong type, as zod does', () => {
+    const { union, object, int, string } = protocol.check;
+    const schema = z.union([z.object({ a: z.int() }), z.object({ b: z.string() })]);
+    const checker = union([object({ a: int() }), object({ b: string() })]);
+    for (const value of [{ a: 1e20 }, { a: -1e20 }, { a: 1.5 }, { a: 3 }, { b: 'x' }])
+      assertSameAnswer(schema, checker, value);
+  });
+
   it('tell a variant by its value and its type: "false" is not false', () => {
     const result = checkers.HopResponseChecker.safeParse({ status: 'x', should_continue: 'false' });
     assert.deepStrictEqual(result.error!.issues[0]!.path, ['should_continue']);
+  });
+
+  it('take the values of a TypeScript numeric enum, not its reverse names', () => {
+    enum Level {
+      Low = 0,
+      High = 1,
+    }
+    assert.match(checkersModule({ Layout: z.enum(Level) }), /oneOf\(\[0,1\]\)/);
   });
 
   it('cannot be generated from a schema with a check they do not know', () => {
@@ -339,6 +365,12 @@ describe('the browser checkers', () => {
       ['Email', z.email(), /Email: the browser's checkers have no string format email/],
       ['EmailCheck', z.string().check(z.email()), /cannot run the check string_format/],
       ['Int32', z.int32(), /Int32: the browser's checkers have no number format int32/],
+      ['Exact', z.object({ a: z.exactOptional(z.string()) }), /have no exact optional/],
+      [
+        'Fallback',
+        z.discriminatedUnion('t', [z.object({ t: z.literal('a') })], { unionFallback: true }),
+        /have no discriminated union with a fallback/,
+      ],
       ['Strict', z.strictObject({ a: z.string() }), /have no strict or loose object/],
       ['Loose', z.looseObject({ a: z.string() }), /have no strict or loose object/],
       ['Xor', z.xor([z.string(), z.number()]), /have no exclusive union/],

@@ -149,7 +149,13 @@ export const string = (rules?: readonly Rule[]) => typed<string>('string', (valu
 /** A finite number, then its rules. */
 export const number = (rules?: readonly Rule[]) => typed<number>('number', Number.isFinite, rules);
 /** A safe integer, then its rules. */
-export const int = (rules?: readonly Rule[]) => typed<number>('int', Number.isSafeInteger, rules);
+export const int = (rules: readonly Rule[] = []) =>
+  // Beyond the safe range is a bound broken, not a wrong type, as in zod: a union still takes it for the option meant.
+  typed<number>('int', Number.isInteger, [
+    rule((value: number) => value >= Number.MIN_SAFE_INTEGER, 'Too small: expected int to be >= -9007199254740991'),
+    rule((value: number) => value <= Number.MAX_SAFE_INTEGER, 'Too big: expected int to be <= 9007199254740991'),
+    ...rules,
+  ]);
 /** `true` or `false`. */
 export const boolean = () => typed<boolean>('boolean', (value) => typeof value === 'boolean');
 /** `null`. */
@@ -221,9 +227,12 @@ export const record = (key: Checker<unknown>, value: Checker<unknown>) =>
         if (keyIssues.length > 0) abort(at, 'Invalid key in record', issues);
         else data[name] = value.run(input[name], at, issues);
       }
-      // A symbol key is no key of a JSON map (after the others, in zod's order).
-      for (const symbol of Object.getOwnPropertySymbols(input))
-        abort([...path, symbol], 'Invalid key in record', issues);
+      // An enumerable symbol key is no key of a JSON map (after the others, in zod's order; zod skips the others).
+      for (const symbol of Object.getOwnPropertySymbols(input)) {
+        if (Object.prototype.propertyIsEnumerable.call(input, symbol)) {
+          abort([...path, symbol], 'Invalid key in record', issues);
+        }
+      }
       return data;
     },
     false,
@@ -247,8 +256,8 @@ export const object = <T = unknown>(shape: NoInfer<Shape<T>>, rules: readonly Ru
         const field = (shape as Record<string, Checker<unknown>>)[name]!;
         const value = input[name];
         const checked = field.run(value, [...path, name], issues);
-        // A field left out stays out; one with a default takes it.
-        if (checked !== undefined || !field.optional) data[name] = checked;
+        // A field left out stays out (one given as `undefined` stays, as zod keeps it); one with a default takes it.
+        if (checked !== undefined || !field.optional || name in input) data[name] = checked;
       }
       if (!aborted(issues, before)) applyRules(rules, data, path, issues);
       return data;

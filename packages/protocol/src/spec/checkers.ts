@@ -113,8 +113,10 @@ export function checkersModule(
           : `${use('oneOf')}(${JSON.stringify(values)})`;
       }
       case 'enum':
-        return `${use('oneOf')}(${JSON.stringify(Object.values(def.entries as Record<string, unknown>))})`;
+        // The schema's own values: a TypeScript numeric enum's entries also hold its reverse names.
+        return `${use('oneOf')}(${JSON.stringify([...(schema._zod as unknown as { values: Set<unknown> }).values])})`;
       case 'optional':
+        if (schema._zod.traits.has('$ZodExactOptional')) refuse('exact optional (an explicit undefined is refused)');
         return `${use('optional')}(${expression(def.innerType as AnySchema, where)})`;
       case 'nullable':
         return `${use('nullable')}(${expression(def.innerType as AnySchema, where)})`;
@@ -139,6 +141,7 @@ export function checkersModule(
         const options = def.options as AnySchema[];
         const key = def.discriminator as string | undefined;
         if (def.inclusive === false && key === undefined) refuse('exclusive union (z.xor)');
+        if (def.unionFallback) refuse('discriminated union with a fallback');
         if (key === undefined)
           return `${use('union')}([${options.map((option) => expression(option, where)).join(', ')}])`;
         const byTag = options.map((option) => {
