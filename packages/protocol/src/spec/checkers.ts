@@ -58,10 +58,9 @@ export function checkersModule(
   const inProgress = new Set<AnySchema>();
   const runtime = new Set<string>();
   const predicates = new Set<string>();
-  // Every call is marked pure, so a bundle keeps only the checkers a client uses (and what they are built from).
   const use = (name: string) => {
     runtime.add(name);
-    return `/* @__PURE__ */ ${name}`;
+    return name;
   };
 
   const expression = (schema: AnySchema, where: string): string => {
@@ -74,7 +73,9 @@ export function checkersModule(
     inProgress.add(schema);
     const text = build(schema, name);
     inProgress.delete(schema);
-    consts.push(`const ${name}: Checker<unknown> = ${text};`);
+    // Built in a call marked pure, so a bundle keeps only the checkers a client uses (and what they are built from),
+    // with one annotation a checker, which a bundler may keep in its output, rather than one a call.
+    consts.push(`const ${name}: Checker<unknown> = /* @__PURE__ */ (() => ${text})();`);
     emitted.set(schema, name);
     return name;
   };
