@@ -186,9 +186,10 @@ export const array = (item: Checker<unknown>, rules: readonly Rule[] = []) => {
   const firstOther = rules.findIndex((rule) => !rule.size);
   const leading = firstOther < 0 ? rules : rules.slice(0, firstOther);
   const maxFirst = leading.filter((rule) => rule.size === 'max');
-  // After the items: the length rules not checked before them, always; the others when the items passed.
-  const lengthAfter = rules.filter((rule) => rule.size && !maxFirst.includes(rule));
-  const otherAfter = rules.filter((rule) => !rule.size);
+  // After the items, in the rules' own order (as zod runs them): when the items passed, every rule not checked
+  // before them; when they failed, only the length rules among those. Chosen once here, not on every array.
+  const afterPassed = rules.filter((rule) => !maxFirst.includes(rule));
+  const afterFailed = afterPassed.filter((rule) => rule.size);
   return new Checker<unknown>(
     (value, path, issues) => {
       if (!Array.isArray(value)) return typeIssue('array', path, issues, value);
@@ -198,14 +199,7 @@ export const array = (item: Checker<unknown>, rules: readonly Rule[] = []) => {
       // An index loop, not `map`: a hole is an item (`undefined`), as zod sees it.
       const data: unknown[] = [];
       for (let index = 0; index < value.length; index += 1) data.push(item.run(value[index], [...path, index], issues));
-      const itemsFailed = aborted(issues, before);
-      // In the rules' own order, as zod runs them.
-      applyRules(
-        rules.filter((rule) => lengthAfter.includes(rule) || (!itemsFailed && otherAfter.includes(rule))),
-        data,
-        path,
-        issues,
-      );
+      applyRules(aborted(issues, before) ? afterFailed : afterPassed, data, path, issues);
       return data;
     },
     false,
