@@ -11,11 +11,14 @@ export const HOST_BUNDLERS = ['rolldown', 'esbuild'] as const;
 export type HostBundler = (typeof HOST_BUNDLERS)[number];
 
 /**
- * What a host imports: the framework-free loop alone, the root entry's element class (registered by the host itself;
- * no side effect, so no deep-chat), or `/define`, the element registered (and with it deep-chat and the loop).
+ * What a host imports: the framework-free loop alone, the loop with its undo recording, the root entry's element class
+ * (registered by the host itself; no side effect, so no deep-chat), or `/define`, the element registered (and with it
+ * deep-chat and the loop).
  */
 export const HOST_ENTRIES = {
   loop: "import { startTurn } from '@canvas-ai/widget/loop';\nglobalThis.canvasAiStartTurn = startTurn;\n",
+  'loop-undo':
+    "import { startTurn, undoRecording } from '@canvas-ai/widget/loop';\nglobalThis.canvasAiStartTurn = [startTurn, undoRecording];\n",
   root: "import { CanvasAiChat } from '@canvas-ai/widget';\nglobalThis.CanvasAiChat = CanvasAiChat;\n",
   element: "import '@canvas-ai/widget/define';\n",
 } as const;

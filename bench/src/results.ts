@@ -201,7 +201,7 @@ export const BundleSize = z.object({
 /** The widget as a host's own bundler builds it (lit and deep-chat external, or bundled too), with what it holds. */
 export const HostBundleSize = z.object({
   bundler: z.enum(['rolldown', 'esbuild']),
-  entry: z.enum(['loop', 'root', 'element']),
+  entry: z.enum(['loop', 'loop-undo', 'root', 'element']),
   /** `external`: the app already has lit and deep-chat; `bundled`: it has neither, so they are in the bundle. */
   dependencies: z.enum(['external', 'bundled']),
   min_bytes: z.int(),

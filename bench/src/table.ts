@@ -244,6 +244,7 @@ function liveModelSection(results: BenchResults): string[] {
 /** The entry a host bundle imports, as the host writes it. */
 const HOST_IMPORTS = {
   loop: "'@canvas-ai/widget/loop'",
+  'loop-undo': "'@canvas-ai/widget/loop' + undoRecording",
   root: "'@canvas-ai/widget'",
   element: "'@canvas-ai/widget/define'",
 } as const;

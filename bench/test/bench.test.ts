@@ -138,7 +138,7 @@ describe('pnpm bench at the tiny size', () => {
       assert.deepEqual(
         results.widget?.host_bundles.map((bundle) => `${bundle.entry} ${bundle.bundler} ${bundle.dependencies}`),
         ['external', 'bundled'].flatMap((dependencies) =>
-          ['loop', 'root', 'element'].flatMap((entry) =>
+          ['loop', 'loop-undo', 'root', 'element'].flatMap((entry) =>
             ['rolldown', 'esbuild'].map((bundler) => `${entry} ${bundler} ${dependencies}`),
           ),
         ),

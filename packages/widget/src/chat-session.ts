@@ -17,12 +17,12 @@ import { type ResumeOutcome, takeUpTurn, turnStanding } from './resume.js';
 import { canUndo, changedPage, noChanges, type TurnChanges } from './turn-changes.js';
 import { whileHoldingTurn } from './turn-lock.js';
 import type { ChatStorage, SavedChat, SavedTurn } from './turn-storage.js';
-import { type UndoReason, type UndoResult, undoneInHistory, undoTurn } from './undo.js';
+import { type UndoReason, type UndoResult, undoneInHistory, undoRecording, undoTurn } from './undo.js';
 
 /** The loop's settings the host decides for each new turn (endpoint, host functions, token, limits). */
 export type TurnSettings = Omit<
   TurnOptions,
-  'messages' | 'attachments' | 'agent' | 'onHop' | 'onText' | 'requestId' | 'resume'
+  'messages' | 'attachments' | 'agent' | 'onHop' | 'onText' | 'requestId' | 'resume' | 'undo'
 >;
 
 /** What one message sends. */
@@ -208,6 +208,8 @@ export class ChatSession {
       messages: input.messages,
       attachments: input.attachments,
       agent,
+      // The session offers Undo and Stop and revert: every hop's inverses are recorded.
+      undo: undoRecording,
       onHop: (report) => this.hopDone(report, view, message, agent),
     });
     // A new turn takes the place of the one to undo: Undo always means the latest turn.
@@ -325,6 +327,7 @@ export class ChatSession {
       ...settings,
       ...viewHooks(settings, view),
       messages,
+      undo: undoRecording,
       onHop: (report: HopReport) => this.hopDone(report, view, message, agent),
     };
     const standing = await turnStanding(requestId, options);

@@ -29,9 +29,9 @@ import { serializeHopRequest, type SerializedHopRequest } from './serialize-requ
 import { newTraceId, traceparent } from './trace-context.js';
 import { type ClearPlanHook, PlanPlaceholders, type ShowPlanHook } from './plan-placeholders.js';
 import { OtherOriginUnreachable, originHint, otherOrigin } from './other-origin.js';
-import { noChanges, recordHop, type TurnChanges } from './turn-changes.js';
+import { noChanges, recordWithoutUndo, type TurnChanges } from './turn-changes.js';
 import { TurnError } from './turn-error.js';
-import { undoTurn, type UndoResult } from './undo.js';
+import { type UndoRecording, type UndoResult, withoutRecording } from './undo.js';
 
 /**
  * The client's safety net against a server that never ends a turn; the server's `max_hops` is the real bound. It is
@@ -143,7 +143,7 @@ export interface HopReport {
   response: HopResponse;
   /** What `applyOutputs` returned for this hop's outputs (sent with the next hop). */
   applyResults: ApplyResult[] | undefined;
-  /** The outputs that undo what this hop applied, in the order to apply them (spec §17). */
+  /** The outputs that undo what this hop applied, in the order to apply them (spec §17); none without `undo`. */
   inverse: ToolOutput[];
   /** Everything the turn changed so far, and its undo. */
   changes: TurnChanges;
@@ -247,6 +247,14 @@ export interface TurnOptions {
    */
   resume?: ResumePoint | undefined;
   /**
+   * Records each hop's undo (spec §17): pass `undoRecording`. Then `changes` and each hop's `inverse` hold the outputs
+   * that take back what the host applied, and {@link Turn.revert} applies them. Without it the loop bundles and runs
+   * no reducer: `changes` lists what the host applied as `unrecorded` (no inverse), and `revert()` stops the turn and
+   * takes nothing back (status `failed`). A host whose editor keeps its own undo history needs no inverses
+   * (spec §17.5); `ChatSession` and the element always record.
+   */
+  undo?: UndoRecording | undefined;
+  /**
    * Sends a W3C `traceparent` with every request of the turn, one trace id for the whole turn and a new parent id per
    * request (spec §4.7), so a server that traces shows the turn as one trace. Off by default. A server on another
    * origin must grant the header in its preflight (the reference server does).
@@ -292,11 +300,12 @@ export interface Turn {
   readonly result: Promise<TurnResult>;
   /** Stops the turn: no request is sent after it, the in-flight hop is aborted, and the server is told (DELETE). */
   stop(): void;
-  /** What the turn changed on the page so far, and its undo. */
+  /** What the turn changed on the page so far, and its undo (with {@link TurnOptions.undo}). */
   readonly changes: TurnChanges;
   /**
    * Stop and revert (spec §17.3): stops the turn, waits until no output of it is being applied, then undoes what it
-   * applied through `applyOutputs`. The response of a hop in flight is never applied.
+   * applied through `applyOutputs`. The response of a hop in flight is never applied. Without
+   * {@link TurnOptions.undo} it only stops the turn: nothing was recorded to take back.
    */
   revert(): Promise<UndoResult>;
 }
@@ -318,7 +327,8 @@ export function startTurn(options: TurnOptions): Turn {
     async revert() {
       run.stop();
       const ended = await result;
-      return undoTurn(
+      if (!options.undo) return withoutRecording(ended.changes, 'revert');
+      return options.undo.undoTurn(
         ended.changes,
         (outputs, response, info) => options.applyOutputs?.(outputs, response, info),
         'revert',
@@ -468,12 +478,14 @@ class TurnRun {
       );
       this.lastApplyResults = Array.isArray(returned) ? returned : undefined;
       // Recorded as soon as the host applied them, even when a stop came meanwhile: a revert must take them back too.
-      const recorded = recordHop(
-        this.changes,
-        { layout: document.layout, page: document.page ?? {} },
-        outputs,
-        this.lastApplyResults,
-      );
+      const recorded = options.undo
+        ? options.undo.recordHop(
+            this.changes,
+            { layout: document.layout, page: document.page ?? {} },
+            outputs,
+            this.lastApplyResults,
+          )
+        : recordWithoutUndo(this.changes, outputs, this.lastApplyResults);
       this.changes = recorded.changes;
       applied.record(outputs, recorded.inverse);
       this.plan.applied(outputs, this.lastApplyResults);

@@ -33,6 +33,8 @@ export {
   historyNote,
   undoNote,
   type UndoOptions,
+  type UndoRecording,
+  undoRecording,
   undoTurn,
   type UndoReason,
   type UndoResult,

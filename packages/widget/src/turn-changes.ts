@@ -66,14 +66,9 @@ export function recordHop(
   returned: readonly ApplyResult[] | undefined,
 ): { changes: TurnChanges; inverse: ToolOutput[] } {
   if (outputs.length === 0) return { changes, inverse: [] };
-  const hostApplied = new Set(
-    returned === undefined
-      ? outputs.map((output) => output.call_id)
-      : returned.filter((result) => result.status === 'applied').map((result) => result.call_id),
-  );
+  const applied = appliedOutputs(outputs, returned);
   const predicted = predict(document, outputs);
   const inverseOf = new Map(predicted.inverse.map((output) => [output.call_id, output]));
-  const applied = outputs.filter((output) => hostApplied.has(output.call_id));
   const inverse = applied
     .filter((output) => inverseOf.has(output.call_id))
     .map((output) => inverseOf.get(output.call_id)!)
@@ -89,6 +84,35 @@ export function recordHop(
       ...(changes.places || places ? { places: { ...changes.places, ...places } } : {}),
     },
   };
+}
+
+/**
+ * Records one hop into `changes` without an undo: the outputs the host applied, each kept as a change with no inverse
+ * (`unrecorded`). What a turn started without `undo` records (see `TurnOptions.undo`): no reducer runs, and an undo
+ * says that nothing could be taken back.
+ */
+export function recordWithoutUndo(
+  changes: TurnChanges,
+  outputs: readonly ToolOutput[],
+  returned: readonly ApplyResult[] | undefined,
+): { changes: TurnChanges; inverse: ToolOutput[] } {
+  if (outputs.length === 0) return { changes, inverse: [] };
+  const applied = appliedOutputs(outputs, returned);
+  return {
+    inverse: [],
+    changes: {
+      ...changes,
+      outputs: [...changes.outputs, ...applied],
+      unrecorded: [...changes.unrecorded, ...applied],
+    },
+  };
+}
+
+/** The outputs the host applied: those `returned` says were, or all of them when it returned nothing. */
+function appliedOutputs(outputs: readonly ToolOutput[], returned: readonly ApplyResult[] | undefined): ToolOutput[] {
+  if (returned === undefined) return [...outputs];
+  const applied = new Set(returned.filter((result) => result.status === 'applied').map((result) => result.call_id));
+  return outputs.filter((output) => applied.has(output.call_id));
 }
 
 /**

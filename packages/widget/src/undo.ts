@@ -13,7 +13,7 @@ import {
   uuidsNamedBy,
 } from './component-places.js';
 import type { ApplyOutputsHook, GetLayoutHook } from './hop-loop.js';
-import type { TurnChanges } from './turn-changes.js';
+import { recordHop, type TurnChanges } from './turn-changes.js';
 
 /** Why a turn is undone: the person asked after it ended, or stopped it and asked to revert what it did. */
 export type UndoReason = 'undo' | 'revert';
@@ -99,6 +99,37 @@ export async function undoTurn(
     ...changes.unrecorded.flatMap(componentsOf),
   ];
   return { ...base, status, results, notUndone, places: await placesNow(changes, named, options) };
+}
+
+/**
+ * What `TurnOptions.undo` takes: how a turn records the inverses of what the host applied, hop by hop, and how
+ * `Turn.revert` takes them back. One value of it exists, {@link undoRecording}; a turn started without it bundles
+ * and runs no reducer (a host whose editor keeps its own undo history needs no inverses, spec §17.5).
+ */
+export interface UndoRecording {
+  recordHop: typeof recordHop;
+  undoTurn: typeof undoTurn;
+}
+
+/** Undo for the loop (spec §17): `startTurn({ …, undo: undoRecording })`. */
+export const undoRecording: UndoRecording = { recordHop, undoTurn };
+
+/**
+ * What undoing a turn that recorded no inverses reports (started without `undo`): nothing taken back, every change
+ * it applied stays (`failed`), or `nothing` when it applied none.
+ */
+export function withoutRecording(changes: TurnChanges, reason: UndoReason): UndoResult {
+  return {
+    requestId: changes.requestId,
+    reason,
+    status: changes.unrecorded.length > 0 ? 'failed' : 'nothing',
+    via: 'outputs',
+    inverse: [],
+    results: [],
+    notUndone: [],
+    unrecorded: changes.unrecorded,
+    places: changes.places ?? {},
+  };
 }
 
 /** What an undo the host's own history made reports: everything taken back, nothing applied by the chat. */

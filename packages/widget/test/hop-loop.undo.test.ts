@@ -2,7 +2,16 @@
 import { applyOutputs, TOOL_OUTPUT_TYPES, type CanvasDocument, type ToolOutput } from '@canvas-ai/protocol';
 import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import { expect, waitUntil } from '@open-wc/testing';
-import { canUndo, recordHop, noChanges, startTurn, undoNote, undoTurn } from '../src/loop.js';
+import {
+  canUndo,
+  changedPage,
+  recordHop,
+  noChanges,
+  startTurn,
+  undoNote,
+  undoRecording,
+  undoTurn,
+} from '../src/loop.js';
 import { loadFixtures, scenario } from './support/fixtures.js';
 import { holdHop } from './support/hold.js';
 import { continuing, final, hopServer } from './support/hop-server.js';
@@ -24,7 +33,10 @@ async function cookieShopTurn(
   return { fixtures, shop, record, host, start };
 }
 
-/** Starts the cookie-shop turn with the page builder against `host`; `options` are added to (or override) the loop's. */
+/**
+ * Starts the cookie-shop turn with the page builder against `host`, recording its undo; `options` are added to (or
+ * override) the loop's.
+ */
 function startShopTurn(
   shop: Awaited<ReturnType<typeof scenario>>,
   host: ReturnType<typeof reducerHost>,
@@ -36,6 +48,7 @@ function startShopTurn(
     messages: [{ role: 'user', text: shop.user_message }],
     getLayout: host.getLayout,
     applyOutputs: host.applyOutputs,
+    undo: undoRecording,
     ...options,
   });
 }
@@ -114,6 +127,50 @@ describe('undo with the loop alone', () => {
   });
 });
 
+describe('a turn started without undo', () => {
+  it('records what the host applied, with no inverse: an undo takes nothing back and says so', async () => {
+    const { shop, host } = await cookieShopTurn();
+    const inverses: number[] = [];
+    const result = await startShopTurn(shop, host, {
+      outputTypes: ALL,
+      undo: undefined,
+      onHop: (report) => inverses.push(report.inverse.length),
+    }).result;
+    expect(result.status).to.equal('done');
+    const callIds = shop.hops.flatMap((hop) => hop.outputs.map((output) => output.call_id));
+    expect(result.changes.outputs.map((output) => output.call_id)).to.deep.equal(callIds);
+    expect(result.changes.unrecorded.map((output) => output.call_id)).to.deep.equal(callIds);
+    expect(result.changes.inverse).to.deep.equal([]);
+    expect(inverses.every((count) => count === 0)).to.equal(true);
+    expect(changedPage(result.changes), 'the page did change').to.equal(true);
+    expect(canUndo(result.changes, ALL)).to.equal(false);
+
+    const page = structuredClone(host.document);
+    const undone = await undoTurn(result.changes, host.applyOutputs);
+    expect(undone.status).to.equal('failed');
+    expect(undone.unrecorded).to.have.length(callIds.length);
+    expect(host.undos, 'nothing was applied to the host').to.have.length(0);
+    expect(host.document).to.deep.equal(page);
+    expect(undoNote(undone)).to.match(/^\(I tried to undo your last turn, but could not: none of its changes/);
+  });
+
+  it('stop and revert only stops: the rows applied stay, and the result says nothing was taken back', async () => {
+    const held = holdHop(4);
+    const { shop, record, host } = await cookieShopTurn({ before: [held.handler] });
+    const turn = startShopTurn(shop, host, { outputTypes: ALL, retryDelays: [], undo: undefined });
+    await held.arrived;
+    const reverting = turn.revert();
+    held.release();
+    const undone = await reverting;
+    expect(undone).to.include({ reason: 'revert', status: 'failed', via: 'outputs' });
+    expect(undone.unrecorded.map((output) => output.type)).to.include('place_components');
+    expect(host.undos).to.have.length(0);
+    expect(host.document.layout.regions.content!.components, 'the two rows of hops 2 and 3 stay').to.have.length(2);
+    expect((await turn.result).status).to.equal('stopped');
+    await waitUntil(() => record.deletes().length === 1, 'the turn was not cancelled on the server');
+  });
+});
+
 describe('undo against a revision 1.1 server', () => {
   it('declares its outputs to a server that ignores the field, runs the turn, and still undoes it', async () => {
     const hero: ToolOutput = {
@@ -143,6 +200,7 @@ describe('undo against a revision 1.1 server', () => {
       getLayout: host.getLayout,
       applyOutputs: host.applyOutputs,
       outputTypes: ALL,
+      undo: undoRecording,
     }).result;
     expect(result.status).to.equal('done');
     expect(server.received[0]!.capabilities).to.deep.equal({ outputs: ['remove_components', 'move_components'] });

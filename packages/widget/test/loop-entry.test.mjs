@@ -59,4 +59,38 @@ describe('the @canvas-ai/widget/loop entry', () => {
       `lit is in the root's bundle: ${bundled.ui.join(', ')}`,
     );
   });
+
+  it('bundles no reducer for a host that imports startTurn alone: undo recording comes with undoRecording', async () => {
+    const reducer = 'protocol/src/layout/apply-outputs.ts';
+    const lean = await modulesInOutput("import { startTurn } from './src/loop.ts';\nglobalThis.turn = startTurn;\n");
+    const recording = await modulesInOutput(
+      "import { startTurn, undoRecording } from './src/loop.ts';\nglobalThis.turn = [startTurn, undoRecording];\n",
+    );
+
+    assert.ok(lean.includes('src/hop-loop.ts'), 'the loop is in the bundle');
+    assert.ok(!lean.some((path) => path.endsWith(reducer)), `no reducer: ${lean.join(', ')}`);
+    assert.ok(
+      recording.some((path) => path.endsWith(reducer)),
+      'the reducer comes with undoRecording (so the check above can fail)',
+    );
+  });
 });
+
+/** The modules a minified, tree-shaken bundle of `source` (an entry in this package) keeps code of. */
+async function modulesInOutput(source) {
+  const { metafile } = await build({
+    stdin: { contents: source, resolveDir: here, loader: 'js', sourcefile: 'entry.js' },
+    bundle: true,
+    write: false,
+    metafile: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    logLevel: 'silent',
+    external: ['lit', 'lit/*', '@lit/*', 'deep-chat', 'deep-chat/*'],
+  });
+  const [output] = Object.values(metafile.outputs);
+  return Object.entries(output.inputs)
+    .filter(([, input]) => input.bytesInOutput > 0)
+    .map(([path]) => path);
+}
