@@ -29,9 +29,9 @@ import { serializeHopRequest, type SerializedHopRequest } from './serialize-requ
 import { newTraceId, traceparent } from './trace-context.js';
 import { type ClearPlanHook, PlanPlaceholders, type ShowPlanHook } from './plan-placeholders.js';
 import { OtherOriginUnreachable, originHint, otherOrigin } from './other-origin.js';
-import { noChanges, recordWithoutUndo, type TurnChanges } from './turn-changes.js';
+import { noChanges, recordHopWithoutUndo, type TurnChanges } from './turn-changes.js';
 import { TurnError } from './turn-error.js';
-import { type UndoRecording, type UndoResult, withoutRecording } from './undo.js';
+import { revertWithoutRecording, type UndoRecording, type UndoResult } from './undo.js';
 
 /**
  * The client's safety net against a server that never ends a turn; the server's `max_hops` is the real bound. It is
@@ -250,8 +250,9 @@ export interface TurnOptions {
    * Records each hop's undo (spec §17): pass `undoRecording`. Then `changes` and each hop's `inverse` hold the outputs
    * that take back what the host applied, and {@link Turn.revert} applies them. Without it the loop bundles and runs
    * no reducer: `changes` lists what the host applied as `unrecorded` (no inverse), and `revert()` stops the turn and
-   * takes nothing back (status `failed`). A host whose editor keeps its own undo history needs no inverses
-   * (spec §17.5); `ChatSession` and the element always record.
+   * takes nothing back (status `failed`). A host whose undo manager groups the turn's changes into one step, or keeps
+   * snapshots, needs no inverses (spec §17.5); one that pushes them onto its own stack does. `ChatSession` and the
+   * element always record; pass it to `resumeTurn` too, or the hops after a reload are not recorded.
    */
   undo?: UndoRecording | undefined;
   /**
@@ -327,7 +328,7 @@ export function startTurn(options: TurnOptions): Turn {
     async revert() {
       run.stop();
       const ended = await result;
-      if (!options.undo) return withoutRecording(ended.changes, 'revert');
+      if (!options.undo) return revertWithoutRecording(ended.changes);
       return options.undo.undoTurn(
         ended.changes,
         (outputs, response, info) => options.applyOutputs?.(outputs, response, info),
@@ -485,7 +486,7 @@ class TurnRun {
             outputs,
             this.lastApplyResults,
           )
-        : recordWithoutUndo(this.changes, outputs, this.lastApplyResults);
+        : recordHopWithoutUndo(this.changes, outputs, this.lastApplyResults);
       this.changes = recorded.changes;
       applied.record(outputs, recorded.inverse);
       this.plan.applied(outputs, this.lastApplyResults);

@@ -19,8 +19,9 @@ export interface TurnChanges {
   /** The outputs that undo them, in the order to apply them (the last applied output's inverse first). */
   inverse: ToolOutput[];
   /**
-   * Outputs the host applied that have no inverse: the shared reducer could not apply them to the document the hop
-   * was sent with (a host whose own rules differ). An undo cannot take them back and says so.
+   * Outputs the host applied that have no inverse: every one of a turn started without `undo`, else those the shared
+   * reducer could not apply to the document the hop was sent with (a host whose own rules differ). An undo cannot
+   * take them back and says so.
    */
   unrecorded: ToolOutput[];
   /**
@@ -91,7 +92,7 @@ export function recordHop(
  * (`unrecorded`). What a turn started without `undo` records (see `TurnOptions.undo`): no reducer runs, and an undo
  * says that nothing could be taken back.
  */
-export function recordWithoutUndo(
+export function recordHopWithoutUndo(
   changes: TurnChanges,
   outputs: readonly ToolOutput[],
   returned: readonly ApplyResult[] | undefined,

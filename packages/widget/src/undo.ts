@@ -75,13 +75,7 @@ export async function undoTurn(
   };
   if (changes.inverse.length === 0) {
     const places = await placesNow(changes, changes.unrecorded.flatMap(componentsOf), options);
-    return {
-      ...base,
-      status: changes.unrecorded.length > 0 ? 'failed' : 'nothing',
-      results: [],
-      notUndone: [],
-      places,
-    };
+    return nothingTakenBack(changes, reason, changes.unrecorded, places);
   }
   const returned = await applyOutputs([...changes.inverse], undefined, { requestId: changes.requestId, kind: 'undo' });
   const results = Array.isArray(returned)
@@ -104,7 +98,7 @@ export async function undoTurn(
 /**
  * What `TurnOptions.undo` takes: how a turn records the inverses of what the host applied, hop by hop, and how
  * `Turn.revert` takes them back. One value of it exists, {@link undoRecording}; a turn started without it bundles
- * and runs no reducer (a host whose editor keeps its own undo history needs no inverses, spec §17.5).
+ * and runs no reducer (a host whose undo manager groups the turn's changes, or keeps snapshots, needs no inverses).
  */
 export interface UndoRecording {
   recordHop: typeof recordHop;
@@ -115,20 +109,31 @@ export interface UndoRecording {
 export const undoRecording: UndoRecording = { recordHop, undoTurn };
 
 /**
- * What undoing a turn that recorded no inverses reports (started without `undo`): nothing taken back, every change
- * it applied stays (`failed`), or `nothing` when it applied none.
+ * What `Turn.revert` reports for a turn started without `undo`: it applies nothing, so every change the turn applied
+ * stays (`failed`; `nothing` when it applied none), inverses recorded before a reload included (the loop without
+ * `undo` cannot apply them), and the person is told what stays (spec §17.2).
  */
-export function withoutRecording(changes: TurnChanges, reason: UndoReason): UndoResult {
+export function revertWithoutRecording(changes: TurnChanges): UndoResult {
+  return nothingTakenBack(changes, 'revert', changes.outputs, changes.places ?? {});
+}
+
+/** An undo that applied nothing: `stays` are the changes that stay on the page, `failed` when there are any. */
+function nothingTakenBack(
+  changes: TurnChanges,
+  reason: UndoReason,
+  stays: ToolOutput[],
+  places: ComponentPlaces,
+): UndoResult {
   return {
     requestId: changes.requestId,
     reason,
-    status: changes.unrecorded.length > 0 ? 'failed' : 'nothing',
+    status: stays.length > 0 ? 'failed' : 'nothing',
     via: 'outputs',
     inverse: [],
     results: [],
     notUndone: [],
-    unrecorded: changes.unrecorded,
-    places: changes.places ?? {},
+    unrecorded: stays,
+    places,
   };
 }
 

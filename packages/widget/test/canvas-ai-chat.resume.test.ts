@@ -147,6 +147,9 @@ describe('<canvas-ai-chat> after a reload', () => {
     expect(new ChatStorage(KEY).load()?.running, 'nothing left to resume').to.equal(undefined);
     await after.updateComplete;
     expect(after.canUndo, 'the whole turn can be undone, hops before the reload included').to.equal(true);
+    // Recorded after the reload too: every applied output has its inverse.
+    expect(ends[0]!.detail.outputs).to.have.length(7);
+    expect(ends[0]!.detail.inverse).to.have.length(7);
   });
 
   it('resumes once when the chat is mounted again while it asks where the turn stands (a remount: React, Puck)', async () => {

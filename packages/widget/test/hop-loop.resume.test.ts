@@ -4,7 +4,7 @@ import { HopError } from '@canvas-ai/protocol/server';
 import { createMockHandlers } from '@canvas-ai/reference-server/mock';
 import { expect } from '@open-wc/testing';
 import { http } from 'msw';
-import { resumeTurn, startTurn, turnStanding, type ResumableTurn } from '../src/loop.js';
+import { resumeTurn, startTurn, turnStanding, type ResumableTurn, undoRecording } from '../src/loop.js';
 import { loadFixtures, scenario } from './support/fixtures.js';
 import { continuing, final, hopServer } from './support/hop-server.js';
 import { loseResponse } from './support/hold.js';
@@ -28,6 +28,7 @@ async function turnLosing(lost: number) {
     messages: [{ role: 'user', text: shop.user_message }],
     getLayout: host.getLayout,
     applyOutputs: host.applyOutputs,
+    undo: undoRecording,
     signal: abandoned.signal,
     onHop: (report) => {
       kept = {
@@ -56,6 +57,7 @@ describe('resume after a reload, with the loop alone', () => {
       messages: [{ role: 'user', text: shop.user_message }],
       getLayout: host.getLayout,
       applyOutputs: host.applyOutputs,
+      undo: undoRecording,
     });
     expect(outcome.kind).to.equal('resumed');
     const result = outcome.kind === 'resumed' ? await outcome.turn.result : undefined;
@@ -70,6 +72,7 @@ describe('resume after a reload, with the loop alone', () => {
       expect(result.response.message).to.equal(shop.hops.at(-1)!.message);
       // The undo covers the whole turn, the hops before the reload included.
       expect(result.changes.outputs).to.have.length(7);
+      expect(result.changes.inverse).to.have.length(7);
     }
     abandon();
   });

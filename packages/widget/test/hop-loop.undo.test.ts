@@ -12,6 +12,7 @@ import {
   undoRecording,
   undoTurn,
 } from '../src/loop.js';
+import { recordHopWithoutUndo } from '../src/turn-changes.js';
 import { loadFixtures, scenario } from './support/fixtures.js';
 import { holdHop } from './support/hold.js';
 import { continuing, final, hopServer } from './support/hop-server.js';
@@ -141,7 +142,7 @@ describe('a turn started without undo', () => {
     expect(result.changes.outputs.map((output) => output.call_id)).to.deep.equal(callIds);
     expect(result.changes.unrecorded.map((output) => output.call_id)).to.deep.equal(callIds);
     expect(result.changes.inverse).to.deep.equal([]);
-    expect(inverses.every((count) => count === 0)).to.equal(true);
+    expect(inverses, 'every hop reported, none with an inverse').to.deep.equal(shop.hops.map(() => 0));
     expect(changedPage(result.changes), 'the page did change').to.equal(true);
     expect(canUndo(result.changes, ALL)).to.equal(false);
 
@@ -168,6 +169,63 @@ describe('a turn started without undo', () => {
     expect(host.document.layout.regions.content!.components, 'the two rows of hops 2 and 3 stay').to.have.length(2);
     expect((await turn.result).status).to.equal('stopped');
     await waitUntil(() => record.deletes().length === 1, 'the turn was not cancelled on the server');
+    expect(undoNote(undone)).to.match(/^\(I stopped your last turn, but could not undo what it had changed: /);
+  });
+
+  it('a turn resumed without undo reports what was recorded before the reload as staying, not as undone', async () => {
+    const { shop, host } = await cookieShopTurn();
+    const before = await startShopTurn(shop, host, { outputTypes: ALL }).result;
+    expect(before.changes.inverse, 'the turn before the reload recorded its undo').to.have.length(7);
+    const server = hopServer([final({ progress: 'Done.', message: 'Done.' })]);
+    await useHandlers(...server.handlers);
+    const page = structuredClone(host.document);
+
+    const turn = startTurn({
+      endpoint: '/api/hop',
+      messages: [],
+      requestId: before.requestId,
+      getLayout: host.getLayout,
+      applyOutputs: host.applyOutputs,
+      resume: { hop: 8, changes: before.changes },
+    });
+    const undone = await turn.revert();
+    expect(undone).to.include({ reason: 'revert', status: 'failed' });
+    expect(undone.unrecorded).to.deep.equal(before.changes.outputs);
+    expect(host.undos).to.have.length(0);
+    expect(host.document).to.deep.equal(page);
+    expect(undoNote(undone)).to.match(/^\(I stopped your last turn, but could not undo what it had changed: /);
+  });
+});
+
+describe('recordHopWithoutUndo', () => {
+  const title: ToolOutput = { type: 'set_page_value', call_id: 't', field: 'title', value: 'T' };
+  const subtitle: ToolOutput = { type: 'set_page_value', call_id: 's', field: 'subtitle', value: 'S' };
+
+  it('keeps what the host applied as unrecorded, not what it rejected', () => {
+    const recorded = recordHopWithoutUndo(
+      noChanges('r'),
+      [title, subtitle],
+      [
+        { call_id: 't', status: 'rejected', reason: 'locked' },
+        { call_id: 's', status: 'applied' },
+      ],
+    );
+    expect(recorded.changes).to.deep.equal({
+      requestId: 'r',
+      outputs: [subtitle],
+      inverse: [],
+      unrecorded: [subtitle],
+    });
+    expect(recorded.inverse).to.deep.equal([]);
+  });
+
+  it('takes a host that returned nothing as having applied everything, and a hop without outputs as no change', () => {
+    const changes = noChanges('r');
+    expect(recordHopWithoutUndo(changes, [title, subtitle], undefined).changes.unrecorded).to.deep.equal([
+      title,
+      subtitle,
+    ]);
+    expect(recordHopWithoutUndo(changes, [], undefined).changes).to.equal(changes);
   });
 });
 
