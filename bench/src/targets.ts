@@ -90,7 +90,7 @@ export function judgeTargets(results: Omit<BenchResults, 'targets'>): TargetResu
     ...(['rolldown', 'esbuild'] as const).map((bundler) =>
       target(
         `widget_host_loop_${bundler}_gzip`,
-        `the framework-free loop (/loop) as a host bundles it with ${bundler}, min+gzip`,
+        `the framework-free loop (/loop, startTurn alone) as a host bundles it with ${bundler}, min+gzip`,
         hostBundle(bundler, 'loop')?.gzip_bytes,
         HOST_LOOP_LIMIT_BYTES,
         'bytes',

@@ -306,7 +306,7 @@ export interface Turn {
   /**
    * Stop and revert (spec §17.3): stops the turn, waits until no output of it is being applied, then undoes what it
    * applied through `applyOutputs`. The response of a hop in flight is never applied. Without
-   * {@link TurnOptions.undo} it only stops the turn: nothing was recorded to take back.
+   * {@link TurnOptions.undo} it only stops the turn and takes nothing back: every change stays, and the result says so.
    */
   revert(): Promise<UndoResult>;
 }

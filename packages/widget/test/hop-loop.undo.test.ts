@@ -9,6 +9,8 @@ import {
   noChanges,
   startTurn,
   undoNote,
+  DEFAULT_STRINGS,
+  undoNotices,
   undoRecording,
   undoTurn,
 } from '../src/loop.js';
@@ -153,6 +155,17 @@ describe('a turn started without undo', () => {
     expect(host.undos, 'nothing was applied to the host').to.have.length(0);
     expect(host.document).to.deep.equal(page);
     expect(undoNote(undone)).to.match(/^\(I tried to undo your last turn, but could not: none of its changes/);
+    // What the person reads names each change as the turn made it: a placement as adding, never as removing.
+    const { notices } = undoNotices(undone, DEFAULT_STRINGS);
+    expect(notices).to.have.length(callIds.length);
+    const placements = notices.filter((notice) => notice.startsWith('Could not undo adding '));
+    expect(placements, notices.join(' | ')).to.have.length(
+      result.changes.outputs.filter((output) => output.type === 'place_components').length,
+    );
+    expect(
+      notices.some((notice) => notice.startsWith('Could not undo removing')),
+      notices.join(' | '),
+    ).to.equal(false);
   });
 
   it('stop and revert only stops: the rows applied stay, and the result says nothing was taken back', async () => {

@@ -42,10 +42,21 @@ export function undoNotices(result: UndoResult, strings: ChatStrings): { summary
       return strings.undoRefused(change, gone ? strings.gone : named(rejected.reason?.trim() ?? '', places, strings));
     }),
     ...result.unrecorded.map((output) =>
-      strings.noInverse(strings.change(output, true, namesOf(output, places, strings))),
+      strings.noInverse(strings.change(undoOf(output), true, namesOf(output, places, strings))),
     ),
   ];
   return { summary: strings.undoSummary(result.reason, result.status), notices };
+}
+
+/**
+ * An output the host applied, as its undo would be: `strings.change` names a change by the inverse that takes it back
+ * (a removal undoes a placement), so a change that has no inverse is named through the one it would have had.
+ */
+function undoOf(output: ToolOutput): ToolOutput {
+  if (output.type === 'place_components')
+    return { type: 'remove_components', call_id: output.call_id, uuids: componentsOf(output) };
+  if (output.type === 'remove_components') return { type: 'place_components', call_id: output.call_id, operations: [] };
+  return output;
 }
 
 /** The components an output is about, each by its label and place. */
